@@ -1,0 +1,22 @@
+# Two entry points, both from a fresh machine: `make demo` (install + main job) and `make test`.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+# llama.cpp must be built portable: the native build crashes (AVX-512/AMX kernels) on these CPUs.
+export CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+
+.PHONY: install demo test lint
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -e '.[local,test]'
+	touch $@
+
+install: $(VENV)/.installed
+
+demo: install
+	$(VENV)/bin/survey demo
+
+test: install
+	$(PY) -m ruff check .
+	$(PY) -m pytest -q -p no:cacheprovider

@@ -1,0 +1,3 @@
+"""survey: generative surveys with statistics that stay valid."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,84 @@
+"""The one interface every backend implements. The engine knows only this file.
+
+A backend turns one Query (a rendered persona system prompt + question) into one Reply, or raises
+BackendError saying whether a retry can help. Batch-capable backends also implement BatchBackend.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class Query:
+    """One query: the key of its row in the store plus everything needed to send it."""
+
+    study: str
+    model: str  # the study's name for the model entry (a store key), not necessarily the provider id
+    message: str
+    perturbation: str
+    persona: str
+    replicate: int
+    system: str  # rendered persona system prompt
+    user: str  # rendered question containing the perturbation text
+    model_id: str = ""  # provider model id, e.g. "ministral-8b-2512"
+    temperature: float = 1.0
+    max_tokens: int = 1
+    seed: int | None = None
+    logprobs: bool = False
+    top_logprobs: int = 0
+    params: dict[str, Any] = field(default_factory=dict, hash=False)  # extra provider parameters
+
+    @property
+    def key(self) -> tuple:
+        return (self.study, self.model, self.message, self.perturbation, self.persona, self.replicate)
+
+    @property
+    def custom_id(self) -> str:
+        """A stable id for batch files: the row key joined with a separator that ids never contain."""
+        return "\x1f".join(str(k) for k in self.key)
+
+
+@dataclass
+class Reply:
+    text: str | None  # raw response text, kept verbatim
+    model_id: str | None = None  # the model id the provider reported (pinned version)
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    logprobs: dict[str, float] | None = None  # first-token top log-probabilities, token -> logprob
+    p_yes: float | None = None  # exact mode: P(Yes | Yes or No) for this cell
+    extra: dict[str, Any] = field(default_factory=dict)  # provenance the backend wants stored
+
+
+class BackendError(Exception):
+    """A failed call. ``retryable`` decides between backing off and recording the failure."""
+
+    def __init__(self, message: str, *, retryable: bool, status: int | None = None,
+                 code: str | None = None, retry_after: float | None = None):
+        super().__init__(message)
+        self.retryable = retryable
+        self.status = status
+        self.code = code
+        self.retry_after = retry_after
+
+
+@runtime_checkable
+class Backend(Protocol):
+    name: str
+
+    async def complete(self, query: Query) -> Reply: ...
+
+    async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class BatchBackend(Protocol):
+    """Provider batch jobs (the paper used Mistral's). The engine stores the job id before polling,
+    so an interrupted run resumes the same job and never resubmits it."""
+
+    async def submit_batch(self, queries: list[Query]) -> str: ...
+
+    async def batch_status(self, job_id: str) -> str: ...  # QUEUED, RUNNING, SUCCESS, FAILED, ...
+
+    async def fetch_batch(self, job_id: str) -> dict[str, Reply | BackendError]: ...  # custom_id -> result

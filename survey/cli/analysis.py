@@ -1,0 +1,134 @@
+"""`survey simulate`, `survey analyze`, `survey estimate`: the statistical core on a long table."""
+
+from __future__ import annotations
+
+import click
+
+from ..errors import SurveyError
+from ..model import simulate
+from ..stats import compare_messages, estimate
+from ..table import messages_in, models_in, read_table, write_table
+from .common import echo_json, json_option, print_table
+
+ALT = click.Choice(["two-sided", "greater", "less"])
+
+
+@click.command("simulate")
+@click.option("--personas", "n", type=int, default=50, show_default=True, help="n personas")
+@click.option("--perturbations", "m", type=int, default=10, show_default=True, help="m perturbations per message")
+@click.option("--perturbations-b", "m_b", type=int, default=None, help="m for message B if it differs")
+@click.option("--replicates", "r", type=int, default=5, show_default=True, help="r replicates per cell")
+@click.option("--mu", type=float, default=0.5, show_default=True)
+@click.option("--kappa", type=float, default=4.0, show_default=True)
+@click.option("--sigma", type=float, default=1.0, show_default=True)
+@click.option("--rho", type=float, default=0.3, show_default=True)
+@click.option("--delta", type=float, default=0.0, show_default=True, help="logit effect of B over A")
+@click.option("--seed", type=int, default=None)
+@click.option("--out", type=click.Path(dir_okay=False), required=True, help="output .csv or .parquet")
+@json_option
+def simulate_cmd(n, m, m_b, r, mu, kappa, sigma, rho, delta, seed, out, as_json):
+    """Simulate respondents from the Beta-logit model and write a long table."""
+    df = simulate(n, m, r, mu=mu, kappa=kappa, sigma=sigma, rho=rho, delta=delta, seed=seed, m_b=m_b)
+    path = write_table(df, out)
+    info = {"out": str(path), "rows": len(df), "personas": n, "perturbations": {"A": m, "B": m_b or m},
+            "replicates": r}
+    if as_json:
+        echo_json(info)
+    else:
+        click.echo(f"wrote {len(df)} rows to {path}")
+
+
+def _pick_messages(df, a, b):
+    msgs = messages_in(df)
+    if a is None and b is None and len(msgs) == 2:
+        return msgs[0], msgs[1]
+    if a is None or b is None:
+        raise SurveyError(f"name the two messages with --a and --b; the table has {', '.join(msgs)}")
+    for x in (a, b):
+        if x not in msgs:
+            raise SurveyError(f"message '{x}' is not in the table; it has {', '.join(msgs)}")
+    if a == b:
+        raise SurveyError("--a and --b must name two different messages")
+    return a, b
+
+
+@click.command("analyze")
+@click.argument("table", type=click.Path(dir_okay=False))
+@click.option("--a", "a", default=None, help="message A (default: the first of two)")
+@click.option("--b", "b", default=None, help="message B (default: the second of two)")
+@click.option("--flips", type=int, default=9999, show_default=True,
+              help="random sign vectors when m > 40 (below that the test is exact)")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--alternative", type=ALT, default="two-sided", show_default=True)
+@click.option("--confidence", type=float, default=0.95, show_default=True)
+@json_option
+def analyze_cmd(table, a, b, flips, seed, alternative, confidence, as_json):
+    """Test message A vs B for every model in a long table (one independent analysis per model)."""
+    if flips < 1:
+        raise SurveyError("--flips must be >= 1")
+    df = read_table(table)
+    a, b = _pick_messages(df, a, b)
+    results = [compare_messages(df, model, a, b, alternative=alternative, n_resamples=flips,
+                                seed=seed, confidence=confidence)
+               for model in models_in(df)]
+    if as_json:
+        echo_json({"results": [_analysis_json(r) for r in results]})
+        return
+    for r in results:
+        lo, hi = r.effect.ci
+        click.echo(f"\nmodel {r.model}: {r.a} vs {r.b} — {r.n_personas} personas, "
+                   f"perturbations {r.n_perturbations} ({r.n_paired} paired), r = {r.replicates}, "
+                   f"invalid answers {r.invalid['total']}, empty cells {sum(r.empty_cells.values())}")
+        click.echo(f"effect T = mean P(Yes|{r.a}) - P(Yes|{r.b}) = {r.effect.estimate:+.4f}, "
+                   f"{confidence:.0%} CI [{lo:+.4f}, {hi:+.4f}] ({r.effect.method})")
+        print_table("tests", ["test", "statistic", "p-value", "note"], [
+            ["sign-flip permutation", r.permutation.statistic, r.permutation.pvalue,
+             f"valid for any rho; {'exact' if r.permutation.exact else 'Monte Carlo'}"],
+            ["unpaired permutation", r.unpaired.statistic, r.unpaired.pvalue, "valid; uses all perturbations"],
+            ["sign", r.sign.statistic, r.sign.pvalue, "INVALID when rho > 0"],
+            ["wilcoxon", r.wilcoxon.statistic, r.wilcoxon.pvalue, "INVALID when rho > 0"],
+        ])
+
+
+def _analysis_json(r) -> dict:
+    d = r.to_dict()
+    return {"model": d["model"], "a": d["a"], "b": d["b"], "n_personas": d["n_personas"],
+            "n_perturbations": d["n_perturbations"], "n_paired": d["n_paired"],
+            "replicates": d["replicates"], "invalid": d["invalid"], "empty_cells": d["empty_cells"],
+            "effect": d["effect"], "tests": d["tests"]}
+
+
+@click.command("estimate")
+@click.argument("table", type=click.Path(dir_okay=False))
+@click.option("--message", required=True, help="the message whose responses are fitted")
+@click.option("--model", "model", default=None, help="model to fit (default: every model)")
+@click.option("--bootstrap", type=int, default=200, show_default=True,
+              help="bootstrap resamples of personas and perturbations for standard errors (0: none)")
+@click.option("--seed", type=int, default=0, show_default=True)
+@json_option
+def estimate_cmd(table, message, model, bootstrap, seed, as_json):
+    """Estimate mu, kappa, sigma, rho of the Beta-logit model (seeds/004 appendix C)."""
+    if bootstrap < 0:
+        raise SurveyError("--bootstrap must be >= 0")
+    df = read_table(table, min_perturbations=0)
+    models = models_in(df) if model is None else [model]
+    out = []
+    for mdl in models:
+        if mdl not in models_in(df):
+            raise SurveyError(f"model '{mdl}' is not in the table; it has {', '.join(models_in(df))}")
+        res = estimate(df, mdl, message, bootstrap=bootstrap, seed=seed)
+        out.append({"model": mdl, "message": message, **res.to_dict()})
+    if as_json:
+        echo_json({"results": out})
+        return
+    for res in out:
+        se = res["se"]
+        print_table(f"model {res['model']}, message {message}: {res['n_personas']} personas, "
+                    f"{res['n_perturbations']} perturbations",
+                    ["parameter", "estimate", "bootstrap s.e."],
+                    [[p, res[p], se.get(p)] for p in ("mu", "kappa", "a", "b", "sigma", "rho")])
+
+
+def register(cli: click.Group) -> None:
+    for cmd in (simulate_cmd, analyze_cmd, estimate_cmd):
+        cli.add_command(cmd)

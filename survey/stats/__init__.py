@@ -1,0 +1,19 @@
+"""Pure statistical functions: arrays and tables in, small result objects out (no I/O)."""
+
+from .classic import TestResult, sign_test, wilcoxon_test
+from .compare import Comparison, compare_messages, paired_differences
+from .effect import EffectResult, effect_ci
+from .estimate import EstimateResult, estimate, estimate_counts, fit_beta
+from .permutation import (
+    PermutationResult,
+    sign_flip_pvalues,
+    sign_flip_test,
+    unpaired_permutation_test,
+)
+
+__all__ = [
+    "Comparison", "EffectResult", "EstimateResult", "PermutationResult", "TestResult",
+    "compare_messages", "effect_ci", "estimate", "estimate_counts", "fit_beta",
+    "paired_differences", "sign_flip_pvalues", "sign_flip_test", "sign_test",
+    "unpaired_permutation_test", "wilcoxon_test",
+]

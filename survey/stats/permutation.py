@@ -1,0 +1,207 @@
+"""Permutation tests at the level of perturbations (seeds/004; SPEC §1).
+
+The sign-flip test works on the paired perturbation-level differences d_j = mean_i(theta_ij^A - theta_ij^B).
+Under H0 their joint law is invariant to flipping any sign, whatever the shared perturbation
+variance rho, which is why it stays valid where the sign and Wilcoxon tests do not.
+
+Exactness: for m <= 22 all 2^m subset sums are enumerated; up to ``EXACT_MAX_M`` (40) the two
+halves are enumerated and combined by sorting and binary search (meet in the middle), which
+costs O(2^(m/2) log 2^(m/2)) instead of O(2^m). Beyond that we draw random sign vectors.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import SurveyError
+
+EXACT_MAX_M = 40
+_ENUMERATE_MAX_M = 22
+ALTERNATIVES = ("two-sided", "greater", "less")
+
+
+@dataclass
+class PermutationResult:
+    statistic: float  # the mean difference T
+    pvalue: float
+    exact: bool
+    method: str  # "enumeration", "meet-in-the-middle", "monte-carlo"
+    n_resamples: int  # sign vectors or relabelings counted (2^m when exact)
+    alternative: str
+    null_distribution: np.ndarray | None = None  # of T, for plots; a sample when m is large
+
+    def to_dict(self) -> dict:
+        return {"statistic": self.statistic, "pvalue": self.pvalue, "exact": self.exact,
+                "method": self.method, "n_resamples": self.n_resamples,
+                "alternative": self.alternative}
+
+
+def _check_alternative(alternative: str) -> None:
+    if alternative not in ALTERNATIVES:
+        raise SurveyError(f"alternative must be one of {', '.join(ALTERNATIVES)}; got '{alternative}'")
+
+
+def subset_sums(d: np.ndarray) -> np.ndarray:
+    """All 2^k values of sum_j eps_j d_j, built by doubling (2^(k+1) additions in total)."""
+    s = np.zeros(1)
+    for x in d:
+        s = np.concatenate((s + x, s - x))
+    return s
+
+
+def _tolerance(d: np.ndarray) -> float:
+    # Sums of the same numbers in another order differ in the last bits; a relative tolerance
+    # makes exact ties (common: theta-hat are fractions of r) count as ties.
+    return 1e-9 * float(np.abs(d).sum())
+
+
+def _count_ge(d: np.ndarray, c: float) -> int:
+    """#{eps in {+-1}^m : sum eps_j d_j >= c}, exactly."""
+    m = len(d)
+    if m <= _ENUMERATE_MAX_M:
+        return int(np.count_nonzero(subset_sums(d) >= c))
+    h = m // 2
+    left = subset_sums(d[:h])
+    right = np.sort(subset_sums(d[h:]))
+    idx = np.searchsorted(right, c - left, side="left")
+    return int(len(right) * len(left) - idx.sum())
+
+
+def _flip_sample(d: np.ndarray, n: int, rng: np.random.Generator, chunk: int = 1 << 16) -> np.ndarray:
+    out = np.empty(n)
+    for start in range(0, n, chunk):
+        k = min(chunk, n - start)
+        signs = rng.integers(0, 2, size=(k, len(d)), dtype=np.int8) * 2 - 1
+        out[start:start + k] = signs @ d
+    return out
+
+
+def sign_flip_test(d, alternative: str = "two-sided", method: str = "auto",
+                   n_resamples: int = 9999, seed=None) -> PermutationResult:
+    """Sign-flip permutation test of H0: the d_j are symmetric about 0.
+
+    ``method``: "auto" (exact up to m = 40, else Monte Carlo), "exact", or "monte-carlo".
+    Two-sided p = #{eps: |sum eps d| >= |sum d|} / 2^m, the SPEC's definition; this equals scipy's
+    2*min(one-sided) because the null distribution of the sum is symmetric.
+    Monte Carlo p = (1 + count) / (1 + B), which is itself a valid p-value.
+    """
+    _check_alternative(alternative)
+    d = np.asarray(d, dtype=float)
+    d = d[~np.isnan(d)]
+    m = len(d)
+    if m == 0:
+        raise SurveyError("the sign-flip test needs at least one paired perturbation")
+    if method not in ("auto", "exact", "monte-carlo"):
+        raise SurveyError(f"method must be auto, exact or monte-carlo; got '{method}'")
+    s_obs = float(d.sum())
+    gamma = _tolerance(d)
+    exact = method == "exact" or (method == "auto" and m <= EXACT_MAX_M)
+    if exact and m > 60:
+        raise SurveyError(f"an exact test with m = {m} perturbations would take too long; use monte-carlo")
+    rng = np.random.default_rng(seed)
+    if exact:
+        total = 2.0 ** m
+        if alternative == "greater":
+            count = _count_ge(d, s_obs - gamma)
+        elif alternative == "less":
+            count = _count_ge(d, -s_obs - gamma)  # by symmetry of the null
+        elif abs(s_obs) <= gamma:
+            count = 2 ** m
+        else:
+            count = min(2 * _count_ge(d, abs(s_obs) - gamma), 2 ** m)
+        pvalue = count / total
+        null = subset_sums(d) / m if m <= 16 else _flip_sample(d, 9999, rng) / m
+        name = "enumeration" if m <= _ENUMERATE_MAX_M else "meet-in-the-middle"
+        return PermutationResult(s_obs / m, float(pvalue), True, name, 2 ** m, alternative, null)
+    sums = _flip_sample(d, int(n_resamples), rng)
+    count = _tail_count(sums, s_obs, gamma, alternative)
+    pvalue = (1 + count) / (1 + n_resamples)
+    return PermutationResult(s_obs / m, float(pvalue), False, "monte-carlo", int(n_resamples),
+                             alternative, sums / m)
+
+
+def _tail_count(null_sums, s_obs, gamma, alternative) -> int:
+    if alternative == "greater":
+        return int(np.count_nonzero(null_sums >= s_obs - gamma))
+    if alternative == "less":
+        return int(np.count_nonzero(null_sums <= s_obs + gamma))
+    return int(np.count_nonzero(np.abs(null_sums) >= abs(s_obs) - gamma))
+
+
+def sign_flip_pvalues(D, alternative: str = "two-sided", n_resamples: int = 1000,
+                      exact_max_m: int = 12, seed=None, chunk: int = 256) -> np.ndarray:
+    """Sign-flip p-values for a batch of surveys at once: row s of D is (d_1..d_m) of survey s.
+
+    Exact (all 2^m sign vectors) when m <= exact_max_m; otherwise the same B random sign vectors
+    serve every row, which keeps each row's p = (1+count)/(1+B) valid (the flips are independent
+    of the data) and turns the whole batch into one matrix product.
+    """
+    _check_alternative(alternative)
+    D = np.atleast_2d(np.asarray(D, dtype=float))
+    S, m = D.shape
+    if m <= exact_max_m:
+        signs = np.array(list(itertools.product((1.0, -1.0), repeat=m)))
+        denom, plus = float(len(signs)), 0
+    else:
+        rng = np.random.default_rng(seed)
+        signs = (rng.integers(0, 2, size=(int(n_resamples), m)) * 2 - 1).astype(float)
+        denom, plus = float(n_resamples + 1), 1
+    out = np.empty(S)
+    gamma = 1e-9 * np.abs(D).sum(axis=1)
+    for start in range(0, S, chunk):
+        block = D[start:start + chunk]
+        null = block @ signs.T  # (chunk, B)
+        obs = block.sum(axis=1)[:, None]
+        g = gamma[start:start + chunk, None]
+        if alternative == "greater":
+            cnt = (null >= obs - g).sum(axis=1)
+        elif alternative == "less":
+            cnt = (null <= obs + g).sum(axis=1)
+        else:
+            cnt = (np.abs(null) >= np.abs(obs) - g).sum(axis=1)
+        out[start:start + chunk] = (cnt + plus) / denom
+    return np.minimum(out, 1.0)
+
+
+def unpaired_permutation_test(x, y, alternative: str = "two-sided", n_resamples: int = 9999,
+                              exact_limit: int = 200_000, seed=None) -> PermutationResult:
+    """Permutation test of mean(x) - mean(y) exchanging message labels across perturbations (ours).
+
+    x, y are the perturbation-level means theta-bar_j of message A and B; it uses every
+    perturbation even when m_A != m_B. Exact when C(m_A + m_B, m_A) <= exact_limit.
+    Two-sided counts |T_perm| >= |T_obs|.
+    """
+    _check_alternative(alternative)
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    x, y = x[~np.isnan(x)], y[~np.isnan(y)]
+    if len(x) < 1 or len(y) < 1:
+        raise SurveyError("the unpaired test needs at least one perturbation per message")
+    pooled = np.concatenate([x, y])
+    na, nb, total = len(x), len(y), pooled.sum()
+    t_obs = x.mean() - y.mean()
+    gamma = 1e-9 * float(np.abs(pooled).sum())
+    n_comb = math.comb(na + nb, na)
+    if n_comb <= exact_limit:
+        idx = np.fromiter(itertools.chain.from_iterable(itertools.combinations(range(na + nb), na)),
+                          dtype=np.int64, count=n_comb * na).reshape(n_comb, na)
+        sum_a = pooled[idx].sum(axis=1)
+        null = sum_a / na - (total - sum_a) / nb
+        count = _tail_count(null, t_obs, gamma, alternative)
+        return PermutationResult(float(t_obs), count / n_comb, True, "enumeration", n_comb,
+                                 alternative, null)
+    rng = np.random.default_rng(seed)
+    null = np.empty(int(n_resamples))
+    for b in range(0, int(n_resamples), 4096):
+        k = min(4096, int(n_resamples) - b)
+        keys = rng.random((k, na + nb))
+        sel = np.argpartition(keys, na - 1, axis=1)[:, :na]
+        sum_a = pooled[sel].sum(axis=1)
+        null[b:b + k] = sum_a / na - (total - sum_a) / nb
+    count = _tail_count(null, t_obs, gamma, alternative)
+    return PermutationResult(float(t_obs), (1 + count) / (1 + n_resamples), False, "monte-carlo",
+                             int(n_resamples), alternative, null)
