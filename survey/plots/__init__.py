@@ -1,0 +1,1 @@
+"""Plots (matplotlib, Agg): functions take result objects and return a Figure; callers save them."""
