@@ -1,0 +1,124 @@
+"""What both registries share: where sets are found, and errors that point at a file and line.
+
+Search order for a set NAME (first hit wins, so a user's own file shadows a shipped one):
+  1. ./personas/NAME.jsonl or ./perturbations/NAME.yaml (.yml) in the current directory;
+  2. the same folders in the project's root (the parent of the `survey` package), which ship
+     `shoppers`, `sneakers` and `boots`.
+An argument that names an existing file, contains a path separator or ends in the set's extension is
+taken as a path instead.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from ..errors import SurveyError
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+ID_RULE = "ids use letters, digits, '_', '.', '-' and start with a letter or digit"
+NAME_RE = re.compile(ID_PATTERN)
+MAX_ERRORS = 5  # one readable line; the first few errors are enough to start fixing
+
+# Fixes for pydantic's generic messages, keyed by its error type.
+_FIXES = {
+    "missing": "add this field",
+    "extra_forbidden": "remove this key or check its spelling",
+    "string_type": "write it as a string (quote it)",
+    "string_too_short": "give it a non-empty value",
+    "string_pattern_mismatch": ID_RULE,
+    "list_type": "write a list",
+    "too_short": "add at least one entry",
+    "dict_type": "write a mapping of key: value",
+    "model_type": "write an object of key: value pairs",
+}
+
+
+def search_dirs(kind: str) -> list[Path]:
+    """The folders searched for sets of `kind` ('personas' or 'perturbations'), in order."""
+    dirs: list[Path] = []
+    for d in (Path.cwd() / kind, PROJECT_ROOT / kind):
+        if d.resolve() not in [x.resolve() for x in dirs]:
+            dirs.append(d)
+    return dirs
+
+
+def available(kind: str, exts: tuple[str, ...]) -> dict[str, Path]:
+    """name -> file for every set of `kind` on the search path; earlier folders shadow later ones."""
+    found: dict[str, Path] = {}
+    for d in search_dirs(kind):
+        if not d.is_dir():
+            continue
+        for path in sorted(d.iterdir()):
+            if path.suffix in exts and path.is_file() and path.stem not in found:
+                found[path.stem] = path
+    return dict(sorted(found.items()))
+
+
+def resolve(name_or_path: str | os.PathLike, kind: str, exts: tuple[str, ...]) -> Path:
+    """A set name or a path -> the file to load (see the module docstring for the search order)."""
+    text = os.fspath(name_or_path)
+    path = Path(text)
+    if path.is_file():
+        return path
+    if path.suffix in exts or os.sep in text or "/" in text:
+        raise SurveyError(f"{text}: no such file; give an existing {'/'.join(exts)} file or a set name")
+    for d in search_dirs(kind):
+        for ext in exts:
+            if (d / f"{text}{ext}").is_file():
+                return d / f"{text}{ext}"
+    names = ", ".join(available(kind, exts)) or "none"
+    where = " then ".join(str(d) for d in search_dirs(kind))
+    raise SurveyError(f"unknown {kind} set '{text}' (looked in {where}); available: {names}")
+
+
+def set_name(path: Path) -> str:
+    """A set is named after its file; the name must be usable as an id."""
+    if not NAME_RE.match(path.stem):
+        raise SurveyError(f"{path}: the file name '{path.stem}' is not a valid set name; {ID_RULE}")
+    return path.stem
+
+
+def located_error(exc: ValidationError, path: Path, line_of: Callable[[tuple], int | None]) -> SurveyError:
+    """A pydantic error -> one SurveyError line naming the file, line, field and fix of each problem.
+
+    Validators that know a better location (e.g. the second of two duplicate ids) put it in the
+    error context as ``loc``; otherwise the pydantic location is used.
+    """
+    parts = []
+    errors = exc.errors()
+    for err in errors[:MAX_ERRORS]:
+        ctx = err.get("ctx") or {}
+        loc = tuple(ctx.get("loc", err.get("loc", ())))
+        line = line_of(loc)
+        where = f"{path}:{line}" if line else str(path)
+        field = ".".join(str(x) for x in loc if not isinstance(x, int)) or "(set)"
+        msg = err.get("msg", "invalid").removeprefix("Value error, ")
+        fix = _FIXES.get(err.get("type", ""))
+        parts.append(f"{where}: {field}: {msg}" + (f" ({fix})" if fix else ""))
+    if len(errors) > MAX_ERRORS:
+        parts.append(f"... and {len(errors) - MAX_ERRORS} more")
+    return SurveyError("; ".join(parts))
+
+
+def write_atomic(path: Path, text: str, *, force: bool = False) -> Path:
+    """Write text so that a crash never leaves a half-written set; refuse to overwrite unless forced."""
+    path = Path(path)
+    if path.exists() and not force:
+        raise SurveyError(f"{path} already exists; choose another --out or pass --force to overwrite it")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
