@@ -1,0 +1,70 @@
+"""`survey simulate | analyze | estimate` from the command line, as a user runs them."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def run(*args, check=True):
+    proc = subprocess.run([sys.executable, "-m", "survey", *args], capture_output=True, text=True)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cli") / "sim.csv"
+    run("simulate", "--personas", "20", "--perturbations", "6", "--replicates", "3", "--delta", "1.0",
+        "--seed", "1", "--out", str(path))
+    return path
+
+
+def test_analyze_json_schema(table):
+    out = json.loads(run("analyze", str(table), "--a", "A", "--b", "B", "--json").stdout)
+    (res,) = out["results"]
+    assert res["model"] == "simulated" and res["n_personas"] == 20
+    assert res["n_perturbations"] == {"A": 6, "B": 6} and res["replicates"] == 3
+    assert set(res["tests"]) >= {"permutation", "sign", "wilcoxon"}
+    assert res["tests"]["permutation"]["exact"] is True
+    lo, hi = res["effect"]["ci"]
+    assert lo <= res["effect"]["estimate"] <= hi
+    assert res["effect"]["estimate"] < 0  # delta = +1 on B: A is preferred less
+
+
+def test_analyze_human_table(table):
+    out = run("analyze", str(table)).stdout
+    assert "sign-flip permutation" in out and "INVALID when rho > 0" in out
+
+
+def test_estimate_json(table):
+    out = json.loads(run("estimate", str(table), "--message", "A", "--bootstrap", "20", "--json").stdout)
+    (res,) = out["results"]
+    assert {"mu", "kappa", "sigma", "rho", "se"} <= set(res)
+    assert set(res["se"]) >= {"mu", "kappa", "sigma", "rho"}
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["analyze", "missing.csv"], "no such file"),
+    (["analyze", "{table}", "--a", "A", "--b", "Z"], "message 'Z' is not in the table"),
+    (["analyze", "{table}", "--alternative", "up"], "Invalid value"),
+    (["simulate", "--rho", "1.5", "--out", "x.csv"], "rho"),
+    (["simulate", "--personas", "0", "--out", "x.csv"], "--personas"),
+    (["estimate", "{table}", "--message", "A", "--bootstrap", "-1"], "--bootstrap"),
+])
+def test_user_errors_one_line_no_traceback(table, tmp_path, args, needle):
+    args = [a.replace("{table}", str(table)) for a in args]
+    proc = subprocess.run([sys.executable, "-m", "survey", *args], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    assert needle in proc.stderr
+
+
+def test_bad_table_file_is_user_error(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("model,message,perturbation,persona,replicate,answer\nm,A,p1,x,0,maybe\n")
+    proc = run("analyze", str(bad), check=False)
+    assert proc.returncode == 2 and "must be 1 (Yes), 0 (No) or empty" in proc.stderr

@@ -1,0 +1,98 @@
+"""Issue-2 ground truth: sign/Wilcoxon equal scipy on D_i from a table; validity and power by simulation."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from survey.model import make_params, simulate, simulate_counts
+from survey.stats import compare_messages, effect_ci, sign_flip_test, sign_test, wilcoxon_test
+from survey.table import validate_table
+
+
+def persona_differences_by_hand(df, a, b):
+    theta = df.groupby(["message", "persona", "perturbation"])["answer"].mean()
+    per_persona = theta.groupby(["message", "persona"]).mean().unstack("message")
+    return (per_persona[a] - per_persona[b]).to_numpy(dtype=float)
+
+
+def test_sign_and_wilcoxon_equal_scipy_on_table():
+    df = validate_table(simulate(30, 6, 4, delta=0.4, seed=11))
+    res = compare_messages(df, "simulated", "A", "B")
+    d = persona_differences_by_hand(df, "A", "B")
+    order = np.argsort(res.d_persona)
+    assert np.allclose(np.sort(d), res.d_persona[order])
+    nz = d[d != 0]
+    assert res.sign.pvalue == pytest.approx(stats.binomtest(int((nz > 0).sum()), len(nz)).pvalue)
+    assert res.wilcoxon.pvalue == pytest.approx(stats.wilcoxon(d).pvalue)
+    for alt in ("greater", "less"):
+        assert sign_test(d, alt).pvalue == pytest.approx(
+            stats.binomtest(int((nz > 0).sum()), len(nz), alternative=alt).pvalue)
+        assert wilcoxon_test(d, alt).pvalue == pytest.approx(stats.wilcoxon(d, alternative=alt).pvalue)
+
+
+def test_paired_statistic_is_mean_of_perturbation_differences():
+    df = validate_table(simulate(10, 5, 3, seed=2))
+    res = compare_messages(df, "simulated", "A", "B")
+    theta = df.groupby(["message", "perturbation", "persona"])["answer"].mean()
+    d_bar = [theta["A"][f"A-0{j}"].mean() - theta["B"][f"B-0{j}"].mean() for j in range(1, 6)]
+    assert res.permutation.statistic == pytest.approx(np.mean(d_bar))
+    assert res.effect.estimate == pytest.approx(np.mean(d_bar))
+
+
+def test_unequal_m_pairs_first_min_and_unpaired_uses_all():
+    df = validate_table(simulate(8, 6, 2, m_b=4, seed=3))
+    res = compare_messages(df, "simulated", "A", "B")
+    assert res.n_paired == 4 and res.n_perturbations == {"A": 6, "B": 4}
+    assert res.unpaired.n_resamples == 210  # C(10, 6): every perturbation relabelled
+
+
+def _rejections(params, n, m, r, sims, seed, alpha=0.05):
+    rng = np.random.default_rng(seed)
+    ya, yb = simulate_counts(params, n, m, m, r, rng, size=(sims,))
+    ta, tb = ya / r, yb / r
+    perm = np.array([sign_flip_test((ta[s] - tb[s]).mean(axis=0)).pvalue for s in range(sims)])
+    sign = np.array([sign_test(ta[s].mean(axis=1) - tb[s].mean(axis=1)).pvalue for s in range(sims)])
+    return (perm <= alpha).mean(), (sign <= alpha).mean()
+
+
+def test_validity_null_rho_03():
+    """Issue 2 §7: 1000 null datasets; permutation inside the 99% binomial interval of .05; sign > .15."""
+    sims = 1000
+    params = make_params(mu=0.5, kappa=4, sigma=1.0, rho=0.3, delta=0.0)
+    perm_rate, sign_rate = _rejections(params, 50, 10, 5, sims, seed=2024)
+    lo, hi = stats.binom.ppf([0.005, 0.995], sims, 0.05) / sims
+    assert lo <= perm_rate <= hi, (perm_rate, lo, hi)
+    assert sign_rate > 0.15, sign_rate
+
+
+def test_power_large_delta():
+    params = make_params(mu=0.5, kappa=4, sigma=1.0, rho=0.3, delta=1.5)
+    perm_rate, _ = _rejections(params, 50, 10, 5, 200, seed=7)
+    assert perm_rate > 0.9
+
+
+def test_effect_ci_matches_test_and_covers():
+    rng = np.random.default_rng(0)
+    # Consistency: 0 is outside the 95% CI exactly when the two-sided p-value is <= .05.
+    for _ in range(30):
+        d = rng.normal(rng.uniform(-0.1, 0.1), 0.1, rng.integers(6, 15))
+        p = sign_flip_test(d).pvalue
+        lo, hi = effect_ci(d).ci
+        if abs(p - 0.05) > 1e-3:
+            assert (p <= 0.05) == (not lo <= 0 <= hi), (p, lo, hi)
+    # Coverage of the true centre of symmetric d_j, within the binomial error of 95%.
+    hits = [(lambda c: c[0] <= 0.1 <= c[1])(effect_ci(rng.normal(0.1, 0.2, 12)).ci) for _ in range(300)]
+    assert np.mean(hits) >= 0.92
+
+
+def test_effect_ci_with_too_few_perturbations_is_the_whole_range():
+    assert effect_ci([0.2, 0.3, 0.1], bounds=(-1, 1)).ci == (-1.0, 1.0)
+
+
+def test_no_valid_pair_is_a_clear_error():
+    df = validate_table(simulate(4, 3, 2, seed=1))
+    df.loc[df["message"] == "B", "answer"] = pd.NA
+    from survey.errors import TableError
+    with pytest.raises(TableError, match="no perturbation pair"):
+        compare_messages(df, "simulated", "A", "B")
