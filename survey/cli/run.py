@@ -1,0 +1,196 @@
+"""`survey run`, `survey export`, `survey status`: from a study file to stored responses to a table."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+import click
+
+from ..backends import backend_class, create_backend
+from ..engine import Engine, ModelRun
+from ..errors import SurveyError
+from ..plan import Plan, make_plan
+from ..spec import load_study
+from ..store import Store
+from ..table import write_table
+from .common import echo_json, json_option, print_table
+
+
+def _money(x: float | None) -> str:
+    return "unknown price" if x is None else f"${x:,.4f}"
+
+
+def _print_plan(plan: Plan) -> None:
+    d = plan.to_dict()
+    msgs = ", ".join(f"{k} ({v} perturbations)" for k, v in d["messages"].items())
+    click.echo(f"study {d['study']}: {d['personas']} personas x [{msgs}] x r = {d['replicates']} "
+               f"-> {d['cells_per_model']} cells, {d['queries_per_model']} queries per model")
+    click.echo(f"store: {d['store']}")
+    print_table("plan", ["model", "backend", "queries", "stored", "to send", "est. tokens in/out",
+                         "est. cost"],
+                [[m["model"], f"{m['backend']}{' batch' if m['batch'] else ''}", m["queries"], m["stored"],
+                  m["to_send"], f"{m['est_input_tokens']}/{m['est_output_tokens']}", _money(m["est_cost_usd"])]
+                 for m in d["models"]])
+    for m in d["models"]:
+        notes = [f"{m[k]} {label}" for k, label in (
+            ("invalid", "stored replies are invalid answers"), ("failed", "failed earlier and are sent again"),
+            ("in_open_batch_jobs", f"are in open batch job(s) {', '.join(m['open_jobs'])}, resumed not resent"))
+            if m[k]]
+        if m["spent_usd"]:
+            notes.append(f"about {_money(m['spent_usd'])} spent so far")
+        if notes:
+            click.echo(f"{m['model']}: " + "; ".join(notes))
+    for m in plan.models:
+        if m.changed:
+            click.echo(f"note: {m.changed} stored replies of model '{m.spec.name}' were collected with a "
+                       "different prompt or settings; they are kept (delete the store rows to redo them)")
+    click.echo(f"total to send: {plan.to_send} queries, estimated cost {_money(plan.cost)}")
+
+
+def _confirm_paid(plan: Plan, yes: bool) -> None:
+    if not plan.paid or yes:
+        return
+    what = f"{plan.to_send} queries to paid providers (estimated {_money(plan.cost)})"
+    if not sys.stdin.isatty():
+        raise SurveyError(f"this run sends {what}; pass --yes to confirm (there is no terminal to ask on)")
+    click.confirm(f"Send {what}?", abort=True, err=True)
+
+
+async def _collect(engine: Engine, plan: Plan) -> None:
+    backends = []
+    try:
+        runs = []
+        for m in plan.models:
+            if not m.missing and not m.open_jobs:
+                continue
+            spec = m.spec
+            backend = create_backend(spec.backend, spec.model_id, **spec.options)
+            backends.append(backend)
+            runs.append(ModelRun(study=plan.study.name, name=spec.name, backend=backend, queries=m.queries,
+                                 concurrency=spec.concurrency, rpm=spec.rpm, tpm=spec.tpm, batch=spec.batch,
+                                 parse=plan.study.question.mode == "binary"))
+        await engine.run(runs)
+    finally:
+        for b in backends:
+            try:
+                await b.aclose()
+            except Exception as exc:  # noqa: BLE001 - closing must not hide the run's outcome
+                click.echo(f"warning: closing backend {getattr(b, 'name', b)} failed: {exc}", err=True)
+
+
+def _print_report(engine: Engine, store_path) -> None:
+    rep = engine.report
+    print_table("run", ["model", "stored", "valid", "invalid", "failed", "retries", "requests", "skipped"],
+                [[m.model, m.stored, m.valid, m.invalid, m.failed, m.retries, m.calls, m.skipped]
+                 for m in rep.models.values()])
+    for m in rep.models.values():
+        for (code, msg), n in m.errors.most_common(10):
+            click.echo(f"{m.model}: {n} row(s) failed: [{code}] {msg}", err=True)
+        if m.batch_jobs:
+            click.echo(f"{m.model}: batch job(s) {', '.join(m.batch_jobs)}")
+        if m.unanswered:
+            click.echo(f"{m.model}: {m.unanswered} queries were not answered by the batch job; "
+                       "rerun to submit them", err=True)
+        if m.stopped:
+            click.echo(f"{m.model}: {m.stopped}", err=True)
+    state = "interrupted" if rep.interrupted else "done"
+    click.echo(f"{state}: {rep.stored} replies stored in {rep.seconds:.1f} s, {rep.failed} failed; "
+               f"rerun to resume, `survey export {store_path} --out FILE.csv` for the table")
+
+
+@click.command("run")
+@click.argument("study_file", type=click.Path(dir_okay=False))
+@click.option("--dry-run", is_flag=True, help="Print cells, queries, tokens, cost and what is stored; send nothing.")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask before sending queries to paid providers.")
+@click.option("--model", "models", multiple=True, help="Run only this model (repeatable).")
+@click.option("--max-attempts", type=click.IntRange(1, 50), default=8, show_default=True,
+              help="Attempts per query on retryable errors (429, 5xx, timeouts).")
+@json_option
+def run_cmd(study_file, dry_run, yes, models, max_attempts, as_json):
+    """Collect the responses of a study; a rerun sends only what is missing."""
+    study = load_study(study_file)
+    for m in study.models:
+        if m.batch and not hasattr(backend_class(m.backend), "submit_batch"):
+            raise SurveyError(f"{study_file}: model '{m.name}': backend '{m.backend}' has no batch API; "
+                              "set batch = false")
+    with Store(study.store_path) as store:
+        plan = make_plan(study, store, models=list(models) or None)
+        if dry_run:
+            echo_json(plan.to_dict()) if as_json else _print_plan(plan)
+            return
+        plan.check_budget()
+        if plan.to_send == 0 and not any(m.open_jobs for m in plan.models):
+            if as_json:
+                echo_json({"plan": plan.to_dict(), "run": None})
+            else:
+                click.echo(f"nothing to send: all {sum(m.replies for m in plan.models)} queries are stored "
+                           f"in {study.store_path}")
+            return
+        _confirm_paid(plan, yes)
+        engine = Engine(store, max_attempts=max_attempts, progress=not as_json)
+        try:
+            asyncio.run(_collect(engine, plan))
+        except KeyboardInterrupt:
+            engine.report.interrupted = True
+            if as_json:
+                echo_json({"plan": plan.to_dict(), "run": engine.report.to_dict()})
+            else:
+                _print_report(engine, study.store_path)
+            sys.exit(130)
+        if as_json:
+            echo_json({"plan": plan.to_dict(), "run": engine.report.to_dict()})
+        else:
+            _print_report(engine, study.store_path)
+
+
+@click.command("export")
+@click.argument("store", type=click.Path(dir_okay=False))
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="output .csv or .parquet")
+@click.option("--study", default=None, help="study to export (needed when the store holds several)")
+@click.option("--include-failed", is_flag=True, help="Also write rows whose call failed (answer empty).")
+@json_option
+def export_cmd(store, out, study, include_failed, as_json):
+    """Write the long response table (model, message, perturbation, persona, replicate, answer, ...)."""
+    with Store(store, create=False) as st:
+        df = st.to_long_table(study, include_failed=include_failed)
+    if df.empty:
+        raise SurveyError(f"{store}: no stored replies to export; run the study first")
+    path = write_table(df, out)
+    info = {"out": str(path), "rows": len(df), "invalid": int(df["answer"].isna().sum()),
+            "models": sorted(df["model"].unique()), "messages": sorted(df["message"].unique())}
+    if as_json:
+        echo_json(info)
+    else:
+        click.echo(f"wrote {info['rows']} rows ({info['invalid']} invalid answers) to {path}")
+
+
+@click.command("status")
+@click.argument("store", type=click.Path(dir_okay=False))
+@click.option("--study", default=None, help="only this study")
+@json_option
+def status_cmd(store, study, as_json):
+    """What a store holds: replies, invalid answers, failures and batch jobs per study and model."""
+    with Store(store, create=False) as st:
+        summary = st.summary(study)
+        jobs = st.batch_jobs(study)
+        errors = [e | {"study": s} for s in ([study] if study else st.studies()) for e in st.errors(s)]
+    for j in jobs:
+        j["custom_ids"] = len(j["custom_ids"])
+    if as_json:
+        echo_json({"models": summary, "batch_jobs": jobs, "errors": errors})
+        return
+    print_table("store", ["study", "model", "replies", "valid", "invalid", "failed", "tokens in/out", "last"],
+                [[s["study"], s["model"], s["replies"], s["valid"], s["invalid"], s["failed"],
+                  f"{s['prompt_tokens']}/{s['completion_tokens']}", (s["last"] or "")[:19]] for s in summary])
+    if jobs:
+        print_table("batch jobs", ["job", "study", "model", "status", "queries", "ingested", "submitted"],
+                    [[j["job_id"], j["study"], j["model"], j["status"], j["n_queries"],
+                      "yes" if j["ingested"] else "no", j["submitted_at"]] for j in jobs])
+    for e in errors[:20]:
+        click.echo(f"{e['study']}/{e['model']}: {e['rows']} row(s) failed: [{e['code']}] {e['error']}")
+
+
+def register(cli: click.Group) -> None:
+    for cmd in (run_cmd, export_cmd, status_cmd):
+        cli.add_command(cmd)
