@@ -1,0 +1,152 @@
+"""Qwen and other DashScope models through the dashscope SDK's native API (AioGeneration).
+
+Design choices:
+- These SDK calls RETURN failures (status_code/code on the response) instead of raising; we turn
+  them into BackendError: throttling, quota-per-minute and 5xx can be retried, InvalidParameter,
+  DataInspectionFailed (content filter), Arrearage and InvalidApiKey cannot.
+- Qwen3 hybrid-thinking models answer 400 to a non-streaming call unless thinking is off, and the
+  paper disabled thinking, so we send enable_thinking=False unless the study's params say otherwise.
+- The backend owns its aiohttp session (one per event loop) and closes it in aclose(). The SDK's
+  process-wide shared session would also serve other DashScope users in the same loop (two Qwen
+  models in one study, the embedding code), and closing it from one of them would break the others.
+- The key goes to each call as ``api_key=``; we never set the global dashscope.api_key.
+- The native API reports no model version, so Reply.model_id stays None; the request id is kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import aiohttp
+import dashscope
+from dashscope.api_entities.aio_session import get_ssl_context
+from pydantic import Field
+
+from .base import BackendError, Query, Reply
+from .provider import ProviderOptions, api_key_from_env, http_error, merge_top_logprobs, parse_options, redact
+
+# Codes that say "later" although some arrive with a 4xx status.
+RETRYABLE_CODES = ("Throttling", "InternalError", "ServiceUnavailable", "RequestTimeOut", "SystemError")
+# Codes that never improve with time, whatever the status.
+FATAL_CODES = {"InvalidParameter", "DataInspectionFailed", "Arrearage", "InvalidApiKey", "AccessDenied",
+               "ModelNotFound", "InvalidModel", "BadRequest", "Throttling.AllocationQuotaFreeTierOnly"}
+# Hybrid-thinking families: thinking must be disabled for non-streaming calls.
+THINKING_HYBRID = ("qwen3", "qwen-plus", "qwen-flash", "qwen-turbo")
+
+
+class DashScopeOptions(ProviderOptions):
+    api_key_env: str = "DASHSCOPE_API_KEY"
+    base_url: str | None = Field(None, description="API root ending in /api/v1; default dashscope.base_http_api_url "
+                                 "(international: https://dashscope-intl.aliyuncs.com/api/v1)")
+    workspace: str | None = Field(None, description="DashScope workspace id, if your key needs one")
+
+
+class DashScopeBackend:
+    name = "dashscope"
+
+    def __init__(self, model_id: str, **options):
+        self.model_id = model_id
+        self.options = parse_options(DashScopeOptions, "dashscope", options)
+        self._key = api_key_from_env(self.options.api_key_env, "dashscope")
+        self._session: aiohttp.ClientSession | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def __repr__(self) -> str:  # never show the key
+        return f"DashScopeBackend(model_id={self.model_id!r}, base_url={self.options.base_url!r})"
+
+    def session(self) -> aiohttp.ClientSession:
+        loop = asyncio.get_running_loop()
+        if self._session is None or self._session.closed or self._loop is not loop:
+            connector = aiohttp.TCPConnector(ssl=get_ssl_context(), limit=self.options.max_connections)
+            self._session = aiohttp.ClientSession(connector=connector, trust_env=True)
+            self._loop = loop
+        return self._session
+
+    async def aclose(self) -> None:
+        session, self._session = self._session, None
+        if session is not None and not session.closed and self._loop is asyncio.get_running_loop():
+            await session.close()
+
+    def call_kwargs(self, q: Query) -> dict:
+        model = q.model_id or self.model_id
+        kwargs: dict = {"model": model, "messages": ([{"role": "system", "content": q.system}] if q.system else [])
+                        + [{"role": "user", "content": q.user}],
+                        "result_format": "message", "temperature": q.temperature, "max_tokens": q.max_tokens}
+        if q.seed is not None:
+            kwargs["seed"] = q.seed
+        if q.logprobs or q.top_logprobs:
+            kwargs["logprobs"] = True
+            if q.top_logprobs:
+                kwargs["top_logprobs"] = q.top_logprobs
+        if model.lower().startswith(THINKING_HYBRID):
+            kwargs["enable_thinking"] = False
+        kwargs.update(q.params)  # the study's params win, e.g. enable_thinking = true
+        return kwargs
+
+    async def complete(self, query: Query) -> Reply:
+        kwargs = self.call_kwargs(query)
+        try:
+            resp = await dashscope.AioGeneration.call(
+                api_key=self._key, base_address=self.options.base_url or dashscope.base_http_api_url,
+                request_timeout=self.options.timeout, session=self.session(), workspace=self.options.workspace,
+                **kwargs)
+        except Exception as exc:
+            raise self.map_exception(exc) from None
+        if resp.status_code != 200:
+            raise self.map_status(resp.status_code, resp.code, resp.message, resp.headers)
+        return to_reply(resp)
+
+    def map_status(self, status: int, code: str | None, message: str | None, headers: dict | None) -> BackendError:
+        """A returned (not raised) failure -> BackendError, deciding retry by code first, then status."""
+        code = code or None
+        retry_after = next((v for k, v in (headers or {}).items() if str(k).lower() == "retry-after"), None)
+        err = http_error(status, message or "", code=code, retry_after=retry_after, secret=self._key)
+        if code in FATAL_CODES:
+            err.retryable = False
+        elif code and code.startswith(RETRYABLE_CODES):
+            err.retryable = True
+        return err
+
+    def map_exception(self, exc: BaseException) -> BackendError:
+        """What the SDK raises: timeouts and connection errors (retry), garbled JSON (retry), misuse (no)."""
+        if isinstance(exc, BackendError):
+            return exc
+        if isinstance(exc, TimeoutError):  # asyncio timeouts and aiohttp.ServerTimeoutError
+            return BackendError(f"timeout after {self.options.timeout:g} s", retryable=True, code="timeout")
+        if isinstance(exc, (json.JSONDecodeError, aiohttp.ContentTypeError)):
+            return BackendError(redact(f"malformed JSON from the provider: {exc}", self._key), retryable=True,
+                                code="malformed_response")
+        if isinstance(exc, aiohttp.ClientError):
+            return BackendError(redact(f"connection error: {type(exc).__name__}: {exc}", self._key),
+                                retryable=True, code="connection")
+        return BackendError(redact(f"{type(exc).__name__}: {exc}", self._key), retryable=False, code="client_error")
+
+
+def to_reply(resp) -> Reply:
+    output = resp.output or {}
+    choices = output.get("choices") or []
+    choice = choices[0] if choices else {}
+    message = choice.get("message") or {}
+    text = message.get("content") if message else output.get("text")
+    if isinstance(text, list):  # multimodal-style content parts
+        text = "".join(part.get("text", "") for part in text if isinstance(part, dict))
+    extra: dict = {"request_id": resp.request_id}
+    if choice.get("finish_reason"):
+        extra["finish_reason"] = choice["finish_reason"]
+    if message.get("reasoning_content"):
+        extra["reasoning"] = message["reasoning_content"]
+    usage = resp.usage or {}
+    return Reply(text=text, model_id=None, prompt_tokens=usage.get("input_tokens"),
+                 completion_tokens=usage.get("output_tokens"), logprobs=_first_token_logprobs(choice), extra=extra)
+
+
+def _first_token_logprobs(choice: dict) -> dict[str, float] | None:
+    content = ((choice.get("logprobs") or {}).get("content")) or []
+    if not content:
+        return None
+    first = content[0]
+    pairs = [(t.get("token"), t.get("logprob")) for t in first.get("top_logprobs") or []]
+    if first.get("token") not in {t for t, _ in pairs}:
+        pairs.append((first.get("token"), first.get("logprob")))
+    return merge_top_logprobs(pairs)

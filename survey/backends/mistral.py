@@ -1,0 +1,280 @@
+"""Mistral through its official SDK (mistralai 3.x): chat completions and the batch API.
+
+Design choices:
+- SDK retries stay OFF: the engine owns backoff, so one engine attempt is exactly one HTTP request
+  and the attempt count stored per row is true.
+- One SDK client per event loop: the SDK's async HTTP client is bound to the loop it first ran on.
+- The SDK's debug logger (MISTRAL_DEBUG) prints request headers, i.e. the API key; we always give
+  the SDK a silent logger.
+- Batch: the job carries a metadata key derived from its content, so a run killed between creating
+  the job and storing its id finds the job again instead of paying for it twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import inspect
+import json
+
+import httpx2
+from mistralai.client import Mistral, errors, models
+from mistralai.client.utils.logger import NoOpLogger
+from pydantic import Field
+
+from .base import BackendError, Query, Reply
+from .provider import ProviderOptions, api_key_from_env, http_error, merge_top_logprobs, parse_options, redact
+
+_DEAD_JOB = {"FAILED", "TIMEOUT_EXCEEDED", "CANCELLATION_REQUESTED", "CANCELLED"}
+
+
+class MistralOptions(ProviderOptions):
+    api_key_env: str = "MISTRAL_API_KEY"
+    server_url: str | None = Field(None, description="API root without /v1, e.g. https://api.mistral.ai")
+    batch_timeout_hours: int = Field(24, ge=1, le=168, description="batch jobs expire after this")
+    reuse_jobs: bool = Field(True, description="resubmitting identical batch content reuses the existing job")
+
+
+def _chat_params() -> frozenset[str]:
+    from mistralai.client.chat import Chat
+
+    return frozenset(inspect.signature(Chat.complete_async).parameters) - {"self", "retries", "server_url",
+                                                                              "timeout_ms", "http_headers"}
+
+
+class MistralBackend:
+    name = "mistral"
+
+    def __init__(self, model_id: str, **options):
+        self.model_id = model_id
+        self.options = parse_options(MistralOptions, "mistral", options)
+        self._key = api_key_from_env(self.options.api_key_env, "mistral")
+        self._client: Mistral | None = None
+        self._http: httpx2.AsyncClient | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._allowed = _chat_params()
+
+    def __repr__(self) -> str:  # never show the key
+        return f"MistralBackend(model_id={self.model_id!r}, server_url={self.options.server_url!r})"
+
+    # ---- client per event loop ----
+    def client(self) -> Mistral:
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            limit = self.options.max_connections
+            self._http = httpx2.AsyncClient(follow_redirects=True, limits=httpx2.Limits(
+                max_connections=limit, max_keepalive_connections=limit))
+            self._client = Mistral(api_key=self._key, server_url=self.options.server_url, async_client=self._http,
+                                   timeout_ms=int(self.options.timeout * 1000), debug_logger=NoOpLogger())
+            self._loop = loop
+        return self._client
+
+    async def aclose(self) -> None:
+        http, self._http, self._client = self._http, None, None
+        if http is not None and self._loop is asyncio.get_running_loop():
+            await http.aclose()
+
+    # ---- requests ----
+    def _messages(self, q: Query) -> list[dict]:
+        msgs = [{"role": "system", "content": q.system}] if q.system else []
+        return msgs + [{"role": "user", "content": q.user}]
+
+    def _params(self, q: Query) -> dict:
+        """Request fields of one query (the same for a chat call and a batch line)."""
+        unknown = set(q.params) - self._allowed
+        if unknown:
+            raise BackendError(f"unknown Mistral chat parameter(s) {sorted(unknown)} in the model's params",
+                               retryable=False, code="invalid_parameter")
+        body: dict = {"messages": self._messages(q), "max_tokens": q.max_tokens, "temperature": q.temperature}
+        if q.seed is not None:
+            body["random_seed"] = q.seed
+        if q.logprobs or q.top_logprobs:
+            body["logprobs"] = True
+            if q.top_logprobs:
+                body["top_logprobs"] = q.top_logprobs
+        body.update(q.params)
+        return body
+
+    async def complete(self, query: Query) -> Reply:
+        params = self._params(query)
+        try:
+            resp = await self.client().chat.complete_async(model=query.model_id or self.model_id, **params)
+        except Exception as exc:
+            raise self.map_error(exc) from None
+        return to_reply(resp)
+
+    def map_error(self, exc: BaseException) -> BackendError:
+        """SDK exceptions -> BackendError. Retryable: 429, 5xx, timeouts, dropped connections, garbled JSON."""
+        if isinstance(exc, BackendError):
+            return exc
+        if isinstance(exc, errors.ResponseValidationError):
+            garbled = _not_json(exc.body)
+            err = http_error(exc.status_code, ("malformed JSON from the provider: " if garbled else
+                                               "unexpected response shape: ") + str(exc.cause),
+                             code="malformed_response" if garbled else "bad_response", secret=self._key)
+            err.retryable = garbled or exc.status_code >= 500
+            return err
+        if isinstance(exc, errors.MistralError):  # SDKError, HTTPValidationError (422)
+            code, message = _error_fields(exc.body)
+            if isinstance(exc, errors.HTTPValidationError):
+                code = code or "invalid_parameter"
+            return http_error(exc.status_code, message, code=code, retry_after=exc.headers.get("retry-after"),
+                              secret=self._key)
+        if isinstance(exc, httpx2.TimeoutException):
+            return BackendError(f"timeout after {self.options.timeout:g} s ({type(exc).__name__})",
+                                retryable=True, code="timeout")
+        if isinstance(exc, (httpx2.TransportError, errors.NoResponseError)):
+            return BackendError(redact(f"connection error: {type(exc).__name__}: {exc}", self._key),
+                                retryable=True, code="connection")
+        return BackendError(redact(f"{type(exc).__name__}: {exc}", self._key), retryable=False, code="client_error")
+
+    # ---- batch API ----
+    async def submit_batch(self, queries: list[Query]) -> str:
+        if not queries:
+            raise ValueError("submit_batch needs at least one query")
+        model = queries[0].model_id or self.model_id
+        if any((q.model_id or self.model_id) != model for q in queries):
+            raise ValueError("a Mistral batch job runs one model; split the queries by model_id")
+        data = b"".join(json.dumps({"custom_id": q.custom_id, "body": self._params(q)}).encode() + b"\n"
+                        for q in queries)
+        key = hashlib.sha256(model.encode() + b"\n" + data).hexdigest()[:32]
+        try:
+            if self.options.reuse_jobs and (job_id := await self._find_job(key)):
+                return job_id
+            client = self.client()
+            up = await client.files.upload_async(file={"file_name": f"survey-{key[:12]}.jsonl", "content": data},
+                                                 purpose="batch")
+            meta = {"survey_batch": key, "study": queries[0].study, "model": queries[0].model,
+                    "requests": str(len(queries))}
+            job = await client.batch.jobs.create_async(endpoint="/v1/chat/completions", input_files=[up.id],
+                                                       model=model, metadata=meta,
+                                                       timeout_hours=self.options.batch_timeout_hours)
+        except Exception as exc:
+            raise self.map_error(exc) from None
+        return job.id
+
+    async def _find_job(self, key: str) -> str | None:
+        """A live or finished job with exactly this content, if one exists (the listing is best effort)."""
+        try:
+            found = await self.client().batch.jobs.list_async(metadata={"survey_batch": key}, page_size=100)
+        except Exception:
+            return None
+        for job in found.data or []:
+            meta = job.metadata if isinstance(job.metadata, dict) else {}
+            if meta.get("survey_batch") == key and job.status not in _DEAD_JOB:
+                return job.id
+        return None
+
+    async def batch_job(self, job_id: str) -> models.BatchJob:
+        try:
+            return await self.client().batch.jobs.get_async(job_id=job_id)
+        except Exception as exc:
+            raise self.map_error(exc) from None
+
+    async def batch_status(self, job_id: str) -> str:
+        return str((await self.batch_job(job_id)).status)
+
+    async def fetch_batch(self, job_id: str) -> dict[str, Reply | BackendError]:
+        """Results of a finished job by custom_id. Lines that never ran (expired/cancelled job) are absent."""
+        job = await self.batch_job(job_id)
+        results: dict[str, Reply | BackendError] = {}
+        for file_id in (job.output_file, job.error_file):
+            if not isinstance(file_id, str) or not file_id:
+                continue
+            try:
+                res = await self.client().files.download_async(file_id=file_id)
+                data = await res.aread()
+                await res.aclose()
+            except Exception as exc:
+                raise self.map_error(exc) from None
+            for line in data.splitlines():
+                if line.strip():
+                    custom_id, result = self._batch_line(json.loads(line))
+                    if custom_id is not None:
+                        results[custom_id] = result
+        return results
+
+    def _batch_line(self, row: dict) -> tuple[str | None, Reply | BackendError]:
+        response = row.get("response") or {}
+        status = response.get("status_code")
+        if status == 200 and not row.get("error"):
+            try:
+                return row.get("custom_id"), to_reply(models.ChatCompletionResponse.model_validate(response["body"]))
+            except Exception as exc:
+                return row.get("custom_id"), BackendError(redact(f"unreadable batch result: {exc}", self._key),
+                                                          retryable=True, code="bad_response")
+        error = row.get("error") or {}
+        code, message = _error_fields(json.dumps(response.get("body") or error))
+        if isinstance(error, dict) and not message:
+            message = str(error.get("message", ""))
+        return row.get("custom_id"), http_error(status, message or "batch line failed", code=code, secret=self._key)
+
+
+def to_reply(resp: models.ChatCompletionResponse) -> Reply:
+    """Text of the first choice (reasoning chunks dropped from the answer, kept in extra), usage,
+    the reported model id and the first token's top log-probabilities."""
+    choice = resp.choices[0] if resp.choices else None
+    text, reasoning = _flatten(choice.message.content if choice is not None and choice.message else None)
+    usage = resp.usage
+    extra: dict = {"response_id": resp.id}
+    if choice is not None:
+        extra["finish_reason"] = str(choice.finish_reason)
+    if reasoning:
+        extra["reasoning"] = reasoning
+    return Reply(text=text, model_id=resp.model, prompt_tokens=usage.prompt_tokens if usage else None,
+                 completion_tokens=usage.completion_tokens if usage else None,
+                 logprobs=_first_token_logprobs(choice), extra=extra)
+
+
+def _flatten(content) -> tuple[str | None, str]:
+    if content is None or isinstance(content, str):
+        return content, ""
+    if not isinstance(content, list):  # UNSET
+        return None, ""
+    text, thinking = [], []
+    for chunk in content:
+        if isinstance(chunk, models.TextChunk):
+            text.append(chunk.text)
+        elif isinstance(chunk, models.ThinkChunk):
+            thinking += [t.text for t in chunk.thinking if isinstance(t, models.TextChunk)]
+    return "".join(text), "".join(thinking)
+
+
+def _first_token_logprobs(choice) -> dict[str, float] | None:
+    lp = getattr(choice, "logprobs", None)
+    content = getattr(lp, "content", None)
+    if not isinstance(content, list) or not content:
+        return None
+    first = content[0]
+    top = first.top_logprobs if isinstance(first.top_logprobs, list) else []
+    pairs = [(t.token, t.logprob) for t in top]
+    if first.token not in {t for t, _ in pairs}:
+        pairs.append((first.token, first.logprob))
+    return merge_top_logprobs(pairs)
+
+
+def _not_json(body: str | None) -> bool:
+    try:
+        json.loads(body or "")
+    except ValueError:
+        return True
+    return False
+
+
+def _error_fields(body: str | None) -> tuple[str | None, str]:
+    """(code, message) from a Mistral error body: {"type", "code", "message"} or {"detail": [...]}."""
+    try:
+        data = json.loads(body or "")
+    except ValueError:
+        return None, (body or "").strip()[:300]
+    if not isinstance(data, dict):
+        return None, str(data)[:300]
+    if isinstance(data.get("detail"), list):
+        parts = [f"{'.'.join(map(str, d.get('loc', [])))}: {d.get('msg', '')}" for d in data["detail"]
+                 if isinstance(d, dict)]
+        return "invalid_parameter", "; ".join(parts)
+    message = data.get("message") or data.get("detail") or ""
+    if isinstance(message, dict):
+        message = json.dumps(message)
+    code = data.get("type") or (str(data["code"]) if data.get("code") is not None else None)
+    return code, str(message)

@@ -1,0 +1,91 @@
+"""Helpers shared by the paid-provider backends (mistral, dashscope): options, the API key, errors.
+
+The API key is read from the environment only, held in memory, and scrubbed from every message we
+build, so it cannot reach a Reply, an error row, a log line or an export.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import math
+import os
+import time
+from collections.abc import Iterable
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..errors import SurveyError, pydantic_message
+from .base import BackendError
+
+RETRYABLE_STATUS = {408, 425, 429}  # plus every 5xx
+
+
+class ProviderOptions(BaseModel):
+    """Connection options common to paid providers (a study's ``options`` table)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    api_key_env: str = Field(description="name of the environment variable holding the API key")
+    timeout: float = Field(60.0, gt=0, description="seconds before one request is abandoned (then retried)")
+    max_connections: int = Field(256, ge=1, description="HTTP connections kept open to the provider")
+
+
+def parse_options(cls: type[ProviderOptions], backend: str, options: dict) -> ProviderOptions:
+    try:
+        return cls(**options)
+    except ValidationError as exc:
+        raise SurveyError(pydantic_message(exc, f"{backend} backend options")) from None
+
+
+def api_key_from_env(var: str, backend: str) -> str:
+    key = os.environ.get(var, "").strip()
+    if not key:
+        raise SurveyError(f"{backend}: the environment variable {var} is not set; export your API key there "
+                          f"(or set options.api_key_env to the variable that holds it)")
+    return key
+
+
+def redact(text: str, secret: str | None, limit: int = 500) -> str:
+    """Trim a provider message and scrub the key from it (providers sometimes echo headers back)."""
+    if secret and len(secret) >= 4:
+        text = text.replace(secret, "***")
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """Retry-After is either delta-seconds or an HTTP date (RFC 9110 §10.2.3)."""
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        seconds = when.timestamp() - time.time()
+    return max(0.0, seconds) if math.isfinite(seconds) else None
+
+
+def http_error(status: int | None, message: str, *, code: str | None = None, retry_after: str | None = None,
+               secret: str | None = None) -> BackendError:
+    """A provider HTTP error: 429/5xx (and timeouts) can succeed later, other 4xx cannot."""
+    retryable = status is None or status in RETRYABLE_STATUS or status >= 500
+    prefix = f"HTTP {status}" if status is not None else "request failed"
+    return BackendError(redact(f"{prefix}{f' {code}' if code else ''}: {message}", secret), retryable=retryable,
+                        status=status, code=code, retry_after=retry_after_seconds(retry_after))
+
+
+def merge_top_logprobs(pairs: Iterable[tuple[str, float]]) -> dict[str, float] | None:
+    """token -> logprob; a token string seen twice (distinct token ids) keeps its total probability."""
+    out: dict[str, float] = {}
+    for token, lp in pairs:
+        if token is None or lp is None:
+            continue
+        out[token] = float(lp) if token not in out else float(_logaddexp(out[token], lp))
+    return out or None
+
+
+def _logaddexp(a: float, b: float) -> float:
+    hi, lo = max(a, b), min(a, b)
+    return hi + math.log1p(math.exp(lo - hi)) if math.isfinite(lo) else hi

@@ -1,0 +1,254 @@
+"""What every fake provider server shares: an aiohttp app on 127.0.0.1 run in a background thread,
+fault rules a test injects, per-cell request counters, deterministic answers and embeddings.
+
+A *cell* is what the fake can see of one query: (model, system prompt, user prompt, seed). Tests use
+``served[key]`` (successful answers) to prove that no stored cell was ever requested again, and
+``requests[key]`` (every attempt, faults included) to prove retries happened.
+
+Fault kinds (providers map them to their own wire format):
+  rate_limit (429 + Retry-After), server_error (500), unavailable (503), timeout (hang ``delay`` s,
+  counted as a fault), slow (answer after ``delay`` s, counted as served), malformed (200, broken JSON),
+  text (200, a non-Yes/No reply, counted as served), content_filter, bad_key (401), invalid_param (400),
+  disconnect (drop the connection). DashScope adds quota (Throttling.AllocationQuota) and arrearage.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import math
+import threading
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from aiohttp import web
+
+Cell = tuple[str, str, str, "int | None"]
+
+
+@dataclass
+class Rule:
+    kind: str
+    times: int | None = 1  # None: every matching request, forever
+    match: str | Callable[[dict], bool] | None = None  # substring of "system\nuser", or a predicate on the body
+    route: str = "chat"  # chat, batch, embeddings
+    retry_after: float | None = None
+    delay: float = 30.0  # for timeout/slow
+    text: str = "Maybe, it depends on the price."  # for the text fault
+
+    def matches(self, route: str, body: dict, prompt: str) -> bool:
+        if route != self.route or self.times == 0:
+            return False
+        if self.match is None:
+            return True
+        return self.match in prompt if isinstance(self.match, str) else bool(self.match(body))
+
+
+def unit(*parts) -> float:
+    """A deterministic number in (0, 1) from any values: the fake's only source of 'randomness'."""
+    digest = hashlib.blake2b("\x1f".join(map(str, parts)).encode(), digest_size=8).digest()
+    return (int.from_bytes(digest, "big") + 0.5) / 2.0**64
+
+
+def answer_for(cell: Cell) -> tuple[str, float]:
+    """The fake respondent: P(Yes) fixed per prompt, the draw fixed per (prompt, seed)."""
+    model, system, user, seed = cell
+    p_yes = 0.05 + 0.9 * unit("p", model, system, user)
+    return ("Yes" if unit("a", model, system, user, seed) < p_yes else "No"), p_yes
+
+
+def top_tokens(p_yes: float, k: int) -> list[tuple[str, float]]:
+    """First-token candidates with log-probabilities, most likely first."""
+    cands = [("Yes", math.log(0.97 * p_yes)), ("No", math.log(0.97 * (1 - p_yes))),
+             (" Yes", math.log(0.02 * p_yes)), ("Maybe", math.log(0.01))]
+    cands.sort(key=lambda c: -c[1])
+    return cands[:max(k, 1)]
+
+
+def token_id(token: str) -> int:
+    return int(unit("tok", token) * 32000)
+
+
+def fake_embedding(text: str, dim: int) -> list[float]:
+    """A unit vector fixed by the text's hash: equal texts embed equally, others look unrelated."""
+    seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+    vec = np.random.default_rng(seed).standard_normal(dim)
+    return (vec / np.linalg.norm(vec)).round(7).tolist()
+
+
+class FakeServer:
+    """Base of the provider fakes. Use as a context manager, or start()/stop().
+
+    latency: seconds every chat answer waits (settable while running). api_key: when set, requests
+    must carry ``Authorization: Bearer <api_key>`` or get the provider's 401. lifetime: the server
+    stops by itself after this many seconds. max_requests: a bound on total requests, after which
+    every request gets a non-retryable 410, so a runaway client loop cannot spin forever.
+    """
+
+    name = "fake"
+
+    def __init__(self, *, latency: float = 0.0, api_key: str | None = None, lifetime: float = 600.0,
+                 max_requests: int = 200_000, port: int = 0):
+        self.latency = latency
+        self.api_key = api_key
+        self.lifetime = lifetime
+        self.max_requests = max_requests
+        self.port = port
+        self.rules: list[Rule] = []
+        self.requests: Counter = Counter()  # cell -> attempts that reached the fake (faults included)
+        self.served: Counter = Counter()  # cell -> successful answers sent
+        self.routes_hit: Counter = Counter()  # route -> requests
+        self.faults: Counter = Counter()  # fault kind -> times injected
+        self.total = 0
+        self.expired = False
+        self.exhausted = False
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._error: BaseException | None = None
+
+    # ---- configuration (called from the test thread) ----
+    def inject(self, kind: str, times: int | None = 1, match=None, route: str = "chat", **kw) -> Rule:
+        """Make the next ``times`` requests matching ``match`` on ``route`` fail with ``kind``."""
+        rule = Rule(kind, times, match, route, **kw)
+        with self._lock:
+            self.rules.append(rule)
+        return rule
+
+    def clear_faults(self) -> None:
+        with self._lock:
+            self.rules.clear()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    # ---- provider hooks ----
+    def add_routes(self, app: web.Application) -> None:
+        raise NotImplementedError
+
+    def error_response(self, rule: Rule) -> web.Response:
+        raise NotImplementedError
+
+    # ---- shared request flow ----
+    def _admit(self, request: web.Request, route: str) -> web.Response | None:
+        """Count the request, enforce the request bound and the API key."""
+        with self._lock:
+            self.total += 1
+            self.routes_hit[route] += 1
+            if self.total > self.max_requests:
+                self.exhausted = True
+                return web.json_response({"message": "fake server request bound reached", "code": "Gone"},
+                                         status=410)
+        if self.api_key is not None and request.headers.get("Authorization") != f"Bearer {self.api_key}":
+            return self.error_response(Rule("bad_key"))
+        return None
+
+    def take_fault(self, route: str, body: dict, prompt: str) -> Rule | None:
+        with self._lock:
+            for rule in self.rules:
+                if rule.matches(route, body, prompt):
+                    if rule.times is not None:
+                        rule.times -= 1
+                    self.faults[rule.kind] += 1
+                    return rule
+        return None
+
+    def count(self, cell: Cell, served: bool) -> None:
+        with self._lock:
+            (self.served if served else self.requests)[cell] += 1
+
+    async def chat_flow(self, request: web.Request, body: dict, cell: Cell,
+                        ok: Callable[[str | None], dict], malformed: bytes) -> web.StreamResponse:
+        """One chat request: latency, fault or success. ``ok(text)`` builds the provider's 200 body
+        (text None = the deterministic Yes/No answer)."""
+        self.count(cell, served=False)
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        rule = self.take_fault("chat", body, f"{cell[1]}\n{cell[2]}")
+        text = None
+        if rule is not None:
+            if rule.kind == "timeout":
+                await asyncio.sleep(rule.delay)  # the client gives up first; not a served answer
+                return web.json_response(ok(None))
+            if rule.kind == "malformed":
+                return web.Response(body=malformed, content_type="application/json")
+            if rule.kind == "disconnect":
+                if request.transport is not None:
+                    request.transport.abort()
+                raise asyncio.CancelledError  # aiohttp drops the connection without a response
+            if rule.kind == "slow":
+                await asyncio.sleep(rule.delay)
+            elif rule.kind == "text":
+                text = rule.text
+            else:
+                return self.error_response(rule)
+        self.count(cell, served=True)
+        return web.json_response(ok(text))
+
+    # ---- lifecycle ----
+    def start(self) -> FakeServer:
+        ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(ready,), daemon=True, name=f"{self.name}-server")
+        self._thread.start()
+        if not ready.wait(15):
+            raise RuntimeError(f"{self.name} fake server did not start")
+        if self._error is not None:
+            raise RuntimeError(f"{self.name} fake server failed: {self._error}") from self._error
+        return self
+
+    def _run(self, ready: threading.Event) -> None:
+        self._loop = asyncio.new_event_loop()
+        try:
+            self._loop.run_until_complete(self._serve(ready))
+        except BaseException as exc:  # report start-up failures to start()
+            self._error = exc
+            ready.set()
+        finally:
+            self._loop.close()
+
+    async def _serve(self, ready: threading.Event) -> None:
+        app = web.Application(client_max_size=512 * 1024**2)
+        self.add_routes(app)
+        # handler_cancellation: a client that timed out stops its hanging handler, so shutdown is quick
+        runner = web.AppRunner(app, access_log=None, handler_cancellation=True, shutdown_timeout=1.0)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", self.port, backlog=1024)
+        await site.start()
+        self.port = runner.addresses[0][1]
+        self._stop = asyncio.Event()
+        ready.set()
+        try:
+            await asyncio.wait_for(self._stop.wait(), self.lifetime)
+        except TimeoutError:
+            self.expired = True
+        finally:
+            await runner.cleanup()
+
+    def stop(self) -> None:
+        if self._loop is not None and self._stop is not None and self._thread and self._thread.is_alive():
+            self._loop.call_soon_threadsafe(self._stop.set)
+            self._thread.join(15)
+
+    def __enter__(self) -> FakeServer:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def serve_forever(server: FakeServer) -> None:
+    """Command-line mode for benchmarks: run in this process, print the URL, stop when stdin closes
+    (the parent died or finished) or after ``lifetime``."""
+    import sys
+
+    server.start()
+    print(f"URL {server.url}", flush=True)
+    try:
+        sys.stdin.read()
+    except KeyboardInterrupt:
+        pass
+    server.stop()

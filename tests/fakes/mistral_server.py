@@ -1,0 +1,264 @@
+"""A fake Mistral API on 127.0.0.1 that the real mistralai SDK talks to (``server_url=fake.url``).
+
+Routes: POST /v1/chat/completions, POST /v1/embeddings, POST /v1/files (multipart),
+GET /v1/files/{id}/content, POST|GET /v1/batch/jobs, GET /v1/batch/jobs/{id}, POST .../cancel.
+Batch jobs advance one status per poll (QUEUED -> RUNNING -> SUCCESS after ``batch_polls`` polls) and
+answer their lines with the same respondent and fault rules as chat (route "batch" for line faults).
+
+Run standalone (benchmarks): ``PYTHONPATH=tests python -m fakes.mistral_server --latency 0.1``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import time
+import uuid
+
+from aiohttp import web
+
+from .common import Cell, FakeServer, Rule, answer_for, fake_embedding, serve_forever, token_id, top_tokens
+
+_ERRORS = {  # kind -> (status, body); bodies follow the shapes Mistral's API returns
+    "rate_limit": (429, {"object": "error", "message": "Requests rate limit exceeded", "type": "rate_limited",
+                         "param": None, "code": "1300"}),
+    "server_error": (500, {"object": "error", "message": "Internal server error", "type": "internal_server_error",
+                           "param": None, "code": "3000"}),
+    "unavailable": (503, {"object": "error", "message": "Service unavailable", "type": "service_unavailable",
+                          "param": None, "code": "3001"}),
+    "content_filter": (400, {"object": "error", "message": "Request blocked by content moderation",
+                             "type": "invalid_request_message_moderation", "param": None, "code": "3051"}),
+    "bad_key": (401, {"message": "Unauthorized", "request_id": "fake"}),
+    "invalid_param": (422, {"detail": [{"type": "less_than_equal", "loc": ["body", "temperature"],
+                                        "msg": "Input should be less than or equal to 1.5", "input": 3}]}),
+}
+
+
+class MistralFake(FakeServer):
+    """``reasoning=True`` answers with content chunks (thinking + text) like Magistral models.
+    ``pinned`` maps requested model ids to the id the fake reports (default: '-latest' -> '-2509')."""
+
+    name = "mistral"
+
+    def __init__(self, *, reasoning: bool = False, embed_dim: int = 1024, batch_polls: int = 2,
+                 pinned: dict[str, str] | None = None, **kw):
+        super().__init__(**kw)
+        self.reasoning = reasoning
+        self.embed_dim = embed_dim
+        self.batch_polls = batch_polls
+        self.pinned = pinned or {}
+        self.files: dict[str, dict] = {}
+        self.jobs: dict[str, dict] = {}
+        self.jobs_created = 0
+        self._ids = itertools.count(1)
+
+    def add_routes(self, app: web.Application) -> None:
+        app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_post("/v1/embeddings", self._embeddings)
+        app.router.add_post("/v1/files", self._upload)
+        app.router.add_get("/v1/files/{file_id}/content", self._download)
+        app.router.add_post("/v1/batch/jobs", self._create_job)
+        app.router.add_get("/v1/batch/jobs", self._list_jobs)
+        app.router.add_get("/v1/batch/jobs/{job_id}", self._get_job)
+        app.router.add_post("/v1/batch/jobs/{job_id}/cancel", self._cancel_job)
+
+    def error_response(self, rule: Rule) -> web.Response:
+        status, body = _ERRORS[rule.kind]
+        headers = {"Retry-After": f"{rule.retry_after:g}"} if rule.retry_after is not None else None
+        return web.json_response(body, status=status, headers=headers)
+
+    def reported_model(self, model: str) -> str:
+        return self.pinned.get(model, model.replace("-latest", "-2509"))
+
+    # ---- chat ----
+    @staticmethod
+    def cell_of(model: str, body: dict) -> Cell:
+        msgs = body.get("messages", [])
+        system = "".join(m.get("content", "") for m in msgs if m.get("role") == "system")
+        user = "".join(m.get("content", "") for m in msgs if m.get("role") == "user")
+        return (model, system, user, body.get("random_seed"))
+
+    def completion(self, model: str, body: dict, cell: Cell, text: str | None) -> dict:
+        answer, p_yes = answer_for(cell)
+        text = answer if text is None else text
+        choice: dict = {"index": 0, "finish_reason": "length" if body.get("max_tokens") == 1 else "stop",
+                        "message": {"role": "assistant", "tool_calls": None, "content": text}}
+        if self.reasoning:
+            choice["message"]["content"] = [
+                {"type": "thinking", "thinking": [{"type": "text", "text": "The persona weighs the offer."}]},
+                {"type": "text", "text": text}]
+        if body.get("logprobs"):
+            first = text.split()[0] if text.split() else text
+            top = [{"token": t, "logprob": lp, "bytes": list(t.encode()), "token_id": token_id(t)}
+                   for t, lp in top_tokens(p_yes, body.get("top_logprobs") or 0)]
+            chosen = next((e["logprob"] for e in top if e["token"] == first), -5.0)
+            choice["logprobs"] = {"content": [{"token": first, "logprob": chosen, "bytes": list(first.encode()),
+                                               "token_id": token_id(first),
+                                               "top_logprobs": top if body.get("top_logprobs") else None}]}
+        prompt_tokens = (len(cell[1]) + len(cell[2])) // 4 + 8
+        return {"id": f"cmpl-{uuid.uuid4().hex[:16]}", "object": "chat.completion",
+                "model": self.reported_model(model), "created": int(time.time()),
+                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 1, "total_tokens": prompt_tokens + 1},
+                "choices": [choice]}
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        if (denied := self._admit(request, "chat")) is not None:
+            return denied
+        body = await request.json()
+        model = body.get("model", "")
+        cell = self.cell_of(model, body)
+        return await self.chat_flow(request, body, cell, lambda text: self.completion(model, body, cell, text),
+                                    malformed=b'{"id": "cmpl-1", "choices": [{"message": ')
+
+    # ---- embeddings ----
+    async def _embeddings(self, request: web.Request) -> web.Response:
+        if (denied := self._admit(request, "embeddings")) is not None:
+            return denied
+        body = await request.json()
+        inputs = body.get("input", [])
+        inputs = [inputs] if isinstance(inputs, str) else inputs
+        if (rule := self.take_fault("embeddings", body, "\n".join(inputs))) is not None:
+            return self.error_response(rule)
+        dim = body.get("output_dimension") or self.embed_dim
+        tokens = sum(len(t) // 4 + 1 for t in inputs)
+        return web.json_response({
+            "id": f"emb-{uuid.uuid4().hex[:12]}", "object": "list", "model": body.get("model", ""),
+            "usage": {"prompt_tokens": tokens, "completion_tokens": 0, "total_tokens": tokens},
+            "data": [{"object": "embedding", "embedding": fake_embedding(t, dim), "index": i}
+                     for i, t in enumerate(inputs)]})
+
+    # ---- files ----
+    def _file_record(self, name: str, content: bytes, purpose: str, sample_type: str, source: str) -> dict:
+        fid = str(uuid.uuid4())
+        rec = {"id": fid, "object": "file", "bytes": len(content), "created_at": int(time.time()),
+               "filename": name, "purpose": purpose, "sample_type": sample_type, "source": source,
+               "num_lines": content.count(b"\n"), "mimetype": "application/jsonl"}
+        with self._lock:
+            self.files[fid] = {"meta": rec, "content": content}
+        return rec
+
+    async def _upload(self, request: web.Request) -> web.Response:
+        if (denied := self._admit(request, "files")) is not None:
+            return denied
+        form = await request.post()
+        field = form["file"]
+        content = field.file.read()
+        rec = self._file_record(field.filename, content, str(form.get("purpose", "batch")), "batch_request", "upload")
+        return web.json_response(rec)
+
+    async def _download(self, request: web.Request) -> web.Response:
+        if (denied := self._admit(request, "files")) is not None:
+            return denied
+        rec = self.files.get(request.match_info["file_id"])
+        if rec is None:
+            return web.json_response({"detail": "File not found"}, status=404)
+        return web.Response(body=rec["content"], content_type="application/octet-stream")
+
+    # ---- batch jobs ----
+    def _job_view(self, job: dict) -> dict:
+        return {k: v for k, v in job.items() if not k.startswith("_")}
+
+    async def _create_job(self, request: web.Request) -> web.Response:
+        if (denied := self._admit(request, "batch")) is not None:
+            return denied
+        body = await request.json()
+        lines = []
+        for fid in body.get("input_files", []):
+            if fid not in self.files:
+                return web.json_response({"detail": f"input file {fid} not found"}, status=404)
+            lines += [json.loads(x) for x in self.files[fid]["content"].splitlines() if x.strip()]
+        job_id = f"job-{next(self._ids)}-{uuid.uuid4().hex[:8]}"
+        job = {"id": job_id, "object": "batch", "input_files": body.get("input_files", []),
+               "endpoint": body["endpoint"], "model": body.get("model"), "metadata": body.get("metadata"),
+               "errors": [], "status": "QUEUED", "created_at": int(time.time()), "total_requests": len(lines),
+               "completed_requests": 0, "succeeded_requests": 0, "failed_requests": 0,
+               "output_file": None, "error_file": None, "_lines": lines, "_polls": 0}
+        with self._lock:
+            self.jobs[job_id] = job
+            self.jobs_created += 1
+        return web.json_response(self._job_view(job))
+
+    async def _list_jobs(self, request: web.Request) -> web.Response:
+        if (denied := self._admit(request, "batch")) is not None:
+            return denied
+        known = {"page", "page_size", "model", "agent_id", "created_after", "created_by_me", "status", "order_by"}
+        meta = {k: v for k, v in request.query.items() if k not in known}
+        statuses = request.query.getall("status", [])
+        found = [self._job_view(j) for j in self.jobs.values()
+                 if all((j.get("metadata") or {}).get(k) == v for k, v in meta.items())
+                 and (not statuses or j["status"] in statuses)]
+        return web.json_response({"object": "list", "total": len(found), "data": found})
+
+    async def _get_job(self, request: web.Request) -> web.Response:
+        if (denied := self._admit(request, "batch")) is not None:
+            return denied
+        job = self.jobs.get(request.match_info["job_id"])
+        if job is None:
+            return web.json_response({"detail": "Batch job not found"}, status=404)
+        if job["status"] in ("QUEUED", "RUNNING"):
+            job["_polls"] += 1
+            if job["_polls"] >= self.batch_polls:
+                self._run_job(job)
+            else:
+                job["status"] = "RUNNING"
+        return web.json_response(self._job_view(job))
+
+    async def _cancel_job(self, request: web.Request) -> web.Response:
+        if (denied := self._admit(request, "batch")) is not None:
+            return denied
+        job = self.jobs.get(request.match_info["job_id"])
+        if job is None:
+            return web.json_response({"detail": "Batch job not found"}, status=404)
+        if job["status"] in ("QUEUED", "RUNNING"):
+            job["status"] = "CANCELLED"
+        return web.json_response(self._job_view(job))
+
+    def _run_job(self, job: dict) -> None:
+        """Answer every line; per-line faults go to the error file as Mistral reports them."""
+        out, err = [], []
+        for line in job["_lines"]:
+            body = line.get("body", {})
+            cell = self.cell_of(job["model"] or "", body)
+            self.count(cell, served=False)
+            rule = self.take_fault("batch", body, f"{cell[1]}\n{cell[2]}")
+            rid = f"batch-{uuid.uuid4().hex[:12]}"
+            if rule is not None and rule.kind != "text":
+                status, ebody = _ERRORS.get(rule.kind, _ERRORS["server_error"])
+                err.append({"id": rid, "custom_id": line.get("custom_id"),
+                            "response": {"status_code": status, "body": ebody},
+                            "error": {"message": json.dumps(ebody), "code": status}})
+                continue
+            self.count(cell, served=True)
+            text = rule.text if rule is not None else None
+            out.append({"id": rid, "custom_id": line.get("custom_id"),
+                        "response": {"status_code": 200, "body": self.completion(job["model"] or "", body, cell, text)},
+                        "error": None})
+        now = int(time.time())
+        if out:
+            job["output_file"] = self._file_record(f"{job['id']}.jsonl", _jsonl(out), "batch", "batch_result",
+                                                   "mistral")["id"]
+        if err:
+            job["error_file"] = self._file_record(f"{job['id']}_error.jsonl", _jsonl(err), "batch", "batch_error",
+                                                  "mistral")["id"]
+        job.update(status="SUCCESS", completed_requests=len(out) + len(err), succeeded_requests=len(out),
+                   failed_requests=len(err), started_at=job["created_at"], completed_at=now)
+
+
+def _jsonl(rows: list[dict]) -> bytes:
+    return b"".join(json.dumps(r).encode() + b"\n" for r in rows)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--latency", type=float, default=0.0)
+    ap.add_argument("--lifetime", type=float, default=600.0)
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--api-key")
+    args = ap.parse_args()
+    serve_forever(MistralFake(latency=args.latency, lifetime=args.lifetime, port=args.port, api_key=args.api_key,
+                              max_requests=10**9))
+
+
+if __name__ == "__main__":
+    main()
