@@ -1,0 +1,65 @@
+"""`survey report`: a self-contained HTML report (plus JSON and CSV) from a store or a long table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ..errors import SurveyError
+from ..sources import load_long_table
+from .common import echo_json, json_option
+
+
+def _read_json(path: str | None, option: str) -> dict | None:
+    if path is None:
+        return None
+    try:
+        return json.loads(Path(path).read_text())
+    except FileNotFoundError as exc:
+        raise SurveyError(f"{option} {path}: no such file") from exc
+    except json.JSONDecodeError as exc:
+        raise SurveyError(f"{option} {path}: not JSON ({exc.msg} at line {exc.lineno}); pass the file "
+                          f"written by the command's --json output") from exc
+
+
+@click.command("report")
+@click.argument("source", type=click.Path(dir_okay=False))
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="output folder, e.g. reports/NAME/")
+@click.option("--study", default=None, help="study name, when the store holds several")
+@click.option("--a", "a", default=None, help="message A (default: every pair of messages)")
+@click.option("--b", "b", default=None, help="message B")
+@click.option("--title", default=None)
+@click.option("--alpha", type=float, default=0.05, show_default=True)
+@click.option("--sizes", default=None, help="model sizes for ordering, e.g. 'm1=3e9,m2=8e9'")
+@click.option("--plan", "plan_json", type=click.Path(dir_okay=False), help="`survey plan --json` output")
+@click.option("--validate", "validate_json", type=click.Path(dir_okay=False), help="`survey validate --json` output")
+@click.option("--dbpa", "dbpa_json", type=click.Path(dir_okay=False), help="`survey dbpa --json` output")
+@click.option("--seed", type=int, default=0, show_default=True)
+@json_option
+def report_cmd(source, out, study, a, b, title, alpha, sizes, plan_json, validate_json, dbpa_json, seed,
+               as_json):
+    """Write OUT/index.html (plots inlined), OUT/results.json and OUT/table.csv."""
+    from ..report import build_report
+    from ..report.extras import extra_sections, parse_sizes
+
+    if not 0 < alpha < 1:
+        raise SurveyError("--alpha must be between 0 and 1")
+    if (a is None) != (b is None):
+        raise SurveyError("give both --a and --b, or neither (then every pair of messages is compared)")
+    df = load_long_table(source, study)
+    extras = {"plan": _read_json(plan_json, "--plan"), "validate": _read_json(validate_json, "--validate"),
+              "dbpa": _read_json(dbpa_json, "--dbpa")}
+    sections, extra_json = extra_sections(df, extras, alpha=alpha, sizes=parse_sizes(sizes), a=a, b=b)
+    results = build_report(df, out, title=title, a=a, b=b, alpha=alpha, seed=seed, sections=sections,
+                           extra_json=extra_json)
+    index = Path(out) / "index.html"
+    if as_json:
+        echo_json({"report": str(index), "results": results["results"]})
+    else:
+        click.echo(f"report written to {index}")
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(report_cmd)

@@ -1,0 +1,155 @@
+"""HTML reports: one self-contained index.html (plots inlined as PNG) plus results.json and table.csv.
+
+The report only reads a long table (and optional JSON outputs of other commands); it never knows
+where the table came from. Statistics come from survey.stats; this package does the I/O.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from .. import __version__
+from ..cli.common import fmt, to_json
+from ..errors import SurveyError
+from ..stats import compare_messages, estimate
+from ..stats.compare import Comparison
+from ..table import messages_in, models_in, validate_table
+from .summary import study_summary
+
+_TEMPLATES = Path(__file__).parent / "templates"
+
+
+@dataclass
+class Fig:
+    png: str  # base64 PNG
+    caption: str
+
+
+@dataclass
+class Section:
+    """A free-form report section (planning, validity, DBPA, across models...)."""
+
+    title: str
+    paragraphs: list[str] = field(default_factory=list)
+    tables: list[dict] = field(default_factory=list)  # {"columns": [...], "rows": [[...]]}
+    figures: list[Fig] = field(default_factory=list)
+
+
+def fig_png(fig, caption: str) -> Fig:
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    plt.close(fig)
+    return Fig(base64.b64encode(buf.getvalue()).decode("ascii"), caption)
+
+
+def headline(c: Comparison, alpha: float) -> str:
+    pa, pb = (float(np.nanmean(c.theta_bar[x])) for x in (c.a, c.b))
+    lo, hi = c.effect.ci
+    t, p = c.effect.estimate, c.permutation.pvalue
+    pts = f"{t * 100:+.1f} percentage points ({c.effect.confidence:.0%} CI {lo * 100:+.1f} to {hi * 100:+.1f})"
+    said = f"{pa:.0%} of answers were Yes for “{c.a}” and {pb:.0%} for “{c.b}”"
+    if p <= alpha:
+        winner, loser = (c.a, c.b) if t > 0 else (c.b, c.a)
+        return (f"{c.model}: personas are more likely to want to buy after “{winner}” than after “{loser}”. "
+                f"{said}, a difference of {pts}. The difference holds across the {c.n_paired} paraphrase "
+                f"pairs tested (sign-flip permutation test, p = {p:.3g}).")
+    return (f"{c.model}: no reliable difference between “{c.a}” and “{c.b}”. {said}, a difference of {pts}, "
+            f"but paraphrases of the same message vary as much as that (sign-flip permutation test, "
+            f"p = {p:.3g}, above α = {alpha}).")
+
+
+def _warnings(c: Comparison, alpha: float) -> list[str]:
+    out = []
+    for name, res in (("sign", c.sign), ("Wilcoxon", c.wilcoxon)):
+        if res.pvalue <= alpha < c.permutation.pvalue:
+            out.append(f"{c.model}: the {name} test calls this significant (p = {res.pvalue:.3g}), but it treats "
+                       "personas as independent while each paraphrase shifts every persona at once; "
+                       "it is not valid here. Rely on the permutation test.")
+    if c.invalid["total"]:
+        out.append(f"{c.model}: {c.invalid['total']} answers were neither Yes nor No; they are excluded from "
+                   f"the rates ({sum(c.empty_cells.values())} persona×paraphrase cells had no valid answer).")
+    return out
+
+
+def comparison_view(c: Comparison, df: pd.DataFrame) -> dict:
+    from ..plots import survey as plots
+
+    tests = [("sign-flip permutation", c.permutation, "valid for any ρ; " + ("exact" if c.permutation.exact else "Monte Carlo")),
+             ("unpaired permutation", c.unpaired, "valid; uses every paraphrase"),
+             ("sign", c.sign, "invalid when ρ > 0"), ("Wilcoxon signed-rank", c.wilcoxon, "invalid when ρ > 0")]
+    estimates = []
+    for msg in (c.a, c.b):
+        try:
+            e = estimate(df, c.model, msg)
+            estimates.append({"message": msg, **{k: fmt(getattr(e, k), 3) for k in ("mu", "kappa", "sigma", "rho")}})
+        except SurveyError:
+            continue
+    figs = [
+        fig_png(plots.perturbation_means(c), f"Mean P(Yes) of every paraphrase of “{c.a}” and “{c.b}” "
+                "(one dot per paraphrase, averaged over personas; bar = message mean)."),
+        fig_png(plots.persona_differences(c), "Per-persona differences in P(Yes) between the messages "
+                "(what the sign and Wilcoxon tests use)."),
+        fig_png(plots.permutation_null(c), "Null distribution of the effect under random sign flips of "
+                "paraphrase pairs, with the observed effect marked."),
+    ]
+    lo, hi = c.effect.ci
+    return {
+        "model": c.model, "a": c.a, "b": c.b,
+        "tests": [{"name": n, "statistic": fmt(r.statistic), "pvalue": fmt(r.pvalue), "note": note}
+                  for n, r, note in tests],
+        "effect": f"{c.effect.estimate:+.4f}", "confidence": f"{c.effect.confidence:.0%}",
+        "ci": f"[{lo:+.4f}, {hi:+.4f}]", "ci_method": c.effect.method,
+        "design": (f"{c.n_personas} personas; perturbations "
+                   + ", ".join(f"{k}: {v}" for k, v in c.n_perturbations.items())
+                   + f" ({c.n_paired} pairs); r = {c.replicates} replicates."),
+        "estimates": estimates, "figures": figs,
+    }
+
+
+def analyze_all(df: pd.DataFrame, a: str | None, b: str | None, alpha: float, seed: int,
+                n_resamples: int) -> list[Comparison]:
+    """One comparison per model and per message pair (the named pair, or every pair present)."""
+    out = []
+    for model in models_in(df):
+        msgs = messages_in(df, model)
+        pairs = [(a, b)] if a and b else [(x, y) for i, x in enumerate(msgs) for y in msgs[i + 1:]]
+        for x, y in pairs:
+            if x in msgs and y in msgs:
+                out.append(compare_messages(df, model, x, y, seed=seed, n_resamples=n_resamples))
+    if not out:
+        raise SurveyError("nothing to compare: the table needs two messages for at least one model")
+    return out
+
+
+def build_report(df: pd.DataFrame, out_dir: str | Path, *, title: str | None = None, a: str | None = None,
+                 b: str | None = None, alpha: float = 0.05, seed: int = 0, n_resamples: int = 9999,
+                 sections: list[Section] | None = None, extra_json: dict | None = None) -> dict:
+    """Write index.html, results.json and table.csv into out_dir; return the results dict."""
+    df = validate_table(df)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    comps = analyze_all(df, a, b, alpha, seed, n_resamples)
+    summary = study_summary(df)
+    results = {"summary": summary, "alpha": alpha, "results": [c.to_dict() for c in comps],
+               **(extra_json or {})}
+    env = Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=select_autoescape(["html", "j2"]))
+    html = env.get_template("report.html.j2").render(
+        title=title or "Generative survey report", generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        version=__version__, n_rows=len(df), headlines=[headline(c, alpha) for c in comps],
+        warnings=[w for c in comps for w in _warnings(c, alpha)], summary=summary,
+        comparisons=[comparison_view(c, df) for c in comps], extra_sections=sections or [],
+    )
+    (out / "index.html").write_text(html, encoding="utf-8")
+    (out / "results.json").write_text(to_json(results), encoding="utf-8")
+    df.to_csv(out / "table.csv", index=False)
+    return results
