@@ -75,7 +75,8 @@ def resolve(name_or_path: str | os.PathLike, kind: str, exts: tuple[str, ...]) -
                 return d / f"{text}{ext}"
     names = ", ".join(available(kind, exts)) or "none"
     where = " then ".join(str(d) for d in search_dirs(kind))
-    raise SurveyError(f"unknown {kind} set '{text}' (looked in {where}); available: {names}")
+    raise SurveyError(f"unknown {kind.removesuffix('s')} set '{text}' (looked in {where}); available: {names}; "
+                      "check the spelling or give a path")
 
 
 def set_name(path: Path) -> str:

@@ -77,7 +77,7 @@ class Persona(BaseModel):
     """A persona: an id plus flat demographic attributes (age, gender, ...), readable as attributes."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
-    __pydantic_extra__: dict[str, Scalar]
+    __pydantic_extra__: dict[str, Any]  # checked below: one clear error beats one per union member
 
     id: Id
 
@@ -87,6 +87,9 @@ class Persona(BaseModel):
             if not key.isidentifier():
                 raise ValueError(f"attribute name '{key}' must be a word such as marital_status "
                                  "(letters, digits, _) so a template can use it")
+            if not isinstance(value, Scalar):
+                raise ValueError(f"attribute '{key}' must be a string, number or true/false, "
+                                 f"not {'null' if value is None else type(value).__name__}; give a value or split it into attributes")
             if isinstance(value, str) and not value.strip():
                 raise ValueError(f"attribute '{key}' is empty; give it a value or remove it")
         return self
@@ -137,9 +140,9 @@ class PersonaSet(BaseModel):
             if not any(f in p.attributes for p in self.personas):
                 have = sorted({k for p in self.personas for k in p.attributes})
                 raise PydanticCustomError(
-                    "unknown_placeholder", "template placeholder {{{field}}} is not an attribute of any "
+                    "unknown_placeholder", "template placeholder {field} is not an attribute of any "
                     "persona (attributes: {have}); fix the template or add the attribute",
-                    {"field": f, "have": ", ".join(have), "loc": ("template",)})
+                    {"field": "{" + f + "}", "have": ", ".join(have), "loc": ("template",)})
         for i, p in enumerate(self.personas):
             missing = [f for f in fields if f not in p.attributes]
             if missing:

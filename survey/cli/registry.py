@@ -1,0 +1,300 @@
+"""`survey personas ...` and `survey perturbations ...`: list, show and generate the registries' sets."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import click
+
+from ..dedup import NEAR_THRESHOLD, near_duplicate_pairs
+from ..errors import SurveyError
+from ..registry import (
+    DEFAULT_TEMPLATE,
+    PersonaSet,
+    PerturbationSet,
+    load_persona_set,
+    load_perturbation_set,
+    persona_set_paths,
+    perturbation_set_paths,
+    read_persona_set,
+    read_perturbation_set,
+    template_fields,
+)
+from ..registry.files import ID_RULE, NAME_RE, PROJECT_ROOT, write_atomic
+from .common import echo_json, json_option, print_table
+
+
+def _origin(path: Path) -> str:
+    """'shipped' for the project's own sets, 'local' for the current directory's."""
+    return "shipped" if path.parent.resolve() == (PROJECT_ROOT / path.parent.name).resolve() else "local"
+
+
+def _parse_params(items: tuple[str, ...]) -> dict:
+    """--param KEY=VALUE pairs; VALUE is JSON when it parses (false, 3, 0.5), else a string."""
+    params = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise SurveyError(f"--param must look like KEY=VALUE (e.g. enable_thinking=false); got '{item}'")
+        try:
+            params[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            params[key.strip()] = value
+    return params
+
+
+def _check_out(out: str, exts: tuple[str, ...], force: bool) -> Path:
+    """Refuse a bad --out before any paid request is made."""
+    path = Path(out)
+    if path.suffix not in exts:
+        raise SurveyError(f"--out {out}: the file must end in {' or '.join(exts)}")
+    if not NAME_RE.match(path.stem):
+        raise SurveyError(f"--out {out}: '{path.stem}' is not a valid set name; {ID_RULE}")
+    if path.exists() and not force:
+        raise SurveyError(f"{path} already exists; choose another --out or pass --force to overwrite it")
+    return path
+
+
+def _run_generation(model_ref: str, count: int, as_json: bool, make):
+    """Create the backend, run `make(backend, model_id, on_progress)` under a progress bar, close it."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ..backends import create_backend, parse_model_ref
+
+    backend_name, model_id = parse_model_ref(model_ref)
+
+    async def run():
+        backend = create_backend(backend_name, model_id)
+        try:
+            with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                          TextColumn("requests: {task.fields[requests]}"), TimeElapsedColumn(),
+                          console=Console(stderr=True), transient=as_json) as bar:
+                task = bar.add_task(f"generating with {model_ref}", total=count, requests=0)
+
+                def on_progress(done: int, total: int, requests: int) -> None:
+                    bar.update(task, completed=done, requests=requests)
+
+                return await make(backend, model_id, on_progress)
+        finally:
+            await backend.aclose()
+
+    return asyncio.run(run())
+
+
+def _report(result, out: Path, noun: str, as_json: bool, extra: dict) -> None:
+    info = {"out": str(out), **extra, **result.to_dict()}
+    if as_json:
+        echo_json(info)
+    else:
+        if result.removed:
+            print_table(f"removed {len(result.removed)} duplicate(s)", ["text", "reason", "duplicate of", "similarity"],
+                        [[r.text, r.reason, r.duplicate_of, r.similarity] for r in result.removed])
+        if result.invalid:
+            print_table(f"dropped {len(result.invalid)} invalid item(s)", ["attempt", "reason", "model output"],
+                        [[i.attempt, i.reason, i.raw[:120]] for i in result.invalid])
+        click.echo(f"wrote {len(result.kept)} {noun} to {out} ({result.attempts} request(s), "
+                   f"{result.prompt_tokens}+{result.completion_tokens} tokens)")
+    if not result.complete:
+        click.echo(f"warning: only {len(result.kept)} of {result.requested} {noun} after {result.attempts} "
+                   "request(s); raise --max-attempts or use a stronger --model", err=True)
+        raise SystemExit(1)
+
+
+def _generation_options(f):
+    for opt in reversed([
+        click.option("--model", "model_ref", required=True, help="BACKEND:MODEL_ID, e.g. mistral:mistral-small-latest"),
+        click.option("--count", type=click.IntRange(min=1), required=True, help="how many to keep"),
+        click.option("--out", required=True, type=click.Path(dir_okay=False), help="file to write"),
+        click.option("--seed", type=int, default=None, help="provider seed of the first request (+1 per request)"),
+        click.option("--temperature", type=click.FloatRange(min=0), default=1.0, show_default=True),
+        click.option("--max-attempts", type=click.IntRange(min=1), default=10, show_default=True,
+                     help="requests to make at most before giving up"),
+        click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
+                     help="extra provider parameter, e.g. enable_thinking=false (repeatable)"),
+        click.option("--description", default=None, help="description stored in the file"),
+        click.option("--force", is_flag=True, help="overwrite --out if it exists"),
+        json_option,
+    ]):
+        f = opt(f)
+    return f
+
+
+# ---- personas --------------------------------------------------------------------------------------
+
+@click.group("personas")
+def personas() -> None:
+    """Persona sets: personas/NAME.jsonl in ./personas, then the project's shipped ones."""
+
+
+@personas.command("list")
+@json_option
+def personas_list(as_json: bool) -> None:
+    """List the persona sets on the search path."""
+    rows = []
+    for name, path in persona_set_paths().items():
+        row = {"name": name, "path": str(path), "origin": _origin(path)}
+        try:
+            s = read_persona_set(path)
+            row.update(count=len(s.personas), attributes=s.attribute_names, description=s.description)
+        except SurveyError as exc:
+            row.update(error=str(exc))
+        rows.append(row)
+    if as_json:
+        echo_json(rows)
+        return
+    print_table("persona sets", ["name", "personas", "attributes", "origin", "path"],
+                [[r["name"], r.get("count", "INVALID"), ", ".join(r.get("attributes", [])) or r.get("error", ""),
+                  r["origin"], r["path"]] for r in rows])
+
+
+@personas.command("show")
+@click.argument("name")
+@click.option("--limit", type=click.IntRange(min=0), default=20, show_default=True,
+              help="personas to print in the table (JSON prints all)")
+@json_option
+def personas_show(name: str, limit: int, as_json: bool) -> None:
+    """Validate and show a persona set (a name or a .jsonl path)."""
+    s = load_persona_set(name)
+    if as_json:
+        echo_json({"name": s.name, "path": str(s.source), "description": s.description, "template": s.template,
+                   "count": len(s.personas), "personas": [p.to_record() for p in s.personas],
+                   "example_system_prompt": s.system_prompt(s.personas[0])})
+        return
+    click.echo(f"{s.name}: {len(s.personas)} personas from {s.source}\n{s.description}\n")
+    click.echo(f"template: {s.template}\nexample:  {s.system_prompt(s.personas[0])}\n")
+    attrs = s.attribute_names
+    print_table(f"first {min(limit, len(s.personas))} of {len(s.personas)}", ["id", *attrs],
+                [[p.id, *(p.attributes.get(a, "") for a in attrs)] for p in s.personas[:limit]])
+
+
+@personas.command("generate")
+@_generation_options
+@click.option("--template", default=DEFAULT_TEMPLATE, help="system-prompt template; its {placeholders} are "
+              "the attributes asked for  [default: the paper's shopper template]")
+@click.option("--population", default="shopper", show_default=True, help="who the personas are")
+@click.option("--max-tokens", type=click.IntRange(min=16), default=8192, show_default=True)
+def personas_generate(model_ref, count, out, seed, temperature, max_attempts, params, description, force,
+                      as_json, template, population, max_tokens) -> None:
+    """Generate a persona set with a model, validating and de-duplicating what it returns."""
+    from ..generate import generate_personas
+
+    path = _check_out(out, (".jsonl",), force)
+    try:
+        attributes = [f for f in template_fields(template) if f != "id"]
+    except ValueError as exc:
+        raise SurveyError(f"--template: {exc}") from None
+    extra = _parse_params(params)
+
+    async def make(backend, model_id, on_progress):
+        return await generate_personas(backend, count, attributes, model_id=model_id, model=model_ref,
+                                       population=population, temperature=temperature, max_tokens=max_tokens,
+                                       seed=seed, max_attempts=max_attempts, params=extra,
+                                       on_progress=on_progress)
+
+    result = _run_generation(model_ref, count, as_json, make)
+    if not result.kept:
+        raise SurveyError(f"{model_ref} produced no valid persona in {result.attempts} request(s); nothing "
+                          "written. Try a stronger --model or more --max-attempts")
+    desc = description or f"{len(result.kept)} {population} personas generated by {model_ref} " \
+                          f"(temperature {temperature}, seed {seed}) with `survey personas generate`."
+    pset = PersonaSet(name=path.stem, template=template, description=desc, personas=result.kept)
+    write_atomic(path, pset.dumps(), force=force)
+    _report(result, path, "personas", as_json, {"name": path.stem})
+
+
+# ---- perturbations ---------------------------------------------------------------------------------
+
+@click.group("perturbations")
+def perturbations() -> None:
+    """Perturbation sets: perturbations/NAME.yaml in ./perturbations, then the project's shipped ones."""
+
+
+@perturbations.command("list")
+@json_option
+def perturbations_list(as_json: bool) -> None:
+    """List the perturbation sets on the search path."""
+    rows = []
+    for name, path in perturbation_set_paths().items():
+        row = {"name": name, "path": str(path), "origin": _origin(path)}
+        try:
+            s = read_perturbation_set(path)
+            row.update(message=s.message, count=len(s.items), description=s.description)
+        except SurveyError as exc:
+            row.update(error=str(exc))
+        rows.append(row)
+    if as_json:
+        echo_json(rows)
+        return
+    print_table("perturbation sets", ["name", "message", "paraphrases", "origin", "path"],
+                [[r["name"], r.get("message", r.get("error", "")), r.get("count", "INVALID"), r["origin"],
+                  r["path"]] for r in rows])
+
+
+@perturbations.command("show")
+@click.argument("name")
+@click.option("--similarity", type=click.FloatRange(0, 1, min_open=True), default=NEAR_THRESHOLD,
+              show_default=True, help="report paraphrase pairs at least this similar (see docs/registries.md)")
+@json_option
+def perturbations_show(name: str, similarity: float, as_json: bool) -> None:
+    """Validate and show a perturbation set (a name or a .yaml path), with any near-duplicate pairs."""
+    s = load_perturbation_set(name)
+    pairs = [{"a": s.items[i].id, "b": s.items[j].id, "similarity": r}
+             for i, j, r in near_duplicate_pairs(s.texts, similarity)]
+    if as_json:
+        echo_json({"name": s.name, "path": str(s.source), "message": s.message, "description": s.description,
+                   "count": len(s.items), "paraphrases": [p.model_dump() for p in s.items],
+                   "near_duplicates": pairs})
+        return
+    click.echo(f"{s.name}: message '{s.message}', {len(s.items)} paraphrases from {s.source}\n{s.description}\n")
+    print_table("paraphrases", ["id", "text"], [[p.id, p.text] for p in s.items])
+    click.echo(f"near-duplicate pairs (similarity >= {similarity}): "
+               + (", ".join(f"{p['a']}~{p['b']} ({p['similarity']})" for p in pairs) or "none"))
+
+
+@perturbations.command("generate")
+@_generation_options
+@click.option("--message", "message", required=True, help="the sentence to paraphrase")
+@click.option("--id", "message_id", default=None, help="message id  [default: the --out file name]")
+@click.option("--similarity", type=click.FloatRange(0, 1, min_open=True), default=NEAR_THRESHOLD,
+              show_default=True, help="near-duplicate threshold (see docs/registries.md)")
+@click.option("--include-message/--no-include-message", default=True, show_default=True,
+              help="keep the message itself as the first paraphrase, as the paper does")
+@click.option("--max-tokens", type=click.IntRange(min=16), default=4096, show_default=True)
+def perturbations_generate(model_ref, count, out, seed, temperature, max_attempts, params, description, force,
+                           as_json, message, message_id, similarity, include_message, max_tokens) -> None:
+    """Generate paraphrases of a message with a model; exact and near duplicates are removed and reported."""
+    from ..generate import generate_paraphrases
+
+    path = _check_out(out, (".yaml", ".yml"), force)
+    message_id = message_id or path.stem
+    if not NAME_RE.match(message_id):
+        raise SurveyError(f"--id '{message_id}' is not a valid message id; {ID_RULE}")
+    extra = _parse_params(params)
+
+    async def make(backend, model_id, on_progress):
+        return await generate_paraphrases(backend, message, count, model_id=model_id, model=model_ref,
+                                          temperature=temperature, max_tokens=max_tokens, seed=seed,
+                                          max_attempts=max_attempts, threshold=similarity,
+                                          include_message=include_message, params=extra,
+                                          on_progress=on_progress)
+
+    result = _run_generation(model_ref, count, as_json, make)
+    if not result.kept:
+        raise SurveyError(f"{model_ref} produced no valid paraphrase in {result.attempts} request(s); nothing "
+                          "written. Try a stronger --model or more --max-attempts")
+    width = max(2, len(str(len(result.kept))))
+    desc = description or f"Paraphrases of \"{' '.join(message.split())}\" generated by {model_ref} " \
+                          f"(temperature {temperature}, seed {seed}, similarity threshold {similarity})."
+    pset = PerturbationSet(name=path.stem, message=message_id, description=desc,
+                           items=[{"id": f"{message_id}-{i:0{width}d}", "text": t}
+                                  for i, t in enumerate(result.kept, 1)])
+    write_atomic(path, pset.dumps(), force=force)
+    _report(result, path, "paraphrases", as_json, {"name": path.stem, "message": message_id})
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(personas)
+    cli.add_command(perturbations)
