@@ -190,7 +190,7 @@ def test_bad_model_files_and_names_are_survey_errors(tmp_path):
     broken = tmp_path / "broken.gguf"
     broken.write_bytes(b"GGUF" + b"\0" * 64)  # right magic, no model: llama.cpp refuses it
     with pytest.raises(SurveyError, match="could not load"):
-        create_backend("local", str(broken)).complete_sync(query())
+        create_backend("local", str(broken))  # at construction, before any query is sent
 
 
 def test_prompt_longer_than_the_context_is_a_final_backend_error():
@@ -201,3 +201,81 @@ def test_prompt_longer_than_the_context_is_a_final_backend_error():
         assert not info.value.retryable and info.value.code == "context_length"
     finally:
         backend.close()
+
+
+STUDY = """
+name = "local-tiny"
+store = "tiny.sqlite"
+replicates = 3
+
+[personas]
+set = "shoppers"
+count = 2
+
+[[messages]]
+id = "sneakers"
+perturbations = "sneakers"
+count = 2
+
+[[messages]]
+id = "boots"
+perturbations = "boots"
+count = 2
+
+[[models]]
+name = "smollm2"
+backend = "local"
+model_id = "smollm2"
+seed = 11
+
+[models.options]
+mode = "exact"
+n_threads = 2
+"""
+
+
+def test_a_tiny_study_runs_on_the_local_backend_with_one_forward_pass_per_cell(tmp_path, monkeypatch):
+    import json
+    import sqlite3
+
+    from click.testing import CliRunner
+
+    from survey.backends.llama_runtime import LlamaRuntime
+    from survey.cli import cli
+    from survey.table import read_table
+
+    passes = []
+    original = LlamaRuntime.next_logits
+
+    def counting(self, tokens, **kw):
+        before = self.forward_passes
+        out = original(self, tokens, **kw)
+        passes.append((self.forward_passes - before, len(tokens)))
+        return out
+
+    monkeypatch.setattr(LlamaRuntime, "next_logits", counting)
+    (tmp_path / "tiny.toml").write_text(STUDY)
+    runner = CliRunner()
+    res = runner.invoke(cli, ["run", str(tmp_path / "tiny.toml"), "--json"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    run = json.loads(res.output)["run"]["models"][0]
+    assert (run["stored"], run["failed"], run["invalid"]) == (24, 0, 0)  # 2 x (2 + 2) cells x 3 replicates
+    assert sum(p for p, _ in passes) == 8  # one forward pass per (persona, perturbation) cell
+    assert len(passes) == 8  # the other 16 replicates never reached the model
+
+    res = runner.invoke(cli, ["export", str(tmp_path / "tiny.sqlite"), "--out", str(tmp_path / "t.csv")])
+    assert res.exit_code == 0, res.output
+    df = read_table(tmp_path / "t.csv")
+    assert len(df) == 24 and df["answer"].isin([0, 1]).all()
+    assert df["p_yes"].between(0, 1).all() and df["p_yes"].notna().all()
+    cells = df.groupby(["persona", "message", "perturbation"])
+    assert (cells["p_yes"].nunique() == 1).all() and (cells.size() == 3).all()
+    assert (df["model_id"].str.startswith("SmolLM2-135M-Instruct.Q4_1@")).all()
+    assert df["answer"].astype(int).eq(df["response"].eq("Yes").astype(int)).all()
+
+    with sqlite3.connect(tmp_path / "tiny.sqlite") as db:  # exactness is stored provenance
+        extras = [json.loads(e) for (e,) in db.execute("SELECT extra FROM responses")]
+    assert all(e["mode"] == "exact" and e["p_yes_raw"] + e["p_no_raw"] <= 1 for e in extras)
+
+    res = runner.invoke(cli, ["run", str(tmp_path / "tiny.toml"), "--json"], catch_exceptions=False)
+    assert res.exit_code == 0 and sum(p for p, _ in passes) == 8  # a rerun sends nothing

@@ -94,12 +94,13 @@ class LocalBackend:
         self.cache_hits = 0
         self._alock: asyncio.Lock | None = None
         self._alock_loop = None
+        self.runtime  # noqa: B018 - load now: a file llama.cpp rejects is a SurveyError here, not 50 failed rows
 
     # -- lifecycle --------------------------------------------------------------------------------
 
     @property
     def runtime(self) -> LlamaRuntime:
-        """The loaded model, loaded on first use (raises SurveyError for a file llama.cpp rejects)."""
+        """The loaded model (reloaded after close(); raises SurveyError for a file llama.cpp rejects)."""
         with self._load_lock:
             if self._rt is None:
                 o = self.options
