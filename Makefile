@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 # llama.cpp must be built portable: the native build crashes (AVX-512/AMX kernels) on these CPUs.
 export CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 
-.PHONY: install demo test lint
+.PHONY: install demo test browser
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -17,6 +17,13 @@ install: $(VENV)/.installed
 demo: install
 	$(VENV)/bin/survey demo
 
-test: install
+# The report test drives Debian's Chromium through chromedriver (no browser download from the web).
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+browser:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium chromium-driver fonts-dejavu-core; }
+
+test: install browser
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q -p no:cacheprovider
