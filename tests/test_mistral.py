@@ -1,0 +1,245 @@
+"""The Mistral backend through the real mistralai SDK against the fake server on 127.0.0.1."""
+
+import asyncio
+import dataclasses
+import json
+import logging
+import math
+
+import pytest
+from fakes.common import answer_for
+from fakes.mistral_server import MistralFake
+from mistralai.client import Mistral
+
+from survey.backends import create_backend
+from survey.backends.base import BackendError, Query, Reply
+from survey.backends.provider import retry_after_seconds
+from survey.errors import SurveyError
+
+KEY = "mk-test-5ecret-0f-the-user"
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    monkeypatch.setenv("MISTRAL_API_KEY", KEY)
+    with MistralFake(api_key=KEY, lifetime=120) as server:
+        yield server
+
+
+def query(i=0, **kw):
+    base = dict(study="st", model="small", message="sneakers", perturbation=f"p{i}", persona=f"P{i}", replicate=0,
+                system=f"You are shopper {i}.", user=f"Would you buy sneakers {i}?", model_id="mistral-small-latest",
+                temperature=1.0, max_tokens=1, seed=11)
+    return Query(**(base | kw))
+
+
+def backend(fake, **opts):
+    return create_backend("mistral", "mistral-small-latest", server_url=fake.url, **opts)
+
+
+def call(b, q):
+    async def go():
+        try:
+            return await b.complete(q)
+        finally:
+            await b.aclose()
+    return asyncio.run(go())
+
+
+def cell(q):
+    return (q.model_id, q.system, q.user, q.seed)
+
+
+def test_success_reports_text_usage_pinned_model_and_first_token_logprobs(fake):
+    q = query(logprobs=True, top_logprobs=3)
+    reply = call(backend(fake), q)
+    answer, p_yes = answer_for(cell(q))
+    assert isinstance(reply, Reply)
+    assert reply.text == answer
+    assert reply.model_id == "mistral-small-2509"  # the provider's pinned id, not the alias we sent
+    assert reply.prompt_tokens > 0 and reply.completion_tokens == 1
+    assert reply.extra["finish_reason"] == "length"
+    assert set(reply.logprobs) == {"Yes", "No", " Yes"}
+    assert reply.logprobs["Yes"] == pytest.approx(math.log(0.97 * p_yes))
+    assert reply.logprobs["No"] == pytest.approx(math.log(0.97 * (1 - p_yes)))
+    assert fake.served[cell(q)] == 1 and sum(fake.requests.values()) == 1
+
+
+def test_no_logprobs_unless_asked(fake):
+    reply = call(backend(fake), query())
+    assert reply.logprobs is None
+
+
+def test_reasoning_chunks_flattened_to_the_answer_text(monkeypatch):
+    monkeypatch.setenv("MISTRAL_API_KEY", KEY)
+    with MistralFake(reasoning=True) as fake:
+        q = query()
+        reply = call(backend(fake), q)
+    assert reply.text == answer_for(cell(q))[0]
+    assert reply.extra["reasoning"] == "The persona weighs the offer."
+
+
+FAULTS = [  # kind, retryable, status, code
+    ("rate_limit", True, 429, "rate_limited"),
+    ("server_error", True, 500, "internal_server_error"),
+    ("unavailable", True, 503, "service_unavailable"),
+    ("malformed", True, 200, "malformed_response"),
+    ("disconnect", True, None, "connection"),
+    ("content_filter", False, 400, "invalid_request_message_moderation"),
+    ("invalid_param", False, 422, "invalid_parameter"),
+    ("bad_key", False, 401, None),
+]
+
+
+@pytest.mark.parametrize("kind,retryable,status,code", FAULTS)
+def test_each_fault_maps_to_backend_error_after_exactly_one_request(fake, kind, retryable, status, code):
+    fake.inject(kind, retry_after=7 if kind == "rate_limit" else None)
+    q = query()
+    with pytest.raises(BackendError) as info:
+        call(backend(fake), q)
+    err = info.value
+    assert (err.retryable, err.status, err.code) == (retryable, status, code)
+    assert err.retry_after == (7.0 if kind == "rate_limit" else None)
+    assert sum(fake.requests.values()) == 1  # SDK retries are off: the engine owns backoff
+    assert fake.served[cell(q)] == 0
+    assert KEY not in str(err)
+
+
+def test_timeout_is_retryable(fake):
+    fake.inject("timeout", delay=10)
+    with pytest.raises(BackendError) as info:
+        call(backend(fake, timeout=0.3), query())
+    assert info.value.retryable and info.value.code == "timeout"
+    assert fake.served == {}
+
+
+def test_non_yes_no_text_is_a_reply_not_an_error(fake):
+    fake.inject("text")
+    reply = call(backend(fake), query())
+    assert reply.text == "Maybe, it depends on the price."
+
+
+def test_wrong_key_is_not_retryable_and_never_echoed(monkeypatch):
+    monkeypatch.setenv("MISTRAL_API_KEY", "wrong-" + KEY)
+    with MistralFake(api_key=KEY) as fake:
+        b = backend(fake)
+        with pytest.raises(BackendError) as info:
+            call(b, query())
+    assert info.value.status == 401 and not info.value.retryable
+    assert KEY not in str(info.value) and KEY not in repr(b)
+
+
+def test_missing_key_and_bad_options_are_user_errors(monkeypatch):
+    monkeypatch.delenv("MISTRAL_API_KEY", raising=False)
+    with pytest.raises(SurveyError, match="MISTRAL_API_KEY"):
+        create_backend("mistral", "m")
+    monkeypatch.setenv("MY_KEY", KEY)
+    create_backend("mistral", "m", api_key_env="MY_KEY")
+    with pytest.raises(SurveyError, match="server_ulr"):
+        create_backend("mistral", "m", api_key_env="MY_KEY", server_ulr="http://x")
+    with pytest.raises(SurveyError, match="timeout"):
+        create_backend("mistral", "m", api_key_env="MY_KEY", timeout=-1)
+
+
+def test_unknown_param_fails_before_any_request(fake):
+    with pytest.raises(BackendError, match="not_a_param") as info:
+        call(backend(fake), query(params={"not_a_param": 1}))
+    assert not info.value.retryable and fake.total == 0
+
+
+def test_extra_params_reach_the_wire(fake):
+    reply = call(backend(fake), query(params={"top_p": 0.5}))
+    assert reply.text in {"Yes", "No"}
+
+
+def test_one_client_per_event_loop(fake):
+    b = backend(fake)
+    assert isinstance(asyncio.run(b.complete(query(1))), Reply)
+    assert isinstance(asyncio.run(b.complete(query(2))), Reply)  # a new loop gets a new client
+
+
+def test_debug_logging_never_shows_the_key(fake, monkeypatch, caplog):
+    monkeypatch.setenv("MISTRAL_DEBUG", "1")  # the SDK would log request headers
+    caplog.set_level(logging.DEBUG)
+    call(backend(fake), query())
+    fake.inject("bad_key")
+    with pytest.raises(BackendError):
+        call(backend(fake), query())
+    assert KEY not in caplog.text
+
+
+def test_batch_submit_poll_fetch(fake):
+    qs = [query(i, logprobs=True, top_logprobs=2) for i in range(6)]
+    fake.inject("content_filter", route="batch", match="sneakers 2?")
+    fake.inject("server_error", route="batch", match="sneakers 4?")
+    b = backend(fake)
+
+    async def go():
+        job_id = await b.submit_batch(qs)
+        statuses = [await b.batch_status(job_id) for _ in range(3)]
+        results = await b.fetch_batch(job_id)
+        await b.aclose()
+        return job_id, statuses, results
+
+    job_id, statuses, results = asyncio.run(go())
+    assert statuses == ["RUNNING", "SUCCESS", "SUCCESS"]
+    job = fake.jobs[job_id]
+    assert job["model"] == "mistral-small-latest" and job["metadata"]["study"] == "st"
+    lines = [json.loads(x) for x in fake.files[job["input_files"][0]]["content"].splitlines()]
+    assert [x["custom_id"] for x in lines] == [q.custom_id for q in qs]
+    assert lines[0]["body"] == {"messages": [{"role": "system", "content": qs[0].system},
+                                             {"role": "user", "content": qs[0].user}],
+                                "max_tokens": 1, "temperature": 1.0, "random_seed": 11, "logprobs": True,
+                                "top_logprobs": 2}
+    assert set(results) == {q.custom_id for q in qs}
+    for i, q in enumerate(qs):
+        res = results[q.custom_id]
+        if i == 2:
+            assert isinstance(res, BackendError) and not res.retryable and res.status == 400
+        elif i == 4:
+            assert isinstance(res, BackendError) and res.retryable and res.status == 500
+        else:
+            assert isinstance(res, Reply) and res.text == answer_for(cell(q))[0]
+            assert res.model_id == "mistral-small-2509" and set(res.logprobs) >= {"Yes", "No"}
+    assert sum(fake.served.values()) == 4
+
+
+def test_identical_batch_resubmission_reuses_the_job(fake):
+    """A run killed between creating a job and storing its id must not pay for the job twice."""
+    qs = [query(i) for i in range(3)]
+    b = backend(fake)
+
+    async def go():
+        first = await b.submit_batch(qs)
+        again = await b.submit_batch(qs)
+        other = await b.submit_batch(qs[:2])
+        await b.aclose()
+        return first, again, other
+
+    first, again, other = asyncio.run(go())
+    assert first == again != other
+    assert fake.jobs_created == 2
+
+
+def test_batch_mixing_models_is_refused(fake):
+    b = backend(fake)
+    with pytest.raises(ValueError, match="one model"):
+        asyncio.run(b.submit_batch([query(0), dataclasses.replace(query(1), model_id="other")]))
+
+
+def test_fake_embeddings_are_deterministic_through_the_sdk(fake):
+    async def go():
+        client = Mistral(api_key=KEY, server_url=fake.url)
+        res = await client.embeddings.create_async(model="mistral-embed", inputs=["a shoe", "a boot", "a shoe"])
+        return [d.embedding for d in res.data]
+
+    a, b, c = asyncio.run(go())
+    assert len(a) == 1024 and a == c and a != b
+    assert sum(x * x for x in a) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_retry_after_parsing():
+    assert retry_after_seconds("2.5") == 2.5
+    assert retry_after_seconds(None) is None and retry_after_seconds("soon") is None
+    assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # a date in the past: go now
+    assert retry_after_seconds("-3") == 0.0
