@@ -169,9 +169,9 @@ class Engine:
                 await tok_limit.acquire(min(estimate_tokens(q), run.tpm))
             rep.calls += 1
             try:
-                if self.request_timeout:
-                    reply = await asyncio.wait_for(run.backend.complete(q), self.request_timeout)
-                else:
+                # asyncio.timeout, not wait_for: the call stays in this task, so no reply can arrive
+                # and then be dropped by a cancellation before it is stored.
+                async with asyncio.timeout(self.request_timeout):
                     reply = await run.backend.complete(q)
             except Exception as exc:  # noqa: BLE001 - every failure becomes a row or a retry
                 err = as_backend_error(exc)
