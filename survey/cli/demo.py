@@ -1,0 +1,80 @@
+"""`survey demo`: the main job. Run the shipped study on the embedded model, analyse it, write the report."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import click
+
+from ..engine import Engine
+from ..errors import SurveyError
+from ..plan import make_plan
+from ..spec import load_study
+from ..store import Store
+from ..table import validate_table
+from .common import echo_json, json_option
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+def find_study(path: str) -> Path:
+    """The path as given, else the same path inside the project (so `survey demo` works from anywhere)."""
+    p = Path(path)
+    if p.exists():
+        return p
+    shipped = PROJECT_ROOT / path
+    if shipped.exists():
+        return shipped
+    raise SurveyError(f"{path}: no such study file")
+
+
+@click.command("demo")
+@click.option("--study", "study_path", default="studies/demo.toml", show_default=True,
+              help="study to run (free backends only: local or simulated)")
+@click.option("--out", default="reports/demo", show_default=True, type=click.Path(file_okay=False),
+              help="report folder")
+@click.option("--seed", type=int, default=0, show_default=True, help="seed of the analysis")
+@json_option
+def demo_cmd(study_path, out, seed, as_json):
+    """Run a real survey on the embedded local model and write OUT/index.html, results.json, table.csv."""
+    from ..report import build_report
+    from .run import _collect  # the same collection path as `survey run`
+
+    study = load_study(find_study(study_path))
+    paid = [m.name for m in study.models if m.paid]
+    if paid:
+        raise SurveyError(f"the demo runs free backends only; model(s) {', '.join(paid)} would cost money. "
+                          "Use `survey run` for paid studies.")
+    with Store(study.store_path) as store:
+        plan = make_plan(study, store)
+        if plan.to_send:
+            if not as_json:
+                click.echo(f"collecting {plan.to_send} answers on the embedded model "
+                           f"(stored answers are reused: {sum(m.replies for m in plan.models)})", err=True)
+            engine = Engine(store, progress=not as_json)
+            try:
+                asyncio.run(_collect(engine, plan))
+            except KeyboardInterrupt:
+                click.echo(f"interrupted: {engine.report.stored} answers stored; rerun to resume", err=True)
+                sys.exit(130)
+            if engine.report.failed:
+                raise SurveyError(f"{engine.report.failed} queries failed; see `survey status {study.store_path}`")
+        df = validate_table(store.to_long_table(study.name))
+    messages = [m.id or m.perturbations for m in study.messages]
+    results = build_report(df, out, title=f"Demo survey: {' vs '.join(messages)} "
+                                          f"({', '.join(m.name for m in study.models)})", seed=seed)
+    index = Path(out) / "index.html"
+    if as_json:
+        echo_json({"report": str(index), "results": results["results"]})
+        return
+    for r in results["results"]:
+        eff, p = r["effect"], r["tests"]["permutation"]["pvalue"]
+        click.echo(f"{r['model']}: {r['a']} vs {r['b']}: effect {eff['estimate']:+.3f} "
+                   f"CI [{eff['ci'][0]:+.3f}, {eff['ci'][1]:+.3f}], sign-flip p = {p:.3g}")
+    click.echo(f"report written to {index.resolve()}")
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(demo_cmd)
