@@ -177,6 +177,7 @@ YAML_CASES = [
     ("message: m\ndescription: d\n", 1, "paraphrases: Field required"),
     ("message: m\nparaphrases: []\n", 2, "at least 1 item"),
     ("- just\n- a list\n", None, "expected a mapping"),
+    ("message: m\nname: other\nparaphrases:\n  - id: p1\n    text: ok\n", 2, "name: remove this key"),
 ]
 
 

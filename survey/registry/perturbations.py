@@ -113,6 +113,10 @@ def read_perturbation_set(path: str | os.PathLike, name: str | None = None) -> P
     if not isinstance(data, dict):
         raise SurveyError(f"{path}: expected a mapping with message, description and paraphrases")
 
+    for key in ("name", "source"):  # set from the file itself; a key in the file would be ignored silently
+        if key in data:
+            raise SurveyError(f"{path}:{lines[(key,)]}: {key}: remove this key; a set is named after its file")
+
     def line_of(loc: tuple) -> int | None:
         for n in range(len(loc), 0, -1):
             if loc[:n] in lines:
