@@ -96,7 +96,7 @@ def simulate(n: int, m: int, r: int, mu: float = 0.5, kappa: float = 4.0, sigma:
             "perturbation": np.char.add(f"{msg}-", np.char.zfill((jj.ravel() + 1).astype(str), width)),
             "persona": np.char.add("P", np.char.zfill((ii.ravel() + 1).astype(str), 3)),
             "replicate": kk.ravel(), "answer": y.ravel().astype(int),
-            "p_true": p[ii.ravel(), jj.ravel()],
+            "p_yes": p[ii.ravel(), jj.ravel()],  # the true cell probability, as exact mode reports it
         }))
     out = pd.concat(frames, ignore_index=True)
     out["answer"] = out["answer"].astype("Int8")

@@ -141,10 +141,13 @@ class CellCounts:
     invalid: np.ndarray  # (n, m) invalid answers
     replicates: int = 0
     empty_cells: list[tuple[str, str]] = field(default_factory=list)
+    p: np.ndarray | None = None  # (n, m) exact P(Yes | Yes or No) per cell, when analysed that way
 
     @property
     def theta(self) -> np.ndarray:
-        """theta_hat_ij = yes / valid; NaN marks a cell with no valid answer (never 0)."""
+        """theta_hat_ij = yes / valid (or the exact probability); NaN marks a cell with no valid answer."""
+        if self.p is not None:
+            return self.p
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(self.valid > 0, self.yes / np.maximum(self.valid, 1), np.nan)
 
@@ -158,12 +161,14 @@ def first_appearance(values: pd.Series) -> list[str]:
     return list(pd.unique(values))
 
 
-def cell_counts(df: pd.DataFrame, model: str, message: str,
-                personas: list[str] | None = None) -> CellCounts:
+def cell_counts(df: pd.DataFrame, model: str, message: str, personas: list[str] | None = None,
+                probabilities: bool = False) -> CellCounts:
     """Aggregate one (model, message) of a validated table into per-cell counts.
 
     Perturbations keep their order of first appearance in the table. ``personas`` fixes the row
     order (and set) so that two messages line up; personas absent for this message get empty cells.
+    ``probabilities``: theta is the mean of the ``p_yes`` column per cell (a local model's exact
+    P(Yes | Yes or No)), free of replicate noise; cells without it are empty.
     """
     sub = df[(df["model"] == model) & (df["message"] == message)]
     if sub.empty:
@@ -184,8 +189,16 @@ def cell_counts(df: pd.DataFrame, model: str, message: str,
         mats[col] = wide.fillna(0).to_numpy(dtype=np.int64).reshape(shape)
     empty = [(pers[i], perts[j]) for i, j in zip(*np.nonzero(mats["valid"] == 0), strict=True)]
     reps = int(sub.groupby(["persona", "perturbation"]).size().max())
+    p = None
+    if probabilities:
+        if "p_yes" not in sub or sub["p_yes"].isna().all():
+            raise TableError(f"message '{message}' of model '{model}' has no p_yes column values; "
+                             "probabilities come from a local model in exact mode")
+        p = (pd.to_numeric(sub["p_yes"], errors="coerce").groupby([sub["persona"], sub["perturbation"]], sort=False)
+             .mean().unstack().reindex(index=pers, columns=perts).to_numpy(dtype=float))
+        empty = [(pers[i], perts[j]) for i, j in zip(*np.nonzero(np.isnan(p)), strict=True)]
     return CellCounts(message, list(pers), perts, mats["yes"], mats["valid"], mats["invalid"],
-                      reps, empty)
+                      reps, empty, p)
 
 
 def models_in(df: pd.DataFrame) -> list[str]:

@@ -96,3 +96,14 @@ def test_no_valid_pair_is_a_clear_error():
     from survey.errors import TableError
     with pytest.raises(TableError, match="no perturbation pair"):
         compare_messages(df, "simulated", "A", "B")
+
+
+def test_probabilities_replace_answer_rates():
+    df = validate_table(simulate(12, 5, 2, delta=0.5, seed=8))
+    res_p = compare_messages(df, "simulated", "A", "B", probabilities=True)
+    truth = df.groupby(["message", "perturbation"])["p_yes"].mean()
+    expected = truth["A"].to_numpy() - truth["B"].to_numpy()
+    assert res_p.effect.estimate == pytest.approx(expected.mean())
+    from survey.errors import TableError
+    with pytest.raises(TableError, match="p_yes"):
+        compare_messages(df.drop(columns=["p_yes"]), "simulated", "A", "B", probabilities=True)

@@ -6,8 +6,9 @@ import click
 
 from ..errors import SurveyError
 from ..model import simulate
+from ..sources import load_long_table
 from ..stats import compare_messages, estimate
-from ..table import messages_in, models_in, read_table, write_table
+from ..table import messages_in, models_in, write_table
 from .common import echo_json, json_option, print_table
 
 ALT = click.Choice(["two-sided", "greater", "less"])
@@ -53,7 +54,7 @@ def _pick_messages(df, a, b):
 
 
 @click.command("analyze")
-@click.argument("table", type=click.Path(dir_okay=False))
+@click.argument("table", metavar="TABLE_OR_STORE", type=click.Path(dir_okay=False))
 @click.option("--a", "a", default=None, help="message A (default: the first of two)")
 @click.option("--b", "b", default=None, help="message B (default: the second of two)")
 @click.option("--flips", type=int, default=9999, show_default=True,
@@ -61,23 +62,28 @@ def _pick_messages(df, a, b):
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--alternative", type=ALT, default="two-sided", show_default=True)
 @click.option("--confidence", type=float, default=0.95, show_default=True)
+@click.option("--probabilities", is_flag=True,
+              help="use the exact per-cell P(Yes) (p_yes, local model in exact mode) instead of answer rates")
 @json_option
-def analyze_cmd(table, a, b, flips, seed, alternative, confidence, as_json):
+def analyze_cmd(table, a, b, flips, seed, alternative, confidence, probabilities, as_json):
     """Test message A vs B for every model in a long table (one independent analysis per model)."""
     if flips < 1:
         raise SurveyError("--flips must be >= 1")
-    df = read_table(table)
+    if not 0 < confidence < 1:
+        raise SurveyError("--confidence must be between 0 and 1, e.g. 0.95")
+    df = load_long_table(table)
     a, b = _pick_messages(df, a, b)
     results = [compare_messages(df, model, a, b, alternative=alternative, n_resamples=flips,
-                                seed=seed, confidence=confidence)
+                                seed=seed, confidence=confidence, probabilities=probabilities)
                for model in models_in(df)]
     if as_json:
         echo_json({"results": [_analysis_json(r) for r in results]})
         return
     for r in results:
         lo, hi = r.effect.ci
+        perts = ", ".join(f"{k} {v}" for k, v in r.n_perturbations.items())
         click.echo(f"\nmodel {r.model}: {r.a} vs {r.b} — {r.n_personas} personas, "
-                   f"perturbations {r.n_perturbations} ({r.n_paired} paired), r = {r.replicates}, "
+                   f"perturbations {perts} ({r.n_paired} pairs), r = {r.replicates}, "
                    f"invalid answers {r.invalid['total']}, empty cells {sum(r.empty_cells.values())}")
         click.echo(f"effect T = mean P(Yes|{r.a}) - P(Yes|{r.b}) = {r.effect.estimate:+.4f}, "
                    f"{confidence:.0%} CI [{lo:+.4f}, {hi:+.4f}] ({r.effect.method})")
@@ -99,7 +105,7 @@ def _analysis_json(r) -> dict:
 
 
 @click.command("estimate")
-@click.argument("table", type=click.Path(dir_okay=False))
+@click.argument("table", metavar="TABLE_OR_STORE", type=click.Path(dir_okay=False))
 @click.option("--message", required=True, help="the message whose responses are fitted")
 @click.option("--model", "model", default=None, help="model to fit (default: every model)")
 @click.option("--bootstrap", type=int, default=200, show_default=True,
@@ -110,7 +116,7 @@ def estimate_cmd(table, message, model, bootstrap, seed, as_json):
     """Estimate mu, kappa, sigma, rho of the Beta-logit model (seeds/004 appendix C)."""
     if bootstrap < 0:
         raise SurveyError("--bootstrap must be >= 0")
-    df = read_table(table, min_perturbations=0)
+    df = load_long_table(table, min_perturbations=0)
     models = models_in(df) if model is None else [model]
     out = []
     for mdl in models:

@@ -74,14 +74,18 @@ def nanmean(x: np.ndarray, axis: int) -> np.ndarray:
 
 
 def compare_messages(df: pd.DataFrame, model: str, a: str, b: str, alternative: str = "two-sided",
-                     n_resamples: int = 9999, seed=0, confidence: float = 0.95) -> Comparison:
-    """Run the sign-flip, unpaired, sign and Wilcoxon tests and the effect interval for A vs B."""
+                     n_resamples: int = 9999, seed=0, confidence: float = 0.95,
+                     probabilities: bool = False) -> Comparison:
+    """Run the sign-flip, unpaired, sign and Wilcoxon tests and the effect interval for A vs B.
+
+    ``probabilities``: use the exact per-cell P(Yes) (``p_yes``) instead of answer frequencies.
+    """
     sub = df[df["model"] == model]
     if sub.empty:
         raise TableError(f"no rows for model '{model}'")
     personas = first_appearance(sub.loc[sub["message"].isin([a, b]), "persona"])
-    ca = cell_counts(sub, model, a, personas)
-    cb = cell_counts(sub, model, b, personas)
+    ca = cell_counts(sub, model, a, personas, probabilities)
+    cb = cell_counts(sub, model, b, personas, probabilities)
     d_pert, d_pers = paired_differences(ca, cb)
     d_valid = d_pert[~np.isnan(d_pert)]
     if len(d_valid) == 0:
