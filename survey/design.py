@@ -45,6 +45,20 @@ class Design:
     def max_tokens(self, model: ModelSpec) -> int:
         return model.max_tokens or self.study.question.default_max_tokens
 
+    def system_prompt(self, persona) -> str:
+        """The set's rendering, or the study's own template filled with the persona's attributes."""
+        template = self.study.personas.template
+        if template is None:
+            return self.persona_set.system_prompt(persona)
+        try:
+            return template.format_map({**persona.attributes, "id": persona.id})
+        except KeyError as exc:
+            raise SurveyError(f"personas.template uses {{{exc.args[0]}}}, which persona '{persona.id}' lacks; "
+                              f"its attributes are {', '.join(persona.attributes)}") from exc
+        except (IndexError, ValueError) as exc:
+            raise SurveyError(f"personas.template is not a valid template ({exc}); "
+                              "write literal braces as {{ and }}") from exc
+
     def queries(self, model: ModelSpec) -> Iterator[Query]:
         """Every query of one model, persona-major."""
         template = self.study.question.resolved_template
@@ -53,7 +67,7 @@ class Design:
                       temperature=model.temperature, max_tokens=self.max_tokens(model), seed=model.seed,
                       logprobs=model.logprobs, top_logprobs=model.top_logprobs, params=dict(model.params))
         for persona in self.personas:
-            system = self.persona_set.system_prompt(persona)
+            system = self.system_prompt(persona)
             for msg in self.messages:
                 for pert in msg.items:
                     user = questions[(msg.id, pert.id)]

@@ -49,6 +49,8 @@ class PersonaSpec(_Strict):
     count: int | None = Field(None, ge=1, description="how many personas; all of the set when absent")
     sample_seed: int | None = Field(
         None, description="draw `count` personas at random with this seed instead of taking the first")
+    template: str | None = Field(
+        None, description="system prompt template overriding the set's, e.g. for free-text answers")
 
 
 class MessageSpec(_Strict):

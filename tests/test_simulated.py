@@ -140,3 +140,16 @@ def test_simulated_replies_and_options():
         create_backend("simulated", rho=2)
     with pytest.raises(SurveyError, match="simulated backend options: bogus"):
         create_backend("simulated", bogus=1)
+
+
+def test_study_persona_template_overrides_the_set():
+    def personas(ref):
+        people = [SimpleNamespace(id="p0", attributes={"age": 30, "job": "baker"})]
+        return SimpleNamespace(name=ref, personas=people, system_prompt=lambda p: "set prompt")
+
+    s = study(personas={"set": "x", "template": "You are a {age}-year-old {job} (#{id}). Speak freely."})
+    d = build_design(s, personas, fake_perturbations)
+    assert next(d.queries(s.models[0])).system == "You are a 30-year-old baker (#p0). Speak freely."
+    bad = build_design(study(personas={"set": "x", "template": "{income}"}), personas, fake_perturbations)
+    with pytest.raises(SurveyError, match=r"\{income\}, which persona 'p0' lacks"):
+        next(bad.queries(s.models[0]))

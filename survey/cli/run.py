@@ -106,8 +106,10 @@ def _print_report(engine: Engine, store_path) -> None:
 @click.option("--model", "models", multiple=True, help="Run only this model (repeatable).")
 @click.option("--max-attempts", type=click.IntRange(1, 50), default=8, show_default=True,
               help="Attempts per query on retryable errors (429, 5xx, timeouts).")
+@click.option("--poll-interval", type=click.FloatRange(0.1, 3600), default=10.0, show_default=True,
+              help="Seconds between batch job polls at first (grows to 2 minutes).")
 @json_option
-def run_cmd(study_file, dry_run, yes, models, max_attempts, as_json):
+def run_cmd(study_file, dry_run, yes, models, max_attempts, poll_interval, as_json):
     """Collect the responses of a study; a rerun sends only what is missing."""
     study = load_study(study_file)
     for m in study.models:
@@ -128,7 +130,8 @@ def run_cmd(study_file, dry_run, yes, models, max_attempts, as_json):
                            f"in {study.store_path}")
             return
         _confirm_paid(plan, yes)
-        engine = Engine(store, max_attempts=max_attempts, progress=not as_json)
+        engine = Engine(store, max_attempts=max_attempts, poll_interval=poll_interval,
+                        max_poll_interval=max(poll_interval, 120.0), progress=not as_json)
         try:
             asyncio.run(_collect(engine, plan))
         except KeyboardInterrupt:
