@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,6 +60,7 @@ class GenerationResult:
     invalid: list[Invalid] = field(default_factory=list)
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    interrupted: bool = False  # stopped by Ctrl-C; `kept` holds everything received until then
 
     @property
     def complete(self) -> bool:
@@ -67,7 +68,7 @@ class GenerationResult:
 
     def to_dict(self) -> dict:
         return {"requested": self.requested, "kept": len(self.kept), "complete": self.complete,
-                "attempts": self.attempts, "removed": [r.to_dict() for r in self.removed],
+                "attempts": self.attempts, "interrupted": self.interrupted, "removed": [r.to_dict() for r in self.removed],
                 "invalid": [i.to_dict() for i in self.invalid],
                 "tokens": {"prompt": self.prompt_tokens, "completion": self.completion_tokens}}
 
@@ -239,6 +240,23 @@ def _query(kind: str, model: str, model_id: str, system: str, user: str, attempt
                  seed=None if seed is None else seed + attempt - 1, params=dict(params or {}))
 
 
+async def _rounds(result: GenerationResult, kept: Callable[[], int], max_attempts: int,
+                  one_round: Callable[[int], Awaitable[None]], on_progress: Progress | None) -> None:
+    """Request rounds until enough is kept or the attempts run out."""
+    attempt = 0
+    try:
+        while kept() < result.requested and attempt < max_attempts:
+            attempt += 1
+            await one_round(attempt)
+            result.attempts = attempt
+            if on_progress:
+                on_progress(kept(), result.requested, attempt)
+    except asyncio.CancelledError:
+        # Ctrl-C (asyncio.run cancels the task): keep what was already paid for; the CLI writes it and
+        # reports the interruption instead of discarding every reply.
+        result.attempts, result.interrupted = attempt, True
+
+
 async def generate_paraphrases(backend: Backend, message: str, count: int, *, model_id: str = "",
                                model: str = "", temperature: float = 1.0, max_tokens: int = 4096,
                                seed: int | None = None, max_attempts: int = 10,
@@ -255,9 +273,7 @@ async def generate_paraphrases(backend: Backend, message: str, count: int, *, mo
     dedup = Deduplicator(threshold=threshold, existing=() if include_message else (message,))
     if include_message:
         dedup.offer(message)
-    attempt = 0
-    while len(dedup.kept) < count and attempt < max_attempts:
-        attempt += 1
+    async def one_round(attempt: int) -> None:
         want = min(count - len(dedup.kept) + 2, MAX_PER_REQUEST)  # a little extra covers duplicates
         system, user = paraphrase_prompt(message, want, dedup.kept)
         text = await _ask(backend, _query("paraphrases", model, model_id, system, user, attempt, temperature,
@@ -269,9 +285,8 @@ async def generate_paraphrases(backend: Backend, message: str, count: int, *, mo
                 if len(dedup.kept) >= count:
                     break
                 dedup.offer(t)
-        result.attempts = attempt
-        if on_progress:
-            on_progress(len(dedup.kept), count, attempt)
+
+    await _rounds(result, lambda: len(dedup.kept), max_attempts, one_round, on_progress)
     result.kept, result.removed = dedup.kept[:count], dedup.removed
     return result
 
@@ -292,9 +307,7 @@ async def generate_personas(backend: Backend, count: int, attributes: list[str],
     result = GenerationResult(kept=[], requested=count)
     seen: dict[tuple, str] = {}
     records: list[dict] = []
-    attempt = 0
-    while len(records) < count and attempt < max_attempts:
-        attempt += 1
+    async def one_round(attempt: int) -> None:
         want = min(count - len(records) + 2, MAX_PER_REQUEST)
         system, user = persona_prompt(population, attributes, want, records)
         text = await _ask(backend, _query("personas", model, model_id, system, user, attempt, temperature,
@@ -312,9 +325,8 @@ async def generate_personas(backend: Backend, count: int, attributes: list[str],
                     continue
                 seen[key] = shown
                 records.append(rec)
-        result.attempts = attempt
-        if on_progress:
-            on_progress(len(records), count, attempt)
+
+    await _rounds(result, lambda: len(records), max_attempts, one_round, on_progress)
     try:
         result.kept = [Persona(id=str(i), **rec) for i, rec in enumerate(records)]
     except ValidationError as exc:  # cannot happen after _clean_attribute, but never write a bad set

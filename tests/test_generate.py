@@ -34,7 +34,7 @@ class FakeBackend:
     async def complete(self, query: Query) -> Reply:
         self.queries.append(query)
         item = self.replies.pop(0) if self.replies else "[]"
-        if isinstance(item, Exception):
+        if isinstance(item, BaseException):
             raise item
         return Reply(text=item, model_id=self.model_id, prompt_tokens=10, completion_tokens=5)
 
@@ -268,3 +268,17 @@ def test_cli_personas_generate(fake_model, capsys, tmp_path):
     code, _, err = run_cli(capsys, "personas", "generate", "--model", "nosuch:m", "--count", "2", "--out",
                            str(tmp_path / "z.jsonl"))
     assert code == 2 and "unknown backend" in err
+
+
+def test_interrupted_generation_keeps_what_arrived(fake_model, capsys, tmp_path):
+    backend = FakeBackend()
+    backend.replies = ['["I want some boots."]', asyncio.CancelledError()]
+    result = run(generate_paraphrases(backend, "Boots, please.", 5))
+    assert result.interrupted and result.attempts == 2 and result.kept == ["Boots, please.", "I want some boots."]
+    # the CLI writes them and exits 130 (as for Ctrl-C)
+    fake_model.script = ['["I want some boots."]', asyncio.CancelledError()]
+    out = tmp_path / "b.yaml"
+    code, _, err = run_cli(capsys, "perturbations", "generate", "--model", "fake:m", "--message", "Boots, please.",
+                           "--count", "5", "--out", str(out))
+    assert code == 130 and "interrupted: kept the 2 paraphrases" in err and fake_model.last.closed
+    assert load_perturbation_set(out).texts == ["Boots, please.", "I want some boots."]

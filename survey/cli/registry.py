@@ -97,6 +97,9 @@ def _report(result, out: Path, noun: str, as_json: bool, extra: dict) -> None:
                         [[i.attempt, i.reason, i.raw[:120]] for i in result.invalid])
         click.echo(f"wrote {len(result.kept)} {noun} to {out} ({result.attempts} request(s), "
                    f"{result.prompt_tokens}+{result.completion_tokens} tokens)")
+    if result.interrupted:
+        click.echo(f"interrupted: kept the {len(result.kept)} {noun} received so far", err=True)
+        raise SystemExit(130)
     if not result.complete:
         click.echo(f"warning: only {len(result.kept)} of {result.requested} {noun} after {result.attempts} "
                    "request(s); raise --max-attempts or use a stronger --model", err=True)
@@ -104,6 +107,9 @@ def _report(result, out: Path, noun: str, as_json: bool, extra: dict) -> None:
 
 
 def _nothing_kept(model_ref: str, noun: str, result) -> None:
+    if result.interrupted:
+        click.echo(f"interrupted: no valid {noun} received; nothing written", err=True)
+        raise SystemExit(130)
     reasons = list(dict.fromkeys(i.reason for i in result.invalid))[:3]
     why = f" (dropped {len(result.invalid)} invalid: {'; '.join(reasons)})" if reasons else ""
     raise SurveyError(f"{model_ref} produced no valid {noun} in {result.attempts} request(s){why}; nothing "
