@@ -1,0 +1,38 @@
+"""Text embedders behind one interface (base.Embedder), plus a cache in the store file.
+
+Registry names: ``minilm`` (local all-MiniLM-L6-v2 in numpy, no network), ``mistral-embed``
+(mistralai), ``dashscope`` (text-embedding-v4). Providers load lazily: a missing SDK or key only
+matters when that embedder is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ..errors import SurveyError
+from .base import Embedder, EmbedError
+from .cache import EmbeddingCache, embed_texts, text_hash
+
+EMBEDDERS = {
+    "minilm": "survey.embed.minilm:MiniLMEmbedder",
+    "mistral-embed": "survey.embed.providers:MistralEmbedder",
+    "dashscope": "survey.embed.providers:DashScopeEmbedder",
+}
+
+
+def create_embedder(name: str, **options) -> Embedder:
+    if name not in EMBEDDERS:
+        raise SurveyError(f"unknown embedder '{name}'; choose one of {', '.join(EMBEDDERS)}")
+    module, _, attr = EMBEDDERS[name].partition(":")
+    try:
+        cls = getattr(importlib.import_module(module), attr)
+    except ImportError as exc:
+        raise SurveyError(f"embedder '{name}' is not available: {exc}") from exc
+    try:
+        return cls(**options)
+    except TypeError as exc:
+        raise SurveyError(f"embedder '{name}': bad option ({exc})") from exc
+
+
+__all__ = ["EMBEDDERS", "EmbedError", "Embedder", "EmbeddingCache", "create_embedder", "embed_texts",
+           "text_hash"]
