@@ -257,3 +257,30 @@ def test_batch_interrupted_after_submit_resumes_the_same_job(tmp_path):
 def test_batch_needs_a_batch_backend(tmp_path):
     with Store(tmp_path / "s.sqlite") as store, pytest.raises(SurveyError, match="no batch API"):
         run(engine(store), ModelRun("st", "fake", ScriptedBackend(), make_queries(1, 2, 1), batch=True))
+
+
+def test_rate_limits_reach_the_limiters(tmp_path, monkeypatch):
+    """rpm and tpm become per-minute buckets; each query acquires 1 request and its token estimate."""
+    import survey.engine as engine_mod
+
+    made = []
+
+    class RecordingLimiter:
+        def __init__(self, max_rate, time_period):
+            self.max_rate, self.time_period, self.amounts = max_rate, time_period, []
+            made.append(self)
+
+        async def acquire(self, amount=1):
+            assert amount <= self.max_rate  # aiolimiter rejects more than its capacity
+            self.amounts.append(amount)
+
+    monkeypatch.setattr(engine_mod, "AsyncLimiter", RecordingLimiter)
+    qs = make_queries(2, 2, 1)
+    script = {qs[0].key: [rate_limited(0.1), "Yes"]}
+    with Store(tmp_path / "s.sqlite") as store:
+        run(engine(store), ModelRun("st", "fake", ScriptedBackend(script), qs, rpm=120, tpm=5))
+    rpm, tpm = made
+    assert (rpm.max_rate, rpm.time_period, tpm.max_rate, tpm.time_period) == (120, 60, 5, 60)
+    assert rpm.amounts == [1] * (len(qs) + 1)  # a retry is a request too
+    assert tpm.amounts == [5] * (len(qs) + 1)  # estimates above the bucket are clamped to it
+    assert engine_mod.estimate_tokens(qs[0]) == (len(qs[0].system) + len(qs[0].user)) // 4 + 8 + 1
