@@ -84,9 +84,9 @@ class DashScopeEmbedder:
 
         if not (os.environ.get("DASHSCOPE_API_KEY") or dashscope.api_key):
             raise EmbedError("text-embedding-v4 needs the environment variable DASHSCOPE_API_KEY")
-        if self.base_url:
-            dashscope.base_http_api_url = self.base_url
         kwargs = {"dimension": self.dimension} if self.dimension else {}
+        if self.base_url:  # per call, so the SDK's global base URL stays as the user set it
+            kwargs["base_address"] = self.base_url
         for attempt in range(self.max_retries + 1):
             try:
                 resp = dashscope.TextEmbedding.call(model=self.model, input=chunk, **kwargs)
