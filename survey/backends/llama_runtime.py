@@ -88,7 +88,7 @@ class LlamaRuntime:
     """A loaded GGUF with its chat template, Yes/No token variants and prefix-reusing evaluation."""
 
     def __init__(self, path: Path, *, n_ctx: int = 2048, n_threads: int | None = None, seed: int = 0,
-                 chat_template: str | None = None):
+                 chat_template: str | None = None, kv_reuse: bool = True):
         try:
             from llama_cpp import Llama, llama_cpp
             from llama_cpp.llama_chat_format import Jinja2ChatFormatter
@@ -102,6 +102,7 @@ class LlamaRuntime:
         except (ValueError, RuntimeError, OSError) as exc:
             raise SurveyError(f"local backend option gguf: llama.cpp could not load '{self.path}': {exc}") from exc
         self.lock = threading.Lock()
+        self.kv_reuse = kv_reuse
         self.n_ctx = self.llm.n_ctx()
         self.n_vocab = self.llm.n_vocab()
         self._vocab = self.llm._model.vocab
@@ -177,10 +178,11 @@ class LlamaRuntime:
         ptr = self.llm._ctx.get_logits_ith(-1)  # logits of the last token of the last decoded batch
         return np.ctypeslib.as_array(ptr, shape=(self.n_vocab,)).copy()
 
-    def next_logits(self, tokens: list[int], *, reuse: bool = True) -> np.ndarray:
-        """Logits of the token following ``tokens``. With ``reuse``, KV cells of the longest common prefix
-        with what the context already holds are kept and only the rest is evaluated; ``reuse=False`` is
-        the naive baseline (clear and evaluate everything)."""
+    def next_logits(self, tokens: list[int], *, reuse: bool | None = None) -> np.ndarray:
+        """Logits of the token following ``tokens``. With ``reuse`` (default: the kv_reuse setting), KV
+        cells of the longest common prefix with what the context already holds are kept and only the
+        rest is evaluated; ``reuse=False`` is the naive baseline (clear and evaluate everything)."""
+        reuse = self.kv_reuse if reuse is None else reuse
         if not tokens:
             raise ValueError("empty prompt")
         if len(tokens) >= self.n_ctx:

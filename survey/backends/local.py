@@ -51,6 +51,8 @@ class LocalOptions(BaseModel):
     n_threads: int | None = Field(None, ge=1, le=512, description="CPU threads; default: llama.cpp's choice")
     seed: int = Field(0, description="seed used when a query carries none")
     chat_template: str | None = Field(None, description="Jinja chat template overriding the GGUF's own")
+    kv_reuse: bool = Field(True, description="keep the KV cache of the prompt prefix shared with the previous "
+                                             "query; false re-evaluates every prompt (the benchmark baseline)")
 
     @model_validator(mode="after")
     def _constrain_needs_sample(self):
@@ -105,7 +107,7 @@ class LocalBackend:
             if self._rt is None:
                 o = self.options
                 self._rt = LlamaRuntime(self.gguf, n_ctx=o.n_ctx, n_threads=o.n_threads, seed=o.seed,
-                                        chat_template=o.chat_template)
+                                        chat_template=o.chat_template, kv_reuse=o.kv_reuse)
             return self._rt
 
     def _async_lock(self) -> asyncio.Lock:
