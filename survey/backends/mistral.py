@@ -8,14 +8,20 @@ Design choices:
   the SDK a silent logger.
 - Batch: the job carries a metadata key derived from its content, so a run killed between creating
   the job and storing its id finds the job again instead of paying for it twice.
+- Speed: the SDK builds a throwaway pydantic model class (create_model) for every marshal and
+  unmarshal call, several per request, which costs milliseconds of CPU per query. The class depends
+  only on the type, so _cache_sdk_model_classes() builds each one once; likewise the type hints
+  of request classes (see bench/engine.py for the effect).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import inspect
 import json
+import typing
 
 import httpx2
 from mistralai.client import Mistral, errors, models
@@ -24,6 +30,48 @@ from pydantic import Field
 
 from .base import BackendError, Query, Reply
 from .provider import ProviderOptions, api_key_from_env, http_error, merge_top_logprobs, parse_options, redact
+
+
+def _cache_sdk_model_classes() -> None:
+    from mistralai.client.utils import serializers
+
+    create = serializers.create_model
+    if getattr(create, "survey_cached", False):
+        return
+    cache: dict = {}
+
+    def cached_create_model(name, /, **fields):
+        body = fields.get("body")
+        config = fields.get("__config__")
+        key = (name, body[0] if isinstance(body, tuple) else None, tuple(sorted((config or {}).items())))
+        if set(fields) != {"body", "__config__"} or len(cache) > 4096:
+            return create(name, **fields)
+        try:
+            return cache[key]
+        except TypeError:  # an unhashable type annotation: build as the SDK would
+            return create(name, **fields)
+        except KeyError:
+            cls = cache[key] = create(name, **fields)
+            return cls
+
+    cached_create_model.survey_cached = True
+    serializers.create_model = cached_create_model
+
+    # Same story for typing.get_type_hints(cls), re-evaluated on every request for query/path/form params.
+    from mistralai.client.utils import forms, queryparams, url
+
+    hints = functools.lru_cache(maxsize=1024)(typing.get_type_hints)
+
+    def cached_get_type_hints(obj, *args, **kw):
+        if args or kw or not isinstance(obj, type):
+            return typing.get_type_hints(obj, *args, **kw)
+        return dict(hints(obj))
+
+    for module in (forms, queryparams, url):
+        module.get_type_hints = cached_get_type_hints
+
+
+_cache_sdk_model_classes()
 
 _DEAD_JOB = {"FAILED", "TIMEOUT_EXCEEDED", "CANCELLATION_REQUESTED", "CANCELLED"}
 
@@ -97,6 +145,9 @@ class MistralBackend:
 
     async def complete(self, query: Query) -> Reply:
         params = self._params(query)
+        # typed messages: the SDK then skips re-validating plain dicts into its message union
+        params["messages"] = [models.SystemMessage(content=m["content"]) if m["role"] == "system"
+                              else models.UserMessage(content=m["content"]) for m in params["messages"]]
         try:
             resp = await self.client().chat.complete_async(model=query.model_id or self.model_id, **params)
         except Exception as exc:
