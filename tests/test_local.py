@@ -139,6 +139,8 @@ def test_sample_mode_returns_one_raw_token(exact):
     greedy = {backend.complete_sync(query(0, k, temperature=0.0)).text for k in range(5)}
     logits = rt.next_logits(rt.tokenize(rt.render(PERSONA, QUESTION.format(p=PERTURBATIONS[0]))))
     assert greedy == {rt.token_text(int(np.argmax(logits)))}
+    nucleus = {backend.complete_sync(query(0, k, params={"top_p": "1e-9"})).text for k in range(5)}
+    assert nucleus == greedy  # a vanishing nucleus keeps only the most likely token (CLI --param string)
 
 
 def test_constrained_sampling_only_says_yes_or_no_at_rate_theta(exact, constrained):
@@ -152,9 +154,9 @@ def test_constrained_sampling_only_says_yes_or_no_at_rate_theta(exact, constrain
 
 def test_free_text_is_a_sampled_chat_completion(exact):
     q = Query(study="t", model="smollm2", message="m", perturbation="p", persona="x", replicate=0,
-              system="You are a friendly shopper.", user="Describe your favourite shoes.", max_tokens=12, seed=3)
+              system="You are a friendly shopper.", user="Describe your favourite shoes.", max_tokens=6, seed=3)
     reply = exact.complete_sync(q)
-    assert reply.text.strip() and 1 <= reply.completion_tokens <= 12
+    assert reply.text.strip() and 1 <= reply.completion_tokens <= 6
     assert reply.extra["finish_reason"] in ("stop", "length") and reply.p_yes is None
     assert exact.complete_sync(q).text == reply.text  # same seed and row key: same text
 
@@ -279,3 +281,10 @@ def test_a_tiny_study_runs_on_the_local_backend_with_one_forward_pass_per_cell(t
 
     res = runner.invoke(cli, ["run", str(tmp_path / "tiny.toml"), "--json"], catch_exceptions=False)
     assert res.exit_code == 0 and sum(p for p, _ in passes) == 8  # a rerun sends nothing
+
+
+@pytest.mark.parametrize("params", [{"top_k": 5}, {"top_p": "lots"}, {"top_p": 0}])
+def test_bad_query_params_are_final_backend_errors(exact, params):
+    with pytest.raises(BackendError) as info:
+        exact.complete_sync(query(params=params))
+    assert not info.value.retryable and info.value.code == "bad_params"

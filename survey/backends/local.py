@@ -152,7 +152,13 @@ class LocalBackend:
         if query.temperature < 0 or query.max_tokens < 1:
             raise BackendError("local backend: temperature must be >= 0 and max_tokens >= 1",
                                retryable=False, code="bad_params")
-        top_p = float(query.params.get("top_p", 1.0))
+        try:
+            top_p = float(query.params.get("top_p", 1.0))
+        except (TypeError, ValueError):
+            top_p = -1.0
+        if not 0 < top_p <= 1:
+            raise BackendError(f"local backend: top_p must be a number in (0, 1]; got {query.params['top_p']!r}",
+                               retryable=False, code="bad_params")
         seed = self.options.seed if query.seed is None else query.seed
         rng = np.random.default_rng(replicate_seed(seed, query.key))
         prompt = rt.render(query.system, query.user)
