@@ -12,7 +12,7 @@ sentence-transformers + torch (cosine >= 0.999).
 from __future__ import annotations
 
 import json
-from functools import cached_property
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +45,22 @@ def _gelu(x: np.ndarray) -> np.ndarray:
     return 0.5 * x * (1.0 + erf(x / np.sqrt(2.0)))
 
 
+@lru_cache(maxsize=2)
+def _load(path: Path | None):
+    """(tokenizer, weights, config), loaded once per process (90 MB of weights)."""
+    try:
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+    except ImportError as exc:
+        raise EmbedError(f"the local MiniLM embedder needs tokenizers and safetensors: {exc}") from exc
+    root = path or model_dir()
+    cfg = json.loads((root / "config.json").read_text())
+    tok = Tokenizer.from_file(str(root / "tokenizer.json"))
+    tok.enable_truncation(max_length=MAX_SEQ_LENGTH)
+    tok.no_padding()  # we pad per batch ourselves, to the longest text
+    return tok, load_file(str(root / "model.safetensors")), cfg
+
+
 class MiniLMEmbedder:
     name = "minilm"
 
@@ -52,19 +68,9 @@ class MiniLMEmbedder:
         self.batch_size = int(batch_size)
         self.path = Path(path) if path else None
 
-    @cached_property
+    @property
     def _model(self):
-        try:
-            from safetensors.numpy import load_file
-            from tokenizers import Tokenizer
-        except ImportError as exc:
-            raise EmbedError(f"the local MiniLM embedder needs tokenizers and safetensors: {exc}") from exc
-        root = self.path or model_dir()
-        cfg = json.loads((root / "config.json").read_text())
-        tok = Tokenizer.from_file(str(root / "tokenizer.json"))
-        tok.enable_truncation(max_length=MAX_SEQ_LENGTH)
-        tok.no_padding()  # we pad per batch ourselves, to the longest text
-        return tok, load_file(str(root / "model.safetensors")), cfg
+        return _load(self.path)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         texts = [str(t) for t in texts]
