@@ -130,9 +130,10 @@ class LocalBackend:
     def close(self) -> None:
         with self._load_lock:
             if self._rt is not None:
-                self._rt.close()
+                with self._rt.lock:  # a timed-out call may still be running in its thread
+                    self._rt.close()
+                    self._first.clear()
                 self._rt = None
-            self._first.clear()
 
     def stats(self) -> dict:
         """Work done so far: prompt forward passes, single-token decode steps, evaluated tokens, cache hits."""
