@@ -44,7 +44,7 @@ def call(b, q):
 
 
 def cell(q):
-    return (q.model_id, q.system, q.user, q.seed)
+    return (q.model_id, q.system, q.user, q.provider_seed)
 
 
 def test_success_with_usage_logprobs_and_thinking_disabled_for_qwen3(fake):
@@ -59,7 +59,8 @@ def test_success_with_usage_logprobs_and_thinking_disabled_for_qwen3(fake):
     assert reply.logprobs["No"] == pytest.approx(math.log(0.97 * (1 - p_yes)))
     params = fake.last_parameters
     assert params["enable_thinking"] is False and params["result_format"] == "message"
-    assert (params["seed"], params["max_tokens"], params["temperature"], params["top_logprobs"]) == (5, 1, 1.0, 3)
+    assert (params["seed"], params["max_tokens"], params["temperature"], params["top_logprobs"]) == (
+        q.provider_seed, 1, 1.0, 3)
 
 
 def test_user_can_turn_thinking_back_on_and_gets_the_providers_400(fake):

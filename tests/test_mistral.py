@@ -47,7 +47,7 @@ def call(b, q):
 
 
 def cell(q):
-    return (q.model_id, q.system, q.user, q.seed)
+    return (q.model_id, q.system, q.user, q.provider_seed)
 
 
 def test_success_reports_text_usage_pinned_model_and_first_token_logprobs(fake):
@@ -189,7 +189,7 @@ def test_batch_submit_poll_fetch(fake):
     assert [x["custom_id"] for x in lines] == [q.custom_id for q in qs]
     assert lines[0]["body"] == {"messages": [{"role": "system", "content": qs[0].system},
                                              {"role": "user", "content": qs[0].user}],
-                                "max_tokens": 1, "temperature": 1.0, "random_seed": 11, "logprobs": True,
+                                "max_tokens": 1, "temperature": 1.0, "random_seed": qs[0].provider_seed, "logprobs": True,
                                 "top_logprobs": 2}
     assert set(results) == {q.custom_id for q in qs}
     for i, q in enumerate(qs):

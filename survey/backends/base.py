@@ -6,6 +6,7 @@ BackendError saying whether a retry can help. Batch-capable backends also implem
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -33,6 +34,18 @@ class Query:
     @property
     def key(self) -> tuple:
         return (self.study, self.model, self.message, self.perturbation, self.persona, self.replicate)
+
+    @property
+    def provider_seed(self) -> int | None:
+        """The seed to send for this row: derived from (seed, row key), so each replicate gets its own.
+
+        ``seed`` is the study's model-level seed. Sending it unchanged for every replicate would make a
+        provider that honours seeds return the same sample r times, and replicates must be independent.
+        """
+        if self.seed is None:
+            return None
+        blob = "\x1f".join(str(k) for k in (self.seed, *self.key)).encode()
+        return int.from_bytes(hashlib.sha256(blob).digest()[:4], "little") & 0x7FFFFFFF
 
     @property
     def custom_id(self) -> str:

@@ -74,7 +74,7 @@ class DashScopeBackend:
                         + [{"role": "user", "content": q.user}],
                         "result_format": "message", "temperature": q.temperature, "max_tokens": q.max_tokens}
         if q.seed is not None:
-            kwargs["seed"] = q.seed
+            kwargs["seed"] = q.provider_seed
         if q.logprobs or q.top_logprobs:
             kwargs["logprobs"] = True
             if q.top_logprobs:

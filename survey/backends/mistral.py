@@ -135,7 +135,7 @@ class MistralBackend:
                                retryable=False, code="invalid_parameter")
         body: dict = {"messages": self._messages(q), "max_tokens": q.max_tokens, "temperature": q.temperature}
         if q.seed is not None:
-            body["random_seed"] = q.seed
+            body["random_seed"] = q.provider_seed
         if q.logprobs or q.top_logprobs:
             body["logprobs"] = True
             if q.top_logprobs:
