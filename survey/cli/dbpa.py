@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from ..embed.base import one_blas_thread
 from ..errors import SurveyError
 from ..stats.dbpa_family import CORRECTIONS, compare_messages_dbpa, per_persona_dbpa
 from ..stats.dbpa_omega import OMEGAS
@@ -81,11 +82,13 @@ def dbpa_cmd(source, family_file, a, b, study, models, unit, scheme, per_persona
                               "drop SOURCE, --a, --b, --model, --per-persona and --max-per-unit")
         from .dbpa_family import run_family
 
-        run_family(Path(family_file), study=study, **common)
+        with one_blas_thread():  # small products: threads only contend on 2 shared cores
+            run_family(Path(family_file), study=study, **common)
         return
     if not source:
         raise SurveyError("give a long table or store (SOURCE), or a family file with --family")
-    _run_messages(Path(source), a, b, study, list(models), unit, scheme, per_persona, max_per_unit, **common)
+    with one_blas_thread():
+        _run_messages(Path(source), a, b, study, list(models), unit, scheme, per_persona, max_per_unit, **common)
 
 
 def _run_messages(source, a, b, study, models, unit, scheme, per_persona, max_per_unit, *, omegas, embedder,

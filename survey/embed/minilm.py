@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 from scipy.special import erf
 
-from .base import EmbedError, batched
+from .base import EmbedError, batched, one_blas_thread
 
 MAX_SEQ_LENGTH = 256  # sentence_bert_config.json of the model; longer texts are truncated
 _LN_EPS = 1e-12
@@ -79,8 +79,9 @@ class MiniLMEmbedder:
             return out
         # Sorting by length keeps padding (wasted work) small within each batch.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for _, idx in batched(order, self.batch_size):
-            out[idx] = self._encode([texts[i] for i in idx])
+        with one_blas_thread():
+            for _, idx in batched(order, self.batch_size):
+                out[idx] = self._encode([texts[i] for i in idx])
         return out
 
     def _encode(self, texts: list[str]) -> np.ndarray:
