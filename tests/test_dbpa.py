@@ -332,3 +332,13 @@ def test_family_control_and_target_perturbations():
     assert d["roc"]["auc"] == pytest.approx(1.0) and {t["role"] for t in d["tests"]} == {"control", "target"}
     with pytest.raises(SurveyError, match="roles"):
         dbpa_family(base, others, roles={"control0": "maybe"}, n_resamples=9)
+
+
+def test_identical_outputs_and_an_empty_fixed_range():
+    same = np.ones((5, 4))
+    res = dbpa_test(same, same, omega=list(OMEGAS), n_resamples=50, seed=0)
+    for o, r in res.items():
+        assert r.statistic == pytest.approx(0.0, abs=1e-12) and r.pvalue == 1.0, o
+    rng = np.random.default_rng(19)
+    with pytest.raises(SurveyError, match="widen it"):
+        dbpa_test(rng.normal(size=(5, 4)), rng.normal(size=(5, 4)), hist_range=(5, 6), n_resamples=10)

@@ -41,6 +41,7 @@ from .dbpa_omega import OMEGAS, OmegaEngine, hist_edges
 
 SCHEMES = ("subset", "relabel", "swap")
 _MAX_OUTPUTS = 6000  # the N x N similarity matrix (and its pair lists) must fit in memory
+_ROW_CELLS = 200_000_000  # relabelings x N^2 evaluated at once
 
 
 @dataclass
@@ -184,7 +185,9 @@ def _swap_rows(a_obs: np.ndarray, pairs: np.ndarray, B: int, rng) -> tuple[np.nd
 def _pvalue(stat: float, null: np.ndarray, exact: bool) -> float:
     # A relative tolerance makes relabelings that reproduce T (e.g. the identity, or GEMM rounding
     # of the same labels) count as ties rather than depend on the last bit.
-    count = int(np.count_nonzero(null >= stat - 1e-9 * max(1.0, abs(stat))))
+    # An omega undefined on a relabeling (NaN: a fixed histogram range left a set empty) counts as
+    # exceeding T: conservative, never anti-conservative.
+    count = int(np.count_nonzero((null >= stat - 1e-9 * max(1.0, abs(stat))) | np.isnan(null)))
     return count / len(null) if exact else (1 + count) / (1 + len(null))
 
 
@@ -194,7 +197,15 @@ def _run(S, emb, unit_of, a_obs, rows, exact, omegas, bins, hist_range, unit, sc
     nx_rows = rows @ sizes
     if nx_rows.min() < 2 or (engine.N - nx_rows).min() < 1:
         raise SurveyError("every relabeling needs at least 2 outputs in X and 1 in Y; add outputs or units")
-    values = engine.evaluate(np.vstack([a_obs[None, :], rows]), omegas)
+    all_rows = np.vstack([a_obs[None, :], rows])
+    # Chunks bound the temporaries (rows x pairs) whatever B is; results do not depend on the chunking.
+    step = max(256, _ROW_CELLS // max(engine.N * engine.N, 1))
+    parts = [engine.evaluate(all_rows[s:s + step], omegas) for s in range(0, len(all_rows), step)]
+    values = {o: np.concatenate([p[o] for p in parts]) for o in omegas}
+    bad = [o for o in omegas if not np.isfinite(values[o][0])]
+    if bad:
+        raise SurveyError(f"omega {', '.join(bad)} is undefined on these outputs: no similarity of P0 or P1 "
+                          f"falls inside the histogram range {hist_range}; widen it")
     in_x = a_obs[unit_of] > 0
     p0, p1 = similarity_sets(S, in_x)
     results = {}

@@ -52,10 +52,11 @@ def js_from_counts(c0: np.ndarray, c1: np.ndarray) -> np.ndarray:
 
     jensenshannon returns sqrt(divergence), the JS *distance*; we return the divergence.
     """
-    p = c0 / c0.sum(axis=-1, keepdims=True)
-    q = c1 / c1.sum(axis=-1, keepdims=True)
-    m = (p + q) / 2.0
-    return (rel_entr(p, m).sum(axis=-1) + rel_entr(q, m).sum(axis=-1)) / 2.0
+    with np.errstate(invalid="ignore", divide="ignore"):  # an empty histogram gives NaN, handled by the caller
+        p = c0 / c0.sum(axis=-1, keepdims=True)
+        q = c1 / c1.sum(axis=-1, keepdims=True)
+        m = (p + q) / 2.0
+        return (rel_entr(p, m).sum(axis=-1) + rel_entr(q, m).sum(axis=-1)) / 2.0
 
 
 class OmegaEngine:
