@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..embed.base import one_blas_thread
 from ..errors import SurveyError, TableError
 from ..table import first_appearance
 from .batched import sign_pvalues, wilcoxon_pvalues
@@ -212,7 +213,8 @@ def validity_study(df: pd.DataFrame, model: str, a: str, b: str | None = None,
     cfgs = fit_configs(DEFAULT_CONFIGS if configs is None else configs, lim, clip=configs is None)
     out = []
     for cfg in cfgs:
-        pv = subsample_pvalues(ra.y, None if null else rb.y, cfg, draws, [seed, *cfg], alternative, flips)
+        with one_blas_thread():  # small products: a second BLAS thread only waits on shared cores
+            pv = subsample_pvalues(ra.y, None if null else rb.y, cfg, draws, [seed, *cfg], alternative, flips)
         rates = {t: rejection_rate(pv[t], alpha, confidence, null) for t in VALIDITY_TESTS}
         out.append(ValidityResult(model, "null" if null else "alternative", a if not null else f"{a}/1",
                                   b if not null else f"{a}/2", cfg, alpha, rates, pv))

@@ -1,0 +1,50 @@
+"""Power against budget, one line per strategy, one panel per test (seeds/004 Figure 4).
+
+Built on matplotlib.figure.Figure with the Agg canvas (no pyplot registry to leak); the caller saves.
+"""
+
+from __future__ import annotations
+
+from matplotlib import colormaps
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from ..stats.power import TESTS, PowerResult
+
+TITLES = {"permutation": "sign-flip permutation (valid)", "sign": "sign test", "wilcoxon": "Wilcoxon"}
+
+
+def power_curves(results: list[PowerResult], alpha: float, target: float | None = None,
+                 rho: float | None = None, title: str | None = None) -> Figure:
+    """Simulated power vs the budget asked for; explicit (n, m, r) triples are single points."""
+    fig = Figure(figsize=(13, 4.2))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(1, len(TESTS), sharey=True)
+    strategies: dict[str, list[PowerResult]] = {}
+    for res in results:
+        strategies.setdefault(res.design.strategy, []).append(res)
+    cmap = colormaps["tab10"]
+    for ax, test in zip(axes, TESTS, strict=True):
+        for i, (label, rows) in enumerate(strategies.items()):
+            rows = sorted(rows, key=lambda x: x.design.budget)
+            x = [r.design.budget for r in rows]
+            y = [r.power[test] for r in rows]
+            color = cmap(i % 10)
+            style = "o" if "," in label else "o-"
+            ax.plot(x, y, style, color=color, lw=1.6, ms=3.5, label=label if "," not in label else f"({label})")
+        ax.axhline(alpha, color="grey", lw=0.8, ls=":")
+        if target is not None:
+            ax.axhline(target, color="black", lw=0.8, ls="--")
+        ax.set_xscale("log")
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlabel("budget N = 2·n·m·r queries")
+        invalid = test != "permutation" and rho is not None and rho > 0
+        ax.set_title(TITLES[test] + (" — INVALID at rho > 0" if invalid else ""), fontsize=10,
+                     color="#b22222" if invalid else "black")
+        ax.grid(alpha=0.3, which="both")
+    axes[0].set_ylabel(f"power at alpha = {alpha:g}")
+    axes[0].legend(title="n:m:r", fontsize=8, loc="upper left")
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
