@@ -21,6 +21,8 @@ PERSONA = ("You are roleplaying as a shopper. Your profile: Age 59, female, Prof
            "marital status: single. Answer ONLY 'Yes' or 'No'. Do not explain.")
 QUESTION = ('A customer said: "{p}" Based on this, would you personally be interested in buying the '
             'product they are describing?')
+# llama.cpp threads; the suite shares 2 cores, where one thread is fastest (see docs/local-model.md).
+THREADS = 1
 PERTURBATIONS = ["I'd like to buy a pair of sneakers.", "I'm looking to purchase some new trainers.",
                  "I want to shop for a pair of athletic casual shoes."]
 
@@ -35,14 +37,14 @@ def query(perturbation: int = 0, replicate: int = 0, **kw) -> Query:
 
 @pytest.fixture(scope="module")
 def exact() -> LocalBackend:
-    backend = create_backend("local", "smollm2", n_threads=2)
+    backend = create_backend("local", "smollm2", n_threads=THREADS)
     yield backend
     backend.close()
 
 
 @pytest.fixture(scope="module")
 def constrained() -> LocalBackend:
-    backend = create_backend("local", "smollm2", n_threads=2, mode="sample", constrain=True)
+    backend = create_backend("local", "smollm2", n_threads=THREADS, mode="sample", constrain=True)
     yield backend
     backend.close()
 
@@ -75,7 +77,8 @@ def test_exact_probabilities_match_a_direct_logits_computation(exact):
     rt = exact.runtime
     tokens = rt.tokenize(rt.render(PERSONA, QUESTION.format(p=PERTURBATIONS[0])))
     assert reply.prompt_tokens == len(tokens)
-    fresh = Llama(str(default_gguf_path()), n_ctx=512, n_threads=2, logits_all=True, verbose=False)
+    fresh = Llama(str(default_gguf_path()), n_ctx=512, n_threads=THREADS, n_threads_batch=THREADS,
+                  logits_all=True, verbose=False)
     try:
         fresh.eval(tokens)
         logits = fresh.scores[len(tokens) - 1].astype(np.float64)
@@ -130,7 +133,7 @@ def test_answers_parse_like_any_backend_and_logprobs_are_returned(exact):
 
 
 def test_sample_mode_returns_one_raw_token(exact):
-    backend = LocalBackend("smollm2", n_threads=2, mode="sample")
+    backend = LocalBackend("smollm2", n_threads=THREADS, mode="sample")
     backend._rt = exact.runtime  # share the loaded model; the backend's own state stays separate
     texts = [backend.complete_sync(query(0, k)).text for k in range(30)]
     rt = exact.runtime
@@ -196,7 +199,7 @@ def test_bad_model_files_and_names_are_survey_errors(tmp_path):
 
 
 def test_prompt_longer_than_the_context_is_a_final_backend_error():
-    backend = create_backend("local", "smollm2", n_threads=2, n_ctx=128)
+    backend = create_backend("local", "smollm2", n_threads=THREADS, n_ctx=128)
     try:
         with pytest.raises(BackendError) as info:
             backend.complete_sync(query(user="very long " * 200))
@@ -205,7 +208,7 @@ def test_prompt_longer_than_the_context_is_a_final_backend_error():
         backend.close()
 
 
-STUDY = """
+STUDY = f"""
 name = "local-tiny"
 store = "tiny.sqlite"
 replicates = 3
@@ -232,7 +235,7 @@ seed = 11
 
 [models.options]
 mode = "exact"
-n_threads = 2
+n_threads = {THREADS}
 """
 
 

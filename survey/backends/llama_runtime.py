@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import importlib.util
+import os
 import threading
 from pathlib import Path
 
@@ -97,8 +98,13 @@ class LlamaRuntime:
                 from exc
         self.path = check_gguf(path)
         self._c = llama_cpp
+        # One thread count for prompts and single tokens alike: llama-cpp-python would otherwise use every
+        # core for prompt batches, and ggml's spinning thread barrier is several times slower when another
+        # process holds one of those cores (measured in docs/local-model.md).
+        self.n_threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
         try:
-            self.llm = Llama(str(self.path), n_ctx=n_ctx, n_threads=n_threads, seed=seed, verbose=False)
+            self.llm = Llama(str(self.path), n_ctx=n_ctx, n_threads=self.n_threads,
+                             n_threads_batch=self.n_threads, seed=seed, verbose=False)
         except (ValueError, RuntimeError, OSError) as exc:
             raise SurveyError(f"local backend option gguf: llama.cpp could not load '{self.path}': {exc}") from exc
         self.lock = threading.Lock()

@@ -48,7 +48,8 @@ class LocalOptions(BaseModel):
                                              "and draw replicates from it; sample: draw the first token")
     constrain: bool = Field(False, description="sample mode: draw only among the Yes/No token variants")
     n_ctx: int = Field(2048, ge=128, le=131072, description="context length in tokens")
-    n_threads: int | None = Field(None, ge=1, le=512, description="CPU threads; default: llama.cpp's choice")
+    n_threads: int | None = Field(None, ge=1, le=512, description="CPU threads for prompts and generation; "
+                                  "default: half the cores (1 is fastest on a busy machine)")
     seed: int = Field(0, description="seed used when a query carries none")
     chat_template: str | None = Field(None, description="Jinja chat template overriding the GGUF's own")
     kv_reuse: bool = Field(True, description="keep the KV cache of the prompt prefix shared with the previous "
