@@ -1,0 +1,155 @@
+"""Are the effects of message A over B equal across models? (issue 7 §1; docs/comparing.md)
+
+Data: D_kj = mean_i(theta_ij^A - theta_ij^B) for model k and perturbation pair j, the unit the
+sign-flip test already uses per model. Effect T_k = mean_j D_kj. H0: E[T_1] = ... = E[T_K].
+
+Shared perturbations (the usual case: one study, several models). The models then answer the
+SAME paraphrases, so D_1j..D_Kj are correlated through the shared shift u_j; personas inside a
+pair are correlated too (rho > 0). The pairs j, however, are independent given the personas, so
+the unit of resampling is the whole vector D_.j. Statistic: the between-model variance of the
+per-model effects, S = sum_k (T_k - T_bar)^2 / (K - 1), which only depends on the centred
+contrasts c_j = D_.j - mean_k(D_kj). Under H0 each c_j has mean zero, and under the global null
+(every model indifferent) swapping the A and B perturbation of pair j turns c_j into -c_j exactly,
+so flipping the sign of whole contrast vectors, one sign per pair, is exact. With a common effect
+delta != 0 it is asymptotically exact: the sign-flip distribution of sum_j eps_j c_j has
+covariance sum_j c_j c_j', which estimates the true covariance of the contrasts whatever each
+model's variance and whatever the cross-model correlation.
+
+Why not permute the model labels within each pair (the obvious alternative): that is exact only
+if the K entries of D_.j are exchangeable, i.e. the models are identically distributed. Real
+models differ hugely in base rate and spread (seeds/004, Table 1), and equal effects do not make
+them exchangeable; in simulation (docs/comparing.md) label permutation rejected 11% at alpha = 5%
+with heteroscedastic models, the sign-flip test 5-6%.
+
+Independent perturbations (each model had its own paraphrases): the T_k are independent, each a
+mean of its own m_k independent pair differences, so Welch's heteroscedastic one-way ANOVA on the
+D_kj (units = perturbation pairs, never personas) is valid approximately (normal theory; it is
+asymptotically valid as every m_k grows).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats
+
+from ..errors import SurveyError
+
+EXACT_MAX_M = 17  # 2^(m-1) sign vectors (eps and -eps give the same S): 65536 at m = 17
+
+
+@dataclass
+class HeterogeneityResult:
+    statistic: float  # between-model variance of the effects (sign-flip) or Welch's F
+    pvalue: float
+    method: str  # "sign-flip (shared perturbations)" or "welch anova (independent perturbations)"
+    shared: bool
+    n_models: int
+    n_pairs: int | dict  # shared pairs used, or pairs per model when independent
+    effects: dict  # model -> effect on the pairs used
+    exact: bool
+    n_resamples: int
+    note: str = ""
+    df: tuple | None = None  # Welch's (df1, df2)
+    null_distribution: np.ndarray | None = field(default=None, repr=False)
+
+    def to_dict(self) -> dict:
+        return {"statistic": _num(self.statistic), "pvalue": _num(self.pvalue), "method": self.method,
+                "shared_perturbations": self.shared, "n_models": self.n_models, "n_pairs": self.n_pairs,
+                "effects": {k: _num(v) for k, v in self.effects.items()}, "exact": self.exact,
+                "n_resamples": self.n_resamples, "df": None if self.df is None else list(self.df),
+                "note": self.note}
+
+
+def _num(x):
+    return None if x is None or not np.isfinite(x) else float(x)
+
+
+def _signs_exact(m: int) -> np.ndarray:
+    """All 2^(m-1) sign vectors with eps_1 = +1 (the other half mirrors them)."""
+    codes = np.arange(2 ** (m - 1), dtype=np.int64)[:, None]
+    bits = (codes >> np.arange(m - 1)) & 1
+    return np.hstack([np.ones((len(codes), 1)), 1.0 - 2.0 * bits])
+
+
+def sign_flip_heterogeneity(D, models: list[str] | None = None, n_resamples: int = 9999, seed=0,
+                            method: str = "auto", chunk: int = 8192) -> HeterogeneityResult:
+    """Test equal effects across models sharing perturbation pairs: D is (K models, m pairs), no NaN.
+
+    Exact (all sign vectors) when m <= 17 or ``method="exact"``; otherwise p = (1 + count) / (1 + B)
+    over B random sign vectors (a valid p-value).
+    """
+    D = np.asarray(D, dtype=float)
+    if D.ndim != 2 or D.shape[0] < 2:
+        raise SurveyError("the heterogeneity test needs a (models x pairs) matrix with at least 2 models")
+    if np.isnan(D).any():
+        raise SurveyError("the heterogeneity test needs every model's difference on every shared pair")
+    K, m = D.shape
+    if m < 2:
+        raise SurveyError("the heterogeneity test needs at least 2 shared perturbation pairs")
+    if method not in ("auto", "exact", "monte-carlo"):
+        raise SurveyError(f"method must be auto, exact or monte-carlo; got '{method}'")
+    models = models or [f"model {k + 1}" for k in range(K)]
+    C = D - D.mean(axis=0, keepdims=True)  # centred contrasts c_j (columns)
+    obs = float((C.sum(axis=1) ** 2).sum())
+    scale = float(np.abs(C).sum()) ** 2
+    gamma = 1e-9 * scale  # exact ties (theta are fractions of r) must count as ties
+    exact = method == "exact" or (method == "auto" and m <= EXACT_MAX_M)
+    if exact and m > 24:
+        raise SurveyError(f"an exact heterogeneity test with m = {m} pairs would take too long; use monte-carlo")
+    if exact:
+        signs, plus = _signs_exact(m), 0
+    else:
+        rng = np.random.default_rng(seed)
+        signs, plus = (rng.integers(0, 2, size=(int(n_resamples), m)) * 2 - 1).astype(float), 1
+    null = np.empty(len(signs))
+    for start in range(0, len(signs), chunk):
+        null[start:start + chunk] = ((signs[start:start + chunk] @ C.T) ** 2).sum(axis=1)
+    count = int(np.count_nonzero(null >= obs - gamma))
+    pvalue = (count + plus) / (len(signs) + plus)
+    to_var = 1.0 / (m * m * (K - 1))  # sum_k (T_k - T_bar)^2 / (K - 1) = S_raw / (m^2 (K - 1))
+    return HeterogeneityResult(
+        statistic=obs * to_var, pvalue=float(min(pvalue, 1.0)), method="sign-flip (shared perturbations)",
+        shared=True, n_models=K, n_pairs=m, effects=dict(zip(models, D.mean(axis=1).tolist(), strict=True)),
+        exact=exact, n_resamples=len(signs) * (2 if exact else 1), null_distribution=null * to_var)
+
+
+def welch_heterogeneity(groups: dict, note: str = "") -> HeterogeneityResult:
+    """Welch's heteroscedastic one-way ANOVA of the pair differences, for models with their own pairs.
+
+    ``groups``: model -> 1-d array of D_kj. Matches statsmodels.stats.oneway.anova_oneway
+    (use_var="unequal"). A model whose differences are all equal has variance 0 and infinite
+    weight; its variance is floored at the smallest positive variance of the others (conservative).
+    """
+    names = list(groups)
+    xs = [np.asarray(groups[k], dtype=float) for k in names]
+    xs = [x[~np.isnan(x)] for x in xs]
+    if len(xs) < 2:
+        raise SurveyError("the heterogeneity test needs at least 2 models")
+    small = [k for k, x in zip(names, xs, strict=True) if len(x) < 2]
+    if small:
+        raise SurveyError(f"model(s) {', '.join(small)} have fewer than 2 valid perturbation pairs")
+    K = len(xs)
+    n = np.array([len(x) for x in xs], dtype=float)
+    mean = np.array([x.mean() for x in xs])
+    var = np.array([x.var(ddof=1) for x in xs])
+    effects = dict(zip(names, mean.tolist(), strict=True))
+    npairs = dict(zip(names, n.astype(int).tolist(), strict=True))
+    if not np.any(var > 0):
+        same = bool(np.ptp(mean) == 0)
+        return HeterogeneityResult(0.0 if same else np.inf, 1.0 if same else 0.0,
+                                   "welch anova (independent perturbations)", False, K, npairs, effects,
+                                   False, 0, (note + " " if note else "") + "every model's differences are constant")
+    if np.any(var == 0):
+        var = np.where(var > 0, var, var[var > 0].min())
+        note = (note + " " if note else "") + "a constant model's variance was floored (conservative)."
+    w = n / var
+    center = (w * mean).sum() / w.sum()
+    a_term = (w * (mean - center) ** 2).sum() / (K - 1)
+    tmp = ((1 - w / w.sum()) ** 2 / (n - 1)).sum()
+    f_stat = a_term / (1 + 2 * (K - 2) / (K * K - 1) * tmp)
+    df2 = (K * K - 1) / (3 * tmp)
+    p = float(stats.f.sf(f_stat, K - 1, df2))
+    return HeterogeneityResult(float(f_stat), p, "welch anova (independent perturbations)", False, K,
+                               npairs, effects, False, 0, note, (K - 1, float(df2)))
