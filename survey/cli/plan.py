@@ -232,7 +232,7 @@ def _print_plan(doc: dict, params) -> None:
                f"alpha = {doc['alpha']:g}; Monte Carlo s.e. <= {doc['mc_error']:.3f}")
     best = {(b["budget"], b["strategy"]) for b in doc["best"]}
     rows = []
-    for r in sorted(doc["results"], key=lambda x: (x["budget"], x["strategy"])):
+    for r in sorted(doc["results"], key=lambda x: x["budget"]):  # stable: strategies keep their order
         mark = "*" if (r["budget"], r["strategy"]) in best else ""
         rows.append([r["budget"], r["strategy"] + mark, r["n"], r["m"], r["r"], 2 * r["n"] * r["m"] * r["r"],
                      *(r["power"][t] for t in TESTS)])
@@ -326,9 +326,14 @@ def _print_validity(doc: dict) -> None:
                 rows.append([r["n"], r["m"], r["r"], t, x["rate"], f"[{x['ci'][0]:.3f}, {x['ci'][1]:.3f}]",
                              x["verdict"] if null else ""])
         first = next(x for x in doc["results"] if x["model"] == model)
+        cols = ["n", "m", "r", "test", "rate", "CI"] + (["verdict"] if null else [])
         print_table(f"model {model}: {what}, {first['a']} vs {first['b']}, rejection rate at alpha = "
                     f"{doc['alpha']:g} over {doc['draws']} draws ({doc['confidence']:.0%} Clopper-Pearson CI)",
-                    ["n", "m", "r", "test", "rate", "CI", "verdict" if null else ""], rows)
+                    cols, [row[:len(cols)] for row in rows])
+        for x in doc["results"]:
+            if x["model"] == model and x["requested"] != [x["n"], x["m"], x["r"]]:
+                click.echo(f"note: default configuration {tuple(x['requested'])} clipped to the table: "
+                           f"({x['n']}, {x['m']}, {x['r']})")
     if null:
         click.echo("a valid test has alpha inside or above its interval: 'oversized' means the interval lies "
                    "above alpha; 'conservative' below (expected for the permutation test at small m)")

@@ -86,11 +86,13 @@ class ValidityResult:
     alpha: float
     rates: dict  # test -> TestRate
     pvalues: dict = field(repr=False, default_factory=dict)  # test -> (draws,) p-values
+    requested: tuple[int, int, int] | None = None  # a default configuration before clipping
 
     def to_dict(self) -> dict:
         n, m, r = self.config
         return {"model": self.model, "condition": self.condition, "a": self.a, "b": self.b,
-                "n": n, "m": m, "r": r, "alpha": self.alpha,
+                "n": n, "m": m, "r": r, "requested": list(self.requested or self.config),
+                "alpha": self.alpha,
                 "tests": {t: x.to_dict() for t, x in self.rates.items()},
                 "ecdf": {t: ecdf_at(p, ECDF_POINTS) for t, p in self.pvalues.items()}}
 
@@ -122,11 +124,12 @@ def limits(resp_a: Responses, resp_b: Responses | None) -> tuple[int, int, int]:
 
 
 def fit_configs(configs: Iterable[tuple[int, int, int]], lim: tuple[int, int, int],
-                clip: bool) -> list[tuple[int, int, int]]:
-    """Check configurations against the table; ``clip`` (for the defaults) shrinks them instead."""
+                clip: bool) -> list[tuple[tuple[int, int, int], tuple[int, int, int]]]:
+    """(asked, used) configurations checked against the table; ``clip`` (for the defaults) shrinks
+    them to fit instead of failing, and drops those that become duplicates."""
     out = []
-    for cfg in configs:
-        n, m, r = cfg
+    for asked in configs:
+        n, m, r = cfg = tuple(asked)
         if n < 2 or m < 2 or r < 1:
             raise SurveyError(f"configuration {cfg}: needs n >= 2, m >= 2, r >= 1")
         if clip:
@@ -138,8 +141,8 @@ def fit_configs(configs: Iterable[tuple[int, int, int]], lim: tuple[int, int, in
         if min(cfg[:2]) < 2:
             raise SurveyError(f"the table is too small for sub-sampling: it supports n={lim[0]}, "
                               f"m={lim[1]}, r={lim[2]}; it needs n >= 2 and m >= 2")
-        if cfg not in out:
-            out.append(cfg)
+        if cfg not in [used for _, used in out]:
+            out.append((tuple(asked), cfg))
     return out
 
 
@@ -212,12 +215,12 @@ def validity_study(df: pd.DataFrame, model: str, a: str, b: str | None = None,
     lim = limits(ra, rb)
     cfgs = fit_configs(DEFAULT_CONFIGS if configs is None else configs, lim, clip=configs is None)
     out = []
-    for cfg in cfgs:
+    for asked, cfg in cfgs:
         with one_blas_thread():  # small products: a second BLAS thread only waits on shared cores
             pv = subsample_pvalues(ra.y, None if null else rb.y, cfg, draws, [seed, *cfg], alternative, flips)
         rates = {t: rejection_rate(pv[t], alpha, confidence, null) for t in VALIDITY_TESTS}
         out.append(ValidityResult(model, "null" if null else "alternative", a if not null else f"{a}/1",
-                                  b if not null else f"{a}/2", cfg, alpha, rates, pv))
+                                  b if not null else f"{a}/2", cfg, alpha, rates, pv, asked))
         if progress:
             progress(1)
     return out
