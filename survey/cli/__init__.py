@@ -10,7 +10,7 @@ import click
 from ..errors import SurveyError
 
 # Adding a command group: write survey/cli/<name>.py exposing `register(cli)`, then list it here.
-COMMAND_MODULES = ["analysis", "run", "registry", "report", "demo", "dbpa", "plan"]
+COMMAND_MODULES = ["analysis", "run", "registry", "report", "demo", "dbpa", "plan", "compare"]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

@@ -1,0 +1,209 @@
+"""`survey compare`: message A vs B across models (with agreement), and every pair of messages."""
+
+from __future__ import annotations
+
+import re
+from contextlib import nullcontext
+
+import click
+
+from ..errors import SurveyError
+from ..sources import load_long_table
+from ..stats.agreement import STRONG, TIES, model_agreement
+from ..stats.messages import ADJUSTMENTS, compare_all_messages
+from ..stats.models import compare_models
+from ..table import messages_in, models_in
+from .common import echo_json, fmt, json_option, print_table
+
+_UNITS = {"": 1.0, "K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9, "T": 1e12}
+_SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([KkMmBbGgTt]?)\s*$")
+
+
+def parse_sizes(text: str | None) -> dict[str, float] | None:
+    """'m1=3e9,m2=8B,m3=135M' -> {'m1': 3e9, 'm2': 8e9, 'm3': 1.35e8}; the last '=' splits name and size."""
+    if not text:
+        return None
+    out = {}
+    for part in text.split(","):
+        name, sep, value = part.rpartition("=")
+        match = _SIZE.match(value)
+        if not sep or not name.strip() or not match:
+            raise SurveyError(f"--sizes takes MODEL=SIZE pairs separated by commas, e.g. 'a=3e9,b=8B'; got '{part}'")
+        size = float(match.group(1)) * _UNITS[match.group(2).upper()]
+        if size <= 0:
+            raise SurveyError(f"--sizes: the size of '{name.strip()}' must be positive; got '{value}'")
+        out[name.strip()] = size
+    return out
+
+
+def _pick(df, a, b) -> tuple[str, str, str | None]:
+    msgs = messages_in(df)
+    if (a is None) != (b is None):
+        raise SurveyError("give both --a and --b, or neither")
+    if a is None:
+        note = None if len(msgs) == 2 else (f"A and B are the first two messages ({msgs[0]}, {msgs[1]}); "
+                                            "choose others with --a and --b")
+        return msgs[0], msgs[1], note
+    for x in (a, b):
+        if x not in msgs:
+            raise SurveyError(f"message '{x}' is not in the table; it has {', '.join(msgs)}")
+    if a == b:
+        raise SurveyError("--a and --b must name two different messages")
+    return a, b, None
+
+
+def _progress(enabled: bool, total: int):
+    if not enabled:
+        return nullcontext(lambda: None)
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    class _Bar:
+        def __enter__(self):
+            self.p = Progress(TextColumn("comparing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                              console=Console(stderr=True), transient=True)
+            self.p.start()
+            task = self.p.add_task("compare", total=total)
+            return lambda: self.p.advance(task)
+
+        def __exit__(self, *exc):
+            self.p.stop()
+
+    return _Bar()
+
+
+@click.command("compare")
+@click.argument("table", type=click.Path(dir_okay=False))
+@click.option("--study", default=None, help="study name, when a store holds several")
+@click.option("--a", "a", default=None, help="message A (default: the first message)")
+@click.option("--b", "b", default=None, help="message B (default: the second message)")
+@click.option("--sizes", default=None, help="model sizes to order the plot, e.g. 'm1=3e9,m2=8B,m3=135M'")
+@click.option("--alpha", type=float, default=0.05, show_default=True)
+@click.option("--holm-models", is_flag=True, help="Holm-adjust the per-model p-values before counting directions")
+@click.option("--adjust", type=click.Choice(ADJUSTMENTS), default="holm", show_default=True,
+              help="adjustment across message pairs (bh = Benjamini-Hochberg)")
+@click.option("--fit", type=click.Choice(["a", "b", "none"]), default="a", show_default=True,
+              help="fit (mu, kappa, sigma, rho) on message A's or B's responses, or skip")
+@click.option("--ties", type=click.Choice(TIES), default="drop", show_default=True,
+              help="agreement: a cell with as many Yes as No answers is left out, or counted as No/Yes")
+@click.option("--flips", type=int, default=9999, show_default=True, help="random sign vectors when not exact")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--confidence", type=float, default=0.95, show_default=True)
+@click.option("--plot", "plot", type=click.Path(dir_okay=False), default=None,
+              help="also save the effect-by-model plot (.png, .svg or .pdf)")
+@json_option
+def compare_cmd(table, study, a, b, sizes, alpha, holm_models, adjust, fit, ties, flips, seed, confidence,
+                plot, as_json):
+    """Compare A vs B across the models of TABLE (a long table or a store), and every pair of messages.
+
+    Flags "conclusion depends on the model" when significant effects disagree in sign or the
+    effects differ across models (heterogeneity test at the perturbation level).
+    """
+    if flips < 1:
+        raise SurveyError("--flips must be >= 1")
+    if not 0 < confidence < 1:
+        raise SurveyError("--confidence must be between 0 and 1")
+    df = load_long_table(table, study)
+    a, b, pick_note = _pick(df, a, b)
+    models, msgs = models_in(df), messages_in(df)
+    many = len(msgs) >= 3
+    total = len(models) + (len(models) * len(msgs) * (len(msgs) - 1) // 2 if many else 0)
+    with _progress(not as_json, total) as tick:
+        res = compare_models(df, a, b, sizes=parse_sizes(sizes), alpha=alpha,
+                             adjust="holm" if holm_models else "none", fit=fit, n_resamples=flips, seed=seed,
+                             confidence=confidence, progress=tick)
+        agree = model_agreement(df, ties=ties) if len(models) >= 2 else None
+        per_msg = [compare_all_messages(df, m, adjust=adjust, alpha=alpha, n_resamples=flips, seed=seed,
+                                        confidence=confidence, progress=tick)
+                   for m in models if len(messages_in(df, m)) >= 3] if many else []
+    if plot:
+        from ..plots.models import model_effects
+
+        try:
+            model_effects(res).savefig(plot, dpi=120)
+        except (ValueError, OSError) as exc:
+            raise SurveyError(f"--plot {plot}: cannot save ({exc}); use a .png, .svg or .pdf path") from exc
+    if as_json:
+        echo_json({"a": a, "b": b, "note": pick_note, "models": res.to_dict(),
+                   "agreement": None if agree is None else agree.to_dict(),
+                   "messages": [m.to_dict() for m in per_msg], "plot": plot})
+        return
+    _print_models(res, pick_note, confidence)
+    if agree is not None:
+        _print_agreement(agree)
+    for m in per_msg:
+        _print_messages(m)
+    if plot:
+        click.echo(f"plot saved to {plot}")
+
+
+def _print_models(res, note, confidence) -> None:
+    if note:
+        click.echo(note)
+    holm = res.direction.adjust != "none"
+    verdict = {1: f"prefers {res.a}", -1: f"prefers {res.b}", 0: "not significant"}
+    rows, tests, fits = [], [], []
+    for s in res.models:
+        lo, hi = s.effect.ci
+        rows.append([s.model, _size(s.size), s.n_personas, s.n_paired, s.replicates, f"{s.invalid_rate:.1%}",
+                     f"{s.effect.estimate:+.3f}", f"[{lo:+.3f}, {hi:+.3f}]"])
+        tests.append([s.model, s.pvalues["permutation"], *([s.pvalue_adjusted] if holm else []),
+                      s.pvalues["sign"], s.pvalues["wilcoxon"], verdict[s.direction]])
+        f = s.fit
+        fits.append([s.model, s.fit_message or "—", *((f.mu, f.kappa, f.sigma, f.rho) if f else (None,) * 4)])
+    print_table(f"{res.a} vs {res.b} by model: effect = P(Yes|{res.a}) − P(Yes|{res.b})",
+                ["model", "size", "n", "m", "r", "invalid", "effect", f"{confidence:.0%} CI"], rows)
+    print_table("p-values (the sign-flip permutation test decides)",
+                ["model", "permutation", *(["Holm"] if holm else []), "sign*", "wilcoxon*", "verdict"], tests)
+    if any(s.fit_message for s in res.models):
+        print_table("fitted Beta-logit parameters (seeds/004 appendix C)",
+                    ["model", "fitted on", "mu", "kappa", "sigma", "rho"], fits)
+    click.echo("* the sign and Wilcoxon tests are invalid when rho > 0; the permutation test decides.")
+    d = res.direction
+    click.echo(f"significant at alpha = {d.alpha}{' (Holm across models)' if d.adjust != 'none' else ''}: "
+               f"{len(d.prefer_a)} prefer {res.a}, {len(d.prefer_b)} prefer {res.b}, "
+               f"{len(d.not_significant)} not significant")
+    h = res.heterogeneity
+    if h is not None:
+        click.echo(f"heterogeneity ({h.method}): p = {fmt(h.pvalue)}; statistic {fmt(h.statistic)}")
+    if res.depends_on_model:
+        click.secho("CONCLUSION DEPENDS ON THE MODEL", fg="red", bold=True)
+        for r in res.reasons:
+            click.echo(f"  - {r}")
+    click.echo(res.summary)
+    for n in res.notes:
+        click.echo(f"note: {n}")
+
+
+def _size(size):
+    from ..plots.models import format_size
+
+    return format_size(size) if size else None
+
+
+def _print_agreement(ag) -> None:
+    src = sorted(set(ag.sources.values()))
+    rows = [[p.model_a, p.model_b, p.n_cells, f"{p.agreement:.1%}" if p.n_cells else None, p.kappa,
+             p.to_dict()["interpretation"]] for p in ag.pairs]
+    print_table(f"agreement per (message, persona, perturbation) cell — labels from {', '.join(src)}; "
+                f"ties: {ag.ties} ({sum(ag.n_ties.values())} tied cells)",
+                ["model", "model", "cells", "agreement", "Cohen kappa", "reading"], rows)
+    d = ag.to_dict()
+    click.echo(f"Fleiss' kappa across {len(ag.models)} models on {ag.n_cells_all} cells: {fmt(ag.fleiss_kappa)} "
+               f"({d['fleiss_interpretation']}); mean pairwise kappa {fmt(ag.mean_kappa)}. "
+               f"kappa >= {STRONG} is the usual bar for strong agreement; LLM judges averaged 0.118 (seeds/003).")
+
+
+def _print_messages(mc) -> None:
+    rows = [[p.a, p.b, f"{p.effect.estimate:+.3f}", f"[{p.effect.ci[0]:+.2f}, {p.effect.ci[1]:+.2f}]",
+             f"[{p.simultaneous_ci[0]:+.2f}, {p.simultaneous_ci[1]:+.2f}]", p.pvalue, p.pvalue_adjusted,
+             p.winner or "—"] for p in mc.pairs]
+    print_table(f"model {mc.model}: every pair of {len(mc.messages)} messages ({mc.adjustment} adjustment, "
+                f"{len(mc.pairs)} tests)",
+                ["a", "b", "a − b", "CI", "joint CI", "p", "adjusted", "winner"], rows)
+    ranking = ", ".join(f"{m} {mc.mean_yes[m]:.3f}" for m in mc.ranking)
+    click.echo(f"mean P(Yes) by message: {ranking}")
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(compare_cmd)
