@@ -181,7 +181,7 @@ class Store:
             where.append("status = 'ok'")
         sql = f"""SELECT model, message, perturbation, persona, replicate, answer, response, p_yes,
                          status, error, reported_model AS model_id, requested_model, prompt_tokens,
-                         completion_tokens, attempts, prompt_hash, logprobs, batch_job, study,
+                         completion_tokens, attempts, prompt_hash, logprobs, extra, batch_job, study,
                          created_at, updated_at
                   FROM responses WHERE {' AND '.join(where)}
                   ORDER BY model, seq IS NULL, seq, message, persona, perturbation, replicate"""

@@ -22,7 +22,7 @@ import pytest
 from fakes.dashscope_server import DashScopeFake
 from fakes.mistral_server import MistralFake
 
-from survey.cli.run import _collect
+from survey.collect import collect
 from survey.design import build_design
 from survey.engine import Engine
 from survey.plan import make_plan
@@ -83,7 +83,7 @@ def run_engine(study_path, **kw):
     with Store(study.store_path) as store:
         eng = Engine(store, progress=False, base_delay=0.01, max_delay=0.05, poll_interval=0.01,
                      sleep=kw.pop("sleep", Sleeps()), **kw)
-        asyncio.run(_collect(eng, make_plan(study, store)))
+        asyncio.run(collect(eng, make_plan(study, store)))
         return eng.report, study
 
 
@@ -192,7 +192,7 @@ def test_mistral_batch_interrupted_after_submit_resumes_the_job(tmp_path, monkey
         async def interrupted():
             with Store(study.store_path) as store:
                 eng = Engine(store, progress=False, poll_interval=0.01, max_poll_interval=0.01)
-                task = asyncio.create_task(_collect(eng, make_plan(study, store)))
+                task = asyncio.create_task(collect(eng, make_plan(study, store)))
                 while not store.batch_jobs(study.name):  # the job id is stored before the first poll
                     await asyncio.sleep(0.01)
                 await asyncio.sleep(0.05)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from ..collect import collect
 from ..engine import Engine
 from ..errors import SurveyError
 from ..plan import make_plan
@@ -40,7 +41,6 @@ def find_study(path: str) -> Path:
 def demo_cmd(study_path, out, seed, as_json):
     """Run a real survey on the embedded local model and write OUT/index.html, results.json, table.csv."""
     from ..report import build_report
-    from .run import _collect  # the same collection path as `survey run`
 
     study = load_study(find_study(study_path))
     paid = [m.name for m in study.models if m.paid]
@@ -55,7 +55,7 @@ def demo_cmd(study_path, out, seed, as_json):
                            f"(stored answers are reused: {sum(m.replies for m in plan.models)})", err=True)
             engine = Engine(store, progress=not as_json)
             try:
-                asyncio.run(_collect(engine, plan))
+                asyncio.run(collect(engine, plan))
             except KeyboardInterrupt:
                 click.echo(f"interrupted: {engine.report.stored} answers stored; rerun to resume", err=True)
                 sys.exit(130)

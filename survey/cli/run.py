@@ -7,8 +7,9 @@ import sys
 
 import click
 
-from ..backends import backend_class, create_backend
-from ..engine import Engine, ModelRun
+from ..backends import backend_class
+from ..collect import collect
+from ..engine import Engine
 from ..errors import SurveyError
 from ..plan import Plan, make_plan
 from ..spec import load_study
@@ -55,28 +56,6 @@ def _confirm_paid(plan: Plan, yes: bool) -> None:
     if not sys.stdin.isatty():
         raise SurveyError(f"this run sends {what}; pass --yes to confirm (there is no terminal to ask on)")
     click.confirm(f"Send {what}?", abort=True, err=True)
-
-
-async def _collect(engine: Engine, plan: Plan) -> None:
-    backends = []
-    try:
-        runs = []
-        for m in plan.models:
-            if not m.missing and not m.open_jobs:
-                continue
-            spec = m.spec
-            backend = create_backend(spec.backend, spec.model_id, **spec.options)
-            backends.append(backend)
-            runs.append(ModelRun(study=plan.study.name, name=spec.name, backend=backend, queries=m.queries,
-                                 concurrency=spec.concurrency, rpm=spec.rpm, tpm=spec.tpm, batch=spec.batch,
-                                 parse=plan.study.question.mode == "binary"))
-        await engine.run(runs)
-    finally:
-        for b in backends:
-            try:
-                await b.aclose()
-            except Exception as exc:  # noqa: BLE001 - closing must not hide the run's outcome
-                click.echo(f"warning: closing backend {getattr(b, 'name', b)} failed: {exc}", err=True)
 
 
 def _print_report(engine: Engine, store_path) -> None:
@@ -133,7 +112,7 @@ def run_cmd(study_file, dry_run, yes, models, max_attempts, poll_interval, as_js
         engine = Engine(store, max_attempts=max_attempts, poll_interval=poll_interval,
                         max_poll_interval=max(poll_interval, 120.0), progress=not as_json)
         try:
-            asyncio.run(_collect(engine, plan))
+            asyncio.run(collect(engine, plan))
         except KeyboardInterrupt:
             engine.report.interrupted = True
             if as_json:
