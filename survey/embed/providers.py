@@ -82,9 +82,11 @@ class DashScopeEmbedder:
     def _call(self, chunk: list[str]):
         import dashscope
 
-        if not (os.environ.get("DASHSCOPE_API_KEY") or dashscope.api_key):
+        # dashscope reads the environment only at import: pass the key on each call instead.
+        key = os.environ.get("DASHSCOPE_API_KEY") or dashscope.api_key
+        if not key:
             raise EmbedError("text-embedding-v4 needs the environment variable DASHSCOPE_API_KEY")
-        kwargs = {"dimension": self.dimension} if self.dimension else {}
+        kwargs = {"api_key": key, "dimension": self.dimension} if self.dimension else {"api_key": key}
         if self.base_url:  # per call, so the SDK's global base URL stays as the user set it
             kwargs["base_address"] = self.base_url
         for attempt in range(self.max_retries + 1):

@@ -191,7 +191,7 @@ def _pvalue(stat: float, null: np.ndarray, exact: bool) -> float:
     return count / len(null) if exact else (1 + count) / (1 + len(null))
 
 
-def _run(S, emb, unit_of, a_obs, rows, exact, omegas, bins, hist_range, unit, scheme, seed_note=None):
+def _run(S, emb, unit_of, a_obs, rows, exact, omegas, bins, hist_range, unit, scheme):
     engine = OmegaEngine(S, unit_of, len(a_obs), emb, bins=bins, hist_range=hist_range)
     sizes = engine.sizes
     nx_rows = rows @ sizes
