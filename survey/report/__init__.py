@@ -131,6 +131,36 @@ def analyze_all(df: pd.DataFrame, a: str | None, b: str | None, alpha: float, se
     return out
 
 
+def exact_probability_comparisons(df: pd.DataFrame, comps: list[Comparison], seed: int,
+                                  n_resamples: int) -> list[Comparison]:
+    """The same comparisons on exact per-cell P(Yes), for models whose every row carries ``p_yes``
+    (a local model in exact mode, or simulated respondents): theta without replicate noise."""
+    if "p_yes" not in df:
+        return []
+    out = []
+    for c in comps:
+        rows = df[(df["model"] == c.model) & df["message"].isin([c.a, c.b])]
+        if rows["p_yes"].notna().all():
+            out.append(compare_messages(df, c.model, c.a, c.b, seed=seed, n_resamples=n_resamples,
+                                        probabilities=True))
+    return out
+
+
+def exact_section(comps: list[Comparison], alpha: float) -> Section:
+    sec = Section("The same tests on the model's exact P(Yes)", paragraphs=[
+        "These models report the exact probability of answering Yes in every persona × paraphrase cell, so "
+        "the tests can run on it directly, without replicate noise. Less noise makes the invalid tests even "
+        "more confident, while the sign-flip test still accounts for paraphrases moving every persona at once."])
+    rows = []
+    for c in comps:
+        lo, hi = c.effect.ci
+        rows.append([c.model, f"{c.a} vs {c.b}", f"{c.effect.estimate:+.4f}", f"[{lo:+.4f}, {hi:+.4f}]",
+                     fmt(c.permutation.pvalue), fmt(c.sign.pvalue), fmt(c.wilcoxon.pvalue)])
+    sec.tables.append({"columns": ["model", "messages", "effect", "CI", "sign-flip p (valid)", "sign p",
+                                   "Wilcoxon p"], "rows": rows})
+    return sec
+
+
 def build_report(df: pd.DataFrame, out_dir: str | Path, *, title: str | None = None, a: str | None = None,
                  b: str | None = None, alpha: float = 0.05, seed: int = 0, n_resamples: int = 9999,
                  sections: list[Section] | None = None, extra_json: dict | None = None) -> dict:
@@ -140,14 +170,17 @@ def build_report(df: pd.DataFrame, out_dir: str | Path, *, title: str | None = N
     out.mkdir(parents=True, exist_ok=True)
     comps = analyze_all(df, a, b, alpha, seed, n_resamples)
     summary = study_summary(df)
+    exact = exact_probability_comparisons(df, comps, seed, n_resamples)
+    sections = ([exact_section(exact, alpha)] if exact else []) + list(sections or [])
     results = {"summary": summary, "alpha": alpha, "results": [c.to_dict() for c in comps],
+               **({"exact_probabilities": [c.to_dict() for c in exact]} if exact else {}),
                **(extra_json or {})}
     env = Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=select_autoescape(["html", "j2"]))
     html = env.get_template("report.html.j2").render(
         title=title or "Generative survey report", generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         version=__version__, n_rows=len(df), headlines=[headline(c, alpha) for c in comps],
         warnings=[w for c in comps for w in _warnings(c, alpha)], summary=summary,
-        comparisons=[comparison_view(c, df) for c in comps], extra_sections=sections or [],
+        comparisons=[comparison_view(c, df) for c in comps], extra_sections=sections,
     )
     (out / "index.html").write_text(html, encoding="utf-8")
     (out / "results.json").write_text(to_json(results), encoding="utf-8")
