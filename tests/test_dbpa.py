@@ -342,3 +342,16 @@ def test_identical_outputs_and_an_empty_fixed_range():
     rng = np.random.default_rng(19)
     with pytest.raises(SurveyError, match="widen it"):
         dbpa_test(rng.normal(size=(5, 4)), rng.normal(size=(5, 4)), hist_range=(5, 6), n_resamples=10)
+
+
+def test_alignment_with_a_reference_model():
+    from survey.stats.dbpa_family import dbpa_alignment
+
+    rng = np.random.default_rng(20)
+    ref = rng.normal(size=(12, 6))
+    aligned = rng.normal(size=(12, 6))
+    off = rng.normal(size=(12, 6))
+    off[:, 0] += 5
+    res = dbpa_alignment(ref, {"aligned": aligned, "off": off}, omega="energy-l2", n_resamples=499, seed=3)
+    assert res.names == ["aligned", "off"]
+    assert res.results[0].pvalue > 0.05 and res.results[1].pvalue == pytest.approx(1 / 500)

@@ -5,7 +5,8 @@
   statsmodels' multipletests in the tests).
 - ``roc_from_pvalues``: TPR/FPR/AUC for user-labelled control and target perturbations
   (seeds/002 §4.2): "change detected" when p < alpha; AUC is the trapezoid over all thresholds.
-- alignment with a reference model is ``dbpa_family`` with the reference's outputs as the base.
+- ``dbpa_alignment``: alignment with a reference model, i.e. ``dbpa_family`` with the reference's
+  outputs as the base.
 - ``compare_messages_dbpa``: message A vs B over personas x perturbations with whole perturbations
   as the permutation units, plus ``per_persona_dbpa`` (A vs B inside each persona, adjusted).
 """
@@ -103,6 +104,13 @@ def dbpa_family(base, others: dict, omega: str = "js", correction: str = "holm",
         if pc and pt:
             roc = roc_from_pvalues(pc, pt, alpha=alpha)
     return FamilyResult(names, results, adjusted, correction, alpha, role_list, roc)
+
+
+def dbpa_alignment(reference, models: dict, **options) -> FamilyResult:
+    """Alignment with a reference model (seeds/002 §4.3): the same prompt answered by the reference
+    (P0 = within the reference's outputs) and by each model in ``models`` ({name: embeddings}).
+    A small p says the model's answers differ in meaning from the reference's."""
+    return dbpa_family(reference, models, **options)
 
 
 @dataclass
