@@ -103,13 +103,14 @@ def compare_cmd(table, study, a, b, sizes, alpha, holm_models, adjust, fit, ties
         raise SurveyError("--flips must be >= 1")
     if not 0 < confidence < 1:
         raise SurveyError("--confidence must be between 0 and 1")
+    size_map = parse_sizes(sizes)  # before the progress bar starts: a bad flag is one clean line
     df = load_long_table(table, study)
     a, b, pick_note = _pick(df, a, b)
     models, msgs = models_in(df), messages_in(df)
     many = len(msgs) >= 3
     total = len(models) + (len(models) * len(msgs) * (len(msgs) - 1) // 2 if many else 0)
     with _progress(not as_json, total) as tick:
-        res = compare_models(df, a, b, sizes=parse_sizes(sizes), alpha=alpha,
+        res = compare_models(df, a, b, sizes=size_map, alpha=alpha,
                              adjust="holm" if holm_models else "none", fit=fit, n_resamples=flips, seed=seed,
                              confidence=confidence, progress=tick)
         agree = model_agreement(df, ties=ties) if len(models) >= 2 else None
