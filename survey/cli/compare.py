@@ -171,7 +171,8 @@ def _print_models(res, note, confidence) -> None:
         click.secho("CONCLUSION DEPENDS ON THE MODEL", fg="red", bold=True)
         for r in res.reasons:
             click.echo(f"  - {r}")
-    click.echo(res.summary)
+    else:
+        click.echo(res.summary)
     for n in res.notes:
         click.echo(f"note: {n}")
 
