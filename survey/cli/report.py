@@ -32,7 +32,7 @@ def _read_json(path: str | None, option: str) -> dict | None:
 @click.option("--b", "b", default=None, help="message B")
 @click.option("--title", default=None)
 @click.option("--alpha", type=float, default=0.05, show_default=True)
-@click.option("--sizes", default=None, help="model sizes for ordering, e.g. 'm1=3e9,m2=8e9'")
+@click.option("--sizes", default=None, help="model sizes for ordering, e.g. 'm1=3B,m2=8e9'")
 @click.option("--plan", "plan_json", type=click.Path(dir_okay=False), help="`survey plan --json` output")
 @click.option("--validate", "validate_json", type=click.Path(dir_okay=False), help="`survey validate --json` output")
 @click.option("--dbpa", "dbpa_json", type=click.Path(dir_okay=False), help="`survey dbpa --json` output")
@@ -42,7 +42,7 @@ def report_cmd(source, out, study, a, b, title, alpha, sizes, plan_json, validat
                as_json):
     """Write OUT/index.html (plots inlined), OUT/results.json and OUT/table.csv."""
     from ..report import build_report
-    from ..report.extras import extra_sections, parse_sizes
+    from .compare import parse_sizes
 
     if not 0 < alpha < 1:
         raise SurveyError("--alpha must be between 0 and 1")
@@ -51,9 +51,8 @@ def report_cmd(source, out, study, a, b, title, alpha, sizes, plan_json, validat
     df = load_long_table(source, study)
     extras = {"plan": _read_json(plan_json, "--plan"), "validate": _read_json(validate_json, "--validate"),
               "dbpa": _read_json(dbpa_json, "--dbpa")}
-    sections, extra_json = extra_sections(df, extras, alpha=alpha, sizes=parse_sizes(sizes), a=a, b=b)
-    results = build_report(df, out, title=title, a=a, b=b, alpha=alpha, seed=seed, sections=sections,
-                           extra_json=extra_json)
+    results = build_report(df, out, title=title, a=a, b=b, alpha=alpha, seed=seed, sizes=parse_sizes(sizes),
+                           extras=extras)
     index = Path(out) / "index.html"
     if as_json:
         echo_json({"report": str(index), "results": results["results"]})

@@ -163,23 +163,34 @@ def exact_section(comps: list[Comparison], alpha: float) -> Section:
 
 def build_report(df: pd.DataFrame, out_dir: str | Path, *, title: str | None = None, a: str | None = None,
                  b: str | None = None, alpha: float = 0.05, seed: int = 0, n_resamples: int = 9999,
-                 sections: list[Section] | None = None, extra_json: dict | None = None) -> dict:
-    """Write index.html, results.json and table.csv into out_dir; return the results dict."""
+                 sizes: dict | None = None, extras: dict | None = None) -> dict:
+    """Write index.html, results.json and table.csv into out_dir; return the results dict.
+
+    ``extras``: optional {"plan": ..., "validate": ..., "dbpa": ...} outputs of those commands' --json.
+    ``sizes``: model -> size, to order the across-model plot.
+    """
+    from .extras import extra_sections
+
     df = validate_table(df)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     comps = analyze_all(df, a, b, alpha, seed, n_resamples)
     summary = study_summary(df)
     exact = exact_probability_comparisons(df, comps, seed, n_resamples)
-    sections = ([exact_section(exact, alpha)] if exact else []) + list(sections or [])
+    sections, extra_json = extra_sections(df, extras, alpha=alpha, sizes=sizes, a=a, b=b)
+    sections = ([exact_section(exact, alpha)] if exact else []) + sections
+    warnings = [w for c in comps for w in _warnings(c, alpha)]
+    across = extra_json.get("across_models")
+    if across and across["models"]["depends_on_model"]:
+        warnings.insert(0, "The conclusion depends on the model: " + "; ".join(across["models"]["reasons"]))
     results = {"summary": summary, "alpha": alpha, "results": [c.to_dict() for c in comps],
                **({"exact_probabilities": [c.to_dict() for c in exact]} if exact else {}),
-               **(extra_json or {})}
+               **extra_json}
     env = Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=select_autoescape(["html", "j2"]))
     html = env.get_template("report.html.j2").render(
         title=title or "Generative survey report", generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         version=__version__, n_rows=len(df), headlines=[headline(c, alpha) for c in comps],
-        warnings=[w for c in comps for w in _warnings(c, alpha)], summary=summary,
+        warnings=warnings, summary=summary,
         comparisons=[comparison_view(c, df) for c in comps], extra_sections=sections,
     )
     (out / "index.html").write_text(html, encoding="utf-8")

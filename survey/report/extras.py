@@ -11,23 +11,8 @@ import pandas as pd  # noqa: E402
 
 from ..cli.common import fmt  # noqa: E402
 from ..errors import SurveyError  # noqa: E402
+from ..table import messages_in, models_in  # noqa: E402
 from . import Section, fig_png  # noqa: E402
-
-
-def parse_sizes(text: str | None) -> dict[str, float] | None:
-    """'m1=3e9,m2=8e9' -> {'m1': 3e9, 'm2': 8e9}."""
-    if not text:
-        return None
-    out = {}
-    for part in text.split(","):
-        name, sep, value = part.partition("=")
-        try:
-            out[name.strip()] = float(value)
-        except ValueError:
-            sep = ""
-        if not sep or not name.strip():
-            raise SurveyError(f"--sizes takes MODEL=SIZE pairs separated by commas, e.g. 'a=3e9,b=8e9'; got '{part}'")
-    return out
 
 
 def records_table(records: list[dict], columns: list[str] | None = None) -> dict:
@@ -82,9 +67,67 @@ def json_section(title: str, data: dict, caption: str) -> Section:
     return sec
 
 
-def extra_sections(df: pd.DataFrame, extras: dict, *, alpha: float, sizes: dict | None,
+def models_section(df: pd.DataFrame, a: str, b: str, alpha: float, sizes: dict | None) -> tuple[Section, dict]:
+    """Across models: per-model effects, direction agreement, heterogeneity, the 'depends' flag, agreement."""
+    from ..plots.models import model_effects
+    from ..stats.agreement import interpret_kappa, model_agreement
+    from ..stats.models import compare_models
+
+    res = compare_models(df, a, b, sizes=sizes, alpha=alpha)
+    sec = Section(f"Across models: {a} vs {b}", paragraphs=[res.summary])
+    d = res.direction
+    sec.paragraphs.append(f"Significant at α = {alpha}: {len(d.prefer_a)} model(s) prefer {a}, "
+                          f"{len(d.prefer_b)} prefer {b}, {len(d.not_significant)} show no reliable difference.")
+    if res.heterogeneity is not None:
+        h = res.heterogeneity
+        sec.paragraphs.append(f"Heterogeneity test (are the effects equal across models?): p = {fmt(h.pvalue)} "
+                              f"({getattr(h, 'method', '')}).")
+    sec.paragraphs.extend(res.notes)
+    sec.tables.append(records_table(res.table().to_dict("records")))
+    sec.figures.append(fig_png(model_effects(res), f"Effect of {a} over {b} (difference in P(Yes)) with its "
+                                                   "95% CI for each model, ordered by model size where given."))
+    agree = model_agreement(df)
+    mean_k = agree.mean_kappa
+    sec.paragraphs.append(
+        f"Agreement of the models' answers per persona × paraphrase cell: Fleiss' κ = {fmt(agree.fleiss_kappa, 3)} "
+        f"({interpret_kappa(agree.fleiss_kappa)}); mean pairwise Cohen's κ = {fmt(mean_k, 3)}. κ ≥ 0.6 is the usual "
+        "bar for strong agreement; LLM judges averaged 0.118 in seeds/003.")
+    sec.tables.append(records_table([p.to_dict() for p in agree.pairs]))
+    return sec, {"models": res.to_dict(), "agreement": agree.to_dict()}
+
+
+def messages_sections(df: pd.DataFrame, alpha: float) -> tuple[list[Section], dict]:
+    """Three or more messages: every pair from the same responses, Holm-adjusted."""
+    from ..stats.messages import compare_all_messages
+
+    sections, out = [], {}
+    for model in models_in(df):
+        if len(messages_in(df, model)) < 3:
+            continue
+        res = compare_all_messages(df, model, alpha=alpha)
+        sec = Section(f"{model}: every pair of messages (Holm-adjusted)", paragraphs=[
+            "Ranking by mean P(Yes): " + " > ".join(res.ranking) + ". Each pair is a sign-flip test on the same "
+            "responses; p-values are adjusted with Holm's method across all pairs."])
+        sec.tables.append(records_table(res.table().to_dict("records")))
+        sections.append(sec)
+        out[model] = res.to_dict()
+    return sections, out
+
+
+def extra_sections(df: pd.DataFrame, extras: dict | None, *, alpha: float, sizes: dict | None,
                    a: str | None, b: str | None) -> tuple[list[Section], dict]:
+    """Across-model and across-message sections (from the table), then those of the given JSON files."""
+    extras = extras or {}
     sections, extra_json = [], {}
+    if len(models_in(df)) >= 2:
+        msgs = messages_in(df)
+        sec, data = models_section(df, a or msgs[0], b or msgs[1], alpha, sizes)
+        sections.append(sec)
+        extra_json["across_models"] = data
+    msg_secs, msg_json = messages_sections(df, alpha)
+    sections.extend(msg_secs)
+    if msg_json:
+        extra_json["across_messages"] = msg_json
     if extras.get("plan"):
         sections.append(plan_section(extras["plan"]))
         extra_json["plan"] = extras["plan"]

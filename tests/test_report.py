@@ -1,0 +1,89 @@
+"""`survey report` / build_report: sections, files, and user errors (the browser test checks rendering)."""
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from survey.model import simulate
+from survey.report import build_report
+
+
+def two_models():
+    one = simulate(20, 8, 3, delta=0.9, seed=5)
+    two = simulate(20, 8, 3, delta=-0.9, seed=6).assign(model="other")
+    return pd.concat([one, two], ignore_index=True)
+
+
+def test_files_and_across_models_section(tmp_path):
+    res = build_report(two_models(), tmp_path, title="t")
+    assert {p.name for p in tmp_path.iterdir()} >= {"index.html", "results.json", "table.csv"}
+    assert [r["model"] for r in res["results"]] == ["simulated", "other"]
+    across = res["across_models"]
+    assert across["models"]["depends_on_model"] is True  # opposite significant effects
+    assert across["agreement"]["pairs"][0]["model_a"] == "simulated"
+    html = (tmp_path / "index.html").read_text()
+    assert "The conclusion depends on the model" in html and "Across models" in html
+    assert json.loads((tmp_path / "results.json").read_text())["alpha"] == 0.05
+    assert "NaN" not in (tmp_path / "results.json").read_text()
+
+
+def test_three_messages_every_pair_holm(tmp_path):
+    ab = simulate(15, 6, 2, delta=0.5, seed=1)
+    c = simulate(15, 6, 2, delta=0.0, seed=2, messages=("C", "D"))
+    df = pd.concat([ab, c[c["message"] == "C"]], ignore_index=True)
+    res = build_report(df, tmp_path)
+    assert len(res["results"]) == 3  # A-B, A-C, B-C
+    pairs = res["across_messages"]["simulated"]["pairs"]
+    assert len(pairs) == 3 and res["across_messages"]["simulated"]["adjustment"] == "holm"
+
+
+def test_exact_probability_section_when_p_yes_present(tmp_path):
+    res = build_report(simulate(12, 6, 2, seed=3), tmp_path)
+    assert "exact_probabilities" in res
+    res2 = build_report(simulate(12, 6, 2, seed=3).drop(columns=["p_yes"]), tmp_path / "b")
+    assert "exact_probabilities" not in res2
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "survey", *args], capture_output=True, text=True)
+
+
+@pytest.fixture
+def table(tmp_path):
+    path = tmp_path / "t.csv"
+    two_models().to_csv(path, index=False)
+    return path
+
+
+def test_cli_report_with_plan_json(tmp_path, table):
+    plan = {"results": [{"strategy": s, "budget": n, "n": 10, "m": 10, "r": 1,
+                         "power": {"permutation": 0.5 + n / 1e5, "sign": 0.9, "wilcoxon": 0.9}}
+                        for s in ("1:1:1", "1:4:1") for n in (1000, 2000, 4000)],
+            "cheapest": {"strategy": "1:4:1", "budget": 2000, "n": 10, "m": 10, "r": 1}}
+    (tmp_path / "plan.json").write_text(json.dumps(plan))
+    proc = run("report", str(table), "--out", str(tmp_path / "r"), "--plan", str(tmp_path / "plan.json"),
+               "--sizes", "simulated=1B,other=8B", "--json")
+    assert proc.returncode == 0, proc.stderr
+    html = (tmp_path / "r" / "index.html").read_text()
+    assert "Planning: power by budget" in html and "Cheapest design" in html
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--plan", "missing.json"], "no such file"),
+    (["--a", "A"], "give both --a and --b"),
+    (["--sizes", "simulated"], "--sizes"),
+    (["--alpha", "2"], "--alpha"),
+])
+def test_cli_report_user_errors(tmp_path, table, args, needle):
+    proc = run("report", str(table), "--out", str(tmp_path / "r"), *args)
+    assert proc.returncode == 2 and needle in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_cli_report_rejects_non_json(tmp_path, table):
+    bad = tmp_path / "x.json"
+    bad.write_text("not json")
+    proc = run("report", str(table), "--out", str(tmp_path / "r"), "--validate", str(bad))
+    assert proc.returncode == 2 and "not JSON" in proc.stderr
