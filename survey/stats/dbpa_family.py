@@ -1,8 +1,7 @@
 """Families of DBPA tests (SPEC §2, steps 6-8) and the message comparison of a survey. No I/O.
 
 - ``dbpa_family``: many perturbations (or models) against one base set of outputs, with
-  Bonferroni, Holm or Benjamini-Hochberg adjustment (``adjust_pvalues``, checked against
-  statsmodels' multipletests in the tests).
+  Bonferroni, Holm or Benjamini-Hochberg adjustment (survey.stats.messages.adjust_pvalues).
 - ``roc_from_pvalues``: TPR/FPR/AUC for user-labelled control and target perturbations
   (seeds/002 §4.2): "change detected" when p < alpha; AUC is the trapezoid over all thresholds.
 - ``dbpa_alignment``: alignment with a reference model, i.e. ``dbpa_family`` with the reference's
@@ -19,29 +18,11 @@ import numpy as np
 
 from ..errors import SurveyError
 from .dbpa import DBPAResult, dbpa_test, dbpa_units
+from .messages import ADJUSTMENTS as CORRECTIONS
+from .messages import adjust_pvalues  # Bonferroni, Holm, BH; checked against statsmodels there
 
-CORRECTIONS = ("bonferroni", "holm", "bh", "none")
-
-
-def adjust_pvalues(p, method: str = "holm") -> np.ndarray:
-    """Adjusted p-values (capped at 1): Bonferroni and Holm control the FWER, BH the FDR."""
-    p = np.asarray(p, dtype=float)
-    if method not in CORRECTIONS:
-        raise SurveyError(f"correction must be one of {', '.join(CORRECTIONS)}; got '{method}'")
-    m = len(p)
-    if m == 0 or method == "none":
-        return p.copy()
-    if method == "bonferroni":
-        return np.minimum(p * m, 1.0)
-    order = np.argsort(p, kind="stable")
-    ps = p[order]
-    if method == "holm":
-        adj = np.minimum(np.maximum.accumulate(ps * (m - np.arange(m))), 1.0)
-    else:  # Benjamini-Hochberg step-up
-        adj = np.minimum(np.minimum.accumulate((ps * m / np.arange(1, m + 1))[::-1])[::-1], 1.0)
-    out = np.empty(m)
-    out[order] = adj
-    return out
+__all__ = ["CORRECTIONS", "FamilyResult", "RocResult", "adjust_pvalues", "compare_messages_dbpa",
+           "dbpa_alignment", "dbpa_family", "per_persona_dbpa", "roc_from_pvalues"]
 
 
 @dataclass
@@ -151,21 +132,6 @@ def roc_from_pvalues(p_control, p_target, alpha: float = 0.05) -> RocResult:
 
 
 # --- the survey's message comparison -----------------------------------------------------------
-
-@dataclass
-class MessageDBPA:
-    a: str
-    b: str
-    test: DBPAResult  # for the chosen unit
-    per_persona: FamilyResult | None = None
-    extra: dict = field(default_factory=dict)
-
-    def to_dict(self) -> dict:
-        d = {"a": self.a, "b": self.b, **self.extra, "test": self.test.to_dict()}
-        if self.per_persona is not None:
-            d["per_persona"] = self.per_persona.to_dict()
-        return d
-
 
 def _units_of(perturbation, is_a) -> np.ndarray:
     """Perturbation ids of A and B may coincide ("p01"); a unit is (message, perturbation)."""
