@@ -87,3 +87,15 @@ def test_cli_report_rejects_non_json(tmp_path, table):
     bad.write_text("not json")
     proc = run("report", str(table), "--out", str(tmp_path / "r"), "--validate", str(bad))
     assert proc.returncode == 2 and "not JSON" in proc.stderr
+
+
+def test_cli_report_with_validate_json(tmp_path):
+    table = tmp_path / "v.csv"
+    simulate(30, 12, 2, seed=4).to_csv(table, index=False)
+    val = run("validate", str(table), "--message", "A", "--draws", "20", "--no-plot", "--json")
+    assert val.returncode == 0, val.stderr
+    (tmp_path / "v.json").write_text(val.stdout)
+    proc = run("report", str(table), "--out", str(tmp_path / "r"), "--validate", str(tmp_path / "v.json"))
+    assert proc.returncode == 0, proc.stderr
+    html = (tmp_path / "r" / "index.html").read_text()
+    assert "Validity on this data: null split" in html and "Empirical CDF of the p-values" in html

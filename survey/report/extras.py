@@ -56,6 +56,47 @@ def plan_section(plan: dict) -> Section:
     return sec
 
 
+def validate_section(data: dict, alpha: float) -> Section:
+    """`survey validate --json`: rejection rates with intervals and verdicts, and the p-value ECDFs."""
+    rows = data.get("results")
+    if not rows or not all(isinstance(r, dict) and "tests" in r for r in rows):
+        raise SurveyError("--validate: no 'results' with 'tests'; pass the output of `survey validate --json`")
+    tests = list(dict.fromkeys(t for r in rows for t in r["tests"]))
+    table = {"columns": ["model", "condition", "n", "m", "r", *tests], "rows": []}
+    for r in rows:
+        cells = []
+        for t in tests:
+            x = r["tests"].get(t)
+            cells.append("—" if x is None else f"{x['rate']:.3f} [{x['ci'][0]:.3f}, {x['ci'][1]:.3f}] {x['verdict']}")
+        table["rows"].append([r["model"], r["condition"], r["n"], r["m"], r["r"], *cells])
+    cols = min(3, len(rows))
+    nrows = -(-len(rows) // cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(3.3 * cols, 3.0 * nrows), squeeze=False)
+    for ax, r in zip(axes.ravel(), rows, strict=False):
+        ax.plot([0, 1], [0, 1], color="#999", lw=1, ls="--")
+        for t, pts in r.get("ecdf", {}).items():
+            xs = [0.0, *map(float, pts)]
+            ax.plot(xs, [0.0, *pts.values()], marker="o", ms=3, label=t)
+        ax.set_title(f"{r['model']}: n={r['n']}, m={r['m']}, r={r['r']}", fontsize=9)
+        ax.set_xlim(0, max(0.5, *(float(k) for p in r.get("ecdf", {}).values() for k in p)))
+        ax.set_ylim(0, 1)
+    for ax in axes.ravel()[len(rows):]:
+        ax.axis("off")
+    axes[0][0].legend(fontsize=7)
+    fig.supxlabel("p-value")
+    fig.supylabel("share of draws with p ≤ x")
+    fig.tight_layout()
+    cond = rows[0].get("condition", "null")
+    sec = Section("Validity on this data: " + ("null split" if cond == "null" else "power by sub-sampling"),
+                  paragraphs=[f"{data.get('draws', '?')} random sub-samples per configuration. Under the null, a valid "
+                              f"test's ECDF lies on or under the diagonal and it rejects at most α = {alpha} of the time; "
+                              "'oversized' means the rejection rate's interval lies above α."])
+    sec.tables.append(table)
+    sec.figures.append(fig_png(fig, "Empirical CDF of the p-values of each test, one panel per (n, m, r) "
+                                    "configuration, against the diagonal."))
+    return sec
+
+
 def json_section(title: str, data: dict, caption: str) -> Section:
     """A faithful table view of another command's JSON results (list-valued keys become tables)."""
     sec = Section(title, paragraphs=[caption])
@@ -132,9 +173,7 @@ def extra_sections(df: pd.DataFrame, extras: dict | None, *, alpha: float, sizes
         sections.append(plan_section(extras["plan"]))
         extra_json["plan"] = extras["plan"]
     if extras.get("validate"):
-        sections.append(json_section("Validity on this data (null split and sub-sampling)", extras["validate"],
-                                     "Rejection rates of each test on sub-samples; a valid test rejects a true null "
-                                     f"at most α = {alpha} of the time."))
+        sections.append(validate_section(extras["validate"], alpha))
         extra_json["validate"] = extras["validate"]
     if extras.get("dbpa"):
         sections.append(json_section("Free-text answers (DBPA)", extras["dbpa"],
