@@ -116,17 +116,19 @@ def test_wasserstein_ks_and_mean_difference_match_scipy():
     assert res["mean-diff"].statistic == pytest.approx(p0.mean() - p1.mean(), abs=1e-12)
 
 
-def test_engine_matches_direct_recomputation_for_every_relabeling():
-    """The vectorised null: each row equals omega recomputed from scratch on that relabeling."""
+@pytest.mark.parametrize("n_units,size", [(8, 3), (5, 16)])
+def test_engine_matches_direct_recomputation_for_every_relabeling(n_units, size):
+    """The vectorised null: each row equals omega recomputed from scratch on that relabeling.
+    8 units of 3 outputs use the per-pair histogram path, 5 units of 16 the unit-block path."""
     rng = np.random.default_rng(6)
-    emb = rng.normal(size=(24, 6))
+    emb = rng.normal(size=(n_units * size, 6))
     emb[5] = emb[4]  # ties
-    units = np.repeat(np.arange(8), 3)  # 8 units of 3 outputs
+    units = np.repeat(np.arange(n_units), size)
     S = cosine_similarity_matrix(emb)
-    A = np.zeros((12, 8))
+    A = np.zeros((12, n_units))
     for r in range(12):
-        A[r, rng.choice(8, size=int(rng.integers(2, 7)), replace=False)] = 1
-    eng = OmegaEngine(S, units, 8, emb)
+        A[r, rng.choice(n_units, size=int(rng.integers(1, n_units)), replace=False)] = 1
+    eng = OmegaEngine(S, units, n_units, emb)
     vals = eng.evaluate(A, list(OMEGAS))
     for r in range(len(A)):
         in_x = A[r][units] > 0

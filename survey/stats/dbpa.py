@@ -41,7 +41,7 @@ from .dbpa_omega import OMEGAS, OmegaEngine, hist_edges
 
 SCHEMES = ("subset", "relabel", "swap")
 _MAX_OUTPUTS = 6000  # the N x N similarity matrix (and its pair lists) must fit in memory
-_ROW_CELLS = 200_000_000  # relabelings x N^2 evaluated at once
+_ROW_CELLS = 25_000_000  # relabelings x units x bins evaluated at once (float32: 100 MB)
 
 
 @dataclass
@@ -198,8 +198,9 @@ def _run(S, emb, unit_of, a_obs, rows, exact, omegas, bins, hist_range, unit, sc
     if nx_rows.min() < 2 or (engine.N - nx_rows).min() < 1:
         raise SurveyError("every relabeling needs at least 2 outputs in X and 1 in Y; add outputs or units")
     all_rows = np.vstack([a_obs[None, :], rows])
-    # Chunks bound the temporaries (rows x pairs) whatever B is; results do not depend on the chunking.
-    step = max(256, _ROW_CELLS // max(engine.N * engine.N, 1))
+    # Chunks bound the largest temporary (rows x units x bins) whatever B is; results do not depend on
+    # the chunking. Each chunk regroups its rows by histogram range, so chunks are kept large.
+    step = max(64, _ROW_CELLS // (engine.M * max(int(bins), 1)))
     parts = [engine.evaluate(all_rows[s:s + step], omegas) for s in range(0, len(all_rows), step)]
     values = {o: np.concatenate([p[o] for p in parts]) for o in omegas}
     bad = [o for o in omegas if not np.isfinite(values[o][0])]

@@ -158,40 +158,71 @@ class OmegaEngine:
 
     def hist_counts(self, A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(P0 counts, P1 counts) per row, shape (R, bins), exactly np.histogram's."""
-        R, M, nb = len(A), self.M, self.bins
+        R, nb = len(A), self.bins
         lo, hi = self.ranges(A)
-        vals, u_v, v_v, rank_v = self._pairs()
         c0 = np.zeros((R, nb))
         c1 = np.zeros((R, nb))
         uniq, group = np.unique(np.stack([lo, hi], axis=1), axis=0, return_inverse=True)
         group = group.ravel()
+        # Few units (perturbations): count unit-block histograms, O(M^2 bins) per range group.
+        # Single outputs as units: one sparse matrix entry per pair, O(N^2) per group.
+        blocks = self.M * self.M * (nb + 1) < self.N * (self.N - 1) // 2
         # float32 is exact here: entries are 0/1 and the sums are counts far below 2^24.
         At = np.ascontiguousarray(A.T, dtype=np.float32)
-        bin_of = np.empty(len(vals), dtype=np.intp)
         for g, (glo, ghi) in enumerate(uniq):
             rows = np.nonzero(group == g)[0]
-            # Sorted similarities make each bin a slice: [edge_b, edge_(b+1)), the last one closed.
             edges = hist_edges(glo, ghi, nb)
-            pos = np.searchsorted(vals, edges, side="left")
-            pos[-1] = np.searchsorted(vals, edges[-1], side="right")
-            bin_of.fill(-1)
-            bin_of[pos[0]:pos[-1]] = np.repeat(np.arange(nb), np.diff(pos))
-            b = bin_of[rank_v]
-            keep = b >= 0
-            key = v_v[keep] * nb + b[keep]  # already sorted: pairs are in (v, similarity) order
-            # Ht[(v, b), u] = #pairs (i in u, j in v) in bin b, as CSR without a sort. The sparse
-            # product costs R * N^2 instead of the dense R * N^2 * bins.
-            indptr = np.zeros(M * nb + 1, dtype=np.int64)
-            np.cumsum(np.bincount(key, minlength=M * nb), out=indptr[1:])
-            Ht = sparse.csr_matrix((np.ones(len(key), np.float32), u_v[keep], indptr), shape=(M * nb, M))
+            Ht, totals = self._block_hist(edges) if blocks else self._pair_hist(edges)
             Ag = At[:, rows]
-            XH = (Ht @ Ag).reshape(M, nb, len(rows))  # sum over u in X, per (v, bin, row)
+            XH = np.asarray(Ht @ Ag).reshape(self.M, nb, len(rows))  # sum over u in X, per (v, bin, row)
             XH *= Ag[:, None, :]
             inside = XH.sum(axis=0, dtype=np.float64).T / 2.0
-            totals = np.bincount(u_v[keep] * nb + b[keep], minlength=M * nb).reshape(M, nb)
             c0[rows] = inside
             c1[rows] = A[rows] @ totals - 2.0 * inside
         return np.rint(c0), np.rint(c1)
+
+    def _edge_positions(self, vals: np.ndarray, edges: np.ndarray) -> np.ndarray:
+        """How many sorted similarities lie below each edge; the last bin is closed, so the last edge
+        counts values equal to it too. Bin b holds the values ranked in [pos_b, pos_(b+1))."""
+        pos = np.searchsorted(vals, edges, side="left")
+        pos[-1] = np.searchsorted(vals, edges[-1], side="right")
+        return pos
+
+    def _block_hist(self, edges):
+        """Ht[(v, b), u] = #ordered pairs (i in u, j in v) in bin b, and per-unit totals [u, b].
+
+        Pairs are keyed once by (unit pair, rank of their similarity) as exact integers, so one
+        searchsorted per (unit pair, edge) counts each block's pairs below each edge."""
+        M, nb = self.M, self.bins
+        if "block_keys" not in self._cache:
+            ui, uj, vals = self._sorted_pairs()
+            P = len(vals)
+            self._cache["block_keys"] = (np.sort((ui * M + uj).astype(np.int64) * P + np.arange(P)), P)
+        keys, P = self._cache["block_keys"]
+        pos = self._edge_positions(self._sorted_pairs()[2], edges)
+        targets = np.arange(M * M, dtype=np.int64)[:, None] * P + pos[None, :]
+        below = np.searchsorted(keys, targets.ravel()).reshape(M * M, nb + 1)
+        H = np.diff(below, axis=1).reshape(M, M, nb).astype(np.float32)  # unordered pairs, [u_i, u_j, b]
+        H = H + H.transpose(1, 0, 2)  # ordered pairs: (i, j) and (j, i)
+        Ht = H.transpose(1, 2, 0).reshape(M * nb, M)  # [(v, b), u]
+        return Ht, H.sum(axis=1, dtype=np.float64)
+
+    def _pair_hist(self, edges):
+        """The same as a CSR with one entry per ordered pair, built without a sort: the sparse
+        product costs R N^2 instead of the dense R N^2 bins."""
+        M, nb = self.M, self.bins
+        vals, u_v, v_v, rank_v = self._pairs()
+        pos = self._edge_positions(vals, edges)
+        bin_of = np.full(len(vals), -1, dtype=np.intp)
+        bin_of[pos[0]:pos[-1]] = np.repeat(np.arange(nb), np.diff(pos))
+        b = bin_of[rank_v]
+        keep = b >= 0
+        key = v_v[keep] * nb + b[keep]  # already sorted: pairs are in (v, similarity) order
+        indptr = np.zeros(M * nb + 1, dtype=np.int64)
+        np.cumsum(np.bincount(key, minlength=M * nb), out=indptr[1:])
+        Ht = sparse.csr_matrix((np.ones(len(key), np.float32), u_v[keep], indptr), shape=(M * nb, M))
+        totals = np.bincount(u_v[keep] * nb + b[keep], minlength=M * nb).reshape(M, nb)
+        return Ht, totals
 
     # --- empirical CDFs ----------------------------------------------------------------------
     def _sorted_pairs(self):
