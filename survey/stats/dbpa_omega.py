@@ -8,8 +8,10 @@ is computed once; every relabeling only re-indexes it, reduced to unit blocks:
 - means and energy distance are quadratic forms a' M a of unit-block sums (one GEMM for all rows);
 - histogram discrepancies (JS) need per-row bin counts. With the bins fixed, the P0 counts are
   c0[b] = 1/2 a' H_b a, where H_b[u, v] counts the pairs of units u, v whose similarity falls in
-  bin b, and the P1 counts follow from the per-unit totals. Stacked over bins, H is sparse (each
-  pair is in one bin: N^2 nonzeros), so one sparse product serves all rows at O(R N^2). The
+  bin b, and the P1 counts follow from the per-unit totals. With few units (perturbations) H is
+  counted per unit block by exact searches on (unit pair, similarity rank) keys; with single
+  outputs as units H, stacked over bins, is sparse (one bin per pair: N^2 nonzeros) and one sparse
+  product serves all rows at O(R N^2). The
   authors' pooled [min, max] range changes with the relabeling, but it is set by the extreme
   similarity of the units in X, which takes only a few distinct values; rows are grouped by their
   range and each group gets its own H;
