@@ -33,10 +33,13 @@ from .provider import ProviderOptions, api_key_from_env, http_error, merge_top_l
 
 
 def _cache_sdk_model_classes() -> None:
-    from mistralai.client.utils import serializers
+    try:  # an SDK release that moves these internals just runs unpatched (slower, same results)
+        from mistralai.client.utils import forms, queryparams, serializers, url
+    except ImportError:
+        return
 
-    create = serializers.create_model
-    if getattr(create, "survey_cached", False):
+    create = getattr(serializers, "create_model", None)
+    if create is None or getattr(create, "survey_cached", False):
         return
     cache: dict = {}
 
@@ -58,8 +61,6 @@ def _cache_sdk_model_classes() -> None:
     serializers.create_model = cached_create_model
 
     # Same story for typing.get_type_hints(cls), re-evaluated on every request for query/path/form params.
-    from mistralai.client.utils import forms, queryparams, url
-
     hints = functools.lru_cache(maxsize=1024)(typing.get_type_hints)
 
     def cached_get_type_hints(obj, *args, **kw):
