@@ -13,10 +13,10 @@ from pathlib import Path
 
 import click
 
-from ..embed.base import one_blas_thread
 from ..errors import SurveyError
 from ..stats.dbpa_family import CORRECTIONS, compare_messages_dbpa, per_persona_dbpa
 from ..stats.dbpa_omega import OMEGAS
+from ..threads import one_blas_thread
 from .common import echo_json, json_option, print_table
 from .dbpa_inputs import embed_column, open_cache, parse_range, pick_messages, plot_path, text_rows
 

@@ -38,22 +38,6 @@ def as_matrix(vectors, n: int, who: str) -> np.ndarray:
     return arr
 
 
-def one_blas_thread():
-    """Limit BLAS to one thread for small matrix products.
-
-    On 2 shared cores, multi-threaded OpenBLAS spends most of its time waiting on the other
-    thread: embedding 48 short texts took 31 s with 2 threads and 1.8 s with one (measured on
-    the dev machine under load). Without threadpoolctl this is a no-op.
-    """
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        import contextlib
-
-        return contextlib.nullcontext()
-    return threadpool_limits(1, user_api="blas")
-
-
 def batched(items: list, size: int):
     for start in range(0, len(items), size):
         yield start, items[start:start + size]

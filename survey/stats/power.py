@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..embed.base import one_blas_thread
 from ..errors import SurveyError
 from ..model import ModelParams, simulate_counts
+from ..threads import one_blas_thread
 from .batched import sign_pvalues, wilcoxon_pvalues
 from .permutation import sign_flip_pvalues
 

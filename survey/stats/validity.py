@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..embed.base import one_blas_thread
 from ..errors import SurveyError, TableError
 from ..table import first_appearance
+from ..threads import one_blas_thread
 from .batched import sign_pvalues, wilcoxon_pvalues
 from .compare import nanmean
 from .permutation import sign_flip_pvalues, unpaired_permutation_test
