@@ -63,7 +63,9 @@ def paired_differences(ca: CellCounts, cb: CellCounts) -> tuple[np.ndarray, np.n
     diff = ta[:, :k] - tb[:, :k]
     d_pert = nanmean(diff, axis=0)
     d_pers = nanmean(ta, axis=1) - nanmean(tb, axis=1)
-    return d_pert, d_pers
+    # theta-hats are fractions of r: differences that are equal in exact arithmetic must tie exactly,
+    # or scipy's Wilcoxon takes its no-ties path (and zeros slip past the sign test) on rounding noise.
+    return np.round(d_pert, 12), np.round(d_pers, 12)
 
 
 def nanmean(x: np.ndarray, axis: int) -> np.ndarray:

@@ -176,8 +176,9 @@ def subsample_pvalues(ya: np.ndarray, yb: np.ndarray | None, config, draws: int 
     rng = np.random.default_rng(seed)
     null = yb is None
     ta, tb = _draw_thetas(ya, ya if null else yb, config, draws, rng, null)
-    d_pert = nanmean(ta - tb, axis=1)  # paired D-bar_j, as compare.paired_differences
-    d_pers = nanmean(ta, axis=2) - nanmean(tb, axis=2)  # D-hat_i
+    # paired D-bar_j and D-hat_i, rounded like compare.paired_differences so exact ties stay ties
+    d_pert = np.round(nanmean(ta - tb, axis=1), 12)
+    d_pers = np.round(nanmean(ta, axis=2) - nanmean(tb, axis=2), 12)
     # A perturbation pair with no valid answer is left out; a zero adds nothing to any signed sum,
     # so replacing it by 0 gives the same exact p-value as dropping it.
     d_pert = np.nan_to_num(d_pert, nan=0.0)
