@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import SurveyError, pydantic_message
 from ..model import make_params
+from ..sources import load_long_table
 from ..stats.estimate import estimate
 from ..stats.power import (
     DEFAULT_BUDGETS,
@@ -28,7 +29,7 @@ from ..stats.power import (
     parse_strategy,
 )
 from ..stats.validity import DEFAULT_DRAWS, VALIDITY_TESTS, validity_study
-from ..table import messages_in, models_in, read_table
+from ..table import messages_in, models_in
 from .common import echo_json, json_option, print_table, to_json
 
 ALT = click.Choice(["two-sided", "greater", "less"])
@@ -125,7 +126,7 @@ def load_params(from_estimate, from_table, model, message) -> tuple[dict, str]:
     if from_table:
         if not message:
             raise SurveyError("--from-table needs --message: the message whose answers are fitted")
-        df = read_table(from_table, min_perturbations=0)
+        df = load_long_table(from_table, min_perturbations=0)
         models = models_in(df)
         if model is None and len(models) > 1:
             raise SurveyError(f"{from_table} has several models ({', '.join(models)}); choose one with --model")
@@ -269,7 +270,7 @@ def validate_cmd(table, message, a, b, model, configs, draws, alpha, confidence,
                  plot, no_plot, as_json):
     """Rejection rates of every test on random sub-samples: null split (Type-I error) or A vs B (power)."""
     opts = _options(ValidateOptions, alpha=alpha, draws=draws, flips=flips, confidence=confidence)
-    df = read_table(table, min_perturbations=0)
+    df = load_long_table(table, min_perturbations=0)
     msgs = messages_in(df)
     if message is not None and (a is not None or b is not None):
         raise SurveyError("give --message (null split) or --a and --b (alternative), not both")
