@@ -68,3 +68,10 @@ def test_bad_table_file_is_user_error(tmp_path):
     bad.write_text("model,message,perturbation,persona,replicate,answer\nm,A,p1,x,0,maybe\n")
     proc = run("analyze", str(bad), check=False)
     assert proc.returncode == 2 and "must be 1 (Yes), 0 (No) or empty" in proc.stderr
+
+
+def test_unwritable_output_is_one_line_error(table):
+    proc = run("simulate", "--personas", "4", "--perturbations", "2", "--replicates", "1",
+               "--out", f"{table}/x.csv", check=False)  # a file where a folder should be
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"error: {table}") and proc.stderr.count("\n") == 1
