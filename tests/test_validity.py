@@ -17,6 +17,7 @@ from survey.model import simulate
 from survey.stats.compare import compare_messages
 from survey.stats.validity import (
     VALIDITY_TESTS,
+    _draw_thetas,
     ecdf_at,
     fit_configs,
     rejection_rate,
@@ -94,6 +95,44 @@ def test_invalid_answers_and_missing_rows_are_handled():
     for test in VALIDITY_TESTS:
         p = res[0].pvalues[test]
         assert np.all((p >= 0) & (p <= 1))
+
+
+def test_draws_where_a_side_has_no_valid_answer_give_p_one():
+    # 90% invalid answers and one persona x one replicate per cell: many draws have a half with no
+    # valid answer at all. Such a draw carries no evidence (p = 1 for every test); it must not abort
+    # the study (the unpaired test used to raise on it).
+    df = simulate(10, 8, 2, seed=1)
+    df.loc[np.random.default_rng(0).random(len(df)) < 0.9, "answer"] = pd.NA
+    ra = responses(df, "simulated", "A")
+    pv = subsample_pvalues(ra.y, None, (2, 2, 1), draws=100, seed=0)
+    ta, tb = _null_thetas(ra.y, (2, 2, 1), draws=100, seed=0)  # the same draws
+    empty = np.isnan(ta).all(axis=(1, 2)) | np.isnan(tb).all(axis=(1, 2))
+    assert empty.sum() > 10
+    for test in VALIDITY_TESTS:
+        assert np.all(pv[test][empty] == 1.0), test
+        assert np.all((pv[test] > 0) & (pv[test] <= 1)), test
+
+
+def _null_thetas(y, config, draws, seed):
+    """theta-hat of both halves of the null split, drawn as subsample_pvalues draws them."""
+    return _draw_thetas(y, y, config, draws, np.random.default_rng(seed), null=True)
+
+
+def test_null_split_halves_are_disjoint():
+    # Perturbation j answers Yes with a rate that identifies it (j/8 for 8 replicates): every theta in
+    # a draw names its perturbation, so the two halves' perturbation sets can be read off.
+    P, M, R = 4, 10, 8
+    y = np.zeros((P, M, R))
+    for j in range(M):
+        y[:, j, :j % R] = 1.0
+    y[:, 8:, :] = np.nan  # perturbations 8 and 9 have no valid answer
+    y[:, 9, 0] = 1.0  # perturbation 9: one valid Yes (theta 1), distinct from every other
+    ta, tb = _null_thetas(y, (3, 5, 8), draws=50, seed=2)
+    for s in range(50):
+        a = {v for v in ta[s, 0] if not np.isnan(v)}
+        b = {v for v in tb[s, 0] if not np.isnan(v)}
+        assert not a & b, (s, a, b)
+        assert len(a) + len(b) + np.isnan(ta[s, 0]).sum() + np.isnan(tb[s, 0]).sum() == 10
 
 
 def test_configurations_are_checked_or_clipped():

@@ -183,8 +183,8 @@ def subsample_pvalues(ya: np.ndarray, yb: np.ndarray | None, config, draws: int 
     # so replacing it by 0 gives the same exact p-value as dropping it.
     d_pert = np.nan_to_num(d_pert, nan=0.0)
     bar_a, bar_b = nanmean(ta, axis=1), nanmean(tb, axis=1)
-    unpaired = np.empty(draws)
-    for s in range(draws):
+    unpaired = np.ones(draws)  # a draw where one side has no valid answer carries no evidence: p = 1
+    for s in np.flatnonzero(~np.isnan(bar_a).all(axis=1) & ~np.isnan(bar_b).all(axis=1)):
         unpaired[s] = unpaired_permutation_test(bar_a[s], bar_b[s], alternative, n_resamples=flips,
                                                 exact_limit=20_000, seed=rng.integers(2**63)).pvalue
     return {
