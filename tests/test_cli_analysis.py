@@ -49,6 +49,7 @@ def test_estimate_json(table):
 @pytest.mark.parametrize("args, needle", [
     (["analyze", "missing.csv"], "no such file"),
     (["analyze", "{table}", "--a", "A", "--b", "Z"], "message 'Z' is not in the table"),
+    (["analyze", "{table}", "--a", "Z"], "message 'Z' is not in the table"),
     (["analyze", "{table}", "--alternative", "up"], "Invalid value"),
     (["simulate", "--rho", "1.5", "--out", "x.csv"], "rho"),
     (["simulate", "--personas", "0", "--out", "x.csv"], "--personas"),
@@ -61,6 +62,23 @@ def test_user_errors_one_line_no_traceback(table, tmp_path, args, needle):
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr
     assert needle in proc.stderr
+
+
+def test_one_of_a_b_picks_the_other_message(table):
+    out = json.loads(run("analyze", str(table), "--a", "B", "--json").stdout)
+    assert (out["results"][0]["a"], out["results"][0]["b"]) == ("B", "A")
+    out = json.loads(run("analyze", str(table), "--b", "A", "--json").stdout)
+    assert (out["results"][0]["a"], out["results"][0]["b"]) == ("B", "A")
+
+
+def test_one_message_table_says_so(table, tmp_path):
+    import pandas as pd
+
+    one = tmp_path / "one.csv"
+    df = pd.read_csv(table)
+    df[df["message"] == "A"].to_csv(one, index=False)
+    proc = run("analyze", str(one), check=False)
+    assert proc.returncode == 2 and "one message (A)" in proc.stderr
 
 
 def test_bad_table_file_is_user_error(tmp_path):

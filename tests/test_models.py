@@ -243,6 +243,14 @@ def test_cli_compare(opposite, tmp_path):
     assert bad.returncode == 2 and bad.stderr.startswith("error: --sizes") and "Traceback" not in bad.stderr
 
 
+def test_cli_compare_one_message_is_a_user_error(opposite, tmp_path):
+    path = tmp_path / "t.csv"
+    opposite[opposite["message"] == opposite["message"].iloc[0]].to_csv(path, index=False)
+    proc = run("compare", str(path))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "one message" in proc.stderr
+
+
 def test_parse_sizes():
     from survey.cli.compare import parse_sizes
 

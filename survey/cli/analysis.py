@@ -41,13 +41,17 @@ def simulate_cmd(n, m, m_b, r, mu, kappa, sigma, rho, delta, seed, out, as_json)
 
 def _pick_messages(df, a, b):
     msgs = messages_in(df)
-    if a is None and b is None and len(msgs) == 2:
-        return msgs[0], msgs[1]
+    for x in (a, b):
+        if x is not None and x not in msgs:
+            raise SurveyError(f"message '{x}' is not in the table; it has {', '.join(msgs)}")
+    if len(msgs) < 2:
+        raise SurveyError(f"the table has one message ({', '.join(msgs)}); comparing needs two")
+    if len(msgs) == 2 and (a is None or b is None):
+        # the one not named (or both, in table order): `--a boots` alone means boots vs the other message
+        rest = [m for m in msgs if m not in (a, b)]
+        a, b = a or rest.pop(0), b or rest.pop(0)
     if a is None or b is None:
         raise SurveyError(f"name the two messages with --a and --b; the table has {', '.join(msgs)}")
-    for x in (a, b):
-        if x not in msgs:
-            raise SurveyError(f"message '{x}' is not in the table; it has {', '.join(msgs)}")
     if a == b:
         raise SurveyError("--a and --b must name two different messages")
     return a, b
@@ -55,8 +59,8 @@ def _pick_messages(df, a, b):
 
 @click.command("analyze")
 @click.argument("table", metavar="TABLE_OR_STORE", type=click.Path(dir_okay=False))
-@click.option("--a", "a", default=None, help="message A (default: the first of two)")
-@click.option("--b", "b", default=None, help="message B (default: the second of two)")
+@click.option("--a", "a", default=None, help="message A (default: the first of two, or the one --b leaves)")
+@click.option("--b", "b", default=None, help="message B (default: the second of two, or the one --a leaves)")
 @click.option("--flips", type=int, default=9999, show_default=True,
               help="random sign vectors when m > 40 (below that the test is exact)")
 @click.option("--seed", type=int, default=0, show_default=True)

@@ -40,6 +40,8 @@ def _pick(df, a, b) -> tuple[str, str, str | None]:
     msgs = messages_in(df)
     if (a is None) != (b is None):
         raise SurveyError("give both --a and --b, or neither")
+    if len(msgs) < 2:
+        raise SurveyError(f"the table has one message ({', '.join(msgs)}); comparing needs two")
     if a is None:
         note = None if len(msgs) == 2 else (f"A and B are the first two messages ({msgs[0]}, {msgs[1]}); "
                                             "choose others with --a and --b")
