@@ -89,6 +89,21 @@ def test_cli_report_rejects_non_json(tmp_path, table):
     assert proc.returncode == 2 and "not JSON" in proc.stderr
 
 
+@pytest.mark.parametrize("option, content", [
+    ("--plan", {"results": [{"model": "m", "condition": "null", "n": 2, "m": 2, "r": 1,
+                             "tests": {"sign": {"rate": 0.1}}}]}),  # a validate file
+    ("--validate", {"embedder": "minilm", "results": [{"model": "m", "tests": {"js": {"pvalue": 0.5}}}]}),
+    ("--dbpa", {"results": [{"strategy": "1:1:1", "budget": 100, "power": {"permutation": 0.5}}]}),
+    ("--plan", [1, 2]),
+])
+def test_cli_report_rejects_another_commands_json(tmp_path, table, option, content):
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text(json.dumps(content))
+    proc = run("report", str(table), "--out", str(tmp_path / "r"), option, str(wrong))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"error: {option}")
+
+
 def test_cli_report_with_validate_json(tmp_path):
     table = tmp_path / "v.csv"
     simulate(30, 12, 2, seed=4).to_csv(table, index=False)

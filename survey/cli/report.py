@@ -16,12 +16,15 @@ def _read_json(path: str | None, option: str) -> dict | None:
     if path is None:
         return None
     try:
-        return json.loads(Path(path).read_text())
+        data = json.loads(Path(path).read_text())
     except FileNotFoundError as exc:
         raise SurveyError(f"{option} {path}: no such file") from exc
     except json.JSONDecodeError as exc:
         raise SurveyError(f"{option} {path}: not JSON ({exc.msg} at line {exc.lineno}); pass the file "
                           f"written by the command's --json output") from exc
+    if not isinstance(data, dict):
+        raise SurveyError(f"{option} {path}: not the JSON object that the command's --json output writes")
+    return data
 
 
 @click.command("report")

@@ -31,8 +31,8 @@ def _cell(v) -> str:
 
 def plan_section(plan: dict) -> Section:
     rows = plan.get("results", [])
-    if not rows:
-        raise SurveyError("--plan: no 'results' in the file; pass the output of `survey plan --json`")
+    if not rows or not all(isinstance(r, dict) and isinstance(r.get("power"), dict) for r in rows):
+        raise SurveyError("--plan: no 'results' with 'power'; pass the output of `survey plan --json`")
     df = pd.json_normalize(rows)
     power_cols = [c for c in df.columns if c.startswith("power.")]
     fig, axes = plt.subplots(1, len(power_cols), figsize=(3.4 * len(power_cols), 3.2), sharey=True, squeeze=False)
@@ -59,7 +59,10 @@ def plan_section(plan: dict) -> Section:
 def validate_section(data: dict, alpha: float) -> Section:
     """`survey validate --json`: rejection rates with intervals and verdicts, and the p-value ECDFs."""
     rows = data.get("results")
-    if not rows or not all(isinstance(r, dict) and "tests" in r for r in rows):
+    if not rows or not all(isinstance(r, dict) and {"model", "condition", "n", "m", "r"} <= set(r)
+                           and isinstance(r.get("tests"), dict)
+                           and all(isinstance(t, dict) and "rate" in t for t in r["tests"].values())
+                           for r in rows):
         raise SurveyError("--validate: no 'results' with 'tests'; pass the output of `survey validate --json`")
     tests = list(dict.fromkeys(t for r in rows for t in r["tests"]))
     table = {"columns": ["model", "condition", "n", "m", "r", *tests], "rows": []}
@@ -176,6 +179,8 @@ def extra_sections(df: pd.DataFrame, extras: dict | None, *, alpha: float, sizes
         sections.append(validate_section(extras["validate"], alpha))
         extra_json["validate"] = extras["validate"]
     if extras.get("dbpa"):
+        if "embedder" not in extras["dbpa"] or not ({"results", "tests"} & set(extras["dbpa"])):
+            raise SurveyError("--dbpa: no DBPA 'results' or 'tests'; pass the output of `survey dbpa --json`")
         sections.append(json_section("Free-text answers (DBPA)", extras["dbpa"],
                                      "Distribution-based perturbation analysis of the free-text answers."))
         extra_json["dbpa"] = extras["dbpa"]
