@@ -75,6 +75,7 @@ def test_message_comparison_end_to_end_with_cache_and_plot(table, tmp_path, caps
     text = capsys.readouterr().out
     assert counted == []  # the rerun embeds nothing
     assert "output-level permutations assume independent outputs" in text and "model m1" in text
+    assert "p computed" in text and "p-value" not in text  # the column says exact or monte-carlo
 
 
 def test_store_source_keeps_embeddings_in_the_store(tmp_path, capsys, counted):

@@ -156,7 +156,7 @@ def _run_messages(source, a, b, study, models, unit, scheme, per_persona, max_pe
         rows = [[o, t["statistic"], t["pvalue"], t["n_resamples"], "exact" if t["exact"] else "monte-carlo",
                  t.get("js_distance")] for o, t in item["tests"].items()]
         print_table("DBPA (omega: larger = more change; p one-sided)",
-                    ["omega", "statistic", "p", "relabelings", "p-value", "JS distance"], rows)
+                    ["omega", "statistic", "p", "relabelings", "p computed", "JS distance"], rows)
         if "per_persona" in item:
             pp = item["per_persona"]
             print_table(f"per persona ({omegas[0]}, {pp['correction']}-adjusted, alpha {pp['alpha']:g})",
