@@ -87,6 +87,29 @@ def test_effect_ci_matches_test_and_covers():
     assert np.mean(hits) >= 0.92
 
 
+@pytest.mark.parametrize("m", [8, 17, 21, 25, 30])
+def test_effect_ci_ends_are_where_the_exact_test_starts_rejecting(m):
+    # The test is exact up to m = 40; the interval must invert that same test, not an approximation
+    # of it: just inside each end sign_flip_test does not reject, just outside it does.
+    rng = np.random.default_rng(m)
+    for _ in range(3):
+        d = np.round(rng.normal(0.05, 0.2, m), 3)
+        res = effect_ci(d)
+        assert res.method == "sign-flip inversion (exact)"
+        for end, out in ((res.ci[0], -2e-6), (res.ci[1], 2e-6)):
+            assert sign_flip_test(d - end).pvalue > 0.05
+            assert sign_flip_test(d - (end + out)).pvalue <= 0.05
+
+
+def test_monte_carlo_effect_ci_counts_the_observed_flip():
+    # With B random flips no p-value is below 1/(B + 1): at 99.5% confidence and B = 99 nothing can
+    # be rejected, so the interval is the bounds (without the + 1 it would be finite).
+    d = np.random.default_rng(3).normal(0.1, 0.2, 35)
+    assert effect_ci(d, confidence=0.995, n_resamples=99, bounds=(-1, 1)).ci == (-1.0, 1.0)
+    res = effect_ci(d, confidence=0.95, n_resamples=999)
+    assert "999 random flips" in res.method and res.ci[0] < d.mean() < res.ci[1]
+
+
 def test_effect_ci_with_too_few_perturbations_is_the_whole_range():
     assert effect_ci([0.2, 0.3, 0.1], bounds=(-1, 1)).ci == (-1.0, 1.0)
 

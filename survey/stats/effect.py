@@ -5,9 +5,12 @@ same model (it respects the clustering by perturbation because its unit is the p
 pair), and it agrees with the test: 0 lies outside the (1 - alpha) interval exactly when the
 two-sided sign-flip p-value at delta = 0 is <= alpha (up to bisection precision).
 
-The interval is {delta : p(d - delta) > alpha}. Its ends are found by bisection; p is computed
-from all 2^m sign vectors when m <= 20, else from a fixed set of random sign vectors
-(seeded, so the interval is reproducible).
+The interval is {delta : p(d - delta) > alpha}. Its ends are found by bisection. For m <= 30, p is
+the exact two-sided p-value of survey.stats.permutation.sign_flip_test (the same count over all 2^m
+sign vectors, with the same tie tolerance; meet in the middle above m = 16), so interval and test
+agree exactly. Beyond that p comes from a fixed set of random sign vectors (seeded, so the interval
+is reproducible); for 30 < m <= 40, where the test itself is still exact, the two can then disagree
+when the p-value is within Monte Carlo error of alpha.
 """
 
 from __future__ import annotations
@@ -17,9 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import SurveyError
-from .permutation import subset_sums
+from .permutation import _count_ge
 
-_EXACT_CI_MAX_M = 20
+_EXACT_CI_MAX_M = 30  # about 45 exact p-values per end: a few ms each up to here
 
 
 @dataclass
@@ -49,22 +52,28 @@ def effect_ci(d, confidence: float = 0.95, n_resamples: int = 9999, seed=0,
     if m == 0:
         raise SurveyError("an effect interval needs at least one paired perturbation")
     alpha = 1 - confidence
+    total = d.sum()
     if m <= _EXACT_CI_MAX_M:
-        s1, s2 = subset_sums(d), subset_sums(np.ones(m))
-        plus, denom, method = 0, float(len(s1)), "sign-flip inversion (exact)"
+        method = "sign-flip inversion (exact)"
+
+        def pvalue(delta: float) -> float:
+            # sign_flip_test's two-sided count: 2 #{S >= |obs|} by the symmetry of the null
+            x = d - delta
+            gamma = 1e-9 * float(np.abs(x).sum())
+            c = abs(float(x.sum())) - gamma
+            return 1.0 if c <= 0 else min(2 * _count_ge(x, c, enumerate_max_m=16), 2 ** m) / 2.0 ** m
     else:
         rng = np.random.default_rng(seed)
         signs = (rng.integers(0, 2, size=(int(n_resamples), m)) * 2 - 1).astype(float)
         s1, s2 = signs @ d, signs.sum(axis=1)
-        plus, denom, method = 1, float(n_resamples + 1), f"sign-flip inversion ({n_resamples} random flips)"
-    total = d.sum()
-    scale = float(np.abs(d).sum()) + m
+        method = f"sign-flip inversion ({n_resamples} random flips)"
+        scale = float(np.abs(d).sum()) + m
 
-    def pvalue(delta: float) -> float:
-        obs = total - m * delta
-        null = s1 - delta * s2
-        gamma = 1e-9 * (scale + m * abs(delta))
-        return (np.count_nonzero(np.abs(null) >= abs(obs) - gamma) + plus) / denom
+        def pvalue(delta: float) -> float:
+            obs = total - m * delta
+            null = s1 - delta * s2
+            gamma = 1e-9 * (scale + m * abs(delta))
+            return (np.count_nonzero(np.abs(null) >= abs(obs) - gamma) + 1) / (n_resamples + 1.0)
 
     est = float(total / m)
     spread = float(np.max(np.abs(d - est))) + 1e-12

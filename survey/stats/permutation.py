@@ -60,10 +60,10 @@ def _tolerance(d: np.ndarray) -> float:
     return 1e-9 * float(np.abs(d).sum())
 
 
-def _count_ge(d: np.ndarray, c: float) -> int:
-    """#{eps in {+-1}^m : sum eps_j d_j >= c}, exactly."""
+def _count_ge(d: np.ndarray, c: float, enumerate_max_m: int = _ENUMERATE_MAX_M) -> int:
+    """#{eps in {+-1}^m : sum eps_j d_j >= c}, exactly (meet in the middle above enumerate_max_m)."""
     m = len(d)
-    if m <= _ENUMERATE_MAX_M:
+    if m <= enumerate_max_m:
         return int(np.count_nonzero(subset_sums(d) >= c))
     h = m // 2
     left = subset_sums(d[:h])
