@@ -67,6 +67,16 @@ def test_run_export_analyze_end_to_end(tmp_path, capsys):
     code, out, _ = cli(capsys, "run", study, "--dry-run")
     assert code == 0 and "192" in out
 
+    code, _, err = cli(capsys, "status", store, "--study", "nope")
+    assert code == 2 and "has no study 'nope'; it has sim-sneakers-boots" in err
+
+
+def test_status_of_an_empty_store_says_so(tmp_path, capsys):
+    study = small_sim(tmp_path)
+    assert cli(capsys, "run", study, "--dry-run")[0] == 0  # opens (creates) the store, stores nothing
+    code, out, _ = cli(capsys, "status", tmp_path / "sim.sqlite")
+    assert code == 0 and "no replies stored yet" in out
+
 
 PAID = """
 [[models]]

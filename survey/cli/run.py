@@ -156,11 +156,17 @@ def status_cmd(store, study, as_json):
     with Store(store, create=False) as st:
         summary = st.summary(study)
         jobs = st.batch_jobs(study)
+        if study is not None and not summary and not jobs:
+            studies = st.studies()
+            raise SurveyError(f"{store} has no study '{study}'; it has {', '.join(studies) or 'none yet'}")
         errors = [e | {"study": s} for s in ([study] if study else st.studies()) for e in st.errors(s)]
     for j in jobs:
         j["custom_ids"] = len(j["custom_ids"])
     if as_json:
         echo_json({"models": summary, "batch_jobs": jobs, "errors": errors})
+        return
+    if not summary and not jobs:
+        click.echo(f"{store}: no replies stored yet; `survey run STUDY.toml` collects them")
         return
     print_table("store", ["study", "model", "replies", "valid", "invalid", "failed", "tokens in/out", "last"],
                 [[s["study"], s["model"], s["replies"], s["valid"], s["invalid"], s["failed"],
