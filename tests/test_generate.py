@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import types
 
@@ -235,6 +236,9 @@ def test_cli_perturbations_generate(fake_model, capsys, tmp_path, monkeypatch):
     assert s.message == "mine" and [p.id for p in s.items] == ["mine-01", "mine-02", "mine-03", "mine-04"]
     assert s.texts == ["I need boots.", "I want some new boots.", "Boots are on my list.", "I plan to buy boots."]
     assert "fake:paraphraser" in yaml.safe_load((tmp_path / "perturbations/mine.yaml").read_text())["description"]
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (tmp_path / "perturbations/mine.yaml").stat().st_mode & 0o777 == 0o666 & ~umask  # not owner-only
     # never overwrite silently, and refuse before asking the model
     fake_model.script = [RuntimeError("must not be called")]
     code, _, err = run_cli(capsys, *args)
