@@ -73,12 +73,38 @@ def test_monte_carlo_beyond_exact_range_is_seeded_and_valid_form():
     assert r1.pvalue >= 1 / 1000  # (1 + count) / (1 + B) is never 0
 
 
-def test_batched_pvalues_match_single():
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_batched_pvalues_match_single(alternative):
     rng = np.random.default_rng(5)
     D = rng.normal(0.05, 0.3, (40, 9))
-    batched = sign_flip_pvalues(D)
-    single = [sign_flip_test(row).pvalue for row in D]
+    batched = sign_flip_pvalues(D, alternative)
+    single = [sign_flip_test(row, alternative).pvalue for row in D]
     assert np.allclose(batched, single, rtol=1e-12)
+
+
+def test_monte_carlo_pvalues_count_the_observed_statistic():
+    # All d_j > 0 and m = 50: only the all-plus flip (probability 2^-50) reaches the observed sum,
+    # so no random flip does and p = (1 + 0) / (1 + B) exactly; it is never 0 and never count / B.
+    d = np.linspace(0.1, 0.5, 50)
+    B = 999
+    assert sign_flip_test(d, n_resamples=B, seed=1).pvalue == 1 / (B + 1)
+    assert sign_flip_test(-d, alternative="less", n_resamples=B, seed=1).pvalue == 1 / (B + 1)
+    assert np.all(sign_flip_pvalues(np.stack([d, -d]), n_resamples=B, exact_max_m=12, seed=1) == 1 / (B + 1))
+    # every flip of all-zero differences ties with the observed 0: p = (1 + B) / (1 + B)
+    assert sign_flip_test(np.zeros(50), n_resamples=B, seed=1).pvalue == 1.0
+    assert sign_flip_pvalues(np.zeros((1, 50)), n_resamples=B, seed=1)[0] == 1.0
+    # unpaired: C(50, 25) relabelings; only the observed one puts all large values in x
+    res = unpaired_permutation_test(d[25:], d[:25], n_resamples=B, seed=1)
+    assert not res.exact and res.pvalue == 1 / (B + 1)
+
+
+def test_batched_monte_carlo_agrees_with_exact():
+    rng = np.random.default_rng(6)
+    D = rng.normal(0.1, 0.3, (30, 14))
+    exact = sign_flip_pvalues(D, exact_max_m=14)
+    mc = sign_flip_pvalues(D, n_resamples=20_000, exact_max_m=13, seed=2)
+    se = np.sqrt(exact * (1 - exact) / 20_000)
+    assert np.all(np.abs(mc - exact) <= 5 * se + 1e-4)
 
 
 @pytest.mark.parametrize("na, nb", [(5, 5), (6, 4), (8, 11)])
