@@ -46,6 +46,38 @@ def test_unequal_m_pairs_first_min_and_unpaired_uses_all():
     res = compare_messages(df, "simulated", "A", "B")
     assert res.n_paired == 4 and res.n_perturbations == {"A": 6, "B": 4}
     assert res.unpaired.n_resamples == 210  # C(10, 6): every perturbation relabelled
+    # D-hat_i (sign and Wilcoxon) averages each message over ALL its perturbations (SPEC §1)
+    assert res.d_persona == pytest.approx(persona_differences_by_hand(df, "A", "B"), abs=1e-12)
+
+
+def _cell_theta(df, msg):
+    return df[df["message"] == msg].groupby(["persona", "perturbation"], sort=False)["answer"].mean().unstack()
+
+
+def test_pairing_is_by_first_appearance_not_by_label():
+    df = validate_table(simulate(6, 4, 2, delta=0.3, seed=12))
+    # B's labels now sort in the reverse of their order in the table
+    df["perturbation"] = df["perturbation"].replace({"B-01": "z", "B-02": "y", "B-03": "x", "B-04": "w"})
+    res = compare_messages(df, "simulated", "A", "B")
+    ta, tb = _cell_theta(df, "A"), _cell_theta(df, "B")
+    expected = [(ta[f"A-0{j}"] - tb[b]).mean() for j, b in zip(range(1, 5), "zyxw", strict=True)]
+    assert res.d_perturbation == pytest.approx(expected, abs=1e-12)
+
+
+def test_empty_cells_leave_pairs_and_means_that_need_them():
+    df = validate_table(simulate(8, 5, 3, delta=0.3, seed=13))
+    empty = [("A", "P001", "A-01"), ("B", "P002", "B-01"), ("B", "P003", "B-02"), ("A", "P003", "A-05")]
+    for msg, persona, pert in empty:
+        df.loc[(df["message"] == msg) & (df["persona"] == persona) & (df["perturbation"] == pert), "answer"] = pd.NA
+    res = compare_messages(df, "simulated", "A", "B")
+    assert res.empty_cells == {"A": 2, "B": 2}
+    ta, tb = _cell_theta(df, "A"), _cell_theta(df, "B")
+    # D-bar_j: mean over the personas with a valid answer in BOTH cells of pair j
+    d_bar = [(ta[f"A-0{j}"] - tb[f"B-0{j}"]).dropna().mean() for j in range(1, 6)]
+    assert res.d_perturbation == pytest.approx(d_bar, abs=1e-12)
+    # D-hat_i: each message's mean over the persona's valid cells
+    d_hat = (ta.mean(axis=1, skipna=True) - tb.mean(axis=1, skipna=True)).to_numpy()
+    assert res.d_persona == pytest.approx(d_hat, abs=1e-12)
 
 
 def _rejections(params, n, m, r, sims, seed, alpha=0.05):
