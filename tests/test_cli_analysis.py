@@ -81,6 +81,22 @@ def test_one_message_table_says_so(table, tmp_path):
     assert proc.returncode == 2 and "one message (A)" in proc.stderr
 
 
+def test_a_model_with_no_valid_answer_is_left_out(table, tmp_path):
+    import pandas as pd
+
+    two = tmp_path / "two.csv"
+    df = pd.read_csv(table)
+    pd.concat([df, df.assign(model="mute", answer=pd.NA)]).to_csv(two, index=False)
+    proc = run("analyze", str(two), "--json")
+    out = json.loads(proc.stdout)
+    assert [r["model"] for r in out["results"]] == ["simulated"] and "'mute'" in out["left_out"][0]
+    proc = run("analyze", str(two))
+    assert "model simulated" in proc.stdout and proc.stderr.startswith("left out: model 'mute'")
+    df.assign(answer=pd.NA).to_csv(two, index=False)  # nothing left to test: that is the error
+    proc = run("analyze", str(two), check=False)
+    assert proc.returncode == 2 and "no perturbation pair" in proc.stderr
+
+
 def test_bad_table_file_is_user_error(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("model,message,perturbation,persona,replicate,answer\nm,A,p1,x,0,maybe\n")

@@ -30,6 +30,17 @@ def test_files_and_across_models_section(tmp_path):
     assert "NaN" not in (tmp_path / "results.json").read_text()
 
 
+def test_a_model_with_no_valid_answer_is_left_out_not_fatal(tmp_path):
+    df = two_models()
+    df["answer"] = df["answer"].astype("Int8")
+    df.loc[df["model"] == "other", "answer"] = pd.NA  # e.g. a small model in sample mode: never Yes/No
+    res = build_report(df, tmp_path)
+    assert [r["model"] for r in res["results"]] == ["simulated"]
+    assert len(res["left_out"]) == 1 and "'other'" in res["left_out"][0]
+    assert any("'other'" in n for n in res["across_models"]["models"]["notes"])
+    assert "Left out: model &#39;other&#39;" in (tmp_path / "index.html").read_text()
+
+
 def test_three_messages_every_pair_holm(tmp_path):
     ab = simulate(15, 6, 2, delta=0.5, seed=1)
     c = simulate(15, 6, 2, delta=0.0, seed=2, messages=("C", "D"))

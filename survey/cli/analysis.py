@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ..errors import SurveyError
+from ..errors import SurveyError, TableError
 from ..model import simulate
 from ..sources import load_long_table
 from ..stats import compare_messages, estimate
@@ -77,12 +77,20 @@ def analyze_cmd(table, a, b, flips, seed, alternative, confidence, probabilities
         raise SurveyError("--confidence must be between 0 and 1, e.g. 0.95")
     df = load_long_table(table)
     a, b = _pick_messages(df, a, b)
-    results = [compare_messages(df, model, a, b, alternative=alternative, n_resamples=flips,
-                                seed=seed, confidence=confidence, probabilities=probabilities)
-               for model in models_in(df)]
+    results, left_out = [], []
+    for model in models_in(df):
+        try:
+            results.append(compare_messages(df, model, a, b, alternative=alternative, n_resamples=flips,
+                                            seed=seed, confidence=confidence, probabilities=probabilities))
+        except TableError as exc:  # e.g. every answer invalid: one such model must not hide the others
+            left_out.append(str(exc))
+    if not results:
+        raise SurveyError("; ".join(left_out))
     if as_json:
-        echo_json({"results": [_analysis_json(r) for r in results]})
+        echo_json({"results": [_analysis_json(r) for r in results], "left_out": left_out})
         return
+    for reason in left_out:
+        click.echo(f"left out: {reason}", err=True)
     for r in results:
         lo, hi = r.effect.ci
         perts = ", ".join(f"{k} {v}" for k, v in r.n_perturbations.items())

@@ -18,7 +18,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from .. import __version__
 from ..cli.common import fmt, to_json
-from ..errors import SurveyError
+from ..errors import SurveyError, TableError
 from ..stats import compare_messages, estimate
 from ..stats.compare import Comparison
 from ..table import messages_in, models_in, validate_table
@@ -117,17 +117,25 @@ def comparison_view(c: Comparison, df: pd.DataFrame) -> dict:
 
 
 def analyze_all(df: pd.DataFrame, a: str | None, b: str | None, alpha: float, seed: int,
-                n_resamples: int) -> list[Comparison]:
-    """One comparison per model and per message pair (the named pair, or every pair present)."""
-    out = []
+                n_resamples: int, left_out: list[str] | None = None) -> list[Comparison]:
+    """One comparison per model and per message pair (the named pair, or every pair present).
+
+    A pair that cannot be tested (e.g. every answer invalid) is described in ``left_out``, so that
+    one such model does not hide the others; when nothing can be tested, that is the error.
+    """
+    out, skipped = [], [] if left_out is None else left_out
     for model in models_in(df):
         msgs = messages_in(df, model)
         pairs = [(a, b)] if a and b else [(x, y) for i, x in enumerate(msgs) for y in msgs[i + 1:]]
         for x, y in pairs:
             if x in msgs and y in msgs:
-                out.append(compare_messages(df, model, x, y, seed=seed, n_resamples=n_resamples))
+                try:
+                    out.append(compare_messages(df, model, x, y, seed=seed, n_resamples=n_resamples))
+                except TableError as exc:
+                    skipped.append(str(exc))
     if not out:
-        raise SurveyError("nothing to compare: the table needs two messages for at least one model")
+        raise SurveyError("; ".join(skipped) or "nothing to compare: the table needs two messages for at "
+                          "least one model")
     return out
 
 
@@ -174,16 +182,18 @@ def build_report(df: pd.DataFrame, out_dir: str | Path, *, title: str | None = N
     df = validate_table(df)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    comps = analyze_all(df, a, b, alpha, seed, n_resamples)
+    left_out: list[str] = []
+    comps = analyze_all(df, a, b, alpha, seed, n_resamples, left_out)
     summary = study_summary(df)
     exact = exact_probability_comparisons(df, comps, seed, n_resamples)
     sections, extra_json = extra_sections(df, extras, alpha=alpha, sizes=sizes, a=a, b=b)
     sections = ([exact_section(exact, alpha)] if exact else []) + sections
-    warnings = [w for c in comps for w in _warnings(c, alpha)]
+    warnings = [f"Left out: {x}" for x in left_out] + [w for c in comps for w in _warnings(c, alpha)]
     across = extra_json.get("across_models")
     if across and across["models"]["depends_on_model"]:
         warnings.insert(0, "The conclusion depends on the model: " + "; ".join(across["models"]["reasons"]))
     results = {"summary": summary, "alpha": alpha, "results": [c.to_dict() for c in comps],
+               **({"left_out": left_out} if left_out else {}),
                **({"exact_probabilities": [c.to_dict() for c in exact]} if exact else {}),
                **extra_json}
     env = Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=select_autoescape(["html", "j2"]))

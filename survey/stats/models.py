@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..errors import SurveyError
+from ..errors import SurveyError, TableError
 from ..table import first_appearance, models_in
 from .compare import Comparison, compare_messages
 from .estimate import EstimateResult, estimate
@@ -227,10 +227,16 @@ def compare_models(df: pd.DataFrame, a: str, b: str, models: list[str] | None = 
     for m, s in sizes.items():
         if s is None or not np.isfinite(s) or s <= 0:
             raise SurveyError(f"size of model '{m}' must be a positive number; got {s}")
-    summaries = []
+    summaries, left_out = [], []
     for model in models:
-        c = compare_messages(df, model, a, b, alternative=alternative, n_resamples=n_resamples,
-                             seed=seed, confidence=confidence)
+        try:
+            c = compare_messages(df, model, a, b, alternative=alternative, n_resamples=n_resamples,
+                                 seed=seed, confidence=confidence)
+        except TableError as exc:  # e.g. every answer invalid: one such model must not hide the others
+            left_out.append(str(exc))
+            if progress is not None:
+                progress()
+            continue
         n_q, n_inv = _invalid(df, model, a, b)
         est, err = (None, None) if fit == "none" else _fit(df, model, a if fit == "a" else b, fit_bootstrap, seed)
         summaries.append(ModelSummary(
@@ -240,6 +246,8 @@ def compare_models(df: pd.DataFrame, a: str, b: str, models: list[str] | None = 
             fit=est, fit_message=None if fit == "none" else (a if fit == "a" else b), fit_error=err))
         if progress is not None:
             progress()
+    if not summaries:
+        raise TableError("; ".join(left_out))
     adj = adjust_pvalues([s.comparison.permutation.pvalue for s in summaries], adjust)
     for s, q in zip(summaries, adj, strict=True):
         s.pvalue_adjusted = float(q)
@@ -251,7 +259,8 @@ def compare_models(df: pd.DataFrame, a: str, b: str, models: list[str] | None = 
     if len(summaries) >= 2:
         het = model_heterogeneity(df, [s.comparison for s in summaries], pairing, n_resamples, seed)
     reasons, notes = _judge(summaries, direction, het, alpha, a, b)
-    return ModelsComparison(a, b, alpha, summaries, direction, het, bool(reasons), reasons, notes,
+    return ModelsComparison(a, b, alpha, summaries, direction, het, bool(reasons), reasons,
+                            [f"left out of the comparison: {x}" for x in left_out] + notes,
                             _summary(summaries, direction, het, reasons, a, b))
 
 
