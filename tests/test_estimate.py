@@ -53,3 +53,48 @@ def test_empty_cells_are_skipped_not_zero():
     valid = np.array([[3, 3, 0], [3, 3, 3], [3, 3, 3]])
     full = estimate_counts(yes, valid)
     assert full.n_cells == 8
+
+
+def test_estimator_follows_the_spec_steps_by_hand():
+    """SPEC §1 steps 1-5 written out independently, on counts with an empty cell and 0/r, r/r cells."""
+    yes = np.array([[0, 1, 3, 4], [1, 2, 3, 2], [1, 0, 4, 4], [0, 2, 1, 3], [2, 0, 3, 4]])
+    valid = np.array([[4, 4, 4, 4], [4, 4, 4, 2], [4, 0, 4, 4], [4, 4, 4, 4], [4, 4, 3, 4]])
+    n = 5
+    p_i = (yes.sum(axis=1) + 0.5) / (valid.sum(axis=1) + 1)  # pooled persona rate, corrected
+    a, b, _, _ = stats.beta.fit(p_i, floc=0, fscale=1)
+    cells = [(i, j) for i in range(5) for j in range(4) if valid[i, j] > 0]
+    lg = lambda x: np.log(x / (1 - x))  # noqa: E731
+    e = {(i, j): lg((yes[i, j] + 0.5) / (valid[i, j] + 1)) - lg(p_i[i]) for i, j in cells}
+    sigma2 = np.var(list(e.values()), ddof=1)
+    e_bar = [np.mean([e[i, j] for i in range(5) if (i, j) in e]) for j in range(4)]
+    sigma2_u = (np.var(e_bar, ddof=1) - sigma2 / n) / (1 - 1 / n)
+    assert 0 < sigma2_u < sigma2  # the clamp does not bind: the formula itself is checked
+    est = estimate_counts(yes, valid)
+    assert est.mu == pytest.approx(a / (a + b), rel=1e-4) and est.kappa == pytest.approx(a + b, rel=1e-3)
+    assert est.sigma == pytest.approx(np.sqrt(sigma2), rel=1e-12)
+    assert est.rho == pytest.approx(sigma2_u / sigma2, rel=1e-12)
+    assert est.n_cells == 19
+
+
+def test_finite_n_correction_removes_the_persona_noise_from_rho():
+    # rho = 0 with n = 5 personas: without the correction Var_j(e-bar_j) alone would give rho near
+    # 1/n = 0.2; with it the estimate is centred near 0.
+    params = make_params(mu=0.5, kappa=20.0, sigma=1.0, rho=0.0)
+    rhos = []
+    for seed in range(20):
+        yes, _ = simulate_counts(params, 5, 100, 2, 30, np.random.default_rng(seed))
+        rhos.append(estimate_counts(yes, np.full_like(yes, 30)).rho)
+    assert np.mean(rhos) < 0.05, rhos
+
+
+def test_bootstrap_resamples_personas_and_perturbations():
+    from survey.stats.estimate import bootstrap_se
+
+    rng = np.random.default_rng(0)
+    valid = np.full((8, 12), 5)
+    # identical personas: only resampling perturbations can move sigma
+    same_rows = np.tile(rng.integers(0, 6, 12), (8, 1))
+    assert bootstrap_se(same_rows, valid, 40, seed=1)["sigma"] > 0.05
+    # identical perturbations: only resampling personas can move mu
+    same_cols = np.tile(rng.integers(0, 6, 8)[:, None], (1, 12))
+    assert bootstrap_se(same_cols, valid, 40, seed=1)["mu"] > 0.02
