@@ -6,6 +6,7 @@ import sys
 
 from .backends import create_backend
 from .engine import Engine, ModelRun
+from .errors import SurveyError
 from .plan import Plan
 
 PATH_OPTIONS = ("gguf",)  # backend options that name files: relative to the study file, like the store
@@ -22,7 +23,10 @@ async def collect(engine: Engine, plan: Plan) -> None:
             spec = m.spec
             options = {k: (str(plan.study.resolve(v)) if k in PATH_OPTIONS and isinstance(v, str) else v)
                        for k, v in spec.options.items()}
-            backend = create_backend(spec.backend, spec.model_id, **options)
+            try:
+                backend = create_backend(spec.backend, spec.model_id, **options)
+            except SurveyError as exc:  # bad [models.options]: say which model of the study it is
+                raise SurveyError(f"model '{spec.name}': {exc}") from exc
             backends.append(backend)
             runs.append(ModelRun(study=plan.study.name, name=spec.name, backend=backend, queries=m.queries,
                                  concurrency=spec.concurrency, rpm=spec.rpm, tpm=spec.tpm, batch=spec.batch,

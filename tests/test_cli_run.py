@@ -115,6 +115,13 @@ def test_user_errors_are_one_line(tmp_path, capsys):
     assert code == 2 and "no such store" in err
 
 
+def test_bad_backend_option_names_the_model(tmp_path, capsys):
+    study = small_sim(tmp_path)
+    study.write_text(study.read_text().replace("mu = 0.45", "mu = 4.5"))
+    code, _, err = cli(capsys, "run", study, "--yes")
+    assert code == 2 and err.startswith("error: model 'sim': simulated backend options: mu")
+
+
 def test_ctrl_c_keeps_replies_and_rerun_completes(tmp_path):
     study = small_sim(tmp_path, personas=10, perts=10, reps=2, latency=0.02)  # 400 queries
     store = tmp_path / "sim.sqlite"
