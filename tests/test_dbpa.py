@@ -176,6 +176,38 @@ def test_pvalues_are_uniform_under_the_null():
         assert 0.02 < np.mean(np.array(p) <= 0.05) < 0.09, o
 
 
+def test_relabeling_outputs_holds_alpha_where_permuting_scores_does_not():
+    """SPEC §2 step 5: exchangeability holds for outputs, not similarity scores. Outputs here are iid
+    (H0 true) but differ in how typical they are (noise scale varies per output), so similarities
+    that share an output are correlated. Relabeling outputs stays within the 99% binomial interval
+    of alpha; pooling and splitting the scores (computed here as the counterfactual) rejects far
+    more often, so a score permutation inside dbpa_test would fail the first assertion."""
+    rng = np.random.default_rng(22)
+    runs, k, B = 1000, 20, 99
+    rej_outputs = rej_scores = 0
+    for _ in range(runs):
+        z = np.zeros((2 * k, 6))
+        z[:, 0] = 1.0
+        z += rng.normal(size=z.shape) * np.exp(rng.normal(size=(2 * k, 1)))
+        rej_outputs += dbpa_test(z[:k], z[k:], omega="mean-diff", n_resamples=B, seed=rng).pvalue <= 0.05
+        p0, p1 = _p0_p1(z[:k], z[k:])
+        pool = np.concatenate([p0, p1])
+        perm = rng.permuted(np.tile(pool, (B, 1)), axis=1)
+        null = perm[:, :len(p0)].mean(axis=1) - perm[:, len(p0):].mean(axis=1)
+        rej_scores += (1 + np.sum(null >= p0.mean() - p1.mean())) / (B + 1) <= 0.05
+    lo, hi = stats.binom.ppf([0.005, 0.995], runs, 0.05) / runs
+    assert lo <= rej_outputs / runs <= hi, rej_outputs
+    assert rej_scores / runs > 0.12, rej_scores
+
+
+def test_undefined_omega_on_a_relabeling_counts_as_exceeding():
+    from survey.stats.dbpa import _pvalue
+
+    # NaN (a fixed histogram range left a set empty) must never make p smaller
+    assert _pvalue(0.5, np.array([np.nan, 0.1, 0.6, 0.2]), exact=True) == 2 / 4
+    assert _pvalue(0.5, np.array([np.nan, 0.1, 0.6, 0.2]), exact=False) == 3 / 5
+
+
 def test_clearly_shifted_embeddings_give_small_pvalues():
     rng = np.random.default_rng(9)
     x = rng.normal(size=(20, 16)) * 0.3
@@ -303,6 +335,9 @@ def test_roc_auc_matches_sklearn_and_rates_at_alpha():
         assert roc.auc == pytest.approx(roc_auc_score(labels, -np.r_[pc, pt]), abs=1e-12)
         assert roc.fpr_at_alpha == np.mean(pc < 0.05) and roc.tpr_at_alpha == np.mean(pt < 0.05)
         assert roc.fpr[0] == roc.tpr[0] == 0 and roc.fpr[-1] == roc.tpr[-1] == 1
+        # each vertex is (FPR(a), TPR(a)) at its threshold a, "change detected" when p < a
+        for a, f, t in zip(roc.thresholds, roc.fpr, roc.tpr, strict=True):
+            assert (f, t) == (np.mean(pc < a), np.mean(pt < a))
 
 
 def test_family_control_and_target_perturbations():
