@@ -69,11 +69,11 @@ def simulate_counts(params: ModelParams, n: int, m_a: int, m_b: int, r: int, rng
 
 
 def _check_design(n: int, m: int, r: int, m_b: int | None) -> None:
-    for name, v in (("personas", n), ("perturbations", m), ("replicates", r)):
-        if int(v) != v or v < 1:
-            raise SurveyError(f"--{name} must be a whole number >= 1; got {v}")
-    if m_b is not None and (int(m_b) != m_b or m_b < 1):
-        raise SurveyError(f"--perturbations-b must be a whole number >= 1; got {m_b}")
+    # a message needs 2 perturbations (survey.table): fewer would write a table no test accepts
+    for name, v, low in (("personas", n, 1), ("perturbations", m, 2), ("replicates", r, 1),
+                         ("perturbations-b", m if m_b is None else m_b, 2)):
+        if int(v) != v or v < low:
+            raise SurveyError(f"--{name} must be a whole number >= {low}; got {v}")
 
 
 def simulate(n: int, m: int, r: int, mu: float = 0.5, kappa: float = 4.0, sigma: float = 1.0,

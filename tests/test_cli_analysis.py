@@ -53,6 +53,8 @@ def test_estimate_json(table):
     (["analyze", "{table}", "--alternative", "up"], "Invalid value"),
     (["simulate", "--rho", "1.5", "--out", "x.csv"], "rho"),
     (["simulate", "--personas", "0", "--out", "x.csv"], "--personas"),
+    (["simulate", "--perturbations", "1", "--out", "x.csv"], "--perturbations must be a whole number >= 2"),
+    (["simulate", "--perturbations-b", "1", "--out", "x.csv"], "--perturbations-b must be"),
     (["estimate", "{table}", "--message", "A", "--bootstrap", "-1"], "--bootstrap"),
 ])
 def test_user_errors_one_line_no_traceback(table, tmp_path, args, needle):
