@@ -73,6 +73,22 @@ def test_two_models_equal_the_sign_flip_test_on_their_differences():
     assert res.effects == pytest.approx({"x": D[0].mean(), "y": D[1].mean()})
 
 
+def test_ties_from_fractions_count_as_ties():
+    # theta-hats are fractions of r: flips that reach the observed statistic in exact arithmetic but
+    # not in floating point (0.1 + 0.2 != 0.3) must count, as in sign_flip_test
+    d = np.array([0.1, 0.2, 0.3, -0.3, 0.1, 0.2, 0.7, 0.4, 0.3])
+    res = sign_flip_heterogeneity(np.stack([d, np.zeros_like(d)]))
+    assert res.exact and res.pvalue == sign_flip_test(d).pvalue
+
+
+def test_monte_carlo_pvalue_counts_the_observed_statistic():
+    # two models whose differences all favour the first: only eps = +-1 reach the observed spread,
+    # so no random flip does (2^-29) and p = (1 + 0) / (1 + B)
+    D = np.stack([np.linspace(0.1, 0.4, 30), np.zeros(30)])
+    res = sign_flip_heterogeneity(D, n_resamples=999, seed=1)
+    assert not res.exact and res.pvalue == 1 / 1000
+
+
 def test_monte_carlo_agrees_with_exact():
     rng = np.random.default_rng(4)
     D = rng.normal(0, 0.1, size=(3, 14)) + np.array([[0.0], [0.02], [0.06]])
