@@ -149,3 +149,21 @@ def test_ctrl_c_keeps_replies_and_rerun_completes(tmp_path):
     res = json.loads(done.stdout)["run"]
     assert res["models"][0]["skipped"] == kept and res["stored"] == 400 - kept
     assert rows() == 400
+
+
+def test_store_with_two_studies_every_reader_takes_study(tmp_path, capsys):
+    study = small_sim(tmp_path, personas=4, perts=4)
+    second = tmp_path / "second.toml"
+    second.write_text(study.read_text().replace('name = "sim-sneakers-boots"', 'name = "second"'))
+    for s in (study, second):
+        assert cli(capsys, "run", s, "--yes", "--json")[0] == 0
+    store = tmp_path / "sim.sqlite"
+    code, _, err = cli(capsys, "analyze", store)
+    assert code == 2 and "pick one with --study" in err
+    for args in (["analyze", store], ["estimate", store, "--message", "boots", "--bootstrap", "0"],
+                 ["validate", store, "--message", "boots", "--config", "4,2,2", "--draws", "10", "--no-plot"],
+                 ["plan", "--from-table", store, "--message", "boots", "--delta", "0.5", "--simulations", "20",
+                  "--budget", "200", "--no-plot"]):
+        code, out, err = cli(capsys, *args, "--study", "second", "--json")
+        assert code == 0, err
+        assert json.loads(out)

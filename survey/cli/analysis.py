@@ -9,7 +9,7 @@ from ..model import simulate
 from ..sources import load_long_table
 from ..stats import compare_messages, estimate
 from ..table import messages_in, models_in, write_table
-from .common import echo_json, json_option, print_table
+from .common import echo_json, json_option, print_table, study_option
 
 ALT = click.Choice(["two-sided", "greater", "less"])
 
@@ -68,14 +68,15 @@ def _pick_messages(df, a, b):
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @click.option("--probabilities", is_flag=True,
               help="use the exact per-cell P(Yes) (p_yes, local model in exact mode) instead of answer rates")
+@study_option
 @json_option
-def analyze_cmd(table, a, b, flips, seed, alternative, confidence, probabilities, as_json):
+def analyze_cmd(table, a, b, flips, seed, alternative, confidence, probabilities, study, as_json):
     """Test message A vs B for every model in a long table (one independent analysis per model)."""
     if flips < 1:
         raise SurveyError("--flips must be >= 1")
     if not 0 < confidence < 1:
         raise SurveyError("--confidence must be between 0 and 1, e.g. 0.95")
-    df = load_long_table(table)
+    df = load_long_table(table, study)
     a, b = _pick_messages(df, a, b)
     results, left_out = [], []
     for model in models_in(df):
@@ -123,12 +124,13 @@ def _analysis_json(r) -> dict:
 @click.option("--bootstrap", type=int, default=200, show_default=True,
               help="bootstrap resamples of personas and perturbations for standard errors (0: none)")
 @click.option("--seed", type=int, default=0, show_default=True)
+@study_option
 @json_option
-def estimate_cmd(table, message, model, bootstrap, seed, as_json):
+def estimate_cmd(table, message, model, bootstrap, seed, study, as_json):
     """Estimate mu, kappa, sigma, rho of the Beta-logit model (seeds/004 appendix C)."""
     if bootstrap < 0:
         raise SurveyError("--bootstrap must be >= 0")
-    df = load_long_table(table, min_perturbations=0)
+    df = load_long_table(table, study, min_perturbations=0)
     models = models_in(df) if model is None else [model]
     out = []
     for mdl in models:

@@ -59,3 +59,4 @@ def print_table(title: str, columns: list[str], rows: list[list]) -> None:
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+study_option = click.option("--study", default=None, help="study to read, when a store holds several")

@@ -30,7 +30,7 @@ from ..stats.power import (
 )
 from ..stats.validity import DEFAULT_DRAWS, VALIDITY_TESTS, validity_study
 from ..table import messages_in, models_in
-from .common import echo_json, json_option, print_table, to_json
+from .common import echo_json, json_option, print_table, study_option, to_json
 
 ALT = click.Choice(["two-sided", "greater", "less"])
 PARAMS = ("mu", "kappa", "sigma", "rho")
@@ -101,7 +101,7 @@ def _pick_result(rows: list[dict], model: str | None, message: str | None, sourc
     return rows[0]
 
 
-def load_params(from_estimate, from_table, model, message) -> tuple[dict, str]:
+def load_params(from_estimate, from_table, model, message, study=None) -> tuple[dict, str]:
     """mu, kappa, sigma, rho from a `survey estimate --json` file or a long table, and the source."""
     if from_estimate and from_table:
         raise SurveyError("give --from-estimate or --from-table, not both")
@@ -126,7 +126,7 @@ def load_params(from_estimate, from_table, model, message) -> tuple[dict, str]:
     if from_table:
         if not message:
             raise SurveyError("--from-table needs --message: the message whose answers are fitted")
-        df = load_long_table(from_table, min_perturbations=0)
+        df = load_long_table(from_table, study, min_perturbations=0)
         models = models_in(df)
         if model is None and len(models) > 1:
             raise SurveyError(f"{from_table} has several models ({', '.join(models)}); choose one with --model")
@@ -149,6 +149,7 @@ def load_params(from_estimate, from_table, model, message) -> tuple[dict, str]:
 @click.option("--from-table", type=click.Path(dir_okay=False), help="estimate mu, kappa, sigma, rho from a long table (with --message)")
 @click.option("--model", "model", default=None, help="model to take from --from-estimate/--from-table")
 @click.option("--message", default=None, help="message to take from --from-estimate/--from-table")
+@click.option("--study", default=None, help="study to read from a --from-table store holding several")
 @click.option("--budget", "budgets", multiple=True, help="total queries N = 2nmr; repeat or comma-separate [default: 200..10000, 10 values]")
 @click.option("--strategy", "strategies", multiple=True, help="allocation n:m:r, e.g. 1:4:1; repeatable [default: 8 strategies]")
 @click.option("--design", "designs", multiple=True, help="an explicit n,m,r triple; repeatable")
@@ -162,13 +163,13 @@ def load_params(from_estimate, from_table, model, message) -> tuple[dict, str]:
 @click.option("--plot", type=click.Path(dir_okay=False), default=None, help="plot file [default: next to --out, else reports/plan.png]")
 @click.option("--no-plot", is_flag=True, help="do not draw the plot")
 @json_option
-def plan_cmd(mu, kappa, sigma, rho, delta, from_estimate, from_table, model, message, budgets, strategies,
+def plan_cmd(mu, kappa, sigma, rho, delta, from_estimate, from_table, model, message, study, budgets, strategies,
              designs, alpha, simulations, flips, seed, alternative, target_power, out, plot, no_plot, as_json):
     """Simulate the power of each test for allocation strategies and budgets; find the cheapest design."""
     opts = _options(PlanOptions, alpha=alpha, simulations=simulations, flips=flips,
                     budgets=_ints(budgets, "--budget") if budgets else list(DEFAULT_BUDGETS),
                     target_power=target_power)
-    values, source = load_params(from_estimate, from_table, model, message)
+    values, source = load_params(from_estimate, from_table, model, message, study)
     given = {k: v for k, v in (("mu", mu), ("kappa", kappa), ("sigma", sigma), ("rho", rho)) if v is not None}
     values.update(given)  # a flag overrides the value read from a file
     params = make_params(**values, delta=delta)
@@ -265,12 +266,13 @@ def _print_plan(doc: dict, params) -> None:
 @click.option("--alternative", type=ALT, default="two-sided", show_default=True)
 @click.option("--plot", type=click.Path(dir_okay=False), default=None, help="ECDF plot [default: reports/validate.png; one file per model]")
 @click.option("--no-plot", is_flag=True)
+@study_option
 @json_option
 def validate_cmd(table, message, a, b, model, configs, draws, alpha, confidence, flips, seed, alternative,
-                 plot, no_plot, as_json):
+                 plot, no_plot, study, as_json):
     """Rejection rates of every test on random sub-samples: null split (Type-I error) or A vs B (power)."""
     opts = _options(ValidateOptions, alpha=alpha, draws=draws, flips=flips, confidence=confidence)
-    df = load_long_table(table, min_perturbations=0)
+    df = load_long_table(table, study, min_perturbations=0)
     msgs = messages_in(df)
     if message is not None and (a is not None or b is not None):
         raise SurveyError("give --message (null split) or --a and --b (alternative), not both")
