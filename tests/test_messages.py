@@ -10,7 +10,7 @@ from scipy.special import expit, logit
 from statsmodels.stats.multitest import multipletests
 
 from survey.errors import SurveyError
-from survey.stats import compare_messages
+from survey.stats import compare_messages, effect_ci
 from survey.stats.messages import adjust_pvalues, compare_all_messages
 from survey.table import validate_table
 
@@ -70,6 +70,9 @@ def test_every_pair_equals_the_two_message_analysis(four):
         assert p.pvalue == c.permutation.pvalue and p.effect.estimate == c.effect.estimate
         lo, hi = p.simultaneous_ci
         assert lo <= p.effect.ci[0] and hi >= p.effect.ci[1]  # joint intervals are wider
+        d = c.d_perturbation[~np.isnan(c.d_perturbation)]
+        assert p.simultaneous_ci == effect_ci(d, confidence=1 - 0.05 / 6, bounds=(-1, 1)).ci  # Bonferroni
+        assert hi - lo > p.effect.ci[1] - p.effect.ci[0]
     raw = [p.pvalue for p in res.pairs]
     assert [p.pvalue_adjusted for p in res.pairs] == pytest.approx(multipletests(raw, method="holm")[1])
     assert res.adjustment == "holm"
