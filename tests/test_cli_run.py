@@ -122,6 +122,17 @@ def test_bad_backend_option_names_the_model(tmp_path, capsys):
     assert code == 2 and err.startswith("error: model 'sim': simulated backend options: mu")
 
 
+def test_failed_queries_exit_1_and_keep_the_rest(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("MISTRAL_API_KEY", "not-a-key")
+    dead = PAID + '[models.options]\nserver_url = "http://127.0.0.1:9"\n'  # nothing listens: refused
+    study = small_sim(tmp_path, dead, personas=2, perts=2, reps=1)
+    code, out, _ = cli(capsys, "run", study, "--yes", "--json", "--max-attempts", "1")
+    run = json.loads(out)["run"]
+    assert code == 1 and run["failed"] == 8 and run["stored"] == 8  # the simulated model's replies are kept
+    code, out, _ = cli(capsys, "export", tmp_path / "sim.sqlite", "--out", tmp_path / "t.csv", "--json")
+    assert code == 0 and json.loads(out)["rows"] == 8
+
+
 def test_ctrl_c_keeps_replies_and_rerun_completes(tmp_path):
     study = small_sim(tmp_path, personas=10, perts=10, reps=2, latency=0.02)  # 400 queries
     store = tmp_path / "sim.sqlite"

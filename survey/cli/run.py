@@ -124,6 +124,9 @@ def run_cmd(study_file, dry_run, yes, models, max_attempts, poll_interval, as_js
             echo_json({"plan": plan.to_dict(), "run": engine.report.to_dict()})
         else:
             _print_report(engine, study.store_path)
+        rep = engine.report
+        if rep.failed or any(m.unanswered or m.stopped for m in rep.models.values()):
+            sys.exit(1)  # what arrived is stored, but the study is incomplete: scripts must notice
 
 
 @click.command("export")
