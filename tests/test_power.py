@@ -274,3 +274,13 @@ def test_plan_user_errors_are_one_line_exit_2(args, message, capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_plan_from_estimate_rejects_another_commands_json(tmp_path, capsys):
+    from survey.cli import main
+
+    other = tmp_path / "plan.json"  # `survey plan --json` output, not `survey estimate --json`
+    other.write_text(json.dumps({"results": [{"strategy": "1:1:1", "budget": 200, "power": {"sign": 0.1}}]}))
+    with pytest.raises(SystemExit) as exc:
+        main(["plan", "--delta", "0.3", "--no-plot", "--from-estimate", str(other)])
+    assert exc.value.code == 2 and "as written by `survey estimate --json`" in capsys.readouterr().err

@@ -115,7 +115,7 @@ def load_params(from_estimate, from_table, model, message, study=None) -> tuple[
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise SurveyError(f"{path}: not JSON ({exc}); expected `survey estimate --json` output") from None
         rows = data.get("results") if isinstance(data, dict) else None
-        if not isinstance(rows, list):
+        if not isinstance(rows, list) or not all(isinstance(r, dict) and "kappa" in r for r in rows):
             raise SurveyError(f"{path}: expected {{\"results\": [...]}} as written by `survey estimate --json`")
         row = _pick_result(rows, model, message, str(path))
         missing = [p for p in PARAMS if not isinstance(row.get(p), (int, float))]
