@@ -131,6 +131,8 @@ def test_failed_queries_exit_1_and_keep_the_rest(tmp_path, capsys, monkeypatch):
     assert code == 1 and run["failed"] == 8 and run["stored"] == 8  # the simulated model's replies are kept
     code, out, _ = cli(capsys, "export", tmp_path / "sim.sqlite", "--out", tmp_path / "t.csv", "--json")
     assert code == 0 and json.loads(out)["rows"] == 8
+    code, out, _ = cli(capsys, "run", study, "--yes", "--max-attempts", "1")  # the failed rows go again
+    assert code == 1 and "8 failed; rerun to resume" in out
 
 
 def test_ctrl_c_keeps_replies_and_rerun_completes(tmp_path):
@@ -167,7 +169,8 @@ def test_store_with_two_studies_every_reader_takes_study(tmp_path, capsys):
     second = tmp_path / "second.toml"
     second.write_text(study.read_text().replace('name = "sim-sneakers-boots"', 'name = "second"'))
     for s in (study, second):
-        assert cli(capsys, "run", s, "--yes", "--json")[0] == 0
+        code, out, _ = cli(capsys, "run", s, "--yes")
+        assert code == 0 and "0 failed; `survey export" in out  # complete: no "rerun to resume"
     store = tmp_path / "sim.sqlite"
     code, _, err = cli(capsys, "analyze", store)
     assert code == 2 and "pick one with --study" in err

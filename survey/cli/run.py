@@ -74,8 +74,10 @@ def _print_report(engine: Engine, store_path) -> None:
         if m.stopped:
             click.echo(f"{m.model}: {m.stopped}", err=True)
     state = "interrupted" if rep.interrupted else "done"
+    incomplete = rep.interrupted or rep.failed or any(m.unanswered or m.stopped for m in rep.models.values())
     click.echo(f"{state}: {rep.stored} replies stored in {rep.seconds:.1f} s, {rep.failed} failed; "
-               f"rerun to resume, `survey export {store_path} --out FILE.csv` for the table")
+               + ("rerun to resume, " if incomplete else "")
+               + f"`survey export {store_path} --out FILE.csv` for the table")
 
 
 @click.command("run")
