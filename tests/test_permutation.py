@@ -132,3 +132,6 @@ def test_bad_alternative_is_user_error():
     from survey.errors import SurveyError
     with pytest.raises(SurveyError, match="alternative"):
         sign_flip_test([1.0, 2.0], alternative="bigger")
+    # an exact test far beyond the automatic range is refused before it allocates 2^(m/2) sums
+    with pytest.raises(SurveyError, match="monte-carlo"):
+        sign_flip_test(np.ones(51), method="exact")
