@@ -159,3 +159,10 @@ def test_a_user_error_is_one_line_without_traceback(table):
                           capture_output=True, text=True)
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: ") and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_an_error_after_embedding_is_still_one_line(table, tmp_path):
+    # off a terminal no transient progress bar runs, so nothing (not even a blank line) precedes the error
+    proc = subprocess.run([sys.executable, "-m", "survey", "dbpa", str(table), "--bins", "1", "--no-plot",
+                           "--cache", str(tmp_path / "c.sqlite")], capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr.startswith("error: bins") and proc.stderr.count("\n") == 1

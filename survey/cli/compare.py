@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from contextlib import nullcontext
 
 import click
@@ -55,7 +56,7 @@ def _pick(df, a, b) -> tuple[str, str, str | None]:
 
 
 def _progress(enabled: bool, total: int):
-    if not enabled:
+    if not enabled or not sys.stderr.isatty():  # off a terminal a transient bar only leaves a blank line
         return nullcontext(lambda: None)
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn

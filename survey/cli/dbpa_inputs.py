@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -56,7 +57,7 @@ def embed_column(texts: list[str], embedder: str, url: str | None, cache, quiet:
             raise SurveyError("--embed-url applies to mistral-embed and dashscope, not to the local minilm")
         options["server_url" if embedder == "mistral-embed" else "base_url"] = url
     emb = create_embedder(embedder, **options)
-    if quiet:
+    if quiet or not sys.stderr.isatty():  # off a terminal a transient bar only leaves a blank line
         return embed_texts(texts, emb, cache), emb.name
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
