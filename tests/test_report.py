@@ -85,6 +85,7 @@ def test_cli_report_with_plan_json(tmp_path, table):
 @pytest.mark.parametrize("args, needle", [
     (["--plan", "missing.json"], "no such file"),
     (["--a", "A"], "give both --a and --b"),
+    (["--a", "A", "--b", "nope"], "message 'nope' is not in the table; it has A, B"),
     (["--sizes", "simulated"], "--sizes"),
     (["--alpha", "2"], "--alpha"),
 ])

@@ -124,6 +124,9 @@ def analyze_all(df: pd.DataFrame, a: str | None, b: str | None, alpha: float, se
     one such model does not hide the others; when nothing can be tested, that is the error.
     """
     out, skipped = [], [] if left_out is None else left_out
+    for x in (a, b):
+        if x and x not in messages_in(df):
+            raise SurveyError(f"message '{x}' is not in the table; it has {', '.join(messages_in(df))}")
     for model in models_in(df):
         msgs = messages_in(df, model)
         pairs = [(a, b)] if a and b else [(x, y) for i, x in enumerate(msgs) for y in msgs[i + 1:]]
