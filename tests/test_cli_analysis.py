@@ -56,6 +56,7 @@ def test_estimate_json(table):
     (["simulate", "--perturbations", "1", "--out", "x.csv"], "--perturbations must be a whole number >= 2"),
     (["simulate", "--perturbations-b", "1", "--out", "x.csv"], "--perturbations-b must be"),
     (["estimate", "{table}", "--message", "A", "--bootstrap", "-1"], "--bootstrap"),
+    (["estimate", "{table}", "--message", "Z"], "message 'Z' is not in the table; it has A, B"),
 ])
 def test_user_errors_one_line_no_traceback(table, tmp_path, args, needle):
     args = [a.replace("{table}", str(table)) for a in args]
@@ -94,6 +95,8 @@ def test_a_model_with_no_valid_answer_is_left_out(table, tmp_path):
     assert [r["model"] for r in out["results"]] == ["simulated"] and "'mute'" in out["left_out"][0]
     proc = run("analyze", str(two))
     assert "model simulated" in proc.stdout and proc.stderr.startswith("left out: model 'mute'")
+    out = json.loads(run("estimate", str(two), "--message", "A", "--bootstrap", "0", "--json").stdout)
+    assert [r["model"] for r in out["results"]] == ["simulated"] and out["left_out"][0].startswith("model 'mute'")
     df.assign(answer=pd.NA).to_csv(two, index=False)  # nothing left to test: that is the error
     proc = run("analyze", str(two), check=False)
     assert proc.returncode == 2 and "no perturbation pair" in proc.stderr

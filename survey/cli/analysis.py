@@ -132,15 +132,25 @@ def estimate_cmd(table, message, model, bootstrap, seed, study, as_json):
         raise SurveyError("--bootstrap must be >= 0")
     df = load_long_table(table, study, min_perturbations=0)
     models = models_in(df) if model is None else [model]
-    out = []
+    if message not in messages_in(df):
+        raise SurveyError(f"message '{message}' is not in the table; it has {', '.join(messages_in(df))}")
+    out, left_out = [], []
     for mdl in models:
         if mdl not in models_in(df):
             raise SurveyError(f"model '{mdl}' is not in the table; it has {', '.join(models_in(df))}")
-        res = estimate(df, mdl, message, bootstrap=bootstrap, seed=seed)
+        try:
+            res = estimate(df, mdl, message, bootstrap=bootstrap, seed=seed)
+        except SurveyError as exc:  # e.g. every answer invalid: one such model must not hide the others
+            left_out.append(f"model '{mdl}': {exc}")
+            continue
         out.append({"model": mdl, "message": message, **res.to_dict()})
+    if not out:
+        raise SurveyError("; ".join(left_out))
     if as_json:
-        echo_json({"results": out})
+        echo_json({"results": out, "left_out": left_out})
         return
+    for reason in left_out:
+        click.echo(f"left out: {reason}", err=True)
     for res in out:
         se = res["se"]
         print_table(f"model {res['model']}, message {message}: {res['n_personas']} personas, "
