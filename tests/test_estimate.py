@@ -98,3 +98,14 @@ def test_bootstrap_resamples_personas_and_perturbations():
     # identical perturbations: only resampling personas can move mu
     same_cols = np.tile(rng.integers(0, 6, 8)[:, None], (1, 12))
     assert bootstrap_se(same_cols, valid, 40, seed=1)["mu"] > 0.02
+
+
+def test_degenerate_always_yes_model_says_so():
+    yes = np.full((6, 4), 3)
+    est = estimate_counts(yes, np.full((6, 4), 3))
+    assert est.kappa == float("inf") and est.mu == 1.0 and est.sigma == 0.0 and est.rho == 0.0
+    assert "degenerate" in est.note and est.to_dict()["note"] == est.note
+    from survey.errors import SurveyError
+    from survey.model import make_params
+    with pytest.raises(SurveyError, match="kappa"):
+        make_params(kappa=est.kappa)  # plan --from-table on such a model: one clear line

@@ -36,11 +36,14 @@ class EstimateResult:
     n_cells: int  # cells with at least one valid answer
     se: dict = field(default_factory=dict)  # bootstrap standard errors, by parameter
     n_bootstrap: int = 0
+    note: str = ""  # why a parameter is not finite (degenerate responses)
 
     def to_dict(self) -> dict:
         out = {p: getattr(self, p) for p in PARAMS}
         out.update({"n_personas": self.n_personas, "n_perturbations": self.n_perturbations,
                     "n_cells": self.n_cells, "se": self.se, "n_bootstrap": self.n_bootstrap})
+        if self.note:
+            out["note"] = self.note
         return out
 
 
@@ -80,18 +83,28 @@ def estimate_counts(yes: np.ndarray, valid: np.ndarray) -> EstimateResult:
     yes, valid, ok = yes[has], valid[has], ok[has]
     n = yes.shape[0]
     p_i = _cc(yes.sum(axis=1), valid.sum(axis=1))
-    a, b = fit_beta(p_i)
+    note = ""
+    if np.ptp(p_i) < 1e-12:
+        # Every persona has the same rate (e.g. a model that always says Yes): the Beta MLE does not
+        # exist (kappa -> infinity). Say so instead of returning wherever the optimiser stopped.
+        a = b = float("inf")
+        mu = float(yes.sum() / valid.sum())
+        note = "every persona has the same Yes rate: the Beta prior is degenerate (kappa infinite)"
+    else:
+        a, b = fit_beta(p_i)
+        mu = a / (a + b)
     e = np.where(ok, special.logit(_cc(yes, valid)) - special.logit(p_i)[:, None], np.nan)
     vals = e[ok]
     sigma2 = float(np.var(vals, ddof=1)) if len(vals) > 1 else 0.0
+    sigma2 = 0.0 if sigma2 < 1e-20 else sigma2  # rounding noise of identical residuals
     e_bar = nanmean(e, axis=0)
     e_bar = e_bar[~np.isnan(e_bar)]
     var_bar = float(np.var(e_bar, ddof=1)) if len(e_bar) > 1 else 0.0
     sigma2_u = (var_bar - sigma2 / n) / (1 - 1 / n)
     sigma2_u = float(np.clip(sigma2_u, 0.0, sigma2))
     rho = sigma2_u / sigma2 if sigma2 > 0 else 0.0
-    return EstimateResult(mu=a / (a + b), kappa=a + b, a=a, b=b, sigma=float(np.sqrt(sigma2)), rho=rho,
-                          n_personas=n, n_perturbations=m, n_cells=int(ok.sum()))
+    return EstimateResult(mu=mu, kappa=a + b, a=a, b=b, sigma=float(np.sqrt(sigma2)), rho=rho,
+                          n_personas=n, n_perturbations=m, n_cells=int(ok.sum()), note=note)
 
 
 def bootstrap_se(yes, valid, n_boot: int = 200, seed=0) -> dict:
@@ -109,6 +122,8 @@ def bootstrap_se(yes, valid, n_boot: int = 200, seed=0) -> dict:
             continue
         for p in PARAMS:
             draws[p].append(getattr(est, p))
+    # Resamples where the prior is degenerate (kappa infinite) carry no spread information: skip them.
+    draws = {p: [x for x in v if np.isfinite(x)] for p, v in draws.items()}
     return {p: float(np.std(v, ddof=1)) if len(v) > 1 else float("nan") for p, v in draws.items()}
 
 
