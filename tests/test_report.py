@@ -126,3 +126,18 @@ def test_cli_report_with_validate_json(tmp_path):
     assert proc.returncode == 0, proc.stderr
     html = (tmp_path / "r" / "index.html").read_text()
     assert "Validity on this data: null split" in html and "Empirical CDF of the p-values" in html
+
+
+def test_all_invalid_model_with_three_messages_is_left_out(tmp_path):
+    ab = simulate(10, 4, 2, delta=0.5, seed=1)
+    c = simulate(10, 4, 2, seed=2, messages=("C", "D"))
+    good = pd.concat([ab, c[c["message"] == "C"]], ignore_index=True)
+    bad = good.assign(model="broken", answer=pd.NA)
+    df = pd.concat([good, bad], ignore_index=True)
+    df.to_csv(tmp_path / "t.csv", index=False)
+    proc = run("compare", str(tmp_path / "t.csv"), "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert "broken" in json.loads(proc.stdout)["messages_left_out"]
+    proc = run("report", str(tmp_path / "t.csv"), "--out", str(tmp_path / "r"))
+    assert proc.returncode == 0, proc.stderr
+    assert "Left out:" in (tmp_path / "r" / "index.html").read_text()

@@ -117,9 +117,15 @@ def compare_cmd(table, study, a, b, sizes, alpha, holm_models, adjust, fit, ties
                              adjust="holm" if holm_models else "none", fit=fit, n_resamples=flips, seed=seed,
                              confidence=confidence, progress=tick)
         agree = model_agreement(df, ties=ties) if len(models) >= 2 else None
-        per_msg = [compare_all_messages(df, m, adjust=adjust, alpha=alpha, n_resamples=flips, seed=seed,
-                                        confidence=confidence, progress=tick)
-                   for m in models if len(messages_in(df, m)) >= 3] if many else []
+        per_msg, msg_left_out = [], {}
+        for m in models if many else []:
+            if len(messages_in(df, m)) < 3:
+                continue
+            try:
+                per_msg.append(compare_all_messages(df, m, adjust=adjust, alpha=alpha, n_resamples=flips,
+                                                    seed=seed, confidence=confidence, progress=tick))
+            except SurveyError as exc:  # e.g. every answer invalid: leave this model out, say why
+                msg_left_out[m] = str(exc)
     if plot:
         from ..plots.models import model_effects
 
@@ -130,13 +136,16 @@ def compare_cmd(table, study, a, b, sizes, alpha, holm_models, adjust, fit, ties
     if as_json:
         echo_json({"a": a, "b": b, "note": pick_note, "models": res.to_dict(),
                    "agreement": None if agree is None else agree.to_dict(),
-                   "messages": [m.to_dict() for m in per_msg], "plot": plot})
+                   "messages": [m.to_dict() for m in per_msg], "messages_left_out": msg_left_out,
+                   "plot": plot})
         return
     _print_models(res, pick_note, confidence)
     if agree is not None:
         _print_agreement(agree)
     for m in per_msg:
         _print_messages(m)
+    for m, why in msg_left_out.items():
+        click.echo(f"{m}: every pair of messages left out: {why}")
     if plot:
         click.echo(f"plot saved to {plot}")
 

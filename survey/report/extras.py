@@ -148,7 +148,11 @@ def messages_sections(df: pd.DataFrame, alpha: float) -> tuple[list[Section], di
     for model in models_in(df):
         if len(messages_in(df, model)) < 3:
             continue
-        res = compare_all_messages(df, model, alpha=alpha)
+        try:
+            res = compare_all_messages(df, model, alpha=alpha)
+        except SurveyError as exc:  # e.g. every answer invalid: leave this model out, say why
+            sections.append(Section(f"{model}: every pair of messages", paragraphs=[f"Left out: {exc}"]))
+            continue
         sec = Section(f"{model}: every pair of messages (Holm-adjusted)", paragraphs=[
             "Ranking by mean P(Yes): " + " > ".join(res.ranking) + ". Each pair is a sign-flip test on the same "
             "responses; p-values are adjusted with Holm's method across all pairs."])
