@@ -25,11 +25,12 @@ from pathlib import Path
 from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..errors import SurveyError, pydantic_message
+from ..errors import SurveyError
 from .base import BackendError, Query, Reply
 from .llama_runtime import LlamaRuntime, check_gguf, default_gguf_path, log_softmax, sample_token
+from .provider import parse_options
 
 # model ids that mean "the bundled SmolLM2" (the study's model entry may say any of these)
 DEFAULT_MODEL_IDS = {"", "smollm2", "smollm2-135m", "smollm2-135m-instruct", "smollm2-135m-instruct.q4_1"}
@@ -85,10 +86,7 @@ class LocalBackend:
     name = "local"
 
     def __init__(self, model_id: str = "", **options):
-        try:
-            self.options = LocalOptions(**options)
-        except ValidationError as exc:
-            raise SurveyError(pydantic_message(exc, "local backend options")) from exc
+        self.options = parse_options(LocalOptions, "local", options)
         self.model_id = model_id
         self.gguf = resolve_gguf(model_id, self.options.gguf)
         self._rt: LlamaRuntime | None = None

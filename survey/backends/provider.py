@@ -1,4 +1,5 @@
-"""Helpers shared by the paid-provider backends (mistral, dashscope): options, the API key, errors.
+"""Helpers shared by the backends: option parsing (every backend), and for the paid providers
+(mistral, dashscope) the API key and HTTP errors.
 
 The API key is read from the environment only, held in memory, and scrubbed from every message we
 build, so it cannot reach a Reply, an error row, a log line or an export.
@@ -11,6 +12,7 @@ import math
 import os
 import time
 from collections.abc import Iterable
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -18,6 +20,7 @@ from ..errors import SurveyError, pydantic_message
 from .base import BackendError
 
 RETRYABLE_STATUS = {408, 425, 429}  # plus every 5xx
+_Options = TypeVar("_Options", bound=BaseModel)
 
 
 class ProviderOptions(BaseModel):
@@ -30,7 +33,8 @@ class ProviderOptions(BaseModel):
     max_connections: int = Field(256, ge=1, description="HTTP connections kept open to the provider")
 
 
-def parse_options(cls: type[ProviderOptions], backend: str, options: dict) -> ProviderOptions:
+def parse_options(cls: type[_Options], backend: str, options: dict) -> _Options:
+    """A backend's options model, or a SurveyError naming each bad option."""
     try:
         return cls(**options)
     except ValidationError as exc:

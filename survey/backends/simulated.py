@@ -17,12 +17,12 @@ import hashlib
 import math
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 from scipy.special import expit, logit
 
-from ..errors import SurveyError, pydantic_message
 from ..model import ModelParams
 from .base import Query, Reply
+from .provider import parse_options
 
 
 class SimulatedOptions(BaseModel):
@@ -47,11 +47,7 @@ class SimulatedBackend:
     name = "simulated"
 
     def __init__(self, model_id: str = "", **options):
-        try:
-            self.options = SimulatedOptions(**options)
-        except ValidationError as exc:
-            raise SurveyError(pydantic_message(exc, "simulated backend options")) from exc
-        o = self.options
+        self.options = o = parse_options(SimulatedOptions, "simulated", options)
         self.params = ModelParams(mu=o.mu, kappa=o.kappa, sigma=o.sigma, rho=o.rho)
         self.model_id = model_id or "beta-logit"
         self._base: dict[tuple, float] = {}
