@@ -8,7 +8,6 @@ runs the same from any working directory.
 
 from __future__ import annotations
 
-import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -24,13 +23,13 @@ from pydantic import (
 )
 
 from .errors import SurveyError, pydantic_message
+from .registry.files import NAME_RE as _ID  # one id rule for studies and registry sets
 
 PAPER_QUESTION = ('A customer said: "{perturbation}" Based on this, would you personally be '
                   'interested in buying the product they are describing?')
 TEXT_QUESTION = ('A customer said: "{perturbation}" In one or two sentences, how do you react to '
                  'what this customer said?')
 FREE_BACKENDS = {"simulated", "local"}  # no money changes hands: no confirmation, no price
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 
 
 class _Strict(BaseModel):
