@@ -2,48 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import math
-
 import click
-import numpy as np
 
-
-def _default(o):
-    if isinstance(o, np.integer):
-        return int(o)
-    if isinstance(o, np.floating):
-        return float(o)
-    if isinstance(o, np.ndarray):
-        return o.tolist()
-    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
-
-
-def _finite(o):
-    """Strict JSON has no NaN/Infinity: they become null."""
-    if isinstance(o, float) and not math.isfinite(o):
-        return None
-    if isinstance(o, dict):
-        return {k: _finite(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple)):
-        return [_finite(v) for v in o]
-    return o
-
-
-def to_json(obj) -> str:
-    return json.dumps(_finite(json.loads(json.dumps(obj, default=_default))), indent=2)
+from ..formatting import fmt, to_json  # noqa: F401 - re-exported for the command modules
 
 
 def echo_json(obj) -> None:
     click.echo(to_json(obj))
-
-
-def fmt(x, digits: int = 4) -> str:
-    if x is None or (isinstance(x, float) and not math.isfinite(x)):
-        return "—"
-    if isinstance(x, float):
-        return f"{x:.{digits}g}" if abs(x) < 1e-3 and x != 0 else f"{x:.{digits}f}"
-    return str(x)
 
 
 def print_table(title: str, columns: list[str], rows: list[list]) -> None:

@@ -17,8 +17,8 @@ import pandas as pd
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from .. import __version__
-from ..cli.common import fmt, to_json
 from ..errors import SurveyError, TableError
+from ..formatting import fmt, to_json
 from ..stats import compare_messages, estimate
 from ..stats.compare import Comparison
 from ..table import messages_in, models_in, validate_table

@@ -9,8 +9,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from ..cli.common import fmt  # noqa: E402
 from ..errors import SurveyError  # noqa: E402
+from ..formatting import fmt  # noqa: E402
 from ..table import messages_in, models_in  # noqa: E402
 from . import Section, fig_png  # noqa: E402
 

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SurveyError
+from ..formatting import finite
 from ..table import models_in
 
 SOURCES = ("auto", "majority", "p_yes")
@@ -135,7 +136,7 @@ class PairAgreement:
 
     def to_dict(self) -> dict:
         return {"model_a": self.model_a, "model_b": self.model_b, "n_cells": self.n_cells,
-                "agreement": _num(self.agreement), "kappa": _num(self.kappa),
+                "agreement": finite(self.agreement), "kappa": finite(self.kappa),
                 "interpretation": interpret_kappa(self.kappa),
                 "strong": self.kappa is not None and self.kappa >= STRONG}
 
@@ -168,14 +169,11 @@ class AgreementResult:
     def to_dict(self) -> dict:
         return {"models": self.models, "sources": self.sources, "ties": self.ties, "n_ties": self.n_ties,
                 "n_cells": self.n_cells, "n_cells_all_models": self.n_cells_all,
-                "pairs": [p.to_dict() for p in self.pairs], "mean_pairwise_kappa": _num(self.mean_kappa),
-                "fleiss_kappa": _num(self.fleiss_kappa),
+                "pairs": [p.to_dict() for p in self.pairs], "mean_pairwise_kappa": finite(self.mean_kappa),
+                "fleiss_kappa": finite(self.fleiss_kappa),
                 "fleiss_interpretation": interpret_kappa(self.fleiss_kappa),
                 "strong_bar": STRONG, "reference_llm_judges_kappa": REFERENCE_LLM_JUDGES}
 
-
-def _num(x):
-    return None if x is None or not np.isfinite(x) else float(x)
 
 
 def model_agreement(df: pd.DataFrame, models: list[str] | None = None, messages: list[str] | None = None,

@@ -35,6 +35,7 @@ import numpy as np
 from scipy import stats
 
 from ..errors import SurveyError
+from ..formatting import finite
 
 EXACT_MAX_M = 17  # 2^(m-1) sign vectors (eps and -eps give the same S): 65536 at m = 17
 
@@ -55,15 +56,12 @@ class HeterogeneityResult:
     null_distribution: np.ndarray | None = field(default=None, repr=False)
 
     def to_dict(self) -> dict:
-        return {"statistic": _num(self.statistic), "pvalue": _num(self.pvalue), "method": self.method,
+        return {"statistic": finite(self.statistic), "pvalue": finite(self.pvalue), "method": self.method,
                 "shared_perturbations": self.shared, "n_models": self.n_models, "n_pairs": self.n_pairs,
-                "effects": {k: _num(v) for k, v in self.effects.items()}, "exact": self.exact,
+                "effects": {k: finite(v) for k, v in self.effects.items()}, "exact": self.exact,
                 "n_resamples": self.n_resamples, "df": None if self.df is None else list(self.df),
                 "note": self.note}
 
-
-def _num(x):
-    return None if x is None or not np.isfinite(x) else float(x)
 
 
 def _signs_exact(m: int) -> np.ndarray:

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SurveyError
+from ..formatting import finite
 from ..table import messages_in
 from .compare import Comparison, compare_messages
 from .effect import EffectResult, effect_ci
@@ -120,7 +121,7 @@ class MessagesComparison:
 
     def to_dict(self) -> dict:
         return {"model": self.model, "messages": self.messages,
-                "mean_yes": {k: _none(v) for k, v in self.mean_yes.items()},
+                "mean_yes": {k: finite(v) for k, v in self.mean_yes.items()},
                 "ranking": self.ranking, "beats": self.beats(), "adjustment": self.adjustment,
                 "alpha": self.alpha, "confidence": self.confidence, "n_tests": len(self.pairs),
                 "pairs": [p.to_dict() for p in self.pairs]}
@@ -129,9 +130,6 @@ class MessagesComparison:
 def _or(x, default):
     return default if x is None or not np.isfinite(x) else x
 
-
-def _none(x):
-    return None if x is None or not np.isfinite(x) else float(x)
 
 
 def compare_all_messages(df: pd.DataFrame, model: str, messages: list[str] | None = None,

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import SurveyError, TableError
+from ..formatting import finite
 from ..table import first_appearance, models_in
 from .compare import Comparison, compare_messages
 from .estimate import EstimateResult, estimate
@@ -64,15 +65,15 @@ class ModelSummary:
     def to_dict(self) -> dict:
         fit = None
         if self.fit is not None:
-            fit = {k: _num(getattr(self.fit, k)) for k in ("mu", "kappa", "sigma", "rho", "a", "b")}
-            fit.update(message=self.fit_message, se={k: _num(v) for k, v in self.fit.se.items()},
+            fit = {k: finite(getattr(self.fit, k)) for k in ("mu", "kappa", "sigma", "rho", "a", "b")}
+            fit.update(message=self.fit_message, se={k: finite(v) for k, v in self.fit.se.items()},
                        n_bootstrap=self.fit.n_bootstrap)
         return {"model": self.model, "size": self.size, "n_personas": self.n_personas,
                 "n_perturbations": self.n_perturbations, "n_paired": self.n_paired,
                 "replicates": self.replicates, "n_queries": self.n_queries, "n_invalid": self.n_invalid,
-                "invalid_rate": _num(self.invalid_rate), "effect": _clean(self.effect.to_dict()),
-                "pvalues": {k: _num(v) for k, v in self.pvalues.items()},
-                "pvalue_adjusted": _num(self.pvalue_adjusted), "significant": self.significant,
+                "invalid_rate": finite(self.invalid_rate), "effect": _clean(self.effect.to_dict()),
+                "pvalues": {k: finite(v) for k, v in self.pvalues.items()},
+                "pvalue_adjusted": finite(self.pvalue_adjusted), "significant": self.significant,
                 "direction": self.direction, "fit": fit, "fit_error": self.fit_error}
 
 
@@ -133,13 +134,10 @@ class ModelsComparison:
                 "summary": self.summary}
 
 
-def _num(x):
-    return None if x is None or not np.isfinite(x) else float(x)
-
 
 def _clean(d: dict) -> dict:
-    return {k: ([_num(v) for v in val] if isinstance(val, list) else
-                _num(val) if isinstance(val, float) else val) for k, val in d.items()}
+    return {k: ([finite(v) for v in val] if isinstance(val, list) else
+                finite(val) if isinstance(val, float) else val) for k, val in d.items()}
 
 
 def _pair_labels(df: pd.DataFrame, model: str, a: str, b: str) -> list[tuple[str, str]]:

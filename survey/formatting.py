@@ -1,0 +1,49 @@
+"""Numbers for people and for strict JSON, shared by the CLI, the report and results' to_dict().
+
+Pure (no I/O): statistics may use it too. Strict JSON has no NaN or Infinity, so they become null.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+
+
+def finite(x) -> float | None:
+    """A number as a float, or None when it is missing, NaN or infinite."""
+    return None if x is None or not np.isfinite(x) else float(x)
+
+
+def _default(o):
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return float(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+def json_safe(o):
+    """Replace non-finite floats by None, recursively through dicts, lists and tuples."""
+    if isinstance(o, float) and not math.isfinite(o):
+        return None
+    if isinstance(o, dict):
+        return {k: json_safe(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [json_safe(v) for v in o]
+    return o
+
+
+def to_json(obj) -> str:
+    return json.dumps(json_safe(json.loads(json.dumps(obj, default=_default))), indent=2)
+
+
+def fmt(x, digits: int = 4) -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "—"
+    if isinstance(x, float):
+        return f"{x:.{digits}g}" if abs(x) < 1e-3 and x != 0 else f"{x:.{digits}f}"
+    return str(x)
