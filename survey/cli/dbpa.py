@@ -122,7 +122,7 @@ def _run_messages(source, a, b, study, models, unit, scheme, per_persona, max_pe
         is_a = (sub["message"] == a).to_numpy()
         if is_a.sum() < 2 or (~is_a).sum() < 1:
             raise SurveyError(f"model '{model}': DBPA needs at least 2 text answers for {a} and 1 for {b}")
-        opts = dict(omega=omegas, n_resamples=n_perm, seed=seed, bins=bins, hist_range=range_, a=a, b=b)
+        opts = dict(omega=omegas, n_resamples=n_perm, seed=seed, bins=bins, hist_range=range_)
         res = compare_messages_dbpa(emb[m], is_a, sub["perturbation"].to_numpy(), unit=unit, scheme=scheme, **opts)
         item = {"model": model, "a": a, "b": b, "unit": unit, "scheme": scheme if unit == "perturbation" else "subset",
                 "outputs": {a: int(is_a.sum()), b: int((~is_a).sum())},

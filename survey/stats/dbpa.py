@@ -245,9 +245,8 @@ def dbpa_test(emb_x, emb_y, omega="js", n_resamples: int = 1000, seed=None, bins
     a_obs = np.zeros(N)
     a_obs[:k] = 1.0
     rows, exact = _subset_rows(N, k, int(n_resamples), np.random.default_rng(seed))
-    res = _run(S, emb, np.arange(N), a_obs, rows, exact, omegas, bins, _normalise_range(hist_range),
-               "output", "subset")
-    return res[omegas[0]] if isinstance(omega, str) else res
+    return _pick(_run(S, emb, np.arange(N), a_obs, rows, exact, omegas, bins, _normalise_range(hist_range),
+                      "output", "subset"), omega, omegas)
 
 
 def _check_size(n: int) -> None:
@@ -310,4 +309,5 @@ def dbpa_units(emb, in_x, units, omega="js", scheme: str = "relabel", n_resample
 
 
 def _pick(res: dict, omega, omegas):
+    """One result when ``omega`` named one discrepancy, else {name: result}."""
     return res[omegas[0]] if isinstance(omega, str) else res

@@ -139,8 +139,8 @@ def _units_of(perturbation, is_a) -> np.ndarray:
 
 
 def compare_messages_dbpa(emb, is_a, perturbation, omega: str = "js", unit: str = "perturbation",
-                          scheme: str = "relabel", n_resamples: int = 1000, seed=None, a: str = "A",
-                          b: str = "B", **options) -> DBPAResult:
+                          scheme: str = "relabel", n_resamples: int = 1000, seed=None,
+                          **options) -> DBPAResult:
     """A vs B (P0 = within A) over personas x perturbations.
 
     ``unit="perturbation"`` moves whole perturbations (valid when a paraphrase shifts every
