@@ -39,5 +39,6 @@ def as_matrix(vectors, n: int, who: str) -> np.ndarray:
 
 
 def batched(items: list, size: int):
+    """Consecutive slices of at most ``size`` items (itertools.batched arrives in Python 3.12)."""
     for start in range(0, len(items), size):
-        yield start, items[start:start + size]
+        yield items[start:start + size]

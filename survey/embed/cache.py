@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import SurveyError
-from .base import Embedder
+from .base import Embedder, batched
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS embeddings (
@@ -52,8 +52,7 @@ class EmbeddingCache:
 
     def get(self, embedder: str, hashes: list[str]) -> dict[str, np.ndarray]:
         found = {}
-        for start in range(0, len(hashes), 500):  # sqlite's bound-parameter limit
-            chunk = hashes[start:start + 500]
+        for chunk in batched(hashes, 500):  # sqlite's bound-parameter limit
             marks = ",".join("?" * len(chunk))
             rows = self.db.execute(
                 f"SELECT text_hash, vector FROM embeddings WHERE embedder = ? AND text_hash IN ({marks})",

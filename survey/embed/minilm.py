@@ -81,7 +81,7 @@ class MiniLMEmbedder:
         # Sorting by length keeps padding (wasted work) small within each batch.
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         with one_blas_thread():
-            for _, idx in batched(order, self.batch_size):
+            for idx in batched(order, self.batch_size):
                 out[idx] = self._encode([texts[i] for i in idx])
         return out
 

@@ -44,7 +44,7 @@ class MistralEmbedder:
 
         client = self._get_client()
         parts = []
-        for _, chunk in batched(list(texts), self.batch_size):
+        for chunk in batched(list(texts), self.batch_size):
             try:
                 resp = client.embeddings.create(model=self.model, inputs=chunk)
             except errors.SDKError as exc:
@@ -104,7 +104,7 @@ class DashScopeEmbedder:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         parts = []
-        for _, chunk in batched(list(texts), self.batch_size):
+        for chunk in batched(list(texts), self.batch_size):
             resp = self._call(chunk)
             try:
                 rows = sorted(resp.output["embeddings"], key=lambda e: e.get("text_index", 0))
