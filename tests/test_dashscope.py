@@ -6,7 +6,7 @@ import math
 
 import dashscope
 import pytest
-from fakes.common import answer_for
+from fakes.common import answer_for, complete_once, query_cell
 from fakes.dashscope_server import DashScopeFake
 
 from survey.backends import create_backend
@@ -34,23 +34,10 @@ def backend(fake, model_id="qwen3-8b", **opts):
     return create_backend("dashscope", model_id, base_url=fake.base_url, **opts)
 
 
-def call(b, q):
-    async def go():
-        try:
-            return await b.complete(q)
-        finally:
-            await b.aclose()
-    return asyncio.run(go())
-
-
-def cell(q):
-    return (q.model_id, q.system, q.user, q.provider_seed)
-
-
 def test_success_with_usage_logprobs_and_thinking_disabled_for_qwen3(fake):
     q = query(logprobs=True, top_logprobs=3)
-    reply = call(backend(fake), q)
-    answer, p_yes = answer_for(cell(q))
+    reply = complete_once(backend(fake), q)
+    answer, p_yes = answer_for(query_cell(q))
     assert isinstance(reply, Reply) and reply.text == answer
     assert reply.prompt_tokens > 0 and reply.completion_tokens == 1
     assert reply.model_id is None  # the native API reports no model version
@@ -65,18 +52,18 @@ def test_success_with_usage_logprobs_and_thinking_disabled_for_qwen3(fake):
 
 def test_user_can_turn_thinking_back_on_and_gets_the_providers_400(fake):
     with pytest.raises(BackendError, match="enable_thinking") as info:
-        call(backend(fake), query(params={"enable_thinking": True}))
+        complete_once(backend(fake), query(params={"enable_thinking": True}))
     assert info.value.code == "InvalidParameter" and not info.value.retryable
 
 
 def test_non_hybrid_models_get_no_enable_thinking(fake):
-    call(backend(fake, "qwen2.5-7b-instruct"), query(model_id="qwen2.5-7b-instruct"))
+    complete_once(backend(fake, "qwen2.5-7b-instruct"), query(model_id="qwen2.5-7b-instruct"))
     assert "enable_thinking" not in fake.last_parameters
 
 
 def test_base_address_falls_back_to_the_sdk_global(fake, monkeypatch):
     monkeypatch.setattr(dashscope, "base_http_api_url", fake.base_url)
-    reply = call(create_backend("dashscope", "qwen3-8b"), query())
+    reply = complete_once(create_backend("dashscope", "qwen3-8b"), query())
     assert reply.text in {"Yes", "No"}
 
 
@@ -99,7 +86,7 @@ def test_returned_error_codes_map_to_retry_or_not(fake, kind, retryable, status,
     fake.inject(kind, retry_after=3 if kind == "rate_limit" else None)
     q = query()
     with pytest.raises(BackendError) as info:
-        call(backend(fake), q)
+        complete_once(backend(fake), q)
     err = info.value
     assert (err.retryable, err.status, err.code) == (retryable, status, code)
     assert err.retry_after == (3.0 if kind == "rate_limit" else None)
@@ -111,7 +98,7 @@ def test_dropped_connection_is_retryable(fake):
     # the SDK itself resends once on a dropped pooled connection, so drop twice
     fake.inject("disconnect", times=2)
     with pytest.raises(BackendError) as info:
-        call(backend(fake), query())
+        complete_once(backend(fake), query())
     assert info.value.retryable and info.value.code == "connection"
     assert sum(fake.requests.values()) == 2
 
@@ -119,13 +106,13 @@ def test_dropped_connection_is_retryable(fake):
 def test_timeout_is_retryable(fake):
     fake.inject("timeout", delay=10)
     with pytest.raises(BackendError) as info:
-        call(backend(fake, timeout=0.3), query())
+        complete_once(backend(fake, timeout=0.3), query())
     assert info.value.retryable and info.value.code == "timeout"
 
 
 def test_non_yes_no_text_is_a_reply(fake):
     fake.inject("text")
-    assert call(backend(fake), query()).text == "Maybe, it depends on the price."
+    assert complete_once(backend(fake), query()).text == "Maybe, it depends on the price."
 
 
 def test_missing_key_and_bad_options_are_user_errors(monkeypatch):
@@ -142,10 +129,10 @@ def test_key_is_sent_per_call_and_never_set_globally_or_logged(fake, monkeypatch
     caplog.set_level(logging.DEBUG)
     before = dashscope.api_key
     b = backend(fake)
-    call(b, query())  # the fake checks the Bearer key, so a wrong or missing key would fail here
+    complete_once(b, query())  # the fake checks the Bearer key, so a wrong or missing key would fail here
     fake.inject("timeout", delay=10)
     with pytest.raises(BackendError):
-        call(backend(fake, timeout=0.2), query())
+        complete_once(backend(fake, timeout=0.2), query())
     assert dashscope.api_key == before
     assert KEY not in caplog.text and KEY not in repr(b)
 

@@ -7,7 +7,7 @@ import logging
 import math
 
 import pytest
-from fakes.common import answer_for
+from fakes.common import answer_for, complete_once, query_cell
 from fakes.mistral_server import MistralFake
 from mistralai.client import Mistral
 
@@ -37,23 +37,10 @@ def backend(fake, **opts):
     return create_backend("mistral", "mistral-small-latest", server_url=fake.url, **opts)
 
 
-def call(b, q):
-    async def go():
-        try:
-            return await b.complete(q)
-        finally:
-            await b.aclose()
-    return asyncio.run(go())
-
-
-def cell(q):
-    return (q.model_id, q.system, q.user, q.provider_seed)
-
-
 def test_success_reports_text_usage_pinned_model_and_first_token_logprobs(fake):
     q = query(logprobs=True, top_logprobs=3)
-    reply = call(backend(fake), q)
-    answer, p_yes = answer_for(cell(q))
+    reply = complete_once(backend(fake), q)
+    answer, p_yes = answer_for(query_cell(q))
     assert isinstance(reply, Reply)
     assert reply.text == answer
     assert reply.model_id == "mistral-small-2509"  # the provider's pinned id, not the alias we sent
@@ -62,11 +49,11 @@ def test_success_reports_text_usage_pinned_model_and_first_token_logprobs(fake):
     assert set(reply.logprobs) == {"Yes", "No", " Yes"}
     assert reply.logprobs["Yes"] == pytest.approx(math.log(0.97 * p_yes))
     assert reply.logprobs["No"] == pytest.approx(math.log(0.97 * (1 - p_yes)))
-    assert fake.served[cell(q)] == 1 and sum(fake.requests.values()) == 1
+    assert fake.served[query_cell(q)] == 1 and sum(fake.requests.values()) == 1
 
 
 def test_no_logprobs_unless_asked(fake):
-    reply = call(backend(fake), query())
+    reply = complete_once(backend(fake), query())
     assert reply.logprobs is None
 
 
@@ -74,8 +61,8 @@ def test_reasoning_chunks_flattened_to_the_answer_text(monkeypatch):
     monkeypatch.setenv("MISTRAL_API_KEY", KEY)
     with MistralFake(reasoning=True) as fake:
         q = query()
-        reply = call(backend(fake), q)
-    assert reply.text == answer_for(cell(q))[0]
+        reply = complete_once(backend(fake), q)
+    assert reply.text == answer_for(query_cell(q))[0]
     assert reply.extra["reasoning"] == "The persona weighs the offer."
 
 
@@ -96,26 +83,26 @@ def test_each_fault_maps_to_backend_error_after_exactly_one_request(fake, kind, 
     fake.inject(kind, retry_after=7 if kind == "rate_limit" else None)
     q = query()
     with pytest.raises(BackendError) as info:
-        call(backend(fake), q)
+        complete_once(backend(fake), q)
     err = info.value
     assert (err.retryable, err.status, err.code) == (retryable, status, code)
     assert err.retry_after == (7.0 if kind == "rate_limit" else None)
     assert sum(fake.requests.values()) == 1  # SDK retries are off: the engine owns backoff
-    assert fake.served[cell(q)] == 0
+    assert fake.served[query_cell(q)] == 0
     assert KEY not in str(err)
 
 
 def test_timeout_is_retryable(fake):
     fake.inject("timeout", delay=10)
     with pytest.raises(BackendError) as info:
-        call(backend(fake, timeout=0.3), query())
+        complete_once(backend(fake, timeout=0.3), query())
     assert info.value.retryable and info.value.code == "timeout"
     assert fake.served == {}
 
 
 def test_non_yes_no_text_is_a_reply_not_an_error(fake):
     fake.inject("text")
-    reply = call(backend(fake), query())
+    reply = complete_once(backend(fake), query())
     assert reply.text == "Maybe, it depends on the price."
 
 
@@ -124,7 +111,7 @@ def test_wrong_key_is_not_retryable_and_never_echoed(monkeypatch):
     with MistralFake(api_key=KEY) as fake:
         b = backend(fake)
         with pytest.raises(BackendError) as info:
-            call(b, query())
+            complete_once(b, query())
     assert info.value.status == 401 and not info.value.retryable
     assert KEY not in str(info.value) and KEY not in repr(b)
 
@@ -143,12 +130,12 @@ def test_missing_key_and_bad_options_are_user_errors(monkeypatch):
 
 def test_unknown_param_fails_before_any_request(fake):
     with pytest.raises(BackendError, match="not_a_param") as info:
-        call(backend(fake), query(params={"not_a_param": 1}))
+        complete_once(backend(fake), query(params={"not_a_param": 1}))
     assert not info.value.retryable and fake.total == 0
 
 
 def test_extra_params_reach_the_wire(fake):
-    reply = call(backend(fake), query(params={"top_p": 0.5}))
+    reply = complete_once(backend(fake), query(params={"top_p": 0.5}))
     assert reply.text in {"Yes", "No"}
 
 
@@ -161,10 +148,10 @@ def test_one_client_per_event_loop(fake):
 def test_debug_logging_never_shows_the_key(fake, monkeypatch, caplog):
     monkeypatch.setenv("MISTRAL_DEBUG", "1")  # the SDK would log request headers
     caplog.set_level(logging.DEBUG)
-    call(backend(fake), query())
+    complete_once(backend(fake), query())
     fake.inject("bad_key")
     with pytest.raises(BackendError):
-        call(backend(fake), query())
+        complete_once(backend(fake), query())
     assert KEY not in caplog.text
 
 
@@ -199,7 +186,7 @@ def test_batch_submit_poll_fetch(fake):
         elif i == 4:
             assert isinstance(res, BackendError) and res.retryable and res.status == 500
         else:
-            assert isinstance(res, Reply) and res.text == answer_for(cell(q))[0]
+            assert isinstance(res, Reply) and res.text == answer_for(query_cell(q))[0]
             assert res.model_id == "mistral-small-2509" and set(res.logprobs) >= {"Yes", "No"}
     assert sum(fake.served.values()) == 4
 

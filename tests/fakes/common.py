@@ -59,6 +59,21 @@ def answer_for(cell: Cell) -> tuple[str, float]:
     return ("Yes" if unit("a", model, system, user, seed) < p_yes else "No"), p_yes
 
 
+def query_cell(q) -> Cell:
+    """The cell the fakes key a survey Query by: the model, both prompts and the seed the backend sends."""
+    return (q.model_id, q.system, q.user, q.provider_seed)
+
+
+def complete_once(backend, q):
+    """One backend call in a fresh event loop, closing the backend afterwards."""
+    async def go():
+        try:
+            return await backend.complete(q)
+        finally:
+            await backend.aclose()
+    return asyncio.run(go())
+
+
 def top_tokens(p_yes: float, k: int) -> list[tuple[str, float]]:
     """First-token candidates with log-probabilities, most likely first."""
     cands = [("Yes", math.log(0.97 * p_yes)), ("No", math.log(0.97 * (1 - p_yes))),
