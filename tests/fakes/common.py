@@ -133,10 +133,6 @@ class FakeServer:
             self.rules.append(rule)
         return rule
 
-    def clear_faults(self) -> None:
-        with self._lock:
-            self.rules.clear()
-
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
@@ -255,11 +251,20 @@ class FakeServer:
         self.stop()
 
 
-def serve_forever(server: FakeServer) -> None:
-    """Command-line mode for benchmarks: run in this process, print the URL, stop when stdin closes
-    (the parent died or finished) or after ``lifetime``."""
+def serve_forever(cls: type[FakeServer], description: str) -> None:
+    """Command-line mode for benchmarks: parse the options, run in this process, print the URL, stop
+    when stdin closes (the parent died or finished) or after ``lifetime``."""
+    import argparse
     import sys
 
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--latency", type=float, default=0.0)
+    ap.add_argument("--lifetime", type=float, default=600.0)
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--api-key")
+    args = ap.parse_args()
+    server = cls(latency=args.latency, lifetime=args.lifetime, port=args.port, api_key=args.api_key,
+                 max_requests=10**9)
     server.start()
     print(f"URL {server.url}", flush=True)
     try:

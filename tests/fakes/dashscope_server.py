@@ -9,7 +9,6 @@ Run standalone: ``PYTHONPATH=tests python -m fakes.dashscope_server --latency 0.
 
 from __future__ import annotations
 
-import argparse
 import uuid
 
 from aiohttp import web
@@ -110,14 +109,7 @@ class DashScopeFake(FakeServer):
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--latency", type=float, default=0.0)
-    ap.add_argument("--lifetime", type=float, default=600.0)
-    ap.add_argument("--port", type=int, default=0)
-    ap.add_argument("--api-key")
-    args = ap.parse_args()
-    serve_forever(DashScopeFake(latency=args.latency, lifetime=args.lifetime, port=args.port, api_key=args.api_key,
-                                max_requests=10**9))
+    serve_forever(DashScopeFake, __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ Run standalone (benchmarks): ``PYTHONPATH=tests python -m fakes.mistral_server -
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import time
@@ -250,14 +249,7 @@ def _jsonl(rows: list[dict]) -> bytes:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--latency", type=float, default=0.0)
-    ap.add_argument("--lifetime", type=float, default=600.0)
-    ap.add_argument("--port", type=int, default=0)
-    ap.add_argument("--api-key")
-    args = ap.parse_args()
-    serve_forever(MistralFake(latency=args.latency, lifetime=args.lifetime, port=args.port, api_key=args.api_key,
-                              max_requests=10**9))
+    serve_forever(MistralFake, __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":
