@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import sys
-from contextlib import nullcontext
 
 import click
 
@@ -14,7 +12,7 @@ from ..stats.agreement import STRONG, TIES, model_agreement
 from ..stats.messages import ADJUSTMENTS, compare_all_messages
 from ..stats.models import compare_models
 from ..table import messages_in, models_in
-from .common import echo_json, fmt, json_option, print_table
+from .common import echo_json, fmt, json_option, print_table, progress_bar
 
 _UNITS = {"": 1.0, "K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9, "T": 1e12}
 _SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([KkMmBbGgTt]?)\s*$")
@@ -55,26 +53,6 @@ def _pick(df, a, b) -> tuple[str, str, str | None]:
     return a, b, None
 
 
-def _progress(enabled: bool, total: int):
-    if not enabled or not sys.stderr.isatty():  # off a terminal a transient bar only leaves a blank line
-        return nullcontext(lambda: None)
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    class _Bar:
-        def __enter__(self):
-            self.p = Progress(TextColumn("comparing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                              console=Console(stderr=True), transient=True)
-            self.p.start()
-            task = self.p.add_task("compare", total=total)
-            return lambda: self.p.advance(task)
-
-        def __exit__(self, *exc):
-            self.p.stop()
-
-    return _Bar()
-
-
 @click.command("compare")
 @click.argument("table", type=click.Path(dir_okay=False))
 @click.option("--study", default=None, help="study name, when a store holds several")
@@ -112,7 +90,7 @@ def compare_cmd(table, study, a, b, sizes, alpha, holm_models, adjust, fit, ties
     models, msgs = models_in(df), messages_in(df)
     many = len(msgs) >= 3
     total = len(models) + (len(models) * len(msgs) * (len(msgs) - 1) // 2 if many else 0)
-    with _progress(not as_json, total) as tick:
+    with progress_bar("comparing", total, not as_json) as tick:
         res = compare_models(df, a, b, sizes=size_map, alpha=alpha,
                              adjust="holm" if holm_models else "none", fit=fit, n_resamples=flips, seed=seed,
                              confidence=confidence, progress=tick)

@@ -5,8 +5,6 @@ sub-sampling checks of every test on a collected or simulated long table). See d
 from __future__ import annotations
 
 import json
-import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -30,7 +28,7 @@ from ..stats.power import (
 )
 from ..stats.validity import DEFAULT_DRAWS, VALIDITY_TESTS, validity_study
 from ..table import messages_in, models_in
-from .common import echo_json, json_option, print_table, study_option, to_json
+from .common import echo_json, json_option, print_table, progress_bar, study_option, to_json
 
 ALT = click.Choice(["two-sided", "greater", "less"])
 PARAMS = ("mu", "kappa", "sigma", "rho")
@@ -72,21 +70,6 @@ def _ints(values, flag: str) -> list[int]:
                 raise SurveyError(f"{flag} takes whole numbers (repeat it or separate by commas); got '{part}'") \
                     from None
     return out
-
-
-@contextmanager
-def _bar(label: str, total: int | None, enabled: bool):
-    """A progress bar on stderr when it is a terminal and output is not --json; else a no-op."""
-    if not enabled or not sys.stderr.isatty():
-        yield lambda k=1: None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(label, total=total)
-        yield lambda k=1: bar.advance(task, k)
 
 
 def _pick_result(rows: list[dict], model: str | None, message: str | None, source: str) -> dict:
@@ -182,12 +165,12 @@ def plan_cmd(mu, kappa, sigma, rho, delta, from_estimate, from_table, model, mes
         strategy_list = [] if triples else list(DEFAULT_STRATEGIES)
     plan = designs_for(strategy_list, opts.budgets, triples)
     show = not as_json
-    with _bar("simulating designs", len(plan), show) as advance:
+    with progress_bar("simulating designs", len(plan), show) as advance:
         results = estimate_power(params, plan, opts.simulations, opts.alpha, seed, alternative, opts.flips,
                                  progress=advance)
     cheapest = None
     if opts.target_power is not None:
-        with _bar("searching the cheapest design", None, show):
+        with progress_bar("searching the cheapest design", None, show):
             cheapest = cheapest_design(params, results, opts.target_power, opts.simulations, opts.alpha,
                                        seed, alternative, opts.flips)
     warnings = []
@@ -289,7 +272,7 @@ def validate_cmd(table, message, a, b, model, configs, draws, alpha, confidence,
         raise SurveyError(f"model '{model}' is not in {table}; it has {', '.join(models_in(df))}")
     results = []
     n_cfg = len(cfgs) if cfgs else 6
-    with _bar("sub-sampling", n_cfg * len(models), not as_json) as advance:
+    with progress_bar("sub-sampling", n_cfg * len(models), not as_json) as advance:
         for mdl in models:
             results.append(validity_study(df, mdl, message or a, None if message else b, cfgs, opts.draws,
                                           opts.alpha, seed, alternative, opts.flips, opts.confidence,
