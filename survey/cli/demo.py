@@ -12,12 +12,11 @@ from ..collect import collect
 from ..engine import Engine
 from ..errors import SurveyError
 from ..plan import make_plan
+from ..registry.files import PROJECT_ROOT
 from ..spec import load_study
 from ..store import Store
 from ..table import validate_table
 from .common import echo_json, json_option
-
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def find_study(path: str) -> Path:
