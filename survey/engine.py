@@ -219,12 +219,13 @@ class Engine:
 
     def _store_error(self, q: Query | None, err: BackendError, rep: ModelReport, attempts: int,
                      batch_job: str | None = None, key: tuple | None = None) -> None:
+        code = err.code or (str(err.status) if err.status else None)
         self.store.record(key or q.key, status="failed", prompt_hash=prompt_hash(q) if q else None,
                           requested_model=q.model_id if q else None, attempts=attempts,
-                          error=str(err), error_code=err.code or (str(err.status) if err.status else None),
-                          batch_job=batch_job, seq=self._seq.get(rep.model, {}).get(key or q.key))
+                          error=str(err), error_code=code, batch_job=batch_job,
+                          seq=self._seq.get(rep.model, {}).get(key or q.key))
         rep.failed += 1
-        rep.errors[(err.code or (str(err.status) if err.status else None), str(err))] += 1
+        rep.errors[(code, str(err))] += 1
 
     # -- batch jobs --------------------------------------------------------------------------
 
