@@ -85,6 +85,11 @@ class RunReport:
     def failed(self) -> int:
         return sum(m.failed for m in self.models.values())
 
+    @property
+    def incomplete(self) -> bool:
+        """Something is still owed: interrupted, failed rows, unanswered batch queries or a stopped model."""
+        return self.interrupted or bool(self.failed) or any(m.unanswered or m.stopped for m in self.models.values())
+
     def to_dict(self) -> dict:
         return {"interrupted": self.interrupted, "seconds": round(self.seconds, 3), "stored": self.stored,
                 "failed": self.failed, "models": [m.to_dict() for m in self.models.values()]}

@@ -74,9 +74,8 @@ def _print_report(engine: Engine, store_path) -> None:
         if m.stopped:
             click.echo(f"{m.model}: {m.stopped}", err=True)
     state = "interrupted" if rep.interrupted else "done"
-    incomplete = rep.interrupted or rep.failed or any(m.unanswered or m.stopped for m in rep.models.values())
     click.echo(f"{state}: {rep.stored} replies stored in {rep.seconds:.1f} s, {rep.failed} failed; "
-               + ("rerun to resume, " if incomplete else "")
+               + ("rerun to resume, " if rep.incomplete else "")
                + f"`survey export {store_path} --out FILE.csv` for the table")
 
 
@@ -117,17 +116,13 @@ def run_cmd(study_file, dry_run, yes, models, max_attempts, poll_interval, as_js
             asyncio.run(collect(engine, plan))
         except KeyboardInterrupt:
             engine.report.interrupted = True
-            if as_json:
-                echo_json({"plan": plan.to_dict(), "run": engine.report.to_dict()})
-            else:
-                _print_report(engine, study.store_path)
-            sys.exit(130)
         if as_json:
             echo_json({"plan": plan.to_dict(), "run": engine.report.to_dict()})
         else:
             _print_report(engine, study.store_path)
-        rep = engine.report
-        if rep.failed or any(m.unanswered or m.stopped for m in rep.models.values()):
+        if engine.report.interrupted:
+            sys.exit(130)
+        if engine.report.incomplete:
             sys.exit(1)  # what arrived is stored, but the study is incomplete: scripts must notice
 
 
