@@ -7,7 +7,7 @@ import sys
 from .backends import create_backend
 from .engine import Engine, ModelRun
 from .errors import SurveyError
-from .plan import Plan
+from .run_plan import Plan
 
 PATH_OPTIONS = ("gguf",)  # backend options that name files: relative to the study file, like the store
 

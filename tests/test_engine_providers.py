@@ -25,7 +25,7 @@ from fakes.mistral_server import MistralFake
 from survey.collect import collect
 from survey.design import build_design
 from survey.engine import Engine
-from survey.plan import make_plan
+from survey.run_plan import make_plan
 from survey.spec import load_study
 from survey.store import Store
 from survey.table import validate_table

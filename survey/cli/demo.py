@@ -11,8 +11,8 @@ import click
 from ..collect import collect
 from ..engine import Engine
 from ..errors import SurveyError
-from ..plan import make_plan
 from ..registry.files import PROJECT_ROOT
+from ..run_plan import make_plan
 from ..spec import load_study
 from ..store import Store
 from ..table import validate_table

@@ -11,7 +11,7 @@ from ..backends import backend_class
 from ..collect import collect
 from ..engine import Engine
 from ..errors import SurveyError
-from ..plan import Plan, make_plan
+from ..run_plan import Plan, make_plan
 from ..spec import load_study
 from ..store import Store
 from ..table import write_table
