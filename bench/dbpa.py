@@ -9,7 +9,7 @@ scipy.spatial.distance.jensenshannon. Differences from their code, both on the b
 the comparison: it permutes outputs (they resample similarity scores with replacement, which
 SPEC §2 rules out) and bins both sets on one range (they bin each set on its own range).
 
-Ours: survey.stats.dbpa.dbpa_test (similarity matrix once, every permutation re-indexes it,
+Ours: survey.stats.dbpa.permutation.dbpa_test (similarity matrix once, every permutation re-indexes it,
 vectorised across permutations). Both must give the same observed statistic.
 
 Both run with BLAS limited to one thread: the machine has 2 shared cores and multi-threaded
@@ -30,7 +30,7 @@ from scipy.spatial.distance import jensenshannon
 from sklearn.metrics.pairwise import cosine_similarity
 from threadpoolctl import threadpool_limits
 
-from survey.stats.dbpa import dbpa_test
+from survey.stats.dbpa.permutation import dbpa_test
 
 BINS = 30
 

@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT))
 
 from survey.backends.base import Query, Reply  # noqa: E402
 from survey.backends.mistral import MistralBackend  # noqa: E402
-from survey.engine import Engine, ModelRun  # noqa: E402
-from survey.store import Store  # noqa: E402
+from survey.collect.engine import Engine, ModelRun  # noqa: E402
+from survey.collect.store import Store  # noqa: E402
 
 LATENCY = 0.1
 CONCURRENCY = 64

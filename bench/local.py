@@ -18,7 +18,7 @@ import time
 
 from survey.backends import Query, create_backend
 from survey.registry import load_persona_set, load_perturbation_set
-from survey.spec import PAPER_QUESTION
+from survey.study.spec import PAPER_QUESTION
 
 
 def cells(n_personas: int, n_perturbations: int) -> list[Query]:

@@ -5,7 +5,7 @@ surveys, each with the sign-flip permutation test (exact for m <= 12, else 1000 
 sign test and the Wilcoxon test. Goal: under 60 s on 2 cores.
 
 Baseline (same run): a straightforward loop, one simulated survey at a time (binomial counts from
-survey.model.simulate_counts without batching) calling scipy.stats.permutation_test (sign flips,
+survey.stats.beta_logit.simulate_counts without batching) calling scipy.stats.permutation_test (sign flips,
 1000 resamples; exact when 2^m <= 1000), scipy.stats.binomtest and scipy.stats.wilcoxon. Running it
 for the whole grid would take hours, so it runs ``--baseline-sims`` surveys per design on every
 design of the grid and is scaled to 1000; the per-survey cost does not depend on how many run.
@@ -24,8 +24,8 @@ import warnings
 import numpy as np
 from scipy import stats
 
-from survey.model import make_params, simulate_counts
-from survey.stats.power import DEFAULT_BUDGETS, DEFAULT_STRATEGIES, designs_for, estimate_power
+from survey.stats.beta_logit import make_params, simulate_counts
+from survey.stats.planning.power import DEFAULT_BUDGETS, DEFAULT_STRATEGIES, designs_for, estimate_power
 
 # Four settings spanning a low/high perturbation s.d. and a low/high shared share (seeds/004 §4.5).
 SETTINGS = [dict(mu=0.5, kappa=4.0, sigma=s, rho=r, delta=0.4) for s in (0.5, 1.0) for r in (0.1, 0.5)]

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from survey.model import make_params, simulate_counts
 from survey.stats import estimate_counts
+from survey.stats.beta_logit import make_params, simulate_counts
 
 N, M, REPS, MU, KAPPA = 100, 50, 20, 0.5, 4.0
 

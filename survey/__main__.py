@@ -1,3 +1,3 @@
-from .cli import main
+from survey.cli import main
 
 main()

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import importlib
 
-from ..errors import SurveyError
-from .base import Backend, BackendError, BatchBackend, Query, Reply
+from survey.backends.base import Backend, BackendError, BatchBackend, Query, Reply
+from survey.errors import SurveyError
 
 BACKENDS = {
     "simulated": "survey.backends.simulated:SimulatedBackend",

@@ -23,8 +23,15 @@ import dashscope
 from dashscope.api_entities.aio_session import get_ssl_context
 from pydantic import Field
 
-from .base import BackendError, Query, Reply
-from .provider import ProviderOptions, api_key_from_env, http_error, merge_top_logprobs, parse_options, redact
+from survey.backends.base import BackendError, Query, Reply
+from survey.backends.provider import (
+    ProviderOptions,
+    api_key_from_env,
+    http_error,
+    merge_top_logprobs,
+    parse_options,
+    redact,
+)
 
 # Codes that say "later" although some arrive with a 4xx status.
 RETRYABLE_CODES = ("Throttling", "InternalError", "ServiceUnavailable", "RequestTimeOut", "SystemError")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import SurveyError
+from survey.errors import SurveyError
 
 DEFAULT_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 YES_NO = ("yes", "no")
@@ -150,7 +150,7 @@ class LlamaRuntime:
         """Every token whose text, stripped of whitespace and lower-cased, is 'yes' (resp. 'no').
 
         For SmolLM2 that is 'Yes', ' Yes', 'yes', ' yes' and 'No', ' No', 'no', ' no', 'NO', ' NO';
-        exactly the single tokens survey.parsing accepts as answers.
+        exactly the single tokens survey.responses.binary accepts as answers.
         """
         found: dict[str, list[int]] = {w: [] for w in YES_NO}
         for tok in range(self.n_vocab):

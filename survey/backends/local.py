@@ -27,10 +27,16 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..errors import SurveyError
-from .base import BackendError, Query, Reply
-from .llama_runtime import LlamaRuntime, check_gguf, default_gguf_path, log_softmax, sample_token
-from .provider import parse_options
+from survey.backends.base import BackendError, Query, Reply
+from survey.backends.llama_runtime import (
+    LlamaRuntime,
+    check_gguf,
+    default_gguf_path,
+    log_softmax,
+    sample_token,
+)
+from survey.backends.provider import parse_options
+from survey.errors import SurveyError
 
 # model ids that mean "the bundled SmolLM2" (the study's model entry may say any of these)
 DEFAULT_MODEL_IDS = {"", "smollm2", "smollm2-135m", "smollm2-135m-instruct", "smollm2-135m-instruct.q4_1"}

@@ -28,8 +28,15 @@ from mistralai.client import Mistral, errors, models
 from mistralai.client.utils.logger import NoOpLogger
 from pydantic import Field
 
-from .base import BackendError, Query, Reply
-from .provider import ProviderOptions, api_key_from_env, http_error, merge_top_logprobs, parse_options, redact
+from survey.backends.base import BackendError, Query, Reply
+from survey.backends.provider import (
+    ProviderOptions,
+    api_key_from_env,
+    http_error,
+    merge_top_logprobs,
+    parse_options,
+    redact,
+)
 
 
 def _cache_sdk_model_classes() -> None:

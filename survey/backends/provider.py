@@ -16,8 +16,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import SurveyError, pydantic_message
-from .base import BackendError
+from survey.backends.base import BackendError
+from survey.errors import SurveyError, pydantic_message
 
 RETRYABLE_STATUS = {408, 425, 429}  # plus every 5xx
 _Options = TypeVar("_Options", bound=BaseModel)

@@ -20,9 +20,9 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 from scipy.special import expit, logit
 
-from ..model import ModelParams
-from .base import Query, Reply
-from .provider import parse_options
+from survey.backends.base import Query, Reply
+from survey.backends.provider import parse_options
+from survey.stats.beta_logit import ModelParams
 
 
 class SimulatedOptions(BaseModel):

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from ..errors import SurveyError
+from survey.errors import SurveyError
 
 # Adding a command group: write survey/cli/<name>.py exposing `register(cli)`, then list it here.
 COMMAND_MODULES = ["analysis", "run", "registry", "report", "demo", "dbpa", "plan", "compare"]

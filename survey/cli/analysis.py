@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import click
 
-from ..errors import SurveyError, TableError
-from ..model import simulate
-from ..sources import load_long_table
-from ..stats import compare_messages, estimate
-from ..table import messages_in, models_in, write_table
-from .common import echo_json, json_option, print_table, study_option
+from survey.cli.common import echo_json, json_option, print_table, study_option
+from survey.data.sources import load_long_table
+from survey.data.table import messages_in, models_in, write_table
+from survey.errors import SurveyError, TableError
+from survey.stats import compare_messages, estimate
+from survey.stats.beta_logit import simulate
 
 ALT = click.Choice(["two-sided", "greater", "less"])
 

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 import click
 
-from ..formatting import fmt, to_json  # noqa: F401 - re-exported for the command modules
+from survey.common.formatting import fmt, to_json  # noqa: F401 - re-exported for the command modules
 
 
 def echo_json(obj) -> None:

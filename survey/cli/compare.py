@@ -6,13 +6,13 @@ import re
 
 import click
 
-from ..errors import SurveyError
-from ..sources import load_long_table
-from ..stats.agreement import STRONG, TIES, model_agreement
-from ..stats.messages import ADJUSTMENTS, compare_all_messages
-from ..stats.models import compare_models
-from ..table import messages_in, models_in
-from .common import echo_json, fmt, json_option, print_table, progress_bar
+from survey.cli.common import echo_json, fmt, json_option, print_table, progress_bar
+from survey.data.sources import load_long_table
+from survey.data.table import messages_in, models_in
+from survey.errors import SurveyError
+from survey.stats.across_messages import ADJUSTMENTS, compare_all_messages
+from survey.stats.across_models import compare_models
+from survey.stats.agreement import STRONG, TIES, model_agreement
 
 _UNITS = {"": 1.0, "K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9, "T": 1e12}
 _SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([KkMmBbGgTt]?)\s*$")
@@ -105,7 +105,7 @@ def compare_cmd(table, study, a, b, sizes, alpha, holm_models, adjust, fit, ties
             except SurveyError as exc:  # e.g. every answer invalid: leave this model out, say why
                 msg_left_out[m] = str(exc)
     if plot:
-        from ..plots.models import model_effects
+        from survey.plots.models import model_effects
 
         try:
             model_effects(res).savefig(plot, dpi=120)
@@ -168,7 +168,7 @@ def _print_models(res, note, confidence) -> None:
 
 
 def _size(size):
-    from ..plots.models import format_size
+    from survey.plots.models import format_size
 
     return format_size(size) if size else None
 

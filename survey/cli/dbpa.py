@@ -13,12 +13,12 @@ from pathlib import Path
 
 import click
 
-from ..errors import SurveyError
-from ..stats.dbpa_family import CORRECTIONS, compare_messages_dbpa, per_persona_dbpa
-from ..stats.dbpa_omega import OMEGAS
-from ..threads import one_blas_thread
-from .common import echo_json, json_option, print_table
-from .dbpa_inputs import embed_column, open_cache, parse_range, pick_messages, plot_path, text_rows
+from survey.cli.common import echo_json, json_option, print_table
+from survey.cli.dbpa_inputs import embed_column, open_cache, parse_range, pick_messages, plot_path, text_rows
+from survey.common.threads import one_blas_thread
+from survey.errors import SurveyError
+from survey.stats.dbpa.family import CORRECTIONS, compare_messages_dbpa, per_persona_dbpa
+from survey.stats.dbpa.omega import OMEGAS
 
 
 def _options(f):
@@ -80,7 +80,7 @@ def dbpa_cmd(source, family_file, a, b, study, models, unit, scheme, per_persona
         if source or a or b or models or per_persona or max_per_unit:
             raise SurveyError("--family takes its data, selections and messages from the file; "
                               "drop SOURCE, --a, --b, --model, --per-persona and --max-per-unit")
-        from .dbpa_family import run_family
+        from survey.cli.dbpa_family import run_family
 
         with one_blas_thread():  # small products: threads only contend on 2 shared cores
             run_family(Path(family_file), study=study, **common)
@@ -139,7 +139,7 @@ def _run_messages(source, a, b, study, models, unit, scheme, per_persona, max_pe
         figures.append((model, list(res.values())))
     written = []
     if not no_plot:
-        from ..plots.dbpa import dbpa_figure
+        from survey.plots.dbpa import dbpa_figure
 
         for model, results in figures:
             path = plot_path(plot, "dbpa.png", model if len(figures) > 1 else None)

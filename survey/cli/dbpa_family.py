@@ -18,11 +18,11 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ..errors import SurveyError, pydantic_message
-from ..stats.dbpa_family import CORRECTIONS, dbpa_family
-from ..stats.dbpa_omega import OMEGAS
-from .common import echo_json, print_table
-from .dbpa_inputs import embed_column, open_cache, parse_range, plot_path, text_rows
+from survey.cli.common import echo_json, print_table
+from survey.cli.dbpa_inputs import embed_column, open_cache, parse_range, plot_path, text_rows
+from survey.errors import SurveyError, pydantic_message
+from survey.stats.dbpa.family import CORRECTIONS, dbpa_family
+from survey.stats.dbpa.omega import OMEGAS
 
 _COLUMNS = ("model", "message", "perturbation", "persona", "replicate")
 Scalar = str | int
@@ -159,7 +159,7 @@ def run_family(path: Path, *, study, omegas, embedder, embed_url, n_perm, bins, 
     base_label = "reference" if fam_file.design == "alignment" else "base"
     written = []
     if not no_plot:
-        from ..plots.dbpa import family_figure, family_tests_figure
+        from survey.plots.dbpa import family_figure, family_tests_figure
 
         overview = plot_path(plot, str(path.with_name(path.stem + ".dbpa.png")))
         family_figure(fam, base=base_label, title=f"{path.name}: {fam_file.design}, omega {omega}").savefig(

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..embed import EmbeddingCache, create_embedder, embed_texts
-from ..errors import SurveyError
-from ..sources import is_store, load_long_table
-from .analysis import _pick_messages as pick_messages  # one rule for --a/--b across commands
+from survey.cli.analysis import _pick_messages as pick_messages  # one rule for --a/--b across commands
+from survey.data.sources import is_store, load_long_table
+from survey.embed import EmbeddingCache, create_embedder, embed_texts
+from survey.errors import SurveyError
 
 __all__ = ["embed_column", "open_cache", "parse_range", "pick_messages", "plot_path", "text_rows"]
 

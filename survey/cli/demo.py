@@ -8,15 +8,15 @@ from pathlib import Path
 
 import click
 
-from ..collect import collect
-from ..engine import Engine
-from ..errors import SurveyError
-from ..registry.files import PROJECT_ROOT
-from ..run_plan import make_plan
-from ..spec import load_study
-from ..store import Store
-from ..table import validate_table
-from .common import echo_json, json_option
+from survey.cli.common import echo_json, json_option
+from survey.collect.engine import Engine
+from survey.collect.run_plan import make_plan
+from survey.collect.runner import collect
+from survey.collect.store import Store
+from survey.data.table import validate_table
+from survey.errors import SurveyError
+from survey.registry.files import PROJECT_ROOT
+from survey.study.spec import load_study
 
 
 def find_study(path: str) -> Path:
@@ -39,7 +39,7 @@ def find_study(path: str) -> Path:
 @json_option
 def demo_cmd(study_path, out, seed, as_json):
     """Run a real survey on the embedded local model and write OUT/index.html, results.json, table.csv."""
-    from ..report import build_report
+    from survey.reporting import build_report
 
     study = load_study(find_study(study_path))
     paid = [m.name for m in study.models if m.paid]

@@ -10,11 +10,13 @@ from pathlib import Path
 import click
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..errors import SurveyError, pydantic_message
-from ..model import make_params
-from ..sources import load_long_table
-from ..stats.estimate import estimate
-from ..stats.power import (
+from survey.cli.common import echo_json, json_option, print_table, progress_bar, study_option, to_json
+from survey.data.sources import load_long_table
+from survey.data.table import messages_in, models_in
+from survey.errors import SurveyError, pydantic_message
+from survey.stats.beta_logit import make_params
+from survey.stats.estimate import estimate
+from survey.stats.planning.power import (
     DEFAULT_BUDGETS,
     DEFAULT_STRATEGIES,
     TESTS,
@@ -26,9 +28,7 @@ from ..stats.power import (
     parse_design,
     parse_strategy,
 )
-from ..stats.validity import DEFAULT_DRAWS, VALIDITY_TESTS, validity_study
-from ..table import messages_in, models_in
-from .common import echo_json, json_option, print_table, progress_bar, study_option, to_json
+from survey.stats.planning.validity import DEFAULT_DRAWS, VALIDITY_TESTS, validity_study
 
 ALT = click.Choice(["two-sided", "greater", "less"])
 PARAMS = ("mu", "kappa", "sigma", "rho")
@@ -182,7 +182,7 @@ def plan_cmd(mu, kappa, sigma, rho, delta, from_estimate, from_table, model, mes
                         "try larger --budget values or another --strategy")
     plot_file = None
     if not no_plot:
-        from ..plots.power import power_curves
+        from survey.plots.power import power_curves
 
         plot_file = Path(plot) if plot else (Path(out).with_suffix(".png") if out else Path("reports/plan.png"))
         plot_file.parent.mkdir(parents=True, exist_ok=True)
@@ -279,7 +279,7 @@ def validate_cmd(table, message, a, b, model, configs, draws, alpha, confidence,
                                           progress=advance))
     plots = []
     if not no_plot:
-        from ..plots.validity import pvalue_ecdfs
+        from survey.plots.validity import pvalue_ecdfs
 
         base = Path(plot or "reports/validate.png")
         for mdl, res in zip(models, results, strict=True):

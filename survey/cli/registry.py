@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
-from ..dedup import NEAR_THRESHOLD, near_duplicate_pairs
-from ..errors import SurveyError
-from ..registry import (
+from survey.cli.common import echo_json, json_option, print_table
+from survey.errors import SurveyError
+from survey.registry import (
     DEFAULT_TEMPLATE,
     PersonaSet,
     PerturbationSet,
@@ -22,8 +22,8 @@ from ..registry import (
     read_perturbation_set,
     template_fields,
 )
-from ..registry.files import ID_RULE, NAME_RE, PROJECT_ROOT, write_atomic
-from .common import echo_json, json_option, print_table
+from survey.registry.dedup import NEAR_THRESHOLD, near_duplicate_pairs
+from survey.registry.files import ID_RULE, NAME_RE, PROJECT_ROOT, write_atomic
 
 
 def _origin(path: Path) -> str:
@@ -62,7 +62,7 @@ def _run_generation(model_ref: str, count: int, as_json: bool, make):
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from ..backends import create_backend, parse_model_ref
+    from survey.backends import create_backend, parse_model_ref
 
     backend_name, model_id = parse_model_ref(model_ref)
 
@@ -192,7 +192,7 @@ def personas_show(name: str, limit: int, as_json: bool) -> None:
 def personas_generate(model_ref, count, out, seed, temperature, max_attempts, params, description, force,
                       as_json, template, population, max_tokens) -> None:
     """Generate a persona set with a model, validating and de-duplicating what it returns."""
-    from ..generate import generate_personas
+    from survey.registry.generate import generate_personas
 
     path = _check_out(out, (".jsonl",), force)
     try:
@@ -278,7 +278,7 @@ def perturbations_show(name: str, similarity: float, as_json: bool) -> None:
 def perturbations_generate(model_ref, count, out, seed, temperature, max_attempts, params, description, force,
                            as_json, message, message_id, similarity, include_message, max_tokens) -> None:
     """Generate paraphrases of a message with a model; exact and near duplicates are removed and reported."""
-    from ..generate import generate_paraphrases
+    from survey.registry.generate import generate_paraphrases
 
     path = _check_out(out, (".yaml", ".yml"), force)
     message_id = message_id or path.stem

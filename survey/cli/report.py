@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from ..errors import SurveyError
-from ..sources import load_long_table
-from .common import echo_json, json_option
+from survey.cli.common import echo_json, json_option
+from survey.data.sources import load_long_table
+from survey.errors import SurveyError
 
 
 def _read_json(path: str | None, option: str) -> dict | None:
@@ -44,8 +44,8 @@ def _read_json(path: str | None, option: str) -> dict | None:
 def report_cmd(source, out, study, a, b, title, alpha, sizes, plan_json, validate_json, dbpa_json, seed,
                as_json):
     """Write OUT/index.html (plots inlined), OUT/results.json and OUT/table.csv."""
-    from ..report import build_report
-    from .compare import parse_sizes
+    from survey.cli.compare import parse_sizes
+    from survey.reporting import build_report
 
     if not 0 < alpha < 1:
         raise SurveyError("--alpha must be between 0 and 1")

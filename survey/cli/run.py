@@ -7,15 +7,15 @@ import sys
 
 import click
 
-from ..backends import backend_class
-from ..collect import collect
-from ..engine import Engine
-from ..errors import SurveyError
-from ..run_plan import Plan, make_plan
-from ..spec import load_study
-from ..store import Store
-from ..table import write_table
-from .common import echo_json, json_option, print_table
+from survey.backends import backend_class
+from survey.cli.common import echo_json, json_option, print_table
+from survey.collect.engine import Engine
+from survey.collect.run_plan import Plan, make_plan
+from survey.collect.runner import collect
+from survey.collect.store import Store
+from survey.data.table import write_table
+from survey.errors import SurveyError
+from survey.study.spec import load_study
 
 
 def _money(x: float | None) -> str:

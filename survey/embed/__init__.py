@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import importlib
 
-from ..errors import SurveyError
-from .base import Embedder, EmbedError
-from .cache import EmbeddingCache, embed_texts, text_hash
+from survey.embed.base import Embedder, EmbedError
+from survey.embed.cache import EmbeddingCache, embed_texts, text_hash
+from survey.errors import SurveyError
 
 EMBEDDERS = {
     "minilm": "survey.embed.minilm:MiniLMEmbedder",

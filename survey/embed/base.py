@@ -11,7 +11,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import SurveyError
+from survey.errors import SurveyError
 
 
 class EmbedError(SurveyError):

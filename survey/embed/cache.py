@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import SurveyError
-from .base import Embedder, batched
+from survey.embed.base import Embedder, batched
+from survey.errors import SurveyError
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS embeddings (

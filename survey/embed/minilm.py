@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 from scipy.special import erf
 
-from ..threads import one_blas_thread
-from .base import EmbedError, batched
+from survey.common.threads import one_blas_thread
+from survey.embed.base import EmbedError, batched
 
 MAX_SEQ_LENGTH = 256  # sentence_bert_config.json of the model; longer texts are truncated
 _LN_EPS = 1e-12

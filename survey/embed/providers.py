@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from .base import EmbedError, as_matrix, batched
+from survey.embed.base import EmbedError, as_matrix, batched
 
 
 class MistralEmbedder:

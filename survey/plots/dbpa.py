@@ -10,8 +10,8 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ..stats.dbpa import DBPAResult, histograms
-from ..stats.dbpa_family import FamilyResult
+from survey.stats.dbpa.family import FamilyResult
+from survey.stats.dbpa.permutation import DBPAResult, histograms
 
 _P0, _P1, _OBS = "#1f77b4", "#ff7f0e", "#d62728"
 

@@ -11,7 +11,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from ..stats.models import ModelsComparison
+from survey.stats.across_models import ModelsComparison
 
 COLORS = {1: "#1f77b4", -1: "#d62728", 0: "#7f7f7f"}  # prefers A, prefers B, not significant
 

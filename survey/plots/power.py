@@ -9,7 +9,7 @@ from matplotlib import colormaps
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ..stats.power import TESTS, PowerResult
+from survey.stats.planning.power import TESTS, PowerResult
 
 TITLES = {"permutation": "sign-flip permutation (valid)", "sign": "sign test", "wilcoxon": "Wilcoxon"}
 

@@ -8,7 +8,7 @@ matplotlib.use("Agg")  # no display on servers and CI; must precede pyplot
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from ..stats.compare import Comparison  # noqa: E402
+from survey.stats.comparison import Comparison  # noqa: E402
 
 COLORS = {"a": "#1f77b4", "b": "#d62728"}
 

@@ -10,7 +10,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ..stats.validity import ValidityResult
+from survey.stats.planning.validity import ValidityResult
 
 COLORS = {"permutation": "#1f77b4", "unpaired": "#17becf", "sign": "#d62728", "wilcoxon": "#ff7f0e"}
 

@@ -7,8 +7,8 @@ Names resolve in ./personas or ./perturbations of the current directory first, t
 shipped folders; a path to a file works too (see survey/registry/files.py and docs/registries.md).
 """
 
-from .files import PROJECT_ROOT, search_dirs
-from .personas import (
+from survey.registry.files import PROJECT_ROOT, search_dirs
+from survey.registry.personas import (
                        DEFAULT_TEMPLATE,
                        Persona,
                        PersonaSet,
@@ -18,7 +18,7 @@ from .personas import (
                        read_persona_set,
                        template_fields,
 )
-from .perturbations import (
+from survey.registry.perturbations import (
                        Perturbation,
                        PerturbationSet,
                        list_perturbation_sets,

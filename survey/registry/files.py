@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ..errors import SurveyError
+from survey.errors import SurveyError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"

@@ -30,8 +30,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from ..errors import SurveyError
-from .files import ID_PATTERN, available, located_error, resolve, set_name
+from survey.errors import SurveyError
+from survey.registry.files import ID_PATTERN, available, located_error, resolve, set_name
 
 EXTS = (".jsonl",)
 DEFAULT_TEMPLATE = ("You are roleplaying as a shopper. Your profile: Age {age}, {gender}, {occupation}, "

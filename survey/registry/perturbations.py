@@ -21,8 +21,8 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
-from ..errors import SurveyError
-from .files import ID_PATTERN, available, located_error, resolve, set_name
+from survey.errors import SurveyError
+from survey.registry.files import ID_PATTERN, available, located_error, resolve, set_name
 
 EXTS = (".yaml", ".yml")
 Id = Annotated[str, StringConstraints(pattern=ID_PATTERN, max_length=100)]

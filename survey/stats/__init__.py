@@ -1,10 +1,10 @@
 """Pure statistical functions: arrays and tables in, small result objects out (no I/O)."""
 
-from .classic import TestResult, sign_test, wilcoxon_test
-from .compare import Comparison, compare_messages, paired_differences
-from .effect import EffectResult, effect_ci
-from .estimate import EstimateResult, estimate, estimate_counts, fit_beta
-from .permutation import (
+from survey.stats.classic import TestResult, sign_test, wilcoxon_test
+from survey.stats.comparison import Comparison, compare_messages, paired_differences
+from survey.stats.effect import EffectResult, effect_ci
+from survey.stats.estimate import EstimateResult, estimate, estimate_counts, fit_beta
+from survey.stats.permutation import (
     PermutationResult,
     sign_flip_pvalues,
     sign_flip_test,

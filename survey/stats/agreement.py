@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..errors import SurveyError
-from ..formatting import finite
-from ..table import models_in
+from survey.common.formatting import finite
+from survey.data.table import models_in
+from survey.errors import SurveyError
 
 SOURCES = ("auto", "majority", "p_yes")
 TIES = ("drop", "no", "yes")

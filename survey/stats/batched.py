@@ -19,7 +19,7 @@ from functools import cache
 import numpy as np
 from scipy import special, stats
 
-from .permutation import _check_alternative
+from survey.stats.permutation import _check_alternative
 
 EXACT_MAX_N = 50  # scipy: exact W+ distribution up to this length when there are no ties
 PERMUTATION_MAX_N = 13  # scipy: 2^13 < 9999 resamples, so its permutation test is exact

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ..errors import SurveyError
-from .permutation import _check_alternative
+from survey.errors import SurveyError
+from survey.stats.permutation import _check_alternative
 
 
 @dataclass

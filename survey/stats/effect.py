@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import SurveyError
-from .permutation import _count_ge
+from survey.errors import SurveyError
+from survey.stats.permutation import _count_ge
 
 _EXACT_CI_MAX_M = 30  # about 45 exact p-values per end: a few ms each up to here
 

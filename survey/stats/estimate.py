@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize, special
 
-from ..errors import SurveyError
-from ..table import cell_counts
-from .compare import nanmean
+from survey.data.table import cell_counts
+from survey.errors import SurveyError
+from survey.stats.comparison import nanmean
 
 PARAMS = ("mu", "kappa", "a", "b", "sigma", "rho")
 

@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from ..errors import SurveyError
-from ..formatting import finite
+from survey.common.formatting import finite
+from survey.errors import SurveyError
 
 EXACT_MAX_M = 17  # 2^(m-1) sign vectors (eps and -eps give the same S): 65536 at m = 17
 

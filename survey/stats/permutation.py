@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import SurveyError
+from survey.errors import SurveyError
 
 EXACT_MAX_M = 40
 _ENUMERATE_MAX_M = 22

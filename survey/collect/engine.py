@@ -1,0 +1,327 @@
+"""The collection engine: send what is missing, store each reply the moment it arrives.
+
+Per model: bounded concurrency (worker tasks), request and token rate limits (aiolimiter's leaky
+bucket), exponential backoff with full jitter on retryable errors, at least Retry-After when the
+provider says so. Non-retryable errors are stored on their row and summarised. Cancellation
+(Ctrl-C) loses nothing that was received: every reply is committed before the next is awaited.
+
+Batch-capable backends with ``batch=True`` go through the provider's batch API instead; the job id
+is committed before the first poll, and a rerun resumes open jobs instead of resubmitting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from aiolimiter import AsyncLimiter
+
+from survey.backends.base import Backend, BackendError, BatchBackend, Query, Reply
+from survey.collect.store import TERMINAL_BATCH, Store
+from survey.errors import SurveyError
+from survey.responses.binary import p_yes_from_logprobs, parse_answer
+from survey.study.design import prompt_hash
+
+CHARS_PER_TOKEN = 4  # rough estimate for rate limiting and cost; providers bill real usage
+
+
+def estimate_tokens(q: Query) -> int:
+    """Prompt tokens (+ chat-template overhead) plus the reply budget: the unit of a tpm limit."""
+    return (len(q.system) + len(q.user)) // CHARS_PER_TOKEN + 8 + q.max_tokens
+
+
+@dataclass
+class ModelRun:
+    """One model's share of a run: its backend, the queries it still owes and its limits."""
+
+    study: str
+    name: str
+    backend: Backend
+    queries: list[Query]
+    concurrency: int = 8
+    rpm: float | None = None
+    tpm: float | None = None
+    batch: bool = False
+    parse: bool = True  # False in text mode: the raw text is the data, answer stays empty
+
+
+@dataclass
+class ModelReport:
+    model: str
+    planned: int = 0
+    skipped: int = 0  # already stored when the run started
+    calls: int = 0  # requests made, retries included
+    stored: int = 0
+    valid: int = 0
+    invalid: int = 0
+    failed: int = 0
+    retries: int = 0
+    errors: Counter = field(default_factory=Counter)  # (code, message) -> rows
+    batch_jobs: list[str] = field(default_factory=list)
+    unanswered: int = 0  # batch queries a finished job did not answer (a rerun submits them)
+    stopped: str | None = None
+
+    def to_dict(self) -> dict:
+        d = {k: v for k, v in self.__dict__.items() if k != "errors"}
+        d["errors"] = [{"code": c, "error": m, "rows": n} for (c, m), n in self.errors.most_common()]
+        return d
+
+
+@dataclass
+class RunReport:
+    models: dict[str, ModelReport] = field(default_factory=dict)
+    interrupted: bool = False
+    seconds: float = 0.0
+
+    @property
+    def stored(self) -> int:
+        return sum(m.stored for m in self.models.values())
+
+    @property
+    def failed(self) -> int:
+        return sum(m.failed for m in self.models.values())
+
+    @property
+    def incomplete(self) -> bool:
+        """Something is still owed: interrupted, failed rows, unanswered batch queries or a stopped model."""
+        return self.interrupted or bool(self.failed) or any(m.unanswered or m.stopped for m in self.models.values())
+
+    def to_dict(self) -> dict:
+        return {"interrupted": self.interrupted, "seconds": round(self.seconds, 3), "stored": self.stored,
+                "failed": self.failed, "models": [m.to_dict() for m in self.models.values()]}
+
+
+class Engine:
+    def __init__(self, store: Store, *, max_attempts: int = 8, base_delay: float = 1.0,
+                 max_delay: float = 60.0, request_timeout: float | None = 300.0,
+                 poll_interval: float = 10.0, max_poll_interval: float = 120.0, abort_after: int = 50,
+                 progress: bool = True, sleep: Callable[[float], Awaitable] = asyncio.sleep,
+                 rng: random.Random | None = None):
+        self.store = store
+        self.max_attempts = max_attempts
+        self.base_delay = base_delay
+        self.max_delay = max_delay
+        self.request_timeout = request_timeout
+        self.poll_interval = poll_interval
+        self.max_poll_interval = max_poll_interval
+        self.abort_after = abort_after  # consecutive hard failures (e.g. a bad key) that stop a model
+        self.progress = progress
+        self.sleep = sleep
+        self.rng = rng or random.Random()
+        self.report = RunReport()
+        self._seq: dict[str, dict[tuple, int]] = {}  # model -> query key -> position in the design
+
+    async def run(self, runs: list[ModelRun]) -> RunReport:
+        """Run every model concurrently; the report is live in ``self.report`` even if cancelled."""
+        from survey.common.progress import RunProgress
+
+        self.report = RunReport()
+        start = time.perf_counter()
+        try:
+            with RunProgress(enabled=self.progress) as bar:
+                async with asyncio.TaskGroup() as tg:
+                    for run in runs:
+                        rep = self.report.models[run.name] = ModelReport(run.name, planned=len(run.queries))
+                        tg.create_task(self._run_model(run, rep, bar))
+        except asyncio.CancelledError:
+            self.report.interrupted = True
+            raise
+        except BaseExceptionGroup as group:  # show the user the error, not the task plumbing
+            raise _first_error(group) from None
+        finally:
+            self.report.seconds = time.perf_counter() - start
+        return self.report
+
+    async def _run_model(self, run: ModelRun, rep: ModelReport, bar) -> None:
+        done = self.store.done_keys(run.study, run.name)
+        self._seq[run.name] = {q.key: i for i, q in enumerate(run.queries)}
+        todo = [q for q in run.queries if q.key not in done]  # a stored reply is never sent again
+        rep.skipped = len(run.queries) - len(todo)
+        if run.batch:
+            await self._run_batch(run, todo, rep, bar)
+        else:
+            await self._run_direct(run, todo, rep, bar.add(run.name, len(todo)))
+
+    # -- one request at a time -------------------------------------------------------------
+
+    async def _run_direct(self, run: ModelRun, todo: list[Query], rep: ModelReport, task) -> None:
+        req_limit = AsyncLimiter(run.rpm, 60) if run.rpm else None
+        tok_limit = AsyncLimiter(run.tpm, 60) if run.tpm else None
+        queue = iter(todo)  # shared by the workers: persona-major order is kept up to concurrency
+        state = {"hard_failures": 0}
+
+        async def worker() -> None:
+            for q in queue:
+                if rep.stopped:
+                    return
+                await self._query(run, q, rep, task, req_limit, tok_limit, state)
+
+        async with asyncio.TaskGroup() as tg:
+            for _ in range(min(run.concurrency, len(todo))):
+                tg.create_task(worker())
+
+    async def _query(self, run, q: Query, rep: ModelReport, task, req_limit, tok_limit, state) -> None:
+        attempts = 0
+        while True:
+            attempts += 1
+            if req_limit:
+                await req_limit.acquire()
+            if tok_limit:
+                await tok_limit.acquire(min(estimate_tokens(q), run.tpm))
+            rep.calls += 1
+            try:
+                # asyncio.timeout, not wait_for: the call stays in this task, so no reply can arrive
+                # and then be dropped by a cancellation before it is stored.
+                async with asyncio.timeout(self.request_timeout):
+                    reply = await run.backend.complete(q)
+            except Exception as exc:  # noqa: BLE001 - every failure becomes a row or a retry
+                err = as_backend_error(exc)
+            else:
+                self._store_reply(run, q, reply, rep, attempts)
+                state["hard_failures"] = 0
+                task.advance(ok=True)
+                return
+            if err.retryable and attempts < self.max_attempts:
+                rep.retries += 1
+                await self.sleep(self.backoff(attempts, err.retry_after))
+                continue
+            self._store_error(q, err, rep, attempts)
+            task.advance(ok=False)
+            state["hard_failures"] = 0 if err.retryable else state["hard_failures"] + 1
+            if self.abort_after and state["hard_failures"] >= self.abort_after and not rep.stopped:
+                rep.stopped = (f"stopped after {self.abort_after} consecutive non-retryable failures; "
+                               f"last: {err}")
+            return
+
+    def backoff(self, attempt: int, retry_after: float | None = None) -> float:
+        """Full-jitter exponential backoff; never shorter than the provider's Retry-After."""
+        delay = self.rng.uniform(0, min(self.max_delay, self.base_delay * 2 ** (attempt - 1)))
+        if retry_after is not None and retry_after > 0:
+            delay = max(delay, retry_after * (1 + 0.1 * self.rng.random()))
+        return delay
+
+    def _store_reply(self, run: ModelRun, q: Query | None, reply: Reply, rep: ModelReport, attempts: int,
+                     batch_job: str | None = None, key: tuple | None = None) -> None:
+        answer = parse_answer(reply.text) if run.parse else None
+        p_yes = reply.p_yes if reply.p_yes is not None else p_yes_from_logprobs(reply.logprobs)
+        new = self.store.record(
+            key or q.key, status="ok", prompt_hash=prompt_hash(q) if q else None,
+            requested_model=q.model_id if q else None, reported_model=reply.model_id,
+            response=reply.text, answer=answer, logprobs=reply.logprobs, p_yes=p_yes,
+            prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
+            attempts=attempts, batch_job=batch_job, extra=reply.extra,
+            seq=self._seq.get(run.name, {}).get(key or q.key))
+        if new:
+            rep.stored += 1
+            if answer is None:
+                rep.invalid += 1
+            else:
+                rep.valid += 1
+
+    def _store_error(self, q: Query | None, err: BackendError, rep: ModelReport, attempts: int,
+                     batch_job: str | None = None, key: tuple | None = None) -> None:
+        code = err.code or (str(err.status) if err.status else None)
+        self.store.record(key or q.key, status="failed", prompt_hash=prompt_hash(q) if q else None,
+                          requested_model=q.model_id if q else None, attempts=attempts,
+                          error=str(err), error_code=code, batch_job=batch_job,
+                          seq=self._seq.get(rep.model, {}).get(key or q.key))
+        rep.failed += 1
+        rep.errors[(code, str(err))] += 1
+
+    # -- batch jobs --------------------------------------------------------------------------
+
+    async def _run_batch(self, run: ModelRun, todo: list[Query], rep: ModelReport, bar) -> None:
+        if not isinstance(run.backend, BatchBackend):
+            raise SurveyError(f"model '{run.name}': backend {type(run.backend).__name__} has no batch API; "
+                              "set batch = false")
+        open_jobs = self.store.batch_jobs(run.study, run.name, open_only=True)
+        pending = {cid for job in open_jobs for cid in job["custom_ids"]}
+        fresh = [q for q in todo if q.custom_id not in pending]  # never resubmit what a job holds
+        by_id = {q.custom_id: q for q in todo}
+        jobs = [job["job_id"] for job in open_jobs]
+        task = bar.add(run.name, len(todo))
+        if fresh:
+            task.status("submitting")
+            try:
+                # Not retried: a submit that timed out may have created the job; rerun to try again.
+                job_id = await run.backend.submit_batch(fresh)
+            except Exception as exc:  # noqa: BLE001
+                err = as_backend_error(exc)
+                rep.stopped = f"batch submission failed: {err}"
+                rep.errors[(err.code or "submit", str(err))] += len(fresh)
+                return
+            self.store.add_batch_job(job_id, run.study, run.name, [q.custom_id for q in fresh])
+            jobs.append(job_id)
+        rep.batch_jobs = jobs
+        for job_id in jobs:
+            await self._finish_job(run, job_id, by_id, rep, task)
+
+    async def _finish_job(self, run: ModelRun, job_id: str, by_id: dict, rep: ModelReport, task) -> None:
+        interval = self.poll_interval
+        while True:
+            status = (await self._retrying(lambda: run.backend.batch_status(job_id))).upper()
+            self.store.update_batch_job(job_id, status=status)
+            task.status(f"job {job_id}: {status}")
+            if status in TERMINAL_BATCH:
+                break
+            await self.sleep(interval)
+            interval = min(self.max_poll_interval, interval * 1.5)
+        job = next(j for j in self.store.batch_jobs(run.study, run.name) if j["job_id"] == job_id)
+        try:
+            results = await self._retrying(lambda: run.backend.fetch_batch(job_id))
+        except Exception as exc:  # noqa: BLE001 - a failed job may have no output at all
+            err = as_backend_error(exc)
+            results = {}
+            self.store.update_batch_job(job_id, error=str(err))
+        for cid, res in results.items():
+            if cid not in job["custom_ids"]:
+                continue  # not ours: never let a provider write rows we did not ask for
+            q = by_id.get(cid)
+            key = q.key if q else split_custom_id(cid)
+            if isinstance(res, BackendError):
+                self._store_error(q, res, rep, 1, batch_job=job_id, key=key)
+                task.advance(ok=False)
+            else:
+                self._store_reply(run, q, res, rep, 1, batch_job=job_id, key=key)
+                task.advance(ok=True)
+        rep.unanswered += len(set(job["custom_ids"]) - set(results))
+        self.store.update_batch_job(job_id, ingested=True)  # its unanswered ids become missing again
+
+    async def _retrying(self, call):
+        """Polling and downloading are free, so retry them on retryable errors like requests."""
+        attempts = 0
+        while True:
+            attempts += 1
+            try:
+                return await call()
+            except Exception as exc:  # noqa: BLE001
+                err = as_backend_error(exc)
+                if not err.retryable or attempts >= self.max_attempts:
+                    raise err from exc
+                await self.sleep(self.backoff(attempts, err.retry_after))
+
+
+def as_backend_error(exc: BaseException) -> BackendError:
+    """Map anything a backend raised to a BackendError: timeouts and connection trouble retry."""
+    if isinstance(exc, BackendError):
+        return exc
+    if isinstance(exc, TimeoutError):
+        return BackendError("request timed out", retryable=True, code="timeout")
+    if isinstance(exc, (ConnectionError, OSError)):
+        return BackendError(f"connection error: {exc}", retryable=True, code="connection")
+    return BackendError(f"{type(exc).__name__}: {exc}", retryable=False, code="internal")
+
+
+def _first_error(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup):
+        exc = exc.exceptions[0]
+    return exc
+
+
+def split_custom_id(cid: str) -> tuple:
+    parts = cid.split("\x1f")
+    return (*parts[:5], int(parts[5]))

@@ -1,0 +1,133 @@
+"""What a run would do: per model, the queries, what is stored, what is missing, tokens and cost.
+
+`survey run --dry-run` prints this; a real run checks the budget against it before sending anything.
+The budget caps the whole study across runs: replies already stored (and their billed tokens)
+plus what this run would send.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from survey.backends.base import Query
+from survey.collect.engine import estimate_tokens
+from survey.collect.pricing import cost, price_of
+from survey.collect.store import Store
+from survey.errors import SurveyError
+from survey.study.design import QueryDesign, build_design, prompt_hash
+from survey.study.spec import ModelSpec, StudySpec
+
+
+@dataclass
+class ModelPlan:
+    spec: ModelSpec
+    queries: list[Query]
+    missing: list[Query]  # not stored and not held by an open batch job: what this run sends
+    replies: int = 0  # stored replies (valid or invalid) of this design
+    invalid: int = 0
+    failed: int = 0  # rows whose last call failed: sent again
+    in_batch: int = 0  # held by open batch jobs: resumed, not resubmitted
+    changed: int = 0  # stored replies whose prompt hash differs from the current study
+    input_tokens: int = 0  # estimated, for the missing queries
+    output_tokens: int = 0
+    cost: float | None = 0.0
+    spent: float | None = 0.0  # from the billed tokens of stored replies
+    open_jobs: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        s = self.spec
+        return {"model": s.name, "backend": s.backend, "model_id": s.model_id, "batch": s.batch,
+                "queries": len(self.queries), "stored": self.replies, "invalid": self.invalid,
+                "failed": self.failed, "in_open_batch_jobs": self.in_batch, "open_jobs": self.open_jobs,
+                "to_send": len(self.missing), "changed_since_stored": self.changed,
+                "est_input_tokens": self.input_tokens, "est_output_tokens": self.output_tokens,
+                "est_cost_usd": self.cost, "spent_usd": self.spent, "paid": s.paid}
+
+
+@dataclass
+class Plan:
+    study: StudySpec
+    design: QueryDesign
+    models: list[ModelPlan]
+
+    @property
+    def to_send(self) -> int:
+        return sum(len(m.missing) for m in self.models)
+
+    @property
+    def cost(self) -> float | None:
+        costs = [m.cost for m in self.models]
+        return None if any(c is None for c in costs) else sum(costs)
+
+    @property
+    def paid(self) -> bool:
+        return any(m.spec.paid and m.missing for m in self.models)
+
+    def to_dict(self) -> dict:
+        d = self.design
+        return {"study": self.study.name, "store": str(self.study.store_path),
+                "personas": len(d.personas), "messages": {m.id: len(m.items) for m in d.messages},
+                "replicates": self.study.replicates, "cells_per_model": d.n_cells,
+                "queries_per_model": d.queries_per_model, "to_send": self.to_send,
+                "est_cost_usd": self.cost, "budget": self.study.budget.model_dump(),
+                "models": [m.to_dict() for m in self.models]}
+
+    def check_budget(self) -> None:
+        """Refuse, naming the cap and the numbers, a run that would exceed the study's budget."""
+        b = self.study.budget
+        if b.max_queries is not None:
+            total = sum(m.replies for m in self.models) + self.to_send
+            if total > b.max_queries:
+                raise SurveyError(f"budget.max_queries = {b.max_queries} but the study needs {total} "
+                                  f"({total - self.to_send} stored + {self.to_send} to send); "
+                                  "raise the cap or shrink the design")
+        if b.max_cost is not None:
+            unknown = [m.spec.name for m in self.models if m.cost is None and m.missing]
+            if unknown:
+                raise SurveyError(f"budget.max_cost is set but model(s) {', '.join(unknown)} have no known "
+                                  "price; set price_input and price_output (USD per 1M tokens) on them")
+            spent = sum(m.spent or 0.0 for m in self.models)
+            total = spent + (self.cost or 0.0)
+            if total > b.max_cost:
+                raise SurveyError(f"budget.max_cost = ${b.max_cost:.2f} but the study would cost about "
+                                  f"${total:.2f} (${spent:.2f} spent + ${self.cost or 0:.2f} estimated); "
+                                  "raise the cap or shrink the design")
+
+
+def make_plan(study: StudySpec, store: Store, design: QueryDesign | None = None,
+              models: list[str] | None = None) -> Plan:
+    design = design or build_design(study)
+    specs = [study.model(name) for name in models] if models else study.models
+    return Plan(study, design, [_model_plan(study, design, spec, store) for spec in specs])
+
+
+def _model_plan(study: StudySpec, design: QueryDesign, spec: ModelSpec, store: Store) -> ModelPlan:
+    queries = list(design.queries(spec))
+    done = store.done_keys(study.name, spec.name)
+    hashes = store.prompt_hashes(study.name, spec.name)
+    jobs = store.batch_jobs(study.name, spec.name, open_only=True)
+    in_jobs = {cid for j in jobs for cid in j["custom_ids"]}
+    failed = store.keys(study.name, spec.name, "failed")
+    plan = ModelPlan(spec, queries, [], open_jobs=[j["job_id"] for j in jobs])
+    for q in queries:
+        if q.key in done:
+            plan.replies += 1
+            if hashes.get(q.key) not in (None, prompt_hash(q)):
+                plan.changed += 1
+        elif q.custom_id in in_jobs:
+            plan.in_batch += 1
+        else:
+            plan.missing.append(q)
+            plan.failed += q.key in failed
+    for q in plan.missing:
+        total = estimate_tokens(q)
+        plan.input_tokens += total - q.max_tokens
+        plan.output_tokens += q.max_tokens
+    price = price_of(spec)
+    plan.cost = cost(price, plan.input_tokens, plan.output_tokens)
+    summary = next((s for s in store.summary(study.name) if s["model"] == spec.name), None)
+    if summary:
+        plan.invalid = summary["invalid"]
+        plan.spent = cost(price, summary["prompt_tokens"], summary["completion_tokens"])
+    return plan
+

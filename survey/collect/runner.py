@@ -1,0 +1,40 @@
+"""Carry out a run plan: one backend per model that still owes queries, all driven by the engine."""
+
+from __future__ import annotations
+
+import sys
+
+from survey.backends import create_backend
+from survey.collect.engine import Engine, ModelRun
+from survey.collect.run_plan import Plan
+from survey.errors import SurveyError
+
+PATH_OPTIONS = ("gguf",)  # backend options that name files: relative to the study file, like the store
+
+
+async def collect(engine: Engine, plan: Plan) -> None:
+    """Send what each model still owes (and resume its open batch jobs); always close the backends."""
+    backends = []
+    try:
+        runs = []
+        for m in plan.models:
+            if not m.missing and not m.open_jobs:
+                continue
+            spec = m.spec
+            options = {k: (str(plan.study.resolve(v)) if k in PATH_OPTIONS and isinstance(v, str) else v)
+                       for k, v in spec.options.items()}
+            try:
+                backend = create_backend(spec.backend, spec.model_id, **options)
+            except SurveyError as exc:  # bad [models.options]: say which model of the study it is
+                raise SurveyError(f"model '{spec.name}': {exc}") from exc
+            backends.append(backend)
+            runs.append(ModelRun(study=plan.study.name, name=spec.name, backend=backend, queries=m.queries,
+                                 concurrency=spec.concurrency, rpm=spec.rpm, tpm=spec.tpm, batch=spec.batch,
+                                 parse=plan.study.question.mode == "binary"))
+        await engine.run(runs)
+    finally:
+        for b in backends:
+            try:
+                await b.aclose()
+            except Exception as exc:  # noqa: BLE001 - closing must not hide the run's outcome
+                print(f"warning: closing backend {getattr(b, 'name', b)} failed: {exc}", file=sys.stderr)

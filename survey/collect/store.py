@@ -1,0 +1,235 @@
+"""The response store: SQLite in WAL mode, one row per query, committed as each reply arrives.
+
+A row is keyed (study, model, message, perturbation, persona, replicate). A row with status 'ok'
+holds a reply (valid or not) and is never sent again; a row with status 'failed' holds the last
+non-retryable error and is retried by the next run. Batch jobs are recorded in ``batch_jobs``
+before they are polled, so an interrupted batch run resumes its job instead of paying twice.
+
+WAL with synchronous=NORMAL survives a killed process (every commit is in the log); only a power
+loss can drop the last commits. Secrets never reach this file: backends read keys from the
+environment and nothing here stores options or headers.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pandas as pd
+
+from survey.errors import SurveyError
+
+KEY_COLS = ("study", "model", "message", "perturbation", "persona", "replicate")
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (
+    study TEXT NOT NULL, model TEXT NOT NULL, message TEXT NOT NULL, perturbation TEXT NOT NULL,
+    persona TEXT NOT NULL, replicate INTEGER NOT NULL, seq INTEGER,
+    status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+    prompt_hash TEXT, requested_model TEXT, reported_model TEXT,
+    response TEXT, answer INTEGER, logprobs TEXT, p_yes REAL,
+    prompt_tokens INTEGER, completion_tokens INTEGER,
+    attempts INTEGER NOT NULL DEFAULT 0, error TEXT, error_code TEXT, batch_job TEXT, extra TEXT,
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+    PRIMARY KEY (study, model, message, perturbation, persona, replicate)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS batch_jobs (
+    job_id TEXT PRIMARY KEY, study TEXT NOT NULL, model TEXT NOT NULL, status TEXT NOT NULL,
+    n_queries INTEGER NOT NULL, custom_ids TEXT NOT NULL, ingested INTEGER NOT NULL DEFAULT 0,
+    error TEXT, submitted_at TEXT NOT NULL, updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+"""
+
+# Upsert that never overwrites a stored reply: a row that is 'ok' stays as it is.
+_UPSERT = """
+INSERT INTO responses (study, model, message, perturbation, persona, replicate, seq, status, prompt_hash,
+    requested_model, reported_model, response, answer, logprobs, p_yes, prompt_tokens,
+    completion_tokens, attempts, error, error_code, batch_job, extra, created_at, updated_at)
+VALUES (:study, :model, :message, :perturbation, :persona, :replicate, :seq, :status, :prompt_hash,
+    :requested_model, :reported_model, :response, :answer, :logprobs, :p_yes, :prompt_tokens,
+    :completion_tokens, :attempts, :error, :error_code, :batch_job, :extra, :now, :now)
+ON CONFLICT (study, model, message, perturbation, persona, replicate) DO UPDATE SET
+    seq = COALESCE(excluded.seq, responses.seq), status = excluded.status, prompt_hash = excluded.prompt_hash,
+    requested_model = excluded.requested_model, reported_model = excluded.reported_model,
+    response = excluded.response, answer = excluded.answer, logprobs = excluded.logprobs,
+    p_yes = excluded.p_yes, prompt_tokens = excluded.prompt_tokens,
+    completion_tokens = excluded.completion_tokens, attempts = responses.attempts + excluded.attempts,
+    error = excluded.error, error_code = excluded.error_code, batch_job = excluded.batch_job,
+    extra = excluded.extra, updated_at = excluded.updated_at
+WHERE responses.status != 'ok'
+"""
+
+TERMINAL_BATCH = {"SUCCESS", "FAILED", "TIMEOUT_EXCEEDED", "CANCELLED", "EXPIRED"}
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _dumps(obj) -> str | None:
+    return None if obj is None or obj == {} else json.dumps(obj, sort_keys=True, default=str)
+
+
+class Store:
+    """One SQLite file; safe to reopen at any time. Use as a context manager or call close()."""
+
+    def __init__(self, path: str | Path, *, create: bool = True):
+        self.path = Path(path)
+        if not create and not self.path.exists():
+            raise SurveyError(f"{self.path}: no such store; `survey run STUDY.toml` creates it")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.executescript(_SCHEMA)
+            self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        except sqlite3.DatabaseError as exc:
+            raise SurveyError(f"{self.path}: not a usable survey store ({exc})") from exc
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- responses ---------------------------------------------------------------------------
+
+    def record(self, key: tuple, *, status: str, prompt_hash: str | None = None,
+               requested_model: str | None = None, reported_model: str | None = None,
+               response: str | None = None, answer: int | None = None,
+               logprobs: dict | None = None, p_yes: float | None = None,
+               prompt_tokens: int | None = None, completion_tokens: int | None = None,
+               attempts: int = 1, error: str | None = None, error_code: str | None = None,
+               batch_job: str | None = None, extra: dict | None = None, seq: int | None = None) -> bool:
+        """Store one result and commit it. Returns False when the row already held a reply.
+
+        ``seq`` is the query's position in the study design; the export keeps that order, so
+        perturbations appear (and pair up) in the order of their sets.
+        """
+        row = dict(zip(KEY_COLS, key, strict=True))
+        row.update(seq=seq, status=status, prompt_hash=prompt_hash, requested_model=requested_model,
+                   reported_model=reported_model, response=response, answer=answer,
+                   logprobs=_dumps(logprobs), p_yes=p_yes, prompt_tokens=prompt_tokens,
+                   completion_tokens=completion_tokens, attempts=attempts, error=error,
+                   error_code=error_code, batch_job=batch_job, extra=_dumps(extra), now=_now())
+        cur = self.db.execute(_UPSERT, row)  # autocommit: durable as soon as this returns
+        return cur.rowcount > 0
+
+    def done_keys(self, study: str, model: str | None = None) -> set[tuple]:
+        """Keys of rows holding a reply (status 'ok'): these are never sent again."""
+        return self.keys(study, model, "ok")
+
+    def keys(self, study: str, model: str | None = None, status: str = "ok") -> set[tuple]:
+        sql = f"SELECT {', '.join(KEY_COLS)} FROM responses WHERE study = ? AND status = ?"
+        args: list = [study, status]
+        if model is not None:
+            sql += " AND model = ?"
+            args.append(model)
+        return {tuple(r) for r in self.db.execute(sql, args)}
+
+    def prompt_hashes(self, study: str, model: str) -> dict[tuple, str]:
+        cols = ", ".join(KEY_COLS)
+        rows = self.db.execute(f"SELECT {cols}, prompt_hash FROM responses WHERE study = ? AND model = ? "
+                               "AND status = 'ok'", (study, model))
+        return {tuple(r[:-1]): r[-1] for r in rows}
+
+    def summary(self, study: str | None = None) -> list[dict]:
+        """Per (study, model): replies, valid/invalid answers, failures, tokens."""
+        sql = """SELECT study, model, SUM(status = 'ok'), SUM(status = 'ok' AND answer IS NOT NULL),
+                        SUM(status = 'ok' AND answer IS NULL), SUM(status = 'failed'),
+                        COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0),
+                        MIN(created_at), MAX(updated_at)
+                 FROM responses {where} GROUP BY study, model ORDER BY study, model"""
+        rows = self.db.execute(sql.format(where="WHERE study = ?" if study else ""), (study,) if study else ())
+        names = ["study", "model", "replies", "valid", "invalid", "failed", "prompt_tokens",
+                 "completion_tokens", "first", "last"]
+        return [dict(zip(names, r, strict=True)) for r in rows]
+
+    def errors(self, study: str, model: str | None = None) -> list[dict]:
+        """Failed rows grouped by error code and message, most frequent first."""
+        sql = ("SELECT model, error_code, error, COUNT(*) FROM responses WHERE study = ? AND status = 'failed'"
+               + (" AND model = ?" if model else "") + " GROUP BY model, error_code, error ORDER BY 4 DESC")
+        args = (study, model) if model else (study,)
+        return [{"model": m, "code": c, "error": e, "rows": n} for m, c, e, n in self.db.execute(sql, args)]
+
+    def studies(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT DISTINCT study FROM responses ORDER BY study")]
+
+    def to_long_table(self, study: str | None = None, include_failed: bool = False) -> pd.DataFrame:
+        """The contract table (survey.data.table) with provenance columns, in the store's key order.
+
+        Failed calls (no reply) are left out unless ``include_failed``: they are not invalid
+        answers, they are queries that never got one.
+        """
+        studies = self.studies()
+        if study is None:
+            if len(studies) > 1:
+                raise SurveyError(f"{self.path} holds several studies ({', '.join(studies)}); pick one with --study")
+        elif study not in studies:
+            raise SurveyError(f"{self.path} has no study '{study}'; it has {', '.join(studies) or 'none'}")
+        where = ["1 = 1"] if study is None else ["study = ?"]
+        if not include_failed:
+            where.append("status = 'ok'")
+        sql = f"""SELECT model, message, perturbation, persona, replicate, answer, response, p_yes,
+                         status, error, reported_model AS model_id, requested_model, prompt_tokens,
+                         completion_tokens, attempts, prompt_hash, logprobs, extra, batch_job, study,
+                         created_at, updated_at
+                  FROM responses WHERE {' AND '.join(where)}
+                  ORDER BY model, seq IS NULL, seq, message, persona, perturbation, replicate"""
+        df = pd.read_sql_query(sql, self.db, params=() if study is None else (study,))
+        df["answer"] = df["answer"].astype("Int8")
+        df["replicate"] = df["replicate"].astype("int64")
+        for col in ("prompt_tokens", "completion_tokens"):
+            df[col] = df[col].astype("Int64")
+        return df
+
+    # -- batch jobs --------------------------------------------------------------------------
+
+    def add_batch_job(self, job_id: str, study: str, model: str, custom_ids: Iterable[str],
+                      status: str = "SUBMITTED") -> None:
+        ids = list(custom_ids)
+        now = _now()
+        self.db.execute("INSERT INTO batch_jobs VALUES (?, ?, ?, ?, ?, ?, 0, NULL, ?, ?)",
+                        (job_id, study, model, status, len(ids), json.dumps(ids), now, now))
+
+    def update_batch_job(self, job_id: str, *, status: str | None = None, ingested: bool | None = None,
+                         error: str | None = None) -> None:
+        sets, args = ["updated_at = ?"], [_now()]
+        for col, val in (("status", status), ("ingested", None if ingested is None else int(ingested)),
+                         ("error", error)):
+            if val is not None:
+                sets.append(f"{col} = ?")
+                args.append(val)
+        self.db.execute(f"UPDATE batch_jobs SET {', '.join(sets)} WHERE job_id = ?", (*args, job_id))
+
+    def batch_jobs(self, study: str | None = None, model: str | None = None,
+                   open_only: bool = False) -> list[dict]:
+        """Batch jobs, oldest first; ``open_only`` keeps the ones not yet ingested."""
+        where, args = ["1 = 1"], []
+        for col, val in (("study", study), ("model", model)):
+            if val is not None:
+                where.append(f"{col} = ?")
+                args.append(val)
+        if open_only:
+            where.append("ingested = 0")
+        rows = self.db.execute(f"SELECT job_id, study, model, status, n_queries, custom_ids, ingested, error, "
+                               f"submitted_at, updated_at FROM batch_jobs WHERE {' AND '.join(where)} "
+                               "ORDER BY submitted_at", args)
+        names = ["job_id", "study", "model", "status", "n_queries", "custom_ids", "ingested", "error",
+                 "submitted_at", "updated_at"]
+        out = []
+        for r in rows:
+            d = dict(zip(names, r, strict=True))
+            d["custom_ids"] = json.loads(d["custom_ids"])
+            d["ingested"] = bool(d["ingested"])
+            out.append(d)
+        return out

@@ -1,0 +1,1 @@
+"""Small shared helpers: number formatting and strict JSON, progress bars, thread limits."""

@@ -1,0 +1,1 @@
+"""The long response table (the contract between collection and analysis) and its sources."""

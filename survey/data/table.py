@@ -1,0 +1,210 @@
+"""The long response table: the contract between collection and analysis.
+
+One row per query with the columns ``model, message, perturbation, persona, replicate, answer``
+(1 = Yes, 0 = No, empty = invalid), plus optional ``response`` (raw text) and provenance columns.
+Anything that produces this table can be analysed; the analyses never care where it came from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from survey.errors import TableError
+
+KEY = ["model", "message", "perturbation", "persona", "replicate"]
+COLUMNS = [*KEY, "answer"]
+_TEXT_KEYS = ["model", "message", "perturbation", "persona"]
+
+
+def validate_table(df: pd.DataFrame, min_perturbations: int = 2) -> pd.DataFrame:
+    """Check a long table against the contract and return a normalised copy.
+
+    Key columns become strings, ``replicate`` an int, ``answer`` a nullable Int8 (<NA> = invalid).
+    Raises TableError naming the problem and, where possible, the offending rows.
+    """
+    if not isinstance(df, pd.DataFrame):
+        raise TableError(f"expected a pandas DataFrame, got {type(df).__name__}")
+    missing = [c for c in COLUMNS if c not in df.columns]
+    if missing:
+        raise TableError(
+            f"missing column(s) {', '.join(missing)}; a long table needs {', '.join(COLUMNS)}"
+        )
+    if len(df) == 0:
+        raise TableError("the table has no rows")
+    out = df.copy()
+    for col in _TEXT_KEYS:
+        if out[col].isna().any():
+            rows = _rows(out.index[out[col].isna()])
+            raise TableError(f"column '{col}' is empty in row(s) {rows}; every row needs a {col}")
+        out[col] = out[col].astype(str)
+    rep = pd.to_numeric(out["replicate"], errors="coerce")
+    bad = rep.isna() | (rep < 0) | (rep != np.floor(rep))
+    if bad.any():
+        raise TableError(
+            f"column 'replicate' must hold whole numbers >= 0; bad value(s) in row(s) {_rows(out.index[bad])}"
+        )
+    out["replicate"] = rep.astype("int64")
+    out["answer"] = _parse_answers(out["answer"])
+    dup = out.duplicated(KEY, keep=False)
+    if dup.any():
+        first = out.loc[dup, KEY].iloc[0].to_dict()
+        raise TableError(
+            f"{int(dup.sum())} rows share a key ({', '.join(KEY)}), e.g. {first}; "
+            "each query must appear once"
+        )
+    if min_perturbations:
+        counts = out.groupby(["model", "message"])["perturbation"].nunique()
+        few = counts[counts < min_perturbations]
+        if len(few):
+            (model, message), k = next(iter(few.items()))
+            raise TableError(
+                f"message '{message}' (model '{model}') has {k} perturbation(s); "
+                f"the tests need at least {min_perturbations} per message"
+            )
+    return out
+
+
+def _rows(index, limit: int = 5) -> str:
+    idx = list(index[:limit])
+    more = f" and {len(index) - limit} more" if len(index) > limit else ""
+    return ", ".join(str(i) for i in idx) + more
+
+
+def _parse_answers(col: pd.Series) -> pd.Series:
+    """Accept 1/0, '1'/'0', 1.0/0.0, and empty/NaN for invalid; reject anything else."""
+    as_str = col.astype("string").str.strip()
+    empty = col.isna() | as_str.isna() | (as_str == "")
+    num = pd.to_numeric(as_str.where(~empty), errors="coerce")
+    bad = ~empty & ~num.isin([0, 1])
+    if bad.any():
+        vals = sorted({str(v) for v in col[bad].head(5)})
+        raise TableError(
+            f"column 'answer' must be 1 (Yes), 0 (No) or empty (invalid); found {', '.join(vals)} "
+            f"in row(s) {_rows(col.index[bad])}"
+        )
+    return num.astype("Int8")
+
+
+def read_table(path: str | Path, min_perturbations: int = 2) -> pd.DataFrame:
+    """Read a long table from CSV or Parquet and validate it."""
+    path = Path(path)
+    if not path.exists():
+        raise TableError(f"{path}: no such file")
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".parquet":
+            df = pd.read_parquet(path)
+        elif suffix in (".csv", ".txt"):
+            # Keys stay text: persona "007" must not become 7.
+            df = pd.read_csv(path, dtype={c: str for c in _TEXT_KEYS}, keep_default_na=False,
+                             na_values={"answer": [""]})
+        else:
+            raise TableError(f"{path}: unknown table format '{suffix}'; use .csv or .parquet")
+    except TableError:
+        raise
+    except Exception as exc:  # parser errors are user errors: the file is not a table
+        raise TableError(f"{path}: cannot read table ({exc})") from exc
+    try:
+        return validate_table(df, min_perturbations=min_perturbations)
+    except TableError as exc:
+        raise TableError(f"{path}: {exc}") from exc
+
+
+def write_table(df: pd.DataFrame, path: str | Path) -> Path:
+    """Write a long table as CSV or Parquet (chosen by suffix); validates first, so no bad table is written."""
+    path = Path(path)
+    out = validate_table(df, min_perturbations=0)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    suffix = path.suffix.lower()
+    if suffix == ".parquet":
+        out.to_parquet(path, index=False)
+    elif suffix == ".csv":
+        out.to_csv(path, index=False)
+    else:
+        raise TableError(f"{path}: unknown table format '{suffix}'; use .csv or .parquet")
+    return path
+
+
+@dataclass
+class CellCounts:
+    """Yes and valid counts per (persona, perturbation) cell of one model and message."""
+
+    message: str
+    personas: list[str]
+    perturbations: list[str]
+    yes: np.ndarray  # (n, m) yes counts
+    valid: np.ndarray  # (n, m) valid answers
+    invalid: np.ndarray  # (n, m) invalid answers
+    replicates: int = 0
+    empty_cells: list[tuple[str, str]] = field(default_factory=list)
+    p: np.ndarray | None = None  # (n, m) exact P(Yes | Yes or No) per cell, when analysed that way
+
+    @property
+    def theta(self) -> np.ndarray:
+        """theta_hat_ij = yes / valid (or the exact probability); NaN marks a cell with no valid answer."""
+        if self.p is not None:
+            return self.p
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.valid > 0, self.yes / np.maximum(self.valid, 1), np.nan)
+
+    @property
+    def n_invalid(self) -> int:
+        return int(self.invalid.sum())
+
+
+def first_appearance(values: pd.Series) -> list[str]:
+    """Unique values in order of first appearance (the pairing rule for perturbations)."""
+    return list(pd.unique(values))
+
+
+def cell_counts(df: pd.DataFrame, model: str, message: str, personas: list[str] | None = None,
+                probabilities: bool = False) -> CellCounts:
+    """Aggregate one (model, message) of a validated table into per-cell counts.
+
+    Perturbations keep their order of first appearance in the table. ``personas`` fixes the row
+    order (and set) so that two messages line up; personas absent for this message get empty cells.
+    ``probabilities``: theta is the mean of the ``p_yes`` column per cell (a local model's exact
+    P(Yes | Yes or No)), free of replicate noise; cells without it are empty.
+    """
+    sub = df[(df["model"] == model) & (df["message"] == message)]
+    if sub.empty:
+        known = sorted(df.loc[df["model"] == model, "message"].unique())
+        raise TableError(f"no rows for message '{message}' of model '{model}'; messages are {known}")
+    perts = first_appearance(sub["perturbation"])
+    pers = personas if personas is not None else first_appearance(sub["persona"])
+    ans = sub["answer"]
+    g = pd.DataFrame({
+        "persona": sub["persona"], "perturbation": sub["perturbation"],
+        "yes": (ans == 1).fillna(False).astype(int), "valid": ans.notna().astype(int),
+        "invalid": ans.isna().astype(int),
+    }).groupby(["persona", "perturbation"], sort=False).sum()
+    shape = (len(pers), len(perts))
+    mats = {}
+    for col in ("yes", "valid", "invalid"):
+        wide = g[col].unstack("perturbation").reindex(index=pers, columns=perts)
+        mats[col] = wide.fillna(0).to_numpy(dtype=np.int64).reshape(shape)
+    empty = [(pers[i], perts[j]) for i, j in zip(*np.nonzero(mats["valid"] == 0), strict=True)]
+    reps = int(sub.groupby(["persona", "perturbation"]).size().max())
+    p = None
+    if probabilities:
+        if "p_yes" not in sub or sub["p_yes"].isna().all():
+            raise TableError(f"message '{message}' of model '{model}' has no p_yes column values; "
+                             "probabilities come from a local model in exact mode")
+        p = (pd.to_numeric(sub["p_yes"], errors="coerce").groupby([sub["persona"], sub["perturbation"]], sort=False)
+             .mean().unstack().reindex(index=pers, columns=perts).to_numpy(dtype=float))
+        empty = [(pers[i], perts[j]) for i, j in zip(*np.nonzero(np.isnan(p)), strict=True)]
+    return CellCounts(message, list(pers), perts, mats["yes"], mats["valid"], mats["invalid"],
+                      reps, empty, p)
+
+
+def models_in(df: pd.DataFrame) -> list[str]:
+    return first_appearance(df["model"])
+
+
+def messages_in(df: pd.DataFrame, model: str | None = None) -> list[str]:
+    sub = df if model is None else df[df["model"] == model]
+    return first_appearance(sub["message"])

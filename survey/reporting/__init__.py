@@ -1,0 +1,212 @@
+"""HTML reports: one self-contained index.html (plots inlined as PNG) plus results.json and table.csv.
+
+The report only reads a long table (and optional JSON outputs of other commands); it never knows
+where the table came from. Statistics come from survey.stats; this package does the I/O.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from survey import __version__
+from survey.common.formatting import fmt, to_json
+from survey.data.table import messages_in, models_in, validate_table
+from survey.errors import SurveyError, TableError
+from survey.reporting.summary import study_summary
+from survey.stats import compare_messages, estimate
+from survey.stats.comparison import Comparison
+
+_TEMPLATES = Path(__file__).parent / "templates"
+
+
+@dataclass
+class Fig:
+    png: str  # base64 PNG
+    caption: str
+
+
+@dataclass
+class Section:
+    """A free-form report section (planning, validity, DBPA, across models...)."""
+
+    title: str
+    paragraphs: list[str] = field(default_factory=list)
+    tables: list[dict] = field(default_factory=list)  # {"columns": [...], "rows": [[...]]}
+    figures: list[Fig] = field(default_factory=list)
+
+
+def fig_png(fig, caption: str) -> Fig:
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=100)
+    plt.close(fig)
+    return Fig(base64.b64encode(buf.getvalue()).decode("ascii"), caption)
+
+
+def headline(c: Comparison, alpha: float) -> str:
+    pa, pb = (float(np.nanmean(c.theta_bar[x])) for x in (c.a, c.b))
+    lo, hi = c.effect.ci
+    t, p = c.effect.estimate, c.permutation.pvalue
+    pts = f"{t * 100:+.1f} percentage points ({c.effect.confidence:.0%} CI {lo * 100:+.1f} to {hi * 100:+.1f})"
+    said = f"{pa:.0%} of answers were Yes for “{c.a}” and {pb:.0%} for “{c.b}”"
+    if p <= alpha:
+        winner, loser = (c.a, c.b) if t > 0 else (c.b, c.a)
+        return (f"{c.model}: personas are more likely to want to buy after “{winner}” than after “{loser}”. "
+                f"{said}, a difference of {pts}. The difference holds across the {c.n_paired} paraphrase "
+                f"pairs tested (sign-flip permutation test, p = {p:.3g}).")
+    return (f"{c.model}: no reliable difference between “{c.a}” and “{c.b}”. {said}, a difference of {pts}, "
+            f"but paraphrases of the same message vary as much as that (sign-flip permutation test, "
+            f"p = {p:.3g}, above α = {alpha}).")
+
+
+def _warnings(c: Comparison, alpha: float) -> list[str]:
+    out = []
+    for name, res in (("sign", c.sign), ("Wilcoxon", c.wilcoxon)):
+        if res.pvalue <= alpha < c.permutation.pvalue:
+            out.append(f"{c.model}: the {name} test calls this significant (p = {res.pvalue:.3g}), but it treats "
+                       "personas as independent while each paraphrase shifts every persona at once; "
+                       "it is not valid here. Rely on the permutation test.")
+    if c.invalid["total"]:
+        out.append(f"{c.model}: {c.invalid['total']} answers were neither Yes nor No; they are excluded from "
+                   f"the rates ({sum(c.empty_cells.values())} persona×paraphrase cells had no valid answer).")
+    return out
+
+
+def comparison_view(c: Comparison, df: pd.DataFrame) -> dict:
+    from survey.plots import survey as plots
+
+    tests = [("sign-flip permutation", c.permutation, "valid for any ρ; " + ("exact" if c.permutation.exact else "Monte Carlo")),
+             ("unpaired permutation", c.unpaired, "valid; uses every paraphrase"),
+             ("sign", c.sign, "invalid when ρ > 0"), ("Wilcoxon signed-rank", c.wilcoxon, "invalid when ρ > 0")]
+    estimates = []
+    for msg in (c.a, c.b):
+        try:
+            e = estimate(df, c.model, msg)
+            estimates.append({"message": msg, **{k: fmt(getattr(e, k), 3) for k in ("mu", "kappa", "sigma", "rho")}})
+        except SurveyError:
+            continue
+    figs = [
+        fig_png(plots.perturbation_means(c), f"Mean P(Yes) of every paraphrase of “{c.a}” and “{c.b}” "
+                "(one dot per paraphrase, averaged over personas; bar = message mean)."),
+        fig_png(plots.persona_differences(c), "Per-persona differences in P(Yes) between the messages "
+                "(what the sign and Wilcoxon tests use)."),
+        fig_png(plots.permutation_null(c), "Null distribution of the effect under random sign flips of "
+                "paraphrase pairs, with the observed effect marked."),
+    ]
+    lo, hi = c.effect.ci
+    return {
+        "model": c.model, "a": c.a, "b": c.b,
+        "tests": [{"name": n, "statistic": fmt(r.statistic), "pvalue": fmt(r.pvalue), "note": note}
+                  for n, r, note in tests],
+        "effect": f"{c.effect.estimate:+.4f}", "confidence": f"{c.effect.confidence:.0%}",
+        "ci": f"[{lo:+.4f}, {hi:+.4f}]", "ci_method": c.effect.method,
+        "design": (f"{c.n_personas} personas; perturbations "
+                   + ", ".join(f"{k}: {v}" for k, v in c.n_perturbations.items())
+                   + f" ({c.n_paired} pairs); r = {c.replicates} replicates."),
+        "estimates": estimates, "figures": figs,
+    }
+
+
+def analyze_all(df: pd.DataFrame, a: str | None, b: str | None, alpha: float, seed: int,
+                n_resamples: int, left_out: list[str] | None = None) -> list[Comparison]:
+    """One comparison per model and per message pair (the named pair, or every pair present).
+
+    A pair that cannot be tested (e.g. every answer invalid) is described in ``left_out``, so that
+    one such model does not hide the others; when nothing can be tested, that is the error.
+    """
+    out, skipped = [], [] if left_out is None else left_out
+    for x in (a, b):
+        if x and x not in messages_in(df):
+            raise SurveyError(f"message '{x}' is not in the table; it has {', '.join(messages_in(df))}")
+    for model in models_in(df):
+        msgs = messages_in(df, model)
+        pairs = [(a, b)] if a and b else [(x, y) for i, x in enumerate(msgs) for y in msgs[i + 1:]]
+        for x, y in pairs:
+            if x in msgs and y in msgs:
+                try:
+                    out.append(compare_messages(df, model, x, y, seed=seed, n_resamples=n_resamples))
+                except TableError as exc:
+                    skipped.append(str(exc))
+    if not out:
+        raise SurveyError("; ".join(skipped) or "nothing to compare: the table needs two messages for at "
+                          "least one model")
+    return out
+
+
+def exact_probability_comparisons(df: pd.DataFrame, comps: list[Comparison], seed: int,
+                                  n_resamples: int) -> list[Comparison]:
+    """The same comparisons on exact per-cell P(Yes), for models whose every row carries ``p_yes``
+    (a local model in exact mode, or simulated respondents): theta without replicate noise."""
+    if "p_yes" not in df:
+        return []
+    out = []
+    for c in comps:
+        rows = df[(df["model"] == c.model) & df["message"].isin([c.a, c.b])]
+        if rows["p_yes"].notna().all():
+            out.append(compare_messages(df, c.model, c.a, c.b, seed=seed, n_resamples=n_resamples,
+                                        probabilities=True))
+    return out
+
+
+def exact_section(comps: list[Comparison], alpha: float) -> Section:
+    sec = Section("The same tests on the model's exact P(Yes)", paragraphs=[
+        "These models report the exact probability of answering Yes in every persona × paraphrase cell, so "
+        "the tests can run on it directly, without replicate noise. Less noise makes the invalid tests even "
+        "more confident, while the sign-flip test still accounts for paraphrases moving every persona at once."])
+    rows = []
+    for c in comps:
+        lo, hi = c.effect.ci
+        rows.append([c.model, f"{c.a} vs {c.b}", f"{c.effect.estimate:+.4f}", f"[{lo:+.4f}, {hi:+.4f}]",
+                     fmt(c.permutation.pvalue), fmt(c.sign.pvalue), fmt(c.wilcoxon.pvalue)])
+    sec.tables.append({"columns": ["model", "messages", "effect", "CI", "sign-flip p (valid)", "sign p",
+                                   "Wilcoxon p"], "rows": rows})
+    return sec
+
+
+def build_report(df: pd.DataFrame, out_dir: str | Path, *, title: str | None = None, a: str | None = None,
+                 b: str | None = None, alpha: float = 0.05, seed: int = 0, n_resamples: int = 9999,
+                 sizes: dict | None = None, extras: dict | None = None) -> dict:
+    """Write index.html, results.json and table.csv into out_dir; return the results dict.
+
+    ``extras``: optional {"plan": ..., "validate": ..., "dbpa": ...} outputs of those commands' --json.
+    ``sizes``: model -> size, to order the across-model plot.
+    """
+    from survey.reporting.extras import extra_sections
+
+    df = validate_table(df)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    left_out: list[str] = []
+    comps = analyze_all(df, a, b, alpha, seed, n_resamples, left_out)
+    summary = study_summary(df)
+    exact = exact_probability_comparisons(df, comps, seed, n_resamples)
+    sections, extra_json = extra_sections(df, extras, alpha=alpha, sizes=sizes, a=a, b=b)
+    sections = ([exact_section(exact, alpha)] if exact else []) + sections
+    warnings = [f"Left out: {x}" for x in left_out] + [w for c in comps for w in _warnings(c, alpha)]
+    across = extra_json.get("across_models")
+    if across and across["models"]["depends_on_model"]:
+        warnings.insert(0, "The conclusion depends on the model: " + "; ".join(across["models"]["reasons"]))
+    results = {"summary": summary, "alpha": alpha, "results": [c.to_dict() for c in comps],
+               **({"left_out": left_out} if left_out else {}),
+               **({"exact_probabilities": [c.to_dict() for c in exact]} if exact else {}),
+               **extra_json}
+    env = Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=select_autoescape(["html", "j2"]))
+    html = env.get_template("report.html.j2").render(
+        title=title or "Generative survey report", generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        version=__version__, n_rows=len(df), headlines=[headline(c, alpha) for c in comps],
+        warnings=warnings, summary=summary,
+        comparisons=[comparison_view(c, df) for c in comps], extra_sections=sections,
+    )
+    (out / "index.html").write_text(html, encoding="utf-8")
+    (out / "results.json").write_text(to_json(results), encoding="utf-8")
+    df.to_csv(out / "table.csv", index=False)
+    return results

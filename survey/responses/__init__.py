@@ -1,0 +1,1 @@
+"""Response types: how a reply becomes an answer, and what a valid answer is."""

@@ -1,0 +1,178 @@
+"""Three or more messages compared from the same responses: every pair, no new queries (issue 7 §2).
+
+Each pair (X, Y) is the two-message analysis of `compare_messages` (sign-flip test on paired
+perturbations, effect T = P(Yes|X) - P(Yes|Y) with its sign-flip-inversion CI). With k messages
+there are k(k-1)/2 tests on one set of responses, so the sign-flip p-values are adjusted for
+multiplicity: Holm by default (controls the family-wise error under any dependence, and is
+uniformly more powerful than Bonferroni), Bonferroni, or Benjamini-Hochberg (false discovery rate;
+valid under the positive dependence that shared personas induce, not under arbitrary dependence).
+
+The per-pair CI is marginal (95% for that pair alone). A Bonferroni-simultaneous CI (confidence
+1 - alpha/k for each of the k pairs) is reported alongside, because Holm has no matching interval.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from survey.common.formatting import finite
+from survey.data.table import messages_in
+from survey.errors import SurveyError
+from survey.stats.comparison import Comparison, compare_messages
+from survey.stats.effect import EffectResult, effect_ci
+
+ADJUSTMENTS = ("holm", "bonferroni", "bh", "none")
+
+
+def adjust_pvalues(pvalues, method: str = "holm") -> np.ndarray:
+    """Multiplicity-adjusted p-values; NaN entries stay NaN and do not count as tests.
+
+    Matches statsmodels.stats.multitest.multipletests(method="holm" | "bonferroni" | "fdr_bh").
+    """
+    if method not in ADJUSTMENTS:
+        raise SurveyError(f"adjustment must be one of {', '.join(ADJUSTMENTS)}; got '{method}'")
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = ~np.isnan(p)
+    q = p[ok]
+    k = len(q)
+    if k == 0 or method == "none":
+        out[ok] = q
+        return out
+    if method == "bonferroni":
+        adj = q * k
+    else:
+        order = np.argsort(q, kind="stable")
+        ranked = q[order]
+        if method == "holm":
+            # step-down: max over i' <= i of (k - i' + 1) p_(i')
+            adj_sorted = np.maximum.accumulate((k - np.arange(k)) * ranked)
+        else:
+            # BH step-up: min over i' >= i of k p_(i') / i'
+            adj_sorted = np.minimum.accumulate(((k / np.arange(1, k + 1)) * ranked)[::-1])[::-1]
+        adj = np.empty(k)
+        adj[order] = adj_sorted
+    out[ok] = np.minimum(adj, 1.0)
+    return out
+
+
+@dataclass
+class PairResult:
+    """One pair (a, b) of messages: effect T = P(Yes|a) - P(Yes|b) and its tests."""
+
+    a: str
+    b: str
+    effect: EffectResult
+    simultaneous_ci: tuple[float, float]
+    pvalue: float  # sign-flip permutation, unadjusted
+    pvalue_adjusted: float
+    significant: bool  # pvalue_adjusted <= alpha
+    n_paired: int
+    comparison: Comparison = field(repr=False)
+
+    @property
+    def winner(self) -> str | None:
+        if not self.significant or self.effect.estimate == 0:
+            return None
+        return self.a if self.effect.estimate > 0 else self.b
+
+    def to_dict(self) -> dict:
+        return {"a": self.a, "b": self.b, "effect": self.effect.to_dict(),
+                "simultaneous_ci": list(self.simultaneous_ci), "pvalue": self.pvalue,
+                "pvalue_adjusted": self.pvalue_adjusted, "significant": self.significant,
+                "winner": self.winner, "n_paired": self.n_paired,
+                "tests": self.comparison.to_dict()["tests"]}
+
+
+@dataclass
+class MessagesComparison:
+    """All pairs of messages for one model, with adjusted p-values."""
+
+    model: str
+    messages: list[str]
+    mean_yes: dict  # message -> mean over perturbations of the perturbation-level P(Yes)
+    pairs: list[PairResult]
+    adjustment: str
+    alpha: float
+    confidence: float
+
+    @property
+    def ranking(self) -> list[str]:
+        """Messages from the highest to the lowest mean P(Yes) (descriptive, not a test)."""
+        return sorted(self.messages, key=lambda msg: -_or(self.mean_yes[msg], -np.inf))
+
+    def beats(self) -> dict:
+        """message -> the messages it beats significantly after adjustment."""
+        out = {msg: [] for msg in self.messages}
+        for p in self.pairs:
+            if p.winner is not None:
+                out[p.winner].append(p.b if p.winner == p.a else p.a)
+        return out
+
+    def table(self) -> pd.DataFrame:
+        rows = [{"a": p.a, "b": p.b, "effect": p.effect.estimate, "ci_low": p.effect.ci[0],
+                 "ci_high": p.effect.ci[1], "pvalue": p.pvalue, "pvalue_adjusted": p.pvalue_adjusted,
+                 "significant": p.significant, "winner": p.winner} for p in self.pairs]
+        return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict:
+        return {"model": self.model, "messages": self.messages,
+                "mean_yes": {k: finite(v) for k, v in self.mean_yes.items()},
+                "ranking": self.ranking, "beats": self.beats(), "adjustment": self.adjustment,
+                "alpha": self.alpha, "confidence": self.confidence, "n_tests": len(self.pairs),
+                "pairs": [p.to_dict() for p in self.pairs]}
+
+
+def _or(x, default):
+    return default if x is None or not np.isfinite(x) else x
+
+
+
+def compare_all_messages(df: pd.DataFrame, model: str, messages: list[str] | None = None,
+                         adjust: str = "holm", alpha: float = 0.05, alternative: str = "two-sided",
+                         n_resamples: int = 9999, seed=0, confidence: float = 0.95,
+                         progress=None) -> MessagesComparison:
+    """Test every pair of ``messages`` (default: all of the model's, in table order).
+
+    ``progress``, if given, is called once per pair (for a progress bar); it does no I/O here.
+    """
+    if adjust not in ADJUSTMENTS:
+        raise SurveyError(f"adjustment must be one of {', '.join(ADJUSTMENTS)}; got '{adjust}'")
+    if not 0 < alpha < 1:
+        raise SurveyError(f"alpha must be between 0 and 1; got {alpha}")
+    known = messages_in(df, model)
+    if not known:
+        raise SurveyError(f"no rows for model '{model}'")
+    messages = known if messages is None else list(messages)
+    missing = [msg for msg in messages if msg not in known]
+    if missing:
+        raise SurveyError(f"message(s) {', '.join(missing)} not in model '{model}'; it has {', '.join(known)}")
+    if len(set(messages)) != len(messages) or len(messages) < 2:
+        raise SurveyError(f"compare at least two distinct messages; got {', '.join(messages) or 'none'}")
+    comps = []
+    for a, b in itertools.combinations(messages, 2):
+        comps.append(compare_messages(df, model, a, b, alternative=alternative, n_resamples=n_resamples,
+                                      seed=seed, confidence=confidence))
+        if progress is not None:
+            progress()
+    raw = np.array([c.permutation.pvalue for c in comps])
+    adj = adjust_pvalues(raw, adjust)
+    k = len(comps)
+    pairs = []
+    for c, p, q in zip(comps, raw, adj, strict=True):
+        d = c.d_perturbation[~np.isnan(c.d_perturbation)]
+        simul = (c.effect.ci if k == 1 else
+                 effect_ci(d, confidence=1 - (1 - confidence) / k, n_resamples=n_resamples, seed=seed,
+                           bounds=(-1.0, 1.0)).ci)
+        pairs.append(PairResult(c.a, c.b, c.effect, tuple(simul), float(p), float(q), bool(q <= alpha),
+                                c.n_paired, c))
+    mean_yes = {}
+    for c in comps:
+        for msg in (c.a, c.b):
+            bar = c.theta_bar[msg]
+            mean_yes.setdefault(msg, float(bar[~np.isnan(bar)].mean()) if np.any(~np.isnan(bar)) else np.nan)
+    return MessagesComparison(model, messages, mean_yes, pairs, adjust, alpha, confidence)

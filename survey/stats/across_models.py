@@ -1,0 +1,307 @@
+"""Message A vs B across models: per-model results, direction agreement, heterogeneity, and the
+"conclusion depends on the model" flag (issue 7 §1; seeds/004 §4.6, seeds/003).
+
+Each model is analysed on its own with `compare_messages` (the valid sign-flip test decides
+significance; sign and Wilcoxon are shown for comparison only). The model parameters
+(mu, kappa, sigma, rho) are fitted on message A's responses by default: the estimator of
+seeds/004 appendix C describes ONE message, and A is the reference message; `fit="b"` or
+`fit="none"` change that.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from survey.common.formatting import finite
+from survey.data.table import first_appearance, models_in
+from survey.errors import SurveyError, TableError
+from survey.stats.across_messages import adjust_pvalues
+from survey.stats.comparison import Comparison, compare_messages
+from survey.stats.estimate import EstimateResult, estimate
+from survey.stats.heterogeneity import HeterogeneityResult, sign_flip_heterogeneity, welch_heterogeneity
+
+FITS = ("a", "b", "none")
+PAIRINGS = ("auto", "shared", "independent")
+
+
+@dataclass
+class ModelSummary:
+    model: str
+    n_personas: int
+    n_perturbations: dict
+    n_paired: int
+    replicates: int
+    n_queries: int
+    n_invalid: int
+    invalid_rate: float
+    comparison: Comparison = field(repr=False)
+    pvalue_adjusted: float = float("nan")  # sign-flip p after the across-model adjustment
+    significant: bool = False
+    size: float | None = None
+    fit: EstimateResult | None = None
+    fit_message: str | None = None
+    fit_error: str | None = None
+
+    @property
+    def effect(self):
+        return self.comparison.effect
+
+    @property
+    def pvalues(self) -> dict:
+        c = self.comparison
+        return {"permutation": c.permutation.pvalue, "unpaired": c.unpaired.pvalue,
+                "sign": c.sign.pvalue, "wilcoxon": c.wilcoxon.pvalue}
+
+    @property
+    def direction(self) -> int:
+        """+1 when A is significantly preferred, -1 when B is, 0 otherwise."""
+        if not self.significant:
+            return 0
+        return int(np.sign(self.effect.estimate))
+
+    def to_dict(self) -> dict:
+        fit = None
+        if self.fit is not None:
+            fit = {k: finite(getattr(self.fit, k)) for k in ("mu", "kappa", "sigma", "rho", "a", "b")}
+            fit.update(message=self.fit_message, se={k: finite(v) for k, v in self.fit.se.items()},
+                       n_bootstrap=self.fit.n_bootstrap)
+        return {"model": self.model, "size": self.size, "n_personas": self.n_personas,
+                "n_perturbations": self.n_perturbations, "n_paired": self.n_paired,
+                "replicates": self.replicates, "n_queries": self.n_queries, "n_invalid": self.n_invalid,
+                "invalid_rate": finite(self.invalid_rate), "effect": _clean(self.effect.to_dict()),
+                "pvalues": {k: finite(v) for k, v in self.pvalues.items()},
+                "pvalue_adjusted": finite(self.pvalue_adjusted), "significant": self.significant,
+                "direction": self.direction, "fit": fit, "fit_error": self.fit_error}
+
+
+@dataclass
+class DirectionAgreement:
+    alpha: float
+    adjust: str
+    prefer_a: list[str]  # significant, effect > 0
+    prefer_b: list[str]  # significant, effect < 0
+    not_significant: list[str]
+
+    @property
+    def conflict(self) -> bool:
+        return bool(self.prefer_a) and bool(self.prefer_b)
+
+    def to_dict(self) -> dict:
+        return {"alpha": self.alpha, "adjust": self.adjust, "prefer_a": self.prefer_a,
+                "prefer_b": self.prefer_b, "not_significant": self.not_significant,
+                "counts": {"prefer_a": len(self.prefer_a), "prefer_b": len(self.prefer_b),
+                           "not_significant": len(self.not_significant)},
+                "conflict": self.conflict}
+
+
+@dataclass
+class ModelsComparison:
+    a: str
+    b: str
+    alpha: float
+    models: list[ModelSummary]
+    direction: DirectionAgreement
+    heterogeneity: HeterogeneityResult | None
+    depends_on_model: bool
+    reasons: list[str]
+    notes: list[str]
+    summary: str
+
+    def by_size(self) -> list[ModelSummary]:
+        """Models ordered by the user-given size (those without one last, in table order)."""
+        return sorted(self.models, key=lambda s: (s.size is None, s.size or 0.0))
+
+    def table(self) -> pd.DataFrame:
+        rows = []
+        for s in self.models:
+            lo, hi = s.effect.ci
+            rows.append({"model": s.model, "size": s.size, "n": s.n_personas,
+                         "m": s.n_paired, "r": s.replicates, "invalid_rate": s.invalid_rate,
+                         "effect": s.effect.estimate, "ci_low": lo, "ci_high": hi,
+                         **{f"p_{k}": v for k, v in s.pvalues.items()}, "p_adjusted": s.pvalue_adjusted,
+                         **{k: getattr(s.fit, k) if s.fit else None for k in ("mu", "kappa", "sigma", "rho")}})
+        return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict:
+        return {"a": self.a, "b": self.b, "alpha": self.alpha,
+                "models": [s.to_dict() for s in self.models],
+                "direction": self.direction.to_dict(),
+                "heterogeneity": None if self.heterogeneity is None else self.heterogeneity.to_dict(),
+                "depends_on_model": self.depends_on_model, "reasons": self.reasons, "notes": self.notes,
+                "summary": self.summary}
+
+
+
+def _clean(d: dict) -> dict:
+    return {k: ([finite(v) for v in val] if isinstance(val, list) else
+                finite(val) if isinstance(val, float) else val) for k, val in d.items()}
+
+
+def _pair_labels(df: pd.DataFrame, model: str, a: str, b: str) -> list[tuple[str, str]]:
+    """The (A, B) perturbation pairs in compare_messages' order (first appearance within the model)."""
+    sub = df[df["model"] == model]
+    pa = first_appearance(sub.loc[sub["message"] == a, "perturbation"])
+    pb = first_appearance(sub.loc[sub["message"] == b, "perturbation"])
+    return list(zip(pa, pb, strict=False))
+
+
+def model_heterogeneity(df: pd.DataFrame, comps: list[Comparison], pairing: str = "auto",
+                        n_resamples: int = 9999, seed=0) -> HeterogeneityResult:
+    """Pick the design-respecting heterogeneity test for these per-model comparisons (see heterogeneity.py).
+
+    ``auto`` uses the shared-perturbation sign-flip test on the pairs every model answered when
+    they are at least 2 and at least half of each model's valid pairs; otherwise Welch's ANOVA.
+    """
+    if pairing not in PAIRINGS:
+        raise SurveyError(f"pairing must be one of {', '.join(PAIRINGS)}; got '{pairing}'")
+    per_model = []
+    for c in comps:
+        labels = _pair_labels(df, c.model, c.a, c.b)
+        per_model.append({lab: d for lab, d in zip(labels, c.d_perturbation, strict=True) if not np.isnan(d)})
+    shared = [lab for lab in per_model[0] if all(lab in pm for pm in per_model[1:])]
+    smallest = min(len(pm) for pm in per_model)
+    names = [c.model for c in comps]
+    if pairing == "shared" or (pairing == "auto" and len(shared) >= 2 and 2 * len(shared) >= smallest):
+        if len(shared) < 2:
+            raise SurveyError(f"the models share {len(shared)} perturbation pair(s); the shared test needs 2; "
+                              "use pairing 'independent'")
+        D = np.array([[pm[lab] for lab in shared] for pm in per_model])
+        res = sign_flip_heterogeneity(D, names, n_resamples=n_resamples, seed=seed)
+        dropped = {n: len(pm) - len(shared) for n, pm in zip(names, per_model, strict=True) if len(pm) > len(shared)}
+        res.note = ("pairs are matched by their perturbation labels across models; resampling unit: the "
+                    "perturbation pair (one sign per pair, shared by all models)")
+        if dropped:
+            res.note += f"; pairs not shared by every model were left out: {dropped}"
+        return res
+    why = ("chosen by the user" if pairing == "independent" else
+           f"the models share only {len(shared)} of their perturbation pairs")
+    return welch_heterogeneity({n: list(pm.values()) for n, pm in zip(names, per_model, strict=True)},
+                               note=f"models treated as having independent perturbations ({why}); "
+                                    "unit: the perturbation pair; approximate (normal theory)")
+
+
+def _invalid(df: pd.DataFrame, model: str, a: str, b: str) -> tuple[int, int]:
+    sub = df[(df["model"] == model) & df["message"].isin([a, b])]
+    return len(sub), int(sub["answer"].isna().sum())
+
+
+def _fit(df, model, message, bootstrap, seed):
+    try:
+        return estimate(df, model, message, bootstrap=bootstrap, seed=seed), None
+    except SurveyError as exc:  # a degenerate model (e.g. always "No") cannot be fitted: say so, go on
+        return None, str(exc)
+
+
+def compare_models(df: pd.DataFrame, a: str, b: str, models: list[str] | None = None,
+                   sizes: dict | None = None, alpha: float = 0.05, adjust: str = "none",
+                   fit: str = "a", fit_bootstrap: int = 0, alternative: str = "two-sided",
+                   n_resamples: int = 9999, seed=0, confidence: float = 0.95, pairing: str = "auto",
+                   progress=None) -> ModelsComparison:
+    """A vs B for every model of a validated long table, and how far the conclusions agree.
+
+    ``adjust``: "none" (each model judged on its own, as `survey analyze` does) or "holm" (family-
+    wise error across models) for the significance behind direction agreement. ``sizes``: model ->
+    size (e.g. parameters), used to order the plot. ``progress`` is called once per model.
+    """
+    if not 0 < alpha < 1:
+        raise SurveyError(f"alpha must be between 0 and 1; got {alpha}")
+    if adjust not in ("none", "holm", "bonferroni"):
+        raise SurveyError(f"adjust must be none, holm or bonferroni across models; got '{adjust}'")
+    if fit not in FITS:
+        raise SurveyError(f"fit must be one of {', '.join(FITS)}; got '{fit}'")
+    known = models_in(df)
+    models = known if models is None else list(models)
+    bad = [m for m in models if m not in known]
+    if bad:
+        raise SurveyError(f"model(s) {', '.join(bad)} not in the table; it has {', '.join(known)}")
+    sizes = dict(sizes or {})
+    unknown = [m for m in sizes if m not in known]
+    if unknown:
+        raise SurveyError(f"sizes name model(s) {', '.join(unknown)} that are not in the table; "
+                          f"it has {', '.join(known)}")
+    for m, s in sizes.items():
+        if s is None or not np.isfinite(s) or s <= 0:
+            raise SurveyError(f"size of model '{m}' must be a positive number; got {s}")
+    summaries, left_out = [], []
+    for model in models:
+        try:
+            c = compare_messages(df, model, a, b, alternative=alternative, n_resamples=n_resamples,
+                                 seed=seed, confidence=confidence)
+        except TableError as exc:  # e.g. every answer invalid: one such model must not hide the others
+            left_out.append(str(exc))
+            if progress is not None:
+                progress()
+            continue
+        n_q, n_inv = _invalid(df, model, a, b)
+        est, err = (None, None) if fit == "none" else _fit(df, model, a if fit == "a" else b, fit_bootstrap, seed)
+        summaries.append(ModelSummary(
+            model=model, n_personas=c.n_personas, n_perturbations=c.n_perturbations, n_paired=c.n_paired,
+            replicates=c.replicates, n_queries=n_q, n_invalid=n_inv,
+            invalid_rate=n_inv / n_q if n_q else float("nan"), comparison=c, size=sizes.get(model),
+            fit=est, fit_message=None if fit == "none" else (a if fit == "a" else b), fit_error=err))
+        if progress is not None:
+            progress()
+    if not summaries:
+        raise TableError("; ".join(left_out))
+    adj = adjust_pvalues([s.comparison.permutation.pvalue for s in summaries], adjust)
+    for s, q in zip(summaries, adj, strict=True):
+        s.pvalue_adjusted = float(q)
+        s.significant = bool(q <= alpha) and s.effect.estimate != 0
+    direction = DirectionAgreement(alpha, adjust, [s.model for s in summaries if s.direction > 0],
+                                   [s.model for s in summaries if s.direction < 0],
+                                   [s.model for s in summaries if s.direction == 0])
+    het = None
+    if len(summaries) >= 2:
+        het = model_heterogeneity(df, [s.comparison for s in summaries], pairing, n_resamples, seed)
+    reasons, notes = _judge(summaries, direction, het, alpha, a, b)
+    return ModelsComparison(a, b, alpha, summaries, direction, het, bool(reasons), reasons,
+                            [f"left out of the comparison: {x}" for x in left_out] + notes,
+                            _summary(summaries, direction, het, reasons, a, b))
+
+
+def _judge(summaries, direction, het, alpha, a, b) -> tuple[list[str], list[str]]:
+    reasons, notes = [], []
+    by = {s.model: s for s in summaries}
+    if direction.conflict:
+        fa = ", ".join(f"{m} (p = {by[m].pvalue_adjusted:.3g})" for m in direction.prefer_a)
+        fb = ", ".join(f"{m} (p = {by[m].pvalue_adjusted:.3g})" for m in direction.prefer_b)
+        reasons.append(f"significant effects disagree in sign: {a} is preferred by {fa}; {b} by {fb}")
+    if het is not None and np.isfinite(het.pvalue) and het.pvalue <= alpha:
+        reasons.append(f"the effects differ across models (heterogeneity p = {het.pvalue:.3g}, {het.method})")
+    k, n_sig = len(summaries), len(direction.prefer_a) + len(direction.prefer_b)
+    if k > 1 and 0 < n_sig < k and not direction.conflict:
+        notes.append(f"significant for {n_sig} of {k} models only: a result that may not generalise "
+                     "to other models (seeds/003)")
+    for s in summaries:
+        if s.fit_error:
+            notes.append(f"model {s.model}: parameters not fitted ({s.fit_error})")
+    if het is not None and het.note:
+        notes.append(f"heterogeneity test: {het.note}")
+    return reasons, notes
+
+
+def _summary(summaries, direction, het, reasons, a, b) -> str:
+    k = len(summaries)
+    pa, pb = len(direction.prefer_a), len(direction.prefer_b)
+    if reasons:
+        head = "The conclusion depends on the model: " + "; ".join(reasons) + "."
+    elif k == 1:
+        s = summaries[0]
+        word = {1: f"prefers {a}", -1: f"prefers {b}", 0: "shows no significant preference"}[s.direction]
+        return f"One model ({s.model}) {word}; there is nothing to compare across models."
+    elif pa == k:
+        head = f"All {k} models significantly prefer {a}."
+    elif pb == k:
+        head = f"All {k} models significantly prefer {b}."
+    elif pa + pb == 0:
+        head = f"No model shows a significant preference between {a} and {b}."
+    else:
+        winner = a if pa else b
+        head = (f"{pa + pb} of {k} models significantly prefer {winner}; the others show no "
+                "significant preference.")
+    if het is not None and not reasons and np.isfinite(het.pvalue):
+        head += f" No evidence that the effects differ across models (heterogeneity p = {het.pvalue:.3g})."
+    return head

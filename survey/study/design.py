@@ -1,0 +1,144 @@
+"""From a study spec and the registries to cells and queries.
+
+Queries come out persona-major (persona, message, perturbation, replicate) for each model: the
+local backend reuses the KV cache of a persona's system prompt across everything that follows it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from survey.backends.base import Query
+from survey.errors import SurveyError
+from survey.study.spec import MessageSpec, ModelSpec, StudySpec
+
+
+@dataclass
+class MessageDesign:
+    id: str
+    spec: MessageSpec
+    items: list[Any]  # perturbations: objects with .id and .text
+
+
+@dataclass
+class QueryDesign:
+    study: StudySpec
+    persona_set: Any
+    personas: list[Any]  # objects with .id
+    messages: list[MessageDesign]
+
+    @property
+    def n_cells(self) -> int:
+        """(persona, perturbation) cells across messages, per model."""
+        return len(self.personas) * sum(len(m.items) for m in self.messages)
+
+    @property
+    def queries_per_model(self) -> int:
+        return self.n_cells * self.study.replicates
+
+    def max_tokens(self, model: ModelSpec) -> int:
+        return model.max_tokens or self.study.question.default_max_tokens
+
+    def system_prompt(self, persona) -> str:
+        """The set's rendering, or the study's own template filled with the persona's attributes."""
+        template = self.study.personas.template
+        if template is None:
+            return self.persona_set.system_prompt(persona)
+        try:
+            return template.format_map({**persona.attributes, "id": persona.id})
+        except KeyError as exc:
+            raise SurveyError(f"personas.template uses {{{exc.args[0]}}}, which persona '{persona.id}' lacks; "
+                              f"its attributes are {', '.join(persona.attributes)}") from exc
+        except (IndexError, ValueError) as exc:
+            raise SurveyError(f"personas.template is not a valid template ({exc}); "
+                              "write literal braces as {{ and }}") from exc
+
+    def queries(self, model: ModelSpec) -> Iterator[Query]:
+        """Every query of one model, persona-major."""
+        template = self.study.question.resolved_template
+        questions = {(m.id, p.id): template.format(perturbation=p.text) for m in self.messages for p in m.items}
+        common = dict(study=self.study.name, model=model.name, model_id=model.model_id,
+                      temperature=model.temperature, max_tokens=self.max_tokens(model), seed=model.seed,
+                      logprobs=model.logprobs, top_logprobs=model.top_logprobs, params=dict(model.params))
+        for persona in self.personas:
+            system = self.system_prompt(persona)
+            for msg in self.messages:
+                for pert in msg.items:
+                    user = questions[(msg.id, pert.id)]
+                    for k in range(self.study.replicates):
+                        yield Query(message=msg.id, perturbation=str(pert.id), persona=str(persona.id),
+                                    replicate=k, system=system, user=user, **common)
+
+
+def prompt_hash(q: Query) -> str:
+    """Hash of everything that shapes the reply: a changed study shows up as a changed hash."""
+    blob = json.dumps([q.system, q.user, q.model_id, q.temperature, q.max_tokens, q.seed, q.logprobs,
+                       q.top_logprobs, q.params], sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def _default_persona_loader(ref: str):
+    from survey.registry import load_persona_set
+
+    return load_persona_set(ref)
+
+
+def _default_perturbation_loader(ref: str):
+    from survey.registry import load_perturbation_set
+
+    return load_perturbation_set(ref)
+
+
+def build_design(study: StudySpec, load_personas: Callable | None = None,
+                 load_perturbations: Callable | None = None) -> QueryDesign:
+    """Load the registries a study names and pick its personas and perturbations.
+
+    The loaders default to survey.registry; tests pass their own.
+    """
+    load_personas = load_personas or _default_persona_loader
+    load_perturbations = load_perturbations or _default_perturbation_loader
+    pset = load_personas(study.registry_ref(study.personas.set))
+    personas = _pick_personas(list(pset.personas), study)
+    messages = []
+    for spec in study.messages:
+        pert = load_perturbations(study.registry_ref(spec.perturbations))
+        items = list(pert.items)
+        if spec.count is not None:
+            if spec.count > len(items):
+                raise SurveyError(f"message '{spec.id}': count = {spec.count} but perturbation set "
+                                  f"'{pert.name}' has {len(items)}; lower count or extend the set")
+            items = items[:spec.count]
+        _no_duplicates([str(p.id) for p in items], f"perturbation set '{pert.name}'")
+        messages.append(MessageDesign(spec.id or str(pert.message), spec, items))
+    _no_duplicates([str(p.id) for p in personas], f"persona set '{pset.name}'")
+    _no_duplicates([m.id for m in messages], "study messages (set id = ... to tell them apart)")
+    return QueryDesign(study, pset, personas, messages)
+
+
+def _pick_personas(personas: list, study: StudySpec) -> list:
+    spec = study.personas
+    if spec.count is None:
+        if spec.sample_seed is not None:
+            raise SurveyError("personas.sample_seed needs personas.count: how many to sample")
+        return personas
+    if spec.count > len(personas):
+        raise SurveyError(f"personas.count = {spec.count} but set '{spec.set}' has {len(personas)}; "
+                          "lower count or extend the set")
+    if spec.sample_seed is None:
+        return personas[:spec.count]
+    # A seeded sample, kept in the set's order so the same personas line up across studies.
+    idx = np.sort(np.random.default_rng(spec.sample_seed).choice(len(personas), spec.count, replace=False))
+    return [personas[i] for i in idx]
+
+
+def _no_duplicates(ids: list[str], where: str) -> None:
+    seen: set[str] = set()
+    dup = {i for i in ids if i in seen or seen.add(i)}
+    if dup:
+        raise SurveyError(f"{where} repeats id(s) {', '.join(sorted(set(dup)))}; ids must be unique")

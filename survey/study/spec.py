@@ -1,0 +1,218 @@
+"""The study file: a TOML document parsed into pydantic models (SPEC §1 defines the design).
+
+A study names the personas, the messages with their perturbation sets, the question, the models
+and the replicates; `survey run` turns it into stored responses. Relative paths in a study (the
+store, persona/perturbation files) resolve against the folder of the study file, so a study
+runs the same from any working directory.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from survey.errors import SurveyError, pydantic_message
+from survey.registry.files import NAME_RE as _ID  # one id rule for studies and registry sets
+
+PAPER_QUESTION = ('A customer said: "{perturbation}" Based on this, would you personally be '
+                  'interested in buying the product they are describing?')
+TEXT_QUESTION = ('A customer said: "{perturbation}" In one or two sentences, how do you react to '
+                 'what this customer said?')
+FREE_BACKENDS = {"simulated", "local"}  # no money changes hands: no confirmation, no price
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def _check_id(value: str, what: str) -> str:
+    if not _ID.match(value):
+        raise ValueError(f"{what} '{value}' must be letters, digits, '_', '-' or '.', starting with a "
+                         "letter or digit (it becomes a key in the store and the table)")
+    return value
+
+
+class PersonaSpec(_Strict):
+    set: str = Field(description="persona set name (personas/NAME.*) or a path to a persona file")
+    count: int | None = Field(None, ge=1, description="how many personas; all of the set when absent")
+    sample_seed: int | None = Field(
+        None, description="draw `count` personas at random with this seed instead of taking the first")
+    template: str | None = Field(
+        None, description="system prompt template overriding the set's, e.g. for free-text answers")
+
+
+class MessageSpec(_Strict):
+    id: str | None = Field(None, description="the message's id in the table; default: the set's message id")
+    perturbations: str = Field(description="perturbation set name (perturbations/NAME.*) or a path")
+    count: int | None = Field(None, ge=1, description="use the first `count` perturbations; all when absent")
+
+    @field_validator("id")
+    @classmethod
+    def _valid_id(cls, v: str | None) -> str | None:
+        return v if v is None else _check_id(v, "message id")
+
+
+class QuestionSpec(_Strict):
+    mode: Literal["binary", "text"] = Field(
+        "binary", description="'binary': Yes/No answers parsed into 1/0; 'text': free text (DBPA), answer empty")
+    template: str | None = Field(
+        None, description="question shown after the persona prompt; must contain {perturbation}")
+    max_tokens: int | None = Field(None, ge=1, description="text mode: reply length (default 80)")
+
+    @field_validator("template")
+    @classmethod
+    def _has_slot(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
+        if "{perturbation}" not in v:
+            raise ValueError("the template must contain {perturbation} where the paraphrase goes")
+        try:
+            v.format(perturbation="x")
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(f"the template has a placeholder other than {{perturbation}} ({exc}); "
+                             "write literal braces as {{ and }}") from exc
+        return v
+
+    @property
+    def resolved_template(self) -> str:
+        return self.template or (PAPER_QUESTION if self.mode == "binary" else TEXT_QUESTION)
+
+    @property
+    def default_max_tokens(self) -> int:
+        return 1 if self.mode == "binary" else (self.max_tokens or 80)
+
+
+class ModelSpec(_Strict):
+    name: str = Field(description="the model's name in the store and the table, e.g. 'ministral-8b'")
+    backend: str = Field(description="simulated, local, mistral or dashscope")
+    model_id: str = Field("", description="the provider's model id, e.g. 'ministral-8b-2512'")
+    temperature: float = Field(1.0, ge=0, le=2)
+    max_tokens: int | None = Field(None, ge=1, description="default 1 (binary) or the question's max_tokens (text)")
+    seed: int | None = None
+    logprobs: bool = False
+    top_logprobs: int = Field(0, ge=0, le=20)
+    params: dict[str, Any] = Field(default_factory=dict,
+                                   description="extra provider parameters, e.g. enable_thinking = false")
+    options: dict[str, Any] = Field(default_factory=dict,
+                                    description="backend options, e.g. api_key_env, server_url, mode")
+    batch: bool = Field(False, description="use the provider's batch API (backends that have one)")
+    concurrency: int = Field(8, ge=1, le=1024)
+    rpm: float | None = Field(None, gt=0, description="requests per minute limit")
+    tpm: float | None = Field(None, gt=0, description="tokens per minute limit (prompt + max_tokens)")
+    price_input: float | None = Field(None, ge=0, description="USD per 1M input tokens (overrides the table)")
+    price_output: float | None = Field(None, ge=0, description="USD per 1M output tokens (overrides the table)")
+
+    @field_validator("name")
+    @classmethod
+    def _valid_name(cls, v: str) -> str:
+        return _check_id(v, "model name")
+
+    @field_validator("backend")
+    @classmethod
+    def _known_backend(cls, v: str) -> str:
+        from survey.backends import BACKENDS
+
+        if v not in BACKENDS:
+            raise ValueError(f"unknown backend '{v}'; choose one of {', '.join(BACKENDS)}")
+        return v
+
+    @model_validator(mode="after")
+    def _needs_model_id(self) -> ModelSpec:
+        if self.backend not in FREE_BACKENDS and not self.model_id:
+            raise ValueError(f"model '{self.name}': set model_id to the provider's id "
+                             f"(backend '{self.backend}' needs one)")
+        if self.top_logprobs and not self.logprobs:
+            self.logprobs = True  # asking for top-k implies asking for logprobs
+        return self
+
+    @property
+    def paid(self) -> bool:
+        return self.backend not in FREE_BACKENDS
+
+
+class BudgetSpec(_Strict):
+    max_queries: int | None = Field(None, ge=1, description="refuse a run whose total queries exceed this")
+    max_cost: float | None = Field(None, gt=0, description="refuse a run whose estimated USD cost exceeds this")
+
+
+class StudySpec(_Strict):
+    name: str = Field(description="study name: a key in the store, so a store can hold several studies")
+    store: str = Field(description="SQLite store path; relative paths resolve against the study file's folder")
+    replicates: int = Field(1, ge=1, description="r: independent queries per (persona, perturbation)")
+    personas: PersonaSpec
+    messages: list[MessageSpec] = Field(min_length=1)
+    question: QuestionSpec = Field(default_factory=QuestionSpec)
+    models: list[ModelSpec] = Field(min_length=1)
+    budget: BudgetSpec = Field(default_factory=BudgetSpec)
+    # The folder relative paths resolve against: the study file's folder (load_study), else the cwd.
+    _base_dir: Path | None = PrivateAttr(None)
+
+    @field_validator("name")
+    @classmethod
+    def _valid_name(cls, v: str) -> str:
+        return _check_id(v, "study name")
+
+    @model_validator(mode="after")
+    def _unique(self) -> StudySpec:
+        for what, ids in (("messages", [m.id for m in self.messages if m.id]), ("models", [m.name for m in self.models])):
+            dup = sorted({x for x in ids if ids.count(x) > 1})
+            if dup:
+                raise ValueError(f"{what}: duplicate name(s) {', '.join(dup)}; each must be unique")
+        return self
+
+    def resolve(self, path: str) -> Path:
+        """A path from the study file, relative to the study's folder unless absolute."""
+        p = Path(path).expanduser()
+        return p if p.is_absolute() else (self._base_dir or Path.cwd()) / p
+
+    @property
+    def store_path(self) -> Path:
+        return self.resolve(self.store)
+
+    def registry_ref(self, ref: str) -> str:
+        """A set name stays a name; something that looks like a path resolves against the study folder."""
+        if "/" in ref or "\\" in ref or Path(ref).suffix:
+            return str(self.resolve(ref))
+        return ref
+
+    def model(self, name: str) -> ModelSpec:
+        for m in self.models:
+            if m.name == name:
+                return m
+        raise SurveyError(f"study '{self.name}' has no model '{name}'; it has "
+                          f"{', '.join(m.name for m in self.models)}")
+
+
+def parse_study(data: dict, source: str = "study", base_dir: Path | None = None) -> StudySpec:
+    try:
+        study = StudySpec.model_validate(data)
+    except ValidationError as exc:
+        raise SurveyError(pydantic_message(exc, source)) from exc
+    if base_dir is not None:
+        study._base_dir = base_dir
+    return study
+
+
+def load_study(path: str | Path) -> StudySpec:
+    """Read and validate a study TOML file; errors name the file, the field and the fix."""
+    path = Path(path)
+    if not path.exists():
+        raise SurveyError(f"{path}: no such study file")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise SurveyError(f"{path}: not valid TOML ({exc})") from exc
+    except UnicodeDecodeError as exc:
+        raise SurveyError(f"{path}: not UTF-8 text ({exc})") from exc
+    return parse_study(data, str(path), base_dir=path.resolve().parent)

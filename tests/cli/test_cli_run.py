@@ -1,0 +1,183 @@
+"""`survey run / export / status` end to end on the simulated backend, plus the paid-run guards."""
+
+import io
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from survey.cli import main
+from survey.data.table import read_table
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def small_sim(tmp_path, extra="", personas=8, perts=6, reps=2, latency=0.0):
+    text = (ROOT / "studies" / "sim.toml").read_text()
+    text = text.replace("count = 30", f"count = {personas}").replace("count = 20", f"count = {perts}")
+    text = text.replace("replicates = 3", f"replicates = {reps}")
+    text = text.replace("invalid_rate = 0.01", f"invalid_rate = 0.05\nlatency = {latency}")
+    path = tmp_path / "study.toml"
+    path.write_text(text + extra)
+    return path
+
+
+def cli(capsys, *args):
+    code = 0
+    try:
+        main([str(a) for a in args])
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_run_export_analyze_end_to_end(tmp_path, capsys):
+    study = small_sim(tmp_path)
+    code, out, _ = cli(capsys, "run", study, "--dry-run", "--json")
+    plan = json.loads(out)
+    assert code == 0 and plan["queries_per_model"] == 8 * 12 * 2 and plan["to_send"] == 192
+    assert plan["models"][0]["stored"] == 0
+
+    code, out, _ = cli(capsys, "run", study, "--yes", "--json")
+    res = json.loads(out)
+    assert code == 0 and res["run"]["stored"] == 192 and res["run"]["failed"] == 0
+    store = tmp_path / "sim.sqlite"  # relative to the study file, not the cwd
+    assert store.exists()
+
+    code, out, _ = cli(capsys, "run", study, "--json")  # nothing missing: nothing sent, no prompt
+    assert code == 0 and json.loads(out)["run"] is None
+
+    for name in ("t.csv", "t.parquet"):
+        code, out, _ = cli(capsys, "export", store, "--out", tmp_path / name, "--json")
+        assert code == 0 and json.loads(out)["rows"] == 192
+        df = read_table(tmp_path / name)
+        assert len(df) == 192 and list(df["message"].unique()) == ["sneakers", "boots"]
+        assert df["answer"].isna().sum() == json.loads(out)["invalid"]
+    code, out, _ = cli(capsys, "analyze", tmp_path / "t.csv", "--json")
+    assert code == 0 and json.loads(out)["results"][0]["n_personas"] == 8
+
+    code, out, _ = cli(capsys, "status", store, "--json")
+    st = json.loads(out)
+    assert code == 0 and st["models"][0]["replies"] == 192 and st["batch_jobs"] == []
+
+    code, out, _ = cli(capsys, "run", study, "--dry-run")
+    assert code == 0 and "192" in out
+
+    code, _, err = cli(capsys, "status", store, "--study", "nope")
+    assert code == 2 and "has no study 'nope'; it has sim-sneakers-boots" in err
+
+
+def test_status_of_an_empty_store_says_so(tmp_path, capsys):
+    study = small_sim(tmp_path)
+    assert cli(capsys, "run", study, "--dry-run")[0] == 0  # opens (creates) the store, stores nothing
+    code, out, _ = cli(capsys, "status", tmp_path / "sim.sqlite")
+    assert code == 0 and "no replies stored yet" in out
+
+
+PAID = """
+[[models]]
+name = "ministral"
+backend = "mistral"
+model_id = "ministral-8b-2512"
+"""
+
+
+def test_paid_run_needs_yes_without_a_terminal(tmp_path, capsys, monkeypatch):
+    study = small_sim(tmp_path, PAID)  # [[models]] after [budget] still appends to the models array
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    code, out, err = cli(capsys, "run", study, "--dry-run", "--json")
+    plan = json.loads(out)
+    paid = [m for m in plan["models"] if m["model"] == "ministral"][0]
+    assert code == 0 and paid["paid"] and paid["est_cost_usd"] > 0
+    code, out, err = cli(capsys, "run", study)
+    assert code == 2 and "pass --yes" in err and "paid" in err
+    assert not sqlite3.connect(tmp_path / "sim.sqlite").execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+
+
+def test_budget_caps_refuse(tmp_path, capsys):
+    study = small_sim(tmp_path)
+    study.write_text(study.read_text().replace("max_queries = 10000", "max_queries = 100"))
+    code, _, err = cli(capsys, "run", study, "--yes")
+    assert code == 2 and "budget.max_queries = 100" in err and "192" in err
+    study.write_text(study.read_text().replace("max_queries = 100", "max_cost = 0.0001") + PAID)
+    code, _, err = cli(capsys, "run", study, "--yes")
+    assert code == 2 and "budget.max_cost" in err
+
+
+def test_user_errors_are_one_line(tmp_path, capsys):
+    code, _, err = cli(capsys, "run", tmp_path / "missing.toml")
+    assert code == 2 and err.startswith("error:") and "no such study file" in err
+    code, _, err = cli(capsys, "export", tmp_path / "none.sqlite", "--out", tmp_path / "x.csv")
+    assert code == 2 and "no such store" in err
+
+
+def test_bad_backend_option_names_the_model(tmp_path, capsys):
+    study = small_sim(tmp_path)
+    study.write_text(study.read_text().replace("mu = 0.45", "mu = 4.5"))
+    code, _, err = cli(capsys, "run", study, "--yes")
+    assert code == 2 and err.startswith("error: model 'sim': simulated backend options: mu")
+
+
+def test_failed_queries_exit_1_and_keep_the_rest(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("MISTRAL_API_KEY", "not-a-key")
+    dead = PAID + '[models.options]\nserver_url = "http://127.0.0.1:9"\n'  # nothing listens: refused
+    study = small_sim(tmp_path, dead, personas=2, perts=2, reps=1)
+    code, out, _ = cli(capsys, "run", study, "--yes", "--json", "--max-attempts", "1")
+    run = json.loads(out)["run"]
+    assert code == 1 and run["failed"] == 8 and run["stored"] == 8  # the simulated model's replies are kept
+    code, out, _ = cli(capsys, "export", tmp_path / "sim.sqlite", "--out", tmp_path / "t.csv", "--json")
+    assert code == 0 and json.loads(out)["rows"] == 8
+    code, out, _ = cli(capsys, "run", study, "--yes", "--max-attempts", "1")  # the failed rows go again
+    assert code == 1 and "8 failed; rerun to resume" in out
+
+
+def test_ctrl_c_keeps_replies_and_rerun_completes(tmp_path):
+    study = small_sim(tmp_path, personas=10, perts=10, reps=2, latency=0.02)  # 400 queries
+    store = tmp_path / "sim.sqlite"
+    cmd = [sys.executable, "-m", "survey", "run", str(study), "--yes"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def rows():
+        try:
+            with sqlite3.connect(store) as db:
+                return db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+        except sqlite3.OperationalError:
+            return 0
+
+    deadline = time.monotonic() + 60
+    while rows() < 40 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted" in out
+    kept = rows()
+    assert 40 <= kept < 400
+    done = subprocess.run(cmd + ["--json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    res = json.loads(done.stdout)["run"]
+    assert res["models"][0]["skipped"] == kept and res["stored"] == 400 - kept
+    assert rows() == 400
+
+
+def test_store_with_two_studies_every_reader_takes_study(tmp_path, capsys):
+    study = small_sim(tmp_path, personas=4, perts=4)
+    second = tmp_path / "second.toml"
+    second.write_text(study.read_text().replace('name = "sim-sneakers-boots"', 'name = "second"'))
+    for s in (study, second):
+        code, out, _ = cli(capsys, "run", s, "--yes")
+        assert code == 0 and "0 failed; `survey export" in out  # complete: no "rerun to resume"
+    store = tmp_path / "sim.sqlite"
+    code, _, err = cli(capsys, "analyze", store)
+    assert code == 2 and "pick one with --study" in err
+    for args in (["analyze", store], ["estimate", store, "--message", "boots", "--bootstrap", "0"],
+                 ["validate", store, "--message", "boots", "--config", "4,2,2", "--draws", "10", "--no-plot"],
+                 ["plan", "--from-table", store, "--message", "boots", "--delta", "0.5", "--simulations", "20",
+                  "--budget", "200", "--no-plot"]):
+        code, out, err = cli(capsys, *args, "--study", "second", "--json")
+        assert code == 0, err
+        assert json.loads(out)

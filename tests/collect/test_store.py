@@ -1,0 +1,103 @@
+import json
+
+import pytest
+
+from survey.collect.store import Store
+from survey.data.table import validate_table
+from survey.errors import SurveyError
+
+K = ("st", "m", "A", "A-01", "P1", 0)
+
+
+def key(msg="A", pert="A-01", persona="P1", rep=0, model="m", study="st"):
+    return (study, model, msg, pert, persona, rep)
+
+
+def test_wal_mode_and_reopen(tmp_path):
+    path = tmp_path / "s.sqlite"
+    with Store(path) as s:
+        assert s.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        s.record(K, status="ok", response="Yes", answer=1)
+    with Store(path, create=False) as s:
+        assert s.done_keys("st") == {K}
+
+
+def test_missing_store_is_a_user_error(tmp_path):
+    with pytest.raises(SurveyError, match="no such store"):
+        Store(tmp_path / "none.sqlite", create=False)
+
+
+def test_not_a_store(tmp_path):
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(b"this is not sqlite at all" * 100)
+    with pytest.raises(SurveyError, match="not a usable survey store"):
+        Store(bad)
+
+
+def test_stored_reply_is_never_overwritten(tmp_path):
+    with Store(tmp_path / "s.sqlite") as s:
+        assert s.record(K, status="ok", response="No", answer=0, attempts=2)
+        assert not s.record(K, status="failed", error="boom")
+        assert not s.record(K, status="ok", response="Yes", answer=1)
+        row = s.db.execute("SELECT status, response, answer, attempts FROM responses").fetchone()
+        assert row == ("ok", "No", 0, 2)
+
+
+def test_failed_row_is_replaced_by_a_reply_and_attempts_add_up(tmp_path):
+    with Store(tmp_path / "s.sqlite") as s:
+        s.record(K, status="failed", error="content filter", error_code="content_filter", attempts=1)
+        assert s.keys("st", "m", "failed") == {K} and s.done_keys("st") == set()
+        assert s.errors("st") == [{"model": "m", "code": "content_filter", "error": "content filter", "rows": 1}]
+        assert s.record(K, status="ok", response="Yes", answer=1, attempts=3)
+        row = s.db.execute("SELECT status, error, attempts FROM responses").fetchone()
+        assert row == ("ok", None, 4)
+
+
+def test_long_table_matches_contract(tmp_path):
+    with Store(tmp_path / "s.sqlite") as s:
+        seq = 0
+        for persona in ("P1", "P2"):
+            for msg in ("A", "B"):
+                for j in ("01", "02"):
+                    for r in range(2):
+                        text = {0: "Yes", 1: "No"}[r] if persona == "P1" else "Maybe"
+                        s.record(key(msg, f"{msg}-{j}", persona, r), status="ok", response=text,
+                                 answer={"Yes": 1, "No": 0}.get(text), logprobs={"Yes": -0.1},
+                                 p_yes=0.9, prompt_tokens=50, completion_tokens=1, seq=seq)
+                        seq += 1
+        s.record(key("A", "A-01", "P3", 0), status="failed", error="bad", seq=seq)
+        df = s.to_long_table()
+        assert len(df) == 16
+        out = validate_table(df)
+        assert out["answer"].isna().sum() == 8
+        assert list(out["perturbation"].unique()) == ["A-01", "A-02", "B-01", "B-02"]  # design order
+        assert {"response", "p_yes", "model_id", "prompt_hash", "attempts", "study"} <= set(df.columns)
+        assert json.loads(df["logprobs"].iloc[0]) == {"Yes": -0.1}
+        assert len(s.to_long_table(include_failed=True)) == 17
+        summary = s.summary("st")[0]
+        assert (summary["replies"], summary["valid"], summary["invalid"], summary["failed"]) == (16, 8, 8, 1)
+        assert summary["prompt_tokens"] == 800
+
+
+def test_several_studies_need_a_choice(tmp_path):
+    with Store(tmp_path / "s.sqlite") as s:
+        s.record(key(study="one"), status="ok", response="Yes", answer=1)
+        s.record(key(study="two"), status="ok", response="No", answer=0)
+        with pytest.raises(SurveyError, match="several studies.*--study"):
+            s.to_long_table()
+        with pytest.raises(SurveyError, match="no study 'three'"):
+            s.to_long_table("three")
+        assert s.to_long_table("two")["answer"].tolist() == [0]
+
+
+def test_batch_jobs_roundtrip(tmp_path):
+    with Store(tmp_path / "s.sqlite") as s:
+        s.add_batch_job("job-1", "st", "m", ["a", "b"])
+        s.add_batch_job("job-2", "st", "other", ["c"])
+        s.update_batch_job("job-1", status="RUNNING")
+        jobs = s.batch_jobs("st", "m", open_only=True)
+        assert [(j["job_id"], j["status"], j["custom_ids"], j["n_queries"]) for j in jobs] == \
+            [("job-1", "RUNNING", ["a", "b"], 2)]
+        s.update_batch_job("job-1", status="SUCCESS", ingested=True)
+        assert s.batch_jobs("st", "m", open_only=True) == []
+        assert len(s.batch_jobs()) == 2

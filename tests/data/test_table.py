@@ -1,0 +1,69 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from survey.data.table import cell_counts, read_table, validate_table, write_table
+from survey.errors import TableError
+from survey.stats.beta_logit import simulate
+
+
+def small():
+    return simulate(4, 3, 2, seed=1)
+
+
+def test_roundtrip_csv_and_parquet(tmp_path):
+    df = small()
+    df.loc[3, "answer"] = pd.NA
+    for name in ("t.csv", "t.parquet"):
+        write_table(df, tmp_path / name)
+        back = read_table(tmp_path / name)
+        assert len(back) == len(df)
+        assert back["answer"].isna().sum() == 1
+        assert (back["answer"].fillna(-1).to_numpy() == df["answer"].fillna(-1).to_numpy()).all()
+
+
+def test_csv_keeps_persona_ids_as_text(tmp_path):
+    df = small()
+    df["persona"] = df["persona"].str.replace("P", "0")
+    write_table(df, tmp_path / "t.csv")
+    assert read_table(tmp_path / "t.csv")["persona"].iloc[0].startswith("0")
+
+
+@pytest.mark.parametrize("mutate, match", [
+    (lambda d: d.drop(columns=["answer"]), "missing column"),
+    (lambda d: d.assign(answer=d["answer"].astype(object).where(d.index != 2, "Yes")), "must be 1"),
+    (lambda d: d.assign(answer=d["answer"].astype(object).where(d.index != 2, 2)), "must be 1"),
+    (lambda d: pd.concat([d, d.iloc[[0]]]), "share a key"),
+    (lambda d: d[d["perturbation"].isin(["A-01", "B-01", "B-02"])], "at least 2"),
+    (lambda d: d.assign(replicate=d["replicate"].astype(float) + 0.5), "whole numbers"),
+    (lambda d: d.assign(persona=d["persona"].where(d.index != 1, None)), "persona"),
+])
+def test_validation_errors(mutate, match):
+    with pytest.raises(TableError, match=match):
+        validate_table(mutate(small()))
+
+
+def test_empty_cell_is_nan_and_reported_invalid_counted():
+    df = validate_table(small())
+    cell = (df["persona"] == "P001") & (df["perturbation"] == "A-02")
+    df.loc[cell, "answer"] = pd.NA
+    cc = cell_counts(df, "simulated", "A")
+    assert np.isnan(cc.theta[0, 1])  # never silently 0
+    assert cc.empty_cells == [("P001", "A-02")]
+    assert cc.n_invalid == 2
+    assert np.isfinite(np.delete(cc.theta.ravel(), 1)).all()
+
+
+def test_cell_counts_match_manual_groupby():
+    df = validate_table(simulate(6, 4, 3, seed=3))
+    cc = cell_counts(df, "simulated", "B")
+    manual = df[df["message"] == "B"].groupby(["persona", "perturbation"])["answer"].mean().unstack()
+    assert np.allclose(cc.theta, manual.loc[cc.personas, cc.perturbations].to_numpy(dtype=float))
+
+
+def test_unknown_format_and_missing_file(tmp_path):
+    with pytest.raises(TableError, match="no such file"):
+        read_table(tmp_path / "nope.csv")
+    (tmp_path / "x.json").write_text("{}")
+    with pytest.raises(TableError, match="unknown table format"):
+        read_table(tmp_path / "x.json")

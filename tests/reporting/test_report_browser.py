@@ -1,0 +1,91 @@
+"""The report as a person sees it: rendered in headless Chromium (Debian's), checked for console
+errors, missing images and blank plots; a screenshot is kept under reports/ci-artifacts/."""
+
+import os
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from survey.reporting import build_report
+from survey.stats.beta_logit import simulate
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+
+# In CI the browser is installed by `make test`; its absence there is a failure, not a skip.
+if not (CHROMIUM and DRIVER) and not os.environ.get("CI"):
+    pytest.skip("chromium/chromedriver not installed (make test installs them)", allow_module_level=True)
+
+# For every <img>: did it load, and how many of its pixels are not (near) white?
+IMAGE_STATS = """
+return Array.from(document.images).map(img => {
+  const c = document.createElement('canvas'); c.width = img.naturalWidth; c.height = img.naturalHeight;
+  let ink = 0;
+  if (img.complete && img.naturalWidth > 0) {
+    const ctx = c.getContext('2d'); ctx.drawImage(img, 0, 0);
+    const d = ctx.getImageData(0, 0, c.width, c.height).data;
+    for (let i = 0; i < d.length; i += 4) { if (d[i] < 200 || d[i+1] < 200 || d[i+2] < 200) ink++; }
+  }
+  return {alt: img.alt, loaded: img.complete && img.naturalWidth > 0, ink: ink / Math.max(1, c.width * c.height)};
+});
+"""
+
+
+@pytest.fixture(scope="module")
+def driver():
+    assert CHROMIUM and DRIVER, "chromium and chromedriver must be installed (make test does it)"
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--window-size=1100,2400"):
+        opts.add_argument(flag)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    drv = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    yield drv
+    drv.quit()
+
+
+def test_report_renders_without_errors(driver, tmp_path):
+    one = simulate(25, 8, 3, delta=0.8, seed=5)
+    two = simulate(25, 8, 3, delta=-0.4, seed=6).assign(model="other-model")
+    out = tmp_path / "report"
+    build_report(pd.concat([one, two], ignore_index=True), out, title="Browser check")
+    driver.get((out / "index.html").as_uri())
+    assert driver.title == "Browser check"
+    errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+    assert errors == [], errors
+    images = driver.execute_script(IMAGE_STATS)
+    assert len(images) >= 6  # three plots per model
+    for img in images:
+        assert img["loaded"], f"image did not load: {img['alt']}"
+        assert img["ink"] > 0.01, f"plot looks blank: {img['alt']} ({img['ink']:.4f} of pixels drawn)"
+    text = driver.find_element("tag name", "body").text
+    assert "Headline" in text and "sign-flip permutation" in text
+    artifacts = ROOT / "reports" / "ci-artifacts"
+    artifacts.mkdir(parents=True, exist_ok=True)
+    assert driver.save_screenshot(str(artifacts / "report.png"))
+
+
+def test_blank_image_is_detected(driver, tmp_path):
+    """The check above can fail: a white PNG is reported as blank."""
+    import base64
+    import io
+
+    import matplotlib.pyplot as plt
+
+    fig = plt.figure(figsize=(2, 2))
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    page = tmp_path / "blank.html"
+    page.write_text(f'<html><body><img alt="blank" src="data:image/png;base64,'
+                    f'{base64.b64encode(buf.getvalue()).decode()}"></body></html>')
+    driver.get(page.as_uri())
+    (img,) = driver.execute_script(IMAGE_STATS)
+    assert img["loaded"] and img["ink"] < 0.01
