@@ -1,15 +1,26 @@
-"""Backend registry: name -> class, loaded lazily so that a missing optional SDK only matters when used.
+"""Backend registry: name -> "module:Class", imported lazily so a missing optional SDK only matters when used.
 
-Adding a provider: write survey/backends/<name>.py with a class implementing base.Backend whose
-constructor is ``Cls(model_id: str, **options)`` (options validated by the backend's own pydantic
-model), then add one line to BACKENDS. The engine never changes.
+Adding a backend is one module and one line: write a module with a class that implements
+base.Backend (``Cls(model_id: str, **options)``, ``async complete(query) -> Reply``, ``async aclose()``)
+and declares ``capabilities = Capabilities(...)`` (free or paid, batch, list prices, path options),
+then add its "module:Class" to BACKENDS, or call ``register_backend(name, "module:Class")`` from your
+own code. Nothing else changes: the study, pricing, runner, engine and report read the capabilities.
+docs/providers.md has a complete example.
 """
 
 from __future__ import annotations
 
 import importlib
 
-from survey.backends.base import Backend, BackendError, BatchBackend, Query, Reply
+from survey.backends.base import (
+    Backend,
+    BackendError,
+    BatchBackend,
+    Capabilities,
+    Query,
+    Reply,
+    capabilities_of,
+)
 from survey.errors import SurveyError
 
 BACKENDS = {
@@ -30,6 +41,20 @@ def backend_class(name: str):
         raise SurveyError(f"backend '{name}' is not available: {exc}") from exc
 
 
+def register_backend(name: str, target: str) -> None:
+    """Make backend ``name`` available to studies and --model: target is "module:Class" (imported on use)."""
+    module, _, attr = target.partition(":")
+    if not name or ":" in name or not module or not attr:
+        raise SurveyError(f"register_backend('{name}', '{target}'): give a name without ':' and a "
+                          "'module:Class' target")
+    BACKENDS[name] = target
+
+
+def backend_capabilities(name: str) -> Capabilities:
+    """What backend ``name`` declares: paid, batch, list prices, path options, model id requirement."""
+    return capabilities_of(backend_class(name))
+
+
 def create_backend(name: str, model_id: str = "", **options) -> Backend:
     """Instantiate a backend by registry name, e.g. create_backend("mistral", "ministral-8b-2512")."""
     return backend_class(name)(model_id=model_id, **options)
@@ -44,5 +69,6 @@ def parse_model_ref(ref: str) -> tuple[str, str]:
     return backend, model_id
 
 
-__all__ = ["BACKENDS", "Backend", "BackendError", "BatchBackend", "Query", "Reply", "backend_class",
-           "create_backend", "parse_model_ref"]
+__all__ = ["BACKENDS", "Backend", "BackendError", "BatchBackend", "Capabilities", "Query", "Reply",
+           "backend_capabilities", "backend_class", "capabilities_of", "create_backend", "parse_model_ref",
+           "register_backend"]

@@ -2,13 +2,60 @@
 
 A backend turns one Query (a rendered persona system prompt + question) into one Reply, or raises
 BackendError saying whether a retry can help. Batch-capable backends also implement BatchBackend.
+A backend class states what it is (free or paid, batch, list prices...) in its ``capabilities``.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a backend class declares about itself (``capabilities = Capabilities(...)`` on the class).
+
+    Everything outside the backend (study validation, cost estimates, confirmation, batch checks,
+    option paths, the report's cost column) asks this instead of knowing backend names. Declare it
+    in a module that imports its SDK lazily, so reading it stays cheap.
+    """
+
+    paid: bool = True  # queries cost money: runs ask before sending and estimate a price
+    needs_model_id: bool = True  # a study's model entry must name the provider's model id
+    batch: bool = False  # implements BatchBackend (submit_batch, batch_status, fetch_batch)
+    # approximate list prices, USD per 1M tokens (input, output), by model-id prefix; longest prefix wins
+    prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    batch_discount: float = 1.0  # multiplier on list prices for batch jobs (Mistral bills half)
+    path_options: tuple[str, ...] = ()  # options naming files: resolved against the study file's folder
+
+    def __post_init__(self):
+        object.__setattr__(self, "prices", MappingProxyType(dict(self.prices)))
+        object.__setattr__(self, "path_options", tuple(self.path_options))
+
+    def list_price(self, model_id: str, *, batch: bool = False) -> tuple[float, float] | None:
+        """(input, output) USD per 1M tokens for this model id, or None when no prefix matches."""
+        if not self.paid:
+            return (0.0, 0.0)
+        match = max((k for k in self.prices if model_id.startswith(k)), key=len, default=None)
+        if match is None:
+            return None
+        factor = self.batch_discount if batch else 1.0
+        return tuple(x * factor for x in self.prices[match])
+
+
+def capabilities_of(backend) -> Capabilities:
+    """The declared capabilities of a backend class or instance; undeclared ones get the cautious
+    defaults (paid, needs a model id, no batch, no prices)."""
+    caps = getattr(backend, "capabilities", None)
+    if caps is None:
+        return Capabilities()
+    if not isinstance(caps, Capabilities):
+        raise TypeError(f"{backend!r}: capabilities must be a survey.backends.base.Capabilities, "
+                        f"not {type(caps).__name__}")
+    return caps
 
 
 @dataclass(frozen=True)

@@ -11,19 +11,19 @@ Design choices:
   models in one study, the embedding code), and closing it from one of them would break the others.
 - The key goes to each call as ``api_key=``; we never set the global dashscope.api_key.
 - The native API reports no model version, so Reply.model_id stays None; the request id is kept.
+- The SDK (and aiohttp) are imported on use, not with this module, so reading
+  DashScopeBackend.capabilities (study validation, pricing, reports) does not load them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from typing import TYPE_CHECKING
 
-import aiohttp
-import dashscope
-from dashscope.api_entities.aio_session import get_ssl_context
 from pydantic import Field
 
-from survey.backends.base import BackendError, Query, Reply
+from survey.backends.base import BackendError, Capabilities, Query, Reply
 from survey.backends.provider import (
     ProviderOptions,
     api_key_from_env,
@@ -33,6 +33,9 @@ from survey.backends.provider import (
     redact,
 )
 
+if TYPE_CHECKING:
+    import aiohttp
+
 # Codes that say "later" although some arrive with a 4xx status.
 RETRYABLE_CODES = ("Throttling", "InternalError", "ServiceUnavailable", "RequestTimeOut", "SystemError")
 # Codes that never improve with time, whatever the status.
@@ -40,6 +43,16 @@ FATAL_CODES = {"InvalidParameter", "DataInspectionFailed", "Arrearage", "Invalid
                "ModelNotFound", "InvalidModel", "BadRequest", "Throttling.AllocationQuotaFreeTierOnly"}
 # Hybrid-thinking families: thinking must be disabled for non-streaming calls.
 THINKING_HYBRID = ("qwen3", "qwen-plus", "qwen-flash", "qwen-turbo")
+# Approximate list prices on the international endpoint, non-thinking mode: USD per 1M tokens
+# (input, output) by longest model-id prefix; a study's price_input/price_output override them.
+LIST_PRICES = {
+    "qwen3-8b": (0.18, 0.70),
+    "qwen3-14b": (0.35, 1.40),
+    "qwen3-32b": (0.70, 2.80),
+    "qwen-turbo": (0.05, 0.20),
+    "qwen-plus": (0.40, 1.20),
+    "qwen-max": (1.60, 6.40),
+}
 
 
 class DashScopeOptions(ProviderOptions):
@@ -51,6 +64,7 @@ class DashScopeOptions(ProviderOptions):
 
 class DashScopeBackend:
     name = "dashscope"
+    capabilities = Capabilities(paid=True, prices=LIST_PRICES)  # no chat batch API in the native SDK
 
     def __init__(self, model_id: str, **options):
         self.model_id = model_id
@@ -63,6 +77,9 @@ class DashScopeBackend:
         return f"DashScopeBackend(model_id={self.model_id!r}, base_url={self.options.base_url!r})"
 
     def session(self) -> aiohttp.ClientSession:
+        import aiohttp
+        from dashscope.api_entities.aio_session import get_ssl_context
+
         loop = asyncio.get_running_loop()
         if self._session is None or self._session.closed or self._loop is not loop:
             connector = aiohttp.TCPConnector(ssl=get_ssl_context(), limit=self.options.max_connections)
@@ -92,6 +109,8 @@ class DashScopeBackend:
         return kwargs
 
     async def complete(self, query: Query) -> Reply:
+        import dashscope
+
         kwargs = self.call_kwargs(query)
         try:
             resp = await dashscope.AioGeneration.call(
@@ -117,6 +136,8 @@ class DashScopeBackend:
 
     def map_exception(self, exc: BaseException) -> BackendError:
         """What the SDK raises: timeouts and connection errors (retry), garbled JSON (retry), misuse (no)."""
+        import aiohttp
+
         if isinstance(exc, BackendError):
             return exc
         if isinstance(exc, TimeoutError):  # asyncio timeouts and aiohttp.ServerTimeoutError

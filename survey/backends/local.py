@@ -27,7 +27,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from survey.backends.base import BackendError, Query, Reply
+from survey.backends.base import BackendError, Capabilities, Query, Reply
 from survey.backends.llama_runtime import (
     LlamaRuntime,
     check_gguf,
@@ -90,6 +90,7 @@ def replicate_seed(seed: int | None, key: tuple) -> int:
 
 class LocalBackend:
     name = "local"
+    capabilities = Capabilities(paid=False, needs_model_id=False, path_options=("gguf",))
 
     def __init__(self, model_id: str = "", **options):
         self.options = parse_options(LocalOptions, "local", options)

@@ -12,6 +12,8 @@ Design choices:
   unmarshal call, several per request, which costs milliseconds of CPU per query. The class depends
   only on the type, so _cache_sdk_model_classes() builds each one once; likewise the type hints
   of request classes (see bench/engine.py for the effect).
+- The SDK is imported when the first backend is built, not with this module, so reading
+  MistralBackend.capabilities (study validation, pricing, reports) does not load it.
 """
 
 from __future__ import annotations
@@ -22,13 +24,11 @@ import hashlib
 import inspect
 import json
 import typing
+from typing import TYPE_CHECKING
 
-import httpx2
-from mistralai.client import Mistral, errors, models
-from mistralai.client.utils.logger import NoOpLogger
 from pydantic import Field
 
-from survey.backends.base import BackendError, Query, Reply
+from survey.backends.base import BackendError, Capabilities, Query, Reply
 from survey.backends.provider import (
     ProviderOptions,
     api_key_from_env,
@@ -37,6 +37,22 @@ from survey.backends.provider import (
     parse_options,
     redact,
 )
+
+if TYPE_CHECKING:
+    import httpx2
+    from mistralai.client import Mistral, models
+
+# Approximate public list prices, USD per 1M tokens (input, output); a study's price_input/price_output
+# override them. Model ids match by the longest prefix: "ministral-8b-2512" uses "ministral-8b".
+LIST_PRICES = {
+    "ministral-3b": (0.04, 0.04),
+    "ministral-8b": (0.10, 0.10),
+    "ministral-14b": (0.20, 0.20),
+    "mistral-small": (0.10, 0.30),
+    "mistral-medium": (0.40, 2.00),
+    "mistral-large": (2.00, 6.00),
+    "open-mistral-nemo": (0.15, 0.15),
+}
 
 
 def _cache_sdk_model_classes() -> None:
@@ -78,9 +94,6 @@ def _cache_sdk_model_classes() -> None:
     for module in (forms, queryparams, url):
         module.get_type_hints = cached_get_type_hints
 
-
-_cache_sdk_model_classes()
-
 _DEAD_JOB = {"FAILED", "TIMEOUT_EXCEEDED", "CANCELLATION_REQUESTED", "CANCELLED"}
 
 
@@ -100,8 +113,10 @@ def _chat_params() -> frozenset[str]:
 
 class MistralBackend:
     name = "mistral"
+    capabilities = Capabilities(paid=True, batch=True, prices=LIST_PRICES, batch_discount=0.5)
 
     def __init__(self, model_id: str, **options):
+        _cache_sdk_model_classes()  # imports the SDK; runs once
         self.model_id = model_id
         self.options = parse_options(MistralOptions, "mistral", options)
         self._key = api_key_from_env(self.options.api_key_env, "mistral")
@@ -115,6 +130,10 @@ class MistralBackend:
 
     # ---- client per event loop ----
     def client(self) -> Mistral:
+        import httpx2
+        from mistralai.client import Mistral
+        from mistralai.client.utils.logger import NoOpLogger
+
         loop = asyncio.get_running_loop()
         if self._client is None or self._loop is not loop:
             limit = self.options.max_connections
@@ -152,6 +171,8 @@ class MistralBackend:
         return body
 
     async def complete(self, query: Query) -> Reply:
+        from mistralai.client import models
+
         params = self._params(query)
         # typed messages: the SDK then skips re-validating plain dicts into its message union
         params["messages"] = [models.SystemMessage(content=m["content"]) if m["role"] == "system"
@@ -164,6 +185,9 @@ class MistralBackend:
 
     def map_error(self, exc: BaseException) -> BackendError:
         """SDK exceptions -> BackendError. Retryable: 429, 5xx, timeouts, dropped connections, garbled JSON."""
+        import httpx2
+        from mistralai.client import errors
+
         if isinstance(exc, BackendError):
             return exc
         if isinstance(exc, errors.ResponseValidationError):
@@ -254,6 +278,8 @@ class MistralBackend:
         return results
 
     def _batch_line(self, row: dict) -> tuple[str | None, Reply | BackendError]:
+        from mistralai.client import models
+
         response = row.get("response") or {}
         status = response.get("status_code")
         if status == 200 and not row.get("error"):
@@ -290,6 +316,8 @@ def _flatten(content) -> tuple[str | None, str]:
         return content, ""
     if not isinstance(content, list):  # UNSET
         return None, ""
+    from mistralai.client import models
+
     text, thinking = [], []
     for chunk in content:
         if isinstance(chunk, models.TextChunk):

@@ -20,7 +20,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 from scipy.special import expit, logit
 
-from survey.backends.base import Query, Reply
+from survey.backends.base import Capabilities, Query, Reply
 from survey.backends.provider import parse_options
 from survey.stats.beta_logit import ModelParams
 
@@ -45,6 +45,7 @@ def _rng(*parts) -> np.random.Generator:
 
 class SimulatedBackend:
     name = "simulated"
+    capabilities = Capabilities(paid=False, needs_model_id=False)
 
     def __init__(self, model_id: str = "", **options):
         self.options = o = parse_options(SimulatedOptions, "simulated", options)
