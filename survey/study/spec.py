@@ -29,7 +29,6 @@ PAPER_QUESTION = ('A customer said: "{perturbation}" Based on this, would you pe
                   'interested in buying the product they are describing?')
 TEXT_QUESTION = ('A customer said: "{perturbation}" In one or two sentences, how do you react to '
                  'what this customer said?')
-FREE_BACKENDS = {"simulated", "local"}  # no money changes hands: no confirmation, no price
 
 
 class _Strict(BaseModel):
@@ -110,8 +109,8 @@ class ModelSpec(_Strict):
     concurrency: int = Field(8, ge=1, le=1024)
     rpm: float | None = Field(None, gt=0, description="requests per minute limit")
     tpm: float | None = Field(None, gt=0, description="tokens per minute limit (prompt + max_tokens)")
-    price_input: float | None = Field(None, ge=0, description="USD per 1M input tokens (overrides the table)")
-    price_output: float | None = Field(None, ge=0, description="USD per 1M output tokens (overrides the table)")
+    price_input: float | None = Field(None, ge=0, description="USD per 1M input tokens (overrides the backend's list price)")
+    price_output: float | None = Field(None, ge=0, description="USD per 1M output tokens (overrides the backend's list price)")
 
     @field_validator("name")
     @classmethod
@@ -129,7 +128,13 @@ class ModelSpec(_Strict):
 
     @model_validator(mode="after")
     def _needs_model_id(self) -> ModelSpec:
-        if self.backend not in FREE_BACKENDS and not self.model_id:
+        from survey.backends import backend_capabilities
+
+        try:
+            needs_model_id = backend_capabilities(self.backend).needs_model_id
+        except SurveyError as exc:  # a registered backend whose module does not import
+            raise ValueError(str(exc)) from exc
+        if needs_model_id and not self.model_id:
             raise ValueError(f"model '{self.name}': set model_id to the provider's id "
                              f"(backend '{self.backend}' needs one)")
         if self.top_logprobs and not self.logprobs:
@@ -138,7 +143,10 @@ class ModelSpec(_Strict):
 
     @property
     def paid(self) -> bool:
-        return self.backend not in FREE_BACKENDS
+        """Queries cost money (the backend says so): runs ask before sending and estimate a price."""
+        from survey.backends import backend_capabilities
+
+        return backend_capabilities(self.backend).paid
 
 
 class BudgetSpec(_Strict):
