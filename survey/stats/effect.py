@@ -3,25 +3,41 @@
 Why inversion and not a bootstrap: the interval is then exactly as valid as the test under the
 same model (it respects the clustering by perturbation because its unit is the perturbation
 pair), and it agrees with the test: 0 lies outside the (1 - alpha) interval exactly when the
-two-sided sign-flip p-value at delta = 0 is <= alpha (up to bisection precision).
+two-sided sign-flip p-value at delta = 0 is <= alpha.
 
-The interval is {delta : p(d - delta) > alpha}. Its ends are found by bisection. For m <= 30, p is
-the exact two-sided p-value of survey.stats.permutation.sign_flip_test (the same count over all 2^m
-sign vectors, with the same tie tolerance; meet in the middle above m = 16), so interval and test
-agree exactly. Beyond that p comes from a fixed set of random sign vectors (seeded, so the interval
-is reproducible); for 30 < m <= 40, where the test itself is still exact, the two can then disagree
-when the p-value is within Monte Carlo error of alpha.
+The interval is {delta : p(d - delta) > alpha}, with p the two-sided p-value of
+survey.stats.permutation.sign_flip_test. Its ends are order statistics of subset means (Hartigan,
+"Using subsample values as typical values", 1969). Flipping the signs of a set N of the
+x_j = d_j - delta gives |S - 2 s_N| >= |S| (S = sum x, s_N = sum over N) exactly when
+s_N * s_(not N) <= 0, that is when delta lies between mean_N(d) and mean_(not N)(d). The overall
+mean T lies between those two, so each of the 2^(m-1) - 1 splits {N, not N} into non-empty parts
+adds 2 sign vectors to the count at every delta between its two means; the empty and the full set
+always count. p(delta) > alpha then needs at least q = floor(alpha 2^(m-1)) splits around delta,
+and the interval is [q-th smallest, q-th largest] of the means of the non-empty proper subsets:
+closed, because ties count as ">=". With q = 0 nothing can be rejected and the interval is the
+``bounds``. The test counts sums within its tie tolerance as equal; subset sums within half that
+tolerance of 0 are set to 0 here, so that exact ties (theta-hat are fractions of r) land the end
+exactly on 0 when the test says so, and 0 lies outside the interval exactly when p <= alpha.
+
+Computation: up to m = 20 all 2^m subset means are enumerated (about 20 MB). For 20 < m <= 30 the
+ends are found by bisection on the same exact p-values, with delta = 0 used as a bracket point
+(decided by the test itself), so the agreement at 0 still holds and the ends are within ``tol``.
+Beyond that p comes from a fixed set of random sign vectors (seeded, so the interval is
+reproducible; ``exact`` is False); for 30 < m <= 40, where the test itself is still exact, the two
+can then disagree when the p-value is within Monte Carlo error of alpha.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from survey.errors import SurveyError
-from survey.stats.permutation import _count_ge
+from survey.stats.permutation import _count_ge, _tolerance, sign_flip_test
 
+_ORDER_STATISTICS_MAX_M = 20  # 2^20 subset means: ~20 MB, a fraction of a second
 _EXACT_CI_MAX_M = 30  # about 45 exact p-values per end: a few ms each up to here
 
 
@@ -31,10 +47,11 @@ class EffectResult:
     ci: tuple[float, float]
     confidence: float
     method: str
+    exact: bool = True  # False: the p-values inverted are Monte Carlo estimates
 
     def to_dict(self) -> dict:
         return {"estimate": self.estimate, "ci": list(self.ci), "confidence": self.confidence,
-                "method": self.method}
+                "method": self.method, "exact": self.exact}
 
 
 def effect_ci(d, confidence: float = 0.95, n_resamples: int = 9999, seed=0,
@@ -43,6 +60,7 @@ def effect_ci(d, confidence: float = 0.95, n_resamples: int = 9999, seed=0,
 
     ``bounds`` clips the interval to the possible range (for differences of proportions, [-1, 1]);
     when too few perturbations exist for any delta to be rejected, the interval is the bounds.
+    ``tol`` is the precision of the ends found by bisection (20 < m); the ends are exact below.
     """
     if not 0 < confidence < 1:
         raise SurveyError(f"confidence must be between 0 and 1; got {confidence}")
@@ -52,9 +70,38 @@ def effect_ci(d, confidence: float = 0.95, n_resamples: int = 9999, seed=0,
     if m == 0:
         raise SurveyError("an effect interval needs at least one paired perturbation")
     alpha = 1 - confidence
+    est = float(d.sum() / m)
+    if m <= _ORDER_STATISTICS_MAX_M:
+        lo, hi = _subset_mean_interval(d, alpha, bounds)
+        method, exact = "sign-flip inversion (exact)", True
+    else:
+        lo, hi, method, exact = _bisection_interval(d, alpha, bounds, n_resamples, seed, tol)
+    lo, hi = max(lo, bounds[0]), min(hi, bounds[1])
+    return EffectResult(est, (float(lo), float(hi)), confidence, method, exact)
+
+
+def _subset_mean_interval(d: np.ndarray, alpha: float, bounds) -> tuple[float, float]:
+    """[q-th smallest, q-th largest] mean of the non-empty proper subsets of d (module docstring)."""
+    m = len(d)
+    q = math.floor(alpha * 2 ** (m - 1))
+    if q == 0:
+        return bounds
+    sums, sizes = np.zeros(1), np.zeros(1, dtype=np.int8)
+    for x in d:  # inclusion order: index 0 is the empty set, the last index the full set
+        sums = np.concatenate((sums, sums + x))
+        sizes = np.concatenate((sizes, sizes + 1))
+    sums, sizes = sums[1:-1], sizes[1:-1]
+    sums[np.abs(sums) <= _tolerance(d) / 2] = 0.0  # the test's ties at delta = 0
+    means = sums / sizes
+    ends = np.partition(means, (q - 1, len(means) - q))
+    return float(ends[q - 1]), float(ends[len(means) - q])
+
+
+def _bisection_interval(d: np.ndarray, alpha: float, bounds, n_resamples: int, seed, tol: float):
+    m = len(d)
     total = d.sum()
     if m <= _EXACT_CI_MAX_M:
-        method = "sign-flip inversion (exact)"
+        method, exact = "sign-flip inversion (exact)", True
 
         def pvalue(delta: float) -> float:
             # sign_flip_test's two-sided count: 2 #{S >= |obs|} by the symmetry of the null
@@ -66,7 +113,7 @@ def effect_ci(d, confidence: float = 0.95, n_resamples: int = 9999, seed=0,
         rng = np.random.default_rng(seed)
         signs = (rng.integers(0, 2, size=(int(n_resamples), m)) * 2 - 1).astype(float)
         s1, s2 = signs @ d, signs.sum(axis=1)
-        method = f"sign-flip inversion ({n_resamples} random flips)"
+        method, exact = f"sign-flip inversion ({n_resamples} random flips)", False
         scale = float(np.abs(d).sum()) + m
 
         def pvalue(delta: float) -> float:
@@ -77,11 +124,15 @@ def effect_ci(d, confidence: float = 0.95, n_resamples: int = 9999, seed=0,
 
     est = float(total / m)
     spread = float(np.max(np.abs(d - est))) + 1e-12
+    zero_accepted = sign_flip_test(d).pvalue > alpha if exact else None
 
     def edge(direction: float) -> float:
         inside, outside = est, est + direction * spread * 1.000001
         if pvalue(outside) > alpha:  # nothing beyond the data is rejected: the interval is unbounded
             return bounds[1] if direction > 0 else bounds[0]
+        if exact and min(inside, outside) < 0 < max(inside, outside):
+            # the test's own verdict at 0 brackets the end, so 0 is in the interval iff p > alpha
+            inside, outside = (0.0, outside) if zero_accepted else (inside, 0.0)
         while abs(outside - inside) > tol:
             mid = (inside + outside) / 2
             if pvalue(mid) > alpha:
@@ -90,6 +141,4 @@ def effect_ci(d, confidence: float = 0.95, n_resamples: int = 9999, seed=0,
                 outside = mid
         return inside
 
-    lo, hi = edge(-1.0), edge(1.0)
-    lo, hi = max(lo, bounds[0]), min(hi, bounds[1])
-    return EffectResult(est, (float(lo), float(hi)), confidence, method)
+    return edge(-1.0), edge(1.0), method, exact
