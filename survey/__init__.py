@@ -1,3 +1,57 @@
-"""survey: generative surveys with statistics that stay valid."""
+"""survey: generative surveys with statistics that stay valid.
+
+The Python API; the `survey` command line is one consumer of it:
+
+    import survey
+    study = survey.Study.from_toml("studies/sim.toml")
+    plan = study.dry_run()                       # cells, queries, tokens, cost, what is stored
+    run = study.run(yes=True)                    # collect what is missing (works in Jupyter too)
+    df = study.table()                           # this study's long table
+    res = survey.analyze(df, a="sneakers", b="boots")
+    survey.report(df, out="reports/sim")
+
+Names are imported on first use (module ``__getattr__``), so ``import survey`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
 
 __version__ = "0.1.0"
+
+# public name -> module that defines it
+_EXPORTS = {
+    # studies: specification, running, the result of a run
+    "Study": "survey.study.study",
+    "StudyRun": "survey.study.study",
+    "StudySpec": "survey.study.spec",
+    "PersonaSpec": "survey.study.spec",
+    "MessageSpec": "survey.study.spec",
+    "QuestionSpec": "survey.study.spec",
+    "ModelSpec": "survey.study.spec",
+    "BudgetSpec": "survey.study.spec",
+    # long tables
+    "load_long_table": "survey.data.sources",
+    "validate_table": "survey.data.table",
+    "simulate": "survey.stats.beta_logit",
+    # statistics and reports
+    "report": "survey.api",
+    # errors
+    "SurveyError": "survey.errors",
+    "TableError": "survey.errors",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'survey' has no attribute '{name}'")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

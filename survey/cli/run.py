@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 
 import click
 
-from survey.backends import backend_class
 from survey.cli.common import echo_json, json_option, print_table
-from survey.collect.engine import Engine
-from survey.collect.run_plan import Plan, make_plan
-from survey.collect.runner import collect
+from survey.collect.engine import RunReport
+from survey.collect.run_plan import Plan
 from survey.collect.store import Store
-from survey.data.table import write_table
+from survey.data.table import invalid_answers, write_table
 from survey.errors import SurveyError
-from survey.study.spec import load_study
+from survey.study.study import Study
 
 
 def _money(x: float | None) -> str:
@@ -58,10 +55,10 @@ def _confirm_paid(plan: Plan, yes: bool) -> None:
     click.confirm(f"Send {what}?", abort=True, err=True)
 
 
-def _print_report(engine: Engine, store_path) -> None:
-    rep = engine.report
-    print_table("run", ["model", "stored", "valid", "invalid", "failed", "retries", "requests", "skipped"],
-                [[m.model, m.stored, m.valid, m.invalid, m.failed, m.retries, m.calls, m.skipped]
+def _print_report(rep: RunReport, store_path) -> None:
+    counts = ["valid", "invalid"] + (["text"] if any(m.text for m in rep.models.values()) else [])
+    print_table("run", ["model", "stored", *counts, "failed", "retries", "requests", "skipped"],
+                [[m.model, m.stored, *(getattr(m, c) for c in counts), m.failed, m.retries, m.calls, m.skipped]
                  for m in rep.models.values()])
     for m in rep.models.values():
         for (code, msg), n in m.errors.most_common(10):
@@ -91,39 +88,26 @@ def _print_report(engine: Engine, store_path) -> None:
 @json_option
 def run_cmd(study_file, dry_run, yes, models, max_attempts, poll_interval, as_json):
     """Collect the responses of a study; a rerun sends only what is missing."""
-    study = load_study(study_file)
-    for m in study.models:
-        if m.batch and not hasattr(backend_class(m.backend), "submit_batch"):
-            raise SurveyError(f"{study_file}: model '{m.name}': backend '{m.backend}' has no batch API; "
-                              "set batch = false")
-    with Store(study.store_path) as store:
-        plan = make_plan(study, store, models=list(models) or None)
-        if dry_run:
-            echo_json(plan.to_dict()) if as_json else _print_plan(plan)
-            return
-        plan.check_budget()
-        if plan.to_send == 0 and not any(m.open_jobs for m in plan.models):
-            if as_json:
-                echo_json({"plan": plan.to_dict(), "run": None})
-            else:
-                click.echo(f"nothing to send: all {sum(m.replies for m in plan.models)} queries are stored "
-                           f"in {study.store_path}")
-            return
-        _confirm_paid(plan, yes)
-        engine = Engine(store, max_attempts=max_attempts, poll_interval=poll_interval,
-                        max_poll_interval=max(poll_interval, 120.0), progress=not as_json)
-        try:
-            asyncio.run(collect(engine, plan))
-        except KeyboardInterrupt:
-            engine.report.interrupted = True
-        if as_json:
-            echo_json({"plan": plan.to_dict(), "run": engine.report.to_dict()})
-        else:
-            _print_report(engine, study.store_path)
-        if engine.report.interrupted:
-            sys.exit(130)
-        if engine.report.incomplete:
-            sys.exit(1)  # what arrived is stored, but the study is incomplete: scripts must notice
+    study = Study.from_toml(study_file)
+    plan = study.dry_run(list(models))
+    if dry_run:
+        echo_json(plan.to_dict()) if as_json else _print_plan(plan)
+        return
+    plan.check_budget()  # before asking: a run the budget refuses needs no confirmation
+    _confirm_paid(plan, yes)  # asked here, outside the run's event loop, where Ctrl-C works plainly
+    result = study.run(yes=True, models=list(models), max_attempts=max_attempts, poll_interval=poll_interval,
+                       progress=not as_json)
+    if as_json:
+        echo_json(result.to_dict())
+    elif result.report is None:
+        click.echo(f"nothing to send: all {sum(m.replies for m in result.plan.models)} queries are stored "
+                   f"in {study.store_path}")
+    else:
+        _print_report(result.report, study.store_path)
+    if result.interrupted:
+        sys.exit(130)
+    if result.incomplete:
+        sys.exit(1)  # what arrived is stored, but the study is incomplete: scripts must notice
 
 
 @click.command("export")
@@ -139,7 +123,7 @@ def export_cmd(store, out, study, include_failed, as_json):
     if df.empty:
         raise SurveyError(f"{store}: no stored replies to export; run the study first")
     path = write_table(df, out)
-    info = {"out": str(path), "rows": len(df), "invalid": int(df["answer"].isna().sum()),
+    info = {"out": str(path), "rows": len(df), "invalid": invalid_answers(df),
             "models": sorted(df["model"].unique()), "messages": sorted(df["message"].unique())}
     if as_json:
         echo_json(info)
@@ -168,8 +152,9 @@ def status_cmd(store, study, as_json):
     if not summary and not jobs:
         click.echo(f"{store}: no replies stored yet; `survey run STUDY.toml` collects them")
         return
-    print_table("store", ["study", "model", "replies", "valid", "invalid", "failed", "tokens in/out", "last"],
-                [[s["study"], s["model"], s["replies"], s["valid"], s["invalid"], s["failed"],
+    counts = ["valid", "invalid"] + (["text"] if any(s["text"] for s in summary) else [])
+    print_table("store", ["study", "model", "replies", *counts, "failed", "tokens in/out", "last"],
+                [[s["study"], s["model"], s["replies"], *(s[c] for c in counts), s["failed"],
                   f"{s['prompt_tokens']}/{s['completion_tokens']}", (s["last"] or "")[:19]] for s in summary])
     if jobs:
         print_table("batch jobs", ["job", "study", "model", "status", "queries", "ingested", "submitted"],

@@ -1,0 +1,36 @@
+"""Top-level entry points that adapt a library function to one call from a script or notebook.
+
+`survey/__init__.py` re-exports these with everything else; this module holds only what is more
+than a re-export.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from survey.errors import SurveyError
+
+
+def report(data: pd.DataFrame | str | Path, out: str | Path, *, study: str | None = None,
+           title: str | None = None, a: str | None = None, b: str | None = None, alpha: float = 0.05,
+           seed: int = 0, sizes: dict | None = None, extras: dict | None = None) -> dict:
+    """Write the report of `survey report` into folder ``out`` (index.html, results.json, table.csv).
+
+    ``data``: a long table, or the path of a table file (.csv/.parquet) or a store (.sqlite; ``study``
+    picks one when it holds several). ``a``/``b``: the two messages, or neither for every pair.
+    ``sizes``: model -> size, to order the across-model plot. ``extras``: optional {"plan", "validate",
+    "dbpa"} results (their ``to_dict()``/--json output) to add as sections. Returns the results dict
+    written to results.json.
+    """
+    from survey.data.sources import load_long_table
+    from survey.reporting import build_report
+
+    if not 0 < alpha < 1:
+        raise SurveyError(f"alpha must be between 0 and 1; got {alpha}")
+    if (a is None) != (b is None):
+        raise SurveyError("give both a and b, or neither (then every pair of messages is compared)")
+    df = data if isinstance(data, pd.DataFrame) else load_long_table(data, study)
+    extras = {k: v.to_dict() if hasattr(v, "to_dict") else v for k, v in (extras or {}).items()}
+    return build_report(df, out, title=title, a=a, b=b, alpha=alpha, seed=seed, sizes=sizes, extras=extras)

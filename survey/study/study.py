@@ -1,0 +1,201 @@
+"""`Study`: a study file (or a StudySpec built in code) as a Python object you plan, run and read.
+
+This is the one path from a study to stored responses: `survey run`, `survey demo` and scripts or
+notebooks all call it. The store is opened for each operation and closed after it, so nothing keeps a
+SQLite handle between calls.
+
+    study = Study.from_toml("studies/sim.toml")
+    plan = study.dry_run()        # cells, queries, tokens, cost, what is stored
+    run = study.run(yes=True)     # sends only what is missing; works inside Jupyter's event loop too
+    df = study.table()            # this study's long table, validated
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from survey.collect.engine import Engine, RunReport
+from survey.collect.run_plan import Plan, make_plan
+from survey.collect.store import Store
+from survey.errors import SurveyError
+from survey.study.spec import StudySpec, load_study, parse_study
+
+
+@dataclass
+class StudyRun:
+    """What `Study.run` did: the plan it carried out and the engine's report (None: nothing to send).
+
+    ``interrupted``: stopped by Ctrl-C (every reply received is stored; run again to resume).
+    ``incomplete``: something is still owed (interrupted, failed rows, unanswered batch queries).
+    """
+
+    plan: Plan
+    report: RunReport | None = None
+
+    @property
+    def interrupted(self) -> bool:
+        return bool(self.report and self.report.interrupted)
+
+    @property
+    def incomplete(self) -> bool:
+        return bool(self.report and self.report.incomplete)
+
+    @property
+    def stored(self) -> int:
+        """Replies stored by this run (0 when nothing was sent)."""
+        return self.report.stored if self.report else 0
+
+    @property
+    def failed(self) -> int:
+        """Queries that failed for good in this run (a rerun sends them again)."""
+        return self.report.failed if self.report else 0
+
+    def to_dict(self) -> dict:
+        """``{"plan": ..., "run": ... or None}``, the shape of `survey run --json`."""
+        return {"plan": self.plan.to_dict(), "run": self.report.to_dict() if self.report else None}
+
+
+@dataclass
+class _Progress:
+    """Filled in while a run goes, so an interrupted run still has its plan and engine report."""
+
+    plan: Plan | None = None
+    engine: Engine | None = None
+
+    def result(self) -> StudyRun:
+        return StudyRun(self.plan, self.engine.report if self.engine else None)
+
+
+class Study:
+    """A validated study and where its relative paths resolve (store, persona/perturbation files).
+
+    Build one with `Study.from_toml(path)`, or in code with `Study(StudySpec(...), base_dir=...)` or
+    `Study.from_spec(...)`; a plain dict is validated like a study file. Relative paths resolve
+    against ``base_dir`` (the study file's folder for `from_toml`; the working directory if None).
+    """
+
+    def __init__(self, spec: StudySpec | Mapping, base_dir: str | Path | None = None, *,
+                 source: str | None = None):
+        if isinstance(spec, Mapping):
+            spec = parse_study(dict(spec), source or "study")
+        elif not isinstance(spec, StudySpec):
+            raise SurveyError(f"Study needs a StudySpec or a dict, got {type(spec).__name__}")
+        if base_dir is not None:
+            spec = spec.model_copy()  # the caller's spec keeps its own base folder
+            spec._base_dir = Path(base_dir).expanduser().resolve()
+        self.spec = spec
+        self.source = source or f"study '{spec.name}'"  # names the study in error messages
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> Study:
+        """Read and validate a study TOML file; relative paths in it resolve against its folder."""
+        return cls(load_study(path), source=str(path))
+
+    @classmethod
+    def from_spec(cls, spec: StudySpec | Mapping, base_dir: str | Path | None = None) -> Study:
+        """Same as ``Study(spec, base_dir)``: a StudySpec built in code, or a dict shaped like the TOML."""
+        return cls(spec, base_dir)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def store_path(self) -> Path:
+        """The SQLite store of this study's responses (created by the first dry run or run)."""
+        return self.spec.store_path
+
+    def __repr__(self) -> str:
+        return f"Study({self.name!r}, store={str(self.store_path)!r})"
+
+    def dry_run(self, models: list[str] | None = None) -> Plan:
+        """What a run would do, sending nothing: per model the queries, what is stored, what is missing,
+        estimated tokens and cost, replies stored under another prompt (``changed``) and open batch jobs.
+
+        ``models`` restricts the plan to these model names. ``plan.to_dict()`` is `survey run --dry-run --json`.
+        """
+        self._check_batch()
+        with Store(self.store_path) as store:
+            return make_plan(self.spec, store, models=list(models) if models else None)
+
+    def run(self, *, yes: bool = False, models: list[str] | None = None, max_attempts: int = 8,
+            poll_interval: float = 10.0, progress: bool | None = None) -> StudyRun:
+        """Collect what the store is missing and return a `StudyRun`; a rerun sends only what is missing.
+
+        ``yes`` must be True when paid models have queries to send (otherwise SurveyError); the
+        study's budget is checked either way. ``max_attempts``: attempts per query on retryable errors;
+        ``poll_interval``: first seconds between batch polls (grows to 2 minutes); ``progress``: progress
+        bars on stderr (None: when stderr is a terminal).
+
+        Blocking. Inside a running event loop (Jupyter) the run gets its own loop in a worker thread;
+        from async code, ``await study.arun(...)`` instead. Ctrl-C (or a kernel interrupt) stops the run
+        and returns it with ``interrupted = True``: every reply received by then is stored.
+        """
+        from survey.common.event_loop import run_coroutine
+
+        state = _Progress()
+        try:
+            run_coroutine(self._collect(state, yes, models, max_attempts, poll_interval, progress))
+        except KeyboardInterrupt:
+            if state.engine is None:  # stopped before anything was sent
+                raise
+            state.engine.report.interrupted = True
+        return state.result()
+
+    async def arun(self, *, yes: bool = False, models: list[str] | None = None, max_attempts: int = 8,
+                   poll_interval: float = 10.0, progress: bool | None = None) -> StudyRun:
+        """`run` for async code: same arguments and result. Cancelling it cancels the run; every reply
+        received by then is stored and the cancellation propagates."""
+        state = _Progress()
+        await self._collect(state, yes, models, max_attempts, poll_interval, progress)
+        return state.result()
+
+    def table(self, include_failed: bool = False) -> pd.DataFrame:
+        """This study's long table (only its rows, even when the store holds other studies), validated.
+
+        ``include_failed`` also returns rows whose call failed (no answer); they are not validated then.
+        """
+        from survey.data.table import validate_table
+
+        with Store(self.store_path, create=False) as store:
+            df = store.to_long_table(self.name, include_failed=include_failed)
+        if include_failed:
+            return df
+        if df.empty:
+            raise SurveyError(f"{self.store_path}: study '{self.name}' has no answered queries yet; run it first")
+        return validate_table(df)
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _check_batch(self) -> None:
+        from survey.backends import backend_capabilities
+
+        for m in self.spec.models:
+            if m.batch and not backend_capabilities(m.backend).batch:
+                raise SurveyError(f"{self.source}: model '{m.name}': backend '{m.backend}' has no batch API; "
+                                  "set batch = false")
+
+    async def _collect(self, state: _Progress, yes: bool, models: list[str] | None, max_attempts: int,
+                       poll_interval: float, progress: bool | None) -> None:
+        from survey.collect.runner import collect
+
+        self._check_batch()
+        with Store(self.store_path) as store:  # opened in the thread that runs the loop (SQLite wants that)
+            plan = state.plan = make_plan(self.spec, store, models=list(models) if models else None)
+            plan.check_budget()
+            if plan.to_send == 0 and not any(m.open_jobs for m in plan.models):
+                return
+            if plan.paid and not yes:
+                cost = "unknown" if plan.cost is None else f"${plan.cost:,.4f}"
+                raise SurveyError(f"{self.source} sends {plan.to_send} queries to paid providers (estimated "
+                                  f"cost {cost}); pass yes=True to confirm")
+            engine = state.engine = Engine(
+                store, max_attempts=max_attempts, poll_interval=poll_interval,
+                max_poll_interval=max(poll_interval, 120.0),
+                progress=sys.stderr.isatty() if progress is None else progress)
+            await collect(engine, plan)
