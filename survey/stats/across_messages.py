@@ -159,7 +159,7 @@ def compare_all_messages(df: pd.DataFrame, model: str, messages: list[str] | Non
                                       seed=seed, confidence=confidence))
         if progress is not None:
             progress()
-    raw = np.array([c.permutation.pvalue for c in comps])
+    raw = np.array([c.sign_flip.pvalue for c in comps])
     adj = adjust_pvalues(raw, adjust)
     k = len(comps)
     pairs = []

@@ -18,6 +18,7 @@ import pandas as pd
 from survey.common.formatting import finite
 from survey.data.table import first_appearance, models_in
 from survey.errors import SurveyError, TableError
+from survey.stats.ab_tests import ByTest, with_aliases
 from survey.stats.across_messages import adjust_pvalues
 from survey.stats.comparison import Comparison, compare_messages
 from survey.stats.estimate import EstimateResult, estimate
@@ -50,10 +51,8 @@ class ModelSummary:
         return self.comparison.effect
 
     @property
-    def pvalues(self) -> dict:
-        c = self.comparison
-        return {"permutation": c.permutation.pvalue, "unpaired": c.unpaired.pvalue,
-                "sign": c.sign.pvalue, "wilcoxon": c.wilcoxon.pvalue}
+    def pvalues(self) -> ByTest:
+        return ByTest({name: res.pvalue for name, res in self.comparison.tests.items()})
 
     @property
     def direction(self) -> int:
@@ -72,7 +71,7 @@ class ModelSummary:
                 "n_perturbations": self.n_perturbations, "n_paired": self.n_paired,
                 "replicates": self.replicates, "n_queries": self.n_queries, "n_invalid": self.n_invalid,
                 "invalid_rate": finite(self.invalid_rate), "effect": _clean(self.effect.to_dict()),
-                "pvalues": {k: finite(v) for k, v in self.pvalues.items()},
+                "pvalues": with_aliases({k: finite(v) for k, v in self.pvalues.items()}),
                 "pvalue_adjusted": finite(self.pvalue_adjusted), "significant": self.significant,
                 "direction": self.direction, "fit": fit, "fit_error": self.fit_error}
 
@@ -246,7 +245,7 @@ def compare_models(df: pd.DataFrame, a: str, b: str, models: list[str] | None = 
             progress()
     if not summaries:
         raise TableError("; ".join(left_out))
-    adj = adjust_pvalues([s.comparison.permutation.pvalue for s in summaries], adjust)
+    adj = adjust_pvalues([s.comparison.sign_flip.pvalue for s in summaries], adjust)
     for s, q in zip(summaries, adj, strict=True):
         s.pvalue_adjusted = float(q)
         s.significant = bool(q <= alpha) and s.effect.estimate != 0

@@ -17,14 +17,18 @@ import pandas as pd
 
 from survey.data.table import CellCounts, cell_counts, first_appearance
 from survey.errors import TableError
-from survey.stats.classic import TestResult, sign_test, wilcoxon_test
+from survey.stats.ab_tests import ByTest, result_dict, run_tests, with_aliases
 from survey.stats.effect import EffectResult, effect_ci
-from survey.stats.permutation import PermutationResult, sign_flip_test, unpaired_permutation_test
 
 
 @dataclass
 class Comparison:
-    """Everything `survey analyze` reports for one model."""
+    """Everything `survey analyze` reports for one model.
+
+    ``tests`` holds each registered test's result (survey.stats.ab_tests); they are also attributes:
+    ``c.sign_flip``, ``c.unpaired``, ``c.sign``, ``c.wilcoxon``, and ``c.permutation``, the
+    deprecated name of ``c.sign_flip``.
+    """
 
     model: str
     a: str
@@ -36,10 +40,7 @@ class Comparison:
     invalid: dict
     empty_cells: dict
     effect: EffectResult
-    permutation: PermutationResult
-    unpaired: PermutationResult
-    sign: TestResult
-    wilcoxon: TestResult
+    tests: ByTest  # test name -> result with .statistic, .pvalue
     d_perturbation: np.ndarray = field(repr=False)  # paired D-bar_j
     d_persona: np.ndarray = field(repr=False)  # D-hat_i
     theta_bar: dict = field(repr=False)  # message -> per-perturbation means
@@ -51,9 +52,14 @@ class Comparison:
             "n_paired": self.n_paired, "replicates": self.replicates,
             "invalid": self.invalid, "empty_cells": self.empty_cells,
             "effect": self.effect.to_dict(),
-            "tests": {"permutation": self.permutation.to_dict(), "unpaired": self.unpaired.to_dict(),
-                      "sign": self.sign.to_dict(), "wilcoxon": self.wilcoxon.to_dict()},
+            "tests": with_aliases({name: result_dict(res) for name, res in self.tests.items()}),
         }
+
+    def __getattr__(self, name):
+        tests = self.__dict__.get("tests")
+        if tests is not None and name in tests:
+            return tests[name]
+        raise AttributeError(f"'Comparison' object has no attribute '{name}'")
 
 
 def paired_differences(ca: CellCounts, cb: CellCounts) -> tuple[np.ndarray, np.ndarray]:
@@ -78,7 +84,7 @@ def nanmean(x: np.ndarray, axis: int) -> np.ndarray:
 def compare_messages(df: pd.DataFrame, model: str, a: str, b: str, alternative: str = "two-sided",
                      n_resamples: int = 9999, seed=0, confidence: float = 0.95,
                      probabilities: bool = False) -> Comparison:
-    """Run the sign-flip, unpaired, sign and Wilcoxon tests and the effect interval for A vs B.
+    """Run every registered A/B test (survey.stats.ab_tests) and the effect interval for A vs B.
 
     ``probabilities``: use the exact per-cell P(Yes) (``p_yes``) instead of answer frequencies.
     """
@@ -93,7 +99,7 @@ def compare_messages(df: pd.DataFrame, model: str, a: str, b: str, alternative: 
     if len(d_valid) == 0:
         raise TableError(f"model '{model}': no perturbation pair of '{a}' and '{b}' has valid answers")
     bar_a, bar_b = nanmean(ca.theta, axis=0), nanmean(cb.theta, axis=0)
-    perm = sign_flip_test(d_valid, alternative=alternative, n_resamples=n_resamples, seed=seed)
+    samples = {"pairs": (d_valid,), "personas": (d_pers,), "means": (bar_a, bar_b)}
     return Comparison(
         model=model, a=a, b=b, n_personas=len(personas),
         n_perturbations={a: len(ca.perturbations), b: len(cb.perturbations)},
@@ -101,9 +107,6 @@ def compare_messages(df: pd.DataFrame, model: str, a: str, b: str, alternative: 
         invalid={a: ca.n_invalid, b: cb.n_invalid, "total": ca.n_invalid + cb.n_invalid},
         empty_cells={a: len(ca.empty_cells), b: len(cb.empty_cells)},
         effect=effect_ci(d_valid, confidence=confidence, seed=seed, bounds=(-1.0, 1.0)),
-        permutation=perm,
-        unpaired=unpaired_permutation_test(bar_a, bar_b, alternative=alternative,
-                                           n_resamples=n_resamples, seed=seed),
-        sign=sign_test(d_pers, alternative), wilcoxon=wilcoxon_test(d_pers, alternative),
+        tests=run_tests(samples, alternative, n_resamples, seed),
         d_perturbation=d_pert, d_persona=d_pers, theta_bar={a: bar_a, b: bar_b},
     )

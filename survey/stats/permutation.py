@@ -219,3 +219,18 @@ def unpaired_permutation_test(x, y, alternative: str = "two-sided", n_resamples:
     count = _tail_count(null, t_obs, gamma, alternative)
     return PermutationResult(float(t_obs), (1 + count) / (1 + n_resamples), False, "monte-carlo",
                              int(n_resamples), alternative, null)
+
+
+def unpaired_permutation_pvalues(X, Y, alternative: str = "two-sided", n_resamples: int = 1000,
+                                 exact_limit: int = 20_000, seed=None) -> np.ndarray:
+    """unpaired_permutation_test row by row: row s of X and Y are message A's and B's theta-bar_j
+    of survey s (NaN where a perturbation has no valid answer). A row where one side has no valid
+    value carries no evidence: p = 1. The default exact_limit is lower than the single test's, since
+    each row pays for its enumeration."""
+    X, Y = np.atleast_2d(np.asarray(X, dtype=float)), np.atleast_2d(np.asarray(Y, dtype=float))
+    rng = np.random.default_rng(seed)
+    out = np.ones(len(X))
+    for s in np.flatnonzero(~np.isnan(X).all(axis=1) & ~np.isnan(Y).all(axis=1)):
+        out[s] = unpaired_permutation_test(X[s], Y[s], alternative, n_resamples=n_resamples,
+                                           exact_limit=exact_limit, seed=rng.integers(2**63)).pvalue
+    return out
