@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from aiolimiter import AsyncLimiter
 
-from survey.backends.base import Backend, BackendError, BatchBackend, Query, Reply
+from survey.backends.base import Backend, BackendError, Query, Reply, capabilities_of
 from survey.collect.store import TERMINAL_BATCH, Store
 from survey.errors import SurveyError
 from survey.responses.binary import p_yes_from_logprobs, parse_answer
@@ -235,7 +235,7 @@ class Engine:
     # -- batch jobs --------------------------------------------------------------------------
 
     async def _run_batch(self, run: ModelRun, todo: list[Query], rep: ModelReport, bar) -> None:
-        if not isinstance(run.backend, BatchBackend):
+        if not capabilities_of(run.backend).batch:  # declared by the backend class (BatchBackend)
             raise SurveyError(f"model '{run.name}': backend {type(run.backend).__name__} has no batch API; "
                               "set batch = false")
         open_jobs = self.store.batch_jobs(run.study, run.name, open_only=True)

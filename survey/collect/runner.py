@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import sys
 
-from survey.backends import create_backend
+from survey.backends import backend_capabilities, create_backend
 from survey.collect.engine import Engine, ModelRun
 from survey.collect.run_plan import Plan
 from survey.errors import SurveyError
-
-PATH_OPTIONS = ("gguf",)  # backend options that name files: relative to the study file, like the store
 
 
 async def collect(engine: Engine, plan: Plan) -> None:
@@ -18,10 +16,13 @@ async def collect(engine: Engine, plan: Plan) -> None:
     try:
         runs = []
         for m in plan.models:
+            spec = m.spec
+            engine.store.record_backend(plan.study.name, spec.name, spec.backend)  # the report prices by it
             if not m.missing and not m.open_jobs:
                 continue
-            spec = m.spec
-            options = {k: (str(plan.study.resolve(v)) if k in PATH_OPTIONS and isinstance(v, str) else v)
+            # options naming files resolve against the study file's folder, like the store
+            paths = backend_capabilities(spec.backend).path_options
+            options = {k: (str(plan.study.resolve(v)) if k in paths and isinstance(v, str) else v)
                        for k, v in spec.options.items()}
             try:
                 backend = create_backend(spec.backend, spec.model_id, **options)

@@ -4,6 +4,8 @@ A row is keyed (study, model, message, perturbation, persona, replicate). A row 
 holds a reply (valid or not) and is never sent again; a row with status 'failed' holds the last
 non-retryable error and is retried by the next run. Batch jobs are recorded in ``batch_jobs``
 before they are polled, so an interrupted batch run resumes its job instead of paying twice.
+The backend each model last ran on is recorded in ``models``; the exported table carries it as the
+``backend`` column, so a report can tell free models from paid ones without guessing from ids.
 
 WAL with synchronous=NORMAL survives a killed process (every commit is in the log); only a power
 loss can drop the last commits. Secrets never reach this file: backends read keys from the
@@ -43,6 +45,8 @@ CREATE TABLE IF NOT EXISTS batch_jobs (
     error TEXT, submitted_at TEXT NOT NULL, updated_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS models (study TEXT NOT NULL, model TEXT NOT NULL, backend TEXT NOT NULL,
+                                   recorded_at TEXT NOT NULL, PRIMARY KEY (study, model));
 """
 
 # Upsert that never overwrites a stored reply: a row that is 'ok' stays as it is.
@@ -142,6 +146,16 @@ class Store:
                                "AND status = 'ok'", (study, model))
         return {tuple(r[:-1]): r[-1] for r in rows}
 
+    def record_backend(self, study: str, model: str, backend: str) -> None:
+        """Record the registry name of the backend a study's model runs on (the latest run wins)."""
+        self.db.execute("INSERT INTO models VALUES (?, ?, ?, ?) ON CONFLICT (study, model) DO UPDATE SET "
+                        "backend = excluded.backend, recorded_at = excluded.recorded_at",
+                        (study, model, backend, _now()))
+
+    def backends(self) -> dict[tuple[str, str], str]:
+        """(study, model) -> backend name, for the models whose backend was recorded."""
+        return {(s, m): b for s, m, b in self.db.execute("SELECT study, model, backend FROM models")}
+
     def summary(self, study: str | None = None) -> list[dict]:
         """Per (study, model): replies, valid/invalid answers, failures, tokens."""
         sql = """SELECT study, model, SUM(status = 'ok'), SUM(status = 'ok' AND answer IS NOT NULL),
@@ -190,6 +204,9 @@ class Store:
         df["replicate"] = df["replicate"].astype("int64")
         for col in ("prompt_tokens", "completion_tokens"):
             df[col] = df[col].astype("Int64")
+        backends = self.backends()  # None for models run before the record existed
+        df["backend"] = pd.Series([backends.get(k) for k in zip(df["study"], df["model"], strict=True)],
+                                  index=df.index, dtype=object)
         return df
 
     # -- batch jobs --------------------------------------------------------------------------

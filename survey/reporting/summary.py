@@ -4,21 +4,35 @@ from __future__ import annotations
 
 import pandas as pd
 
-from survey.collect.pricing import PRICES
+from survey.backends import backend_capabilities
+from survey.errors import SurveyError
 
-FREE_MARKERS = ("simulated", "local", "smollm")
 
-
-def _cost(model_ids: list[str], tokens_in: int, tokens_out: int) -> str:
-    """List-price estimate from the provider-reported model id; '0' for free backends, '—' if unknown."""
-    if not model_ids or any(any(k in mid.lower() for k in FREE_MARKERS) for mid in model_ids):
+def _cost(sub: pd.DataFrame, model_ids: list[str]) -> str:
+    """List-price cost of one model's rows, decided by the backend the table records for it
+    (the store's ``backend`` column): '0' for a free backend, 'unknown' when the table does not
+    say which backend answered or the backend has no list price for the model id."""
+    names = set(sub["backend"].dropna().astype(str)) if "backend" in sub else set()
+    if len(names) != 1 or sub["backend"].isna().any():
+        return "unknown"
+    try:
+        caps = backend_capabilities(names.pop())
+    except SurveyError:  # recorded by an installation that had a backend this one lacks
+        return "unknown"
+    if not caps.paid:
         return "0"
-    for table in PRICES.values():
-        match = max((k for k in table if model_ids[0].startswith(k)), key=len, default=None)
-        if match:
-            p_in, p_out = table[match]
-            return f"{(tokens_in * p_in + tokens_out * p_out) / 1e6:.4f} (list price)"
-    return "—"
+    if not model_ids:
+        return "unknown"
+    batched = sub["batch_job"].notna() if "batch_job" in sub else pd.Series(False, index=sub.index)
+    total = 0.0
+    for batch, part in sub.groupby(batched):
+        price = caps.list_price(model_ids[0], batch=bool(batch))
+        if price is None:
+            return "unknown"
+        t_in = pd.to_numeric(part.get("prompt_tokens", pd.Series(dtype=float)), errors="coerce").sum()
+        t_out = pd.to_numeric(part.get("completion_tokens", pd.Series(dtype=float)), errors="coerce").sum()
+        total += (t_in * price[0] + t_out * price[1]) / 1e6
+    return f"{total:.4f} (list price)"
 
 
 def study_summary(df: pd.DataFrame) -> list[dict]:
@@ -38,6 +52,6 @@ def study_summary(df: pd.DataFrame) -> list[dict]:
             "replicates": int(sub.groupby(["message", "perturbation", "persona"]).size().max()),
             "queries": len(sub), "invalid": f"{invalid} ({invalid / len(sub):.1%})",
             "tokens": f"{t_in} / {t_out}" if t_in or t_out else "—",
-            "cost": _cost(ids, t_in, t_out),
+            "cost": _cost(sub, ids),
         })
     return rows

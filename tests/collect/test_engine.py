@@ -5,7 +5,7 @@ from collections import Counter
 
 import pytest
 
-from survey.backends.base import BackendError, Query, Reply
+from survey.backends.base import BackendError, Capabilities, Query, Reply
 from survey.collect.engine import Engine, ModelRun
 from survey.collect.store import Store
 from survey.data.table import validate_table
@@ -179,6 +179,8 @@ def test_cancel_keeps_every_received_reply(tmp_path):
 
 class FakeBatch(ScriptedBackend):
     """A provider batch API kept in memory across runs: jobs, polls, results."""
+
+    capabilities = Capabilities(batch=True)
 
     def __init__(self, polls_until_done=2, drop=(), fail=()):
         super().__init__()
