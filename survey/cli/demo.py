@@ -15,16 +15,16 @@ from survey.collect.runner import collect
 from survey.collect.store import Store
 from survey.data.table import validate_table
 from survey.errors import SurveyError
-from survey.registry.files import PROJECT_ROOT
+from survey.registry.files import SHIPPED_ROOT
 from survey.study.spec import load_study
 
 
 def find_study(path: str) -> Path:
-    """The path as given, else the same path inside the project (so `survey demo` works from anywhere)."""
+    """The path as given, else the same path among the shipped files (so `survey demo` works from anywhere)."""
     p = Path(path)
     if p.exists():
         return p
-    shipped = PROJECT_ROOT / path
+    shipped = SHIPPED_ROOT / path
     if shipped.exists():
         return shipped
     raise SurveyError(f"{path}: no such study file")

@@ -23,12 +23,12 @@ from survey.registry import (
     template_fields,
 )
 from survey.registry.dedup import NEAR_THRESHOLD, near_duplicate_pairs
-from survey.registry.files import ID_RULE, NAME_RE, PROJECT_ROOT, write_atomic
+from survey.registry.files import ID_RULE, NAME_RE, SHIPPED_ROOT, write_atomic
 
 
 def _origin(path: Path) -> str:
     """'shipped' for the project's own sets, 'local' for the current directory's."""
-    return "shipped" if path.parent.resolve() == (PROJECT_ROOT / path.parent.name).resolve() else "local"
+    return "shipped" if path.parent.resolve() == (SHIPPED_ROOT / path.parent.name).resolve() else "local"
 
 
 def _parse_params(items: tuple[str, ...]) -> dict:

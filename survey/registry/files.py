@@ -2,8 +2,9 @@
 
 Search order for a set NAME (first hit wins, so a user's own file shadows a shipped one):
   1. ./personas/NAME.jsonl or ./perturbations/NAME.yaml (.yml) in the current directory;
-  2. the same folders in the project's root (the parent of the `survey` package), which ship
-     `shoppers`, `sneakers` and `boots`.
+  2. the shipped sets `shoppers`, `sneakers` and `boots`: the same folders in the project's source
+     tree (a checkout or an editable install), else the copies an installed wheel carries in
+     survey/registry/builtin/ (setup.py copies them there at build time).
 An argument that names an existing file, contains a path separator or ends in the set's extension is
 taken as a path instead.
 """
@@ -21,6 +22,31 @@ from pydantic import ValidationError
 from survey.errors import SurveyError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
+_BUILTIN_ROOT = Path(__file__).resolve().parent / "builtin"
+
+
+def _shipped_root() -> Path:
+    """The folder holding the shipped personas/, perturbations/ and studies/.
+
+    The source tree when the package runs from one (its files are the ones to edit), else the
+    package data of an installed wheel.
+    """
+    if (PROJECT_ROOT / "pyproject.toml").is_file() and (PROJECT_ROOT / "personas").is_dir():
+        return PROJECT_ROOT
+    return _BUILTIN_ROOT
+
+
+SHIPPED_ROOT = _shipped_root()
+
+
+def study_base_dir(study_file: Path) -> Path:
+    """The folder a study file's relative paths (store, set files) resolve against: its own folder.
+
+    A study shipped inside an installed wheel acts as if the current directory were a project
+    checkout (./studies), so its store lands under the current directory, never in site-packages.
+    """
+    folder = Path(study_file).resolve().parent
+    return Path.cwd() / folder.name if folder == _BUILTIN_ROOT / "studies" else folder
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 ID_RULE = "ids use letters, digits, '_', '.', '-' and start with a letter or digit"
 NAME_RE = re.compile(ID_PATTERN)
@@ -43,7 +69,7 @@ _FIXES = {
 def search_dirs(kind: str) -> list[Path]:
     """The folders searched for sets of `kind` ('personas' or 'perturbations'), in order."""
     dirs: list[Path] = []
-    for d in (Path.cwd() / kind, PROJECT_ROOT / kind):
+    for d in (Path.cwd() / kind, SHIPPED_ROOT / kind):
         if d.resolve() not in [x.resolve() for x in dirs]:
             dirs.append(d)
     return dirs

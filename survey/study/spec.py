@@ -24,6 +24,7 @@ from pydantic import (
 
 from survey.errors import SurveyError, pydantic_message
 from survey.registry.files import NAME_RE as _ID  # one id rule for studies and registry sets
+from survey.registry.files import study_base_dir
 
 PAPER_QUESTION = ('A customer said: "{perturbation}" Based on this, would you personally be '
                   'interested in buying the product they are describing?')
@@ -223,4 +224,4 @@ def load_study(path: str | Path) -> StudySpec:
         raise SurveyError(f"{path}: not valid TOML ({exc})") from exc
     except UnicodeDecodeError as exc:
         raise SurveyError(f"{path}: not UTF-8 text ({exc})") from exc
-    return parse_study(data, str(path), base_dir=path.resolve().parent)
+    return parse_study(data, str(path), base_dir=study_base_dir(path))
