@@ -6,7 +6,7 @@ import click
 
 from survey.cli.common import echo_json, json_option, print_table, study_option
 from survey.data.sources import load_long_table
-from survey.data.table import messages_in, models_in, write_table
+from survey.data.table import models_in, pick_messages, require_messages, require_models, write_table
 from survey.errors import SurveyError, TableError
 from survey.stats import compare_messages, estimate
 from survey.stats.beta_logit import simulate
@@ -39,24 +39,6 @@ def simulate_cmd(n, m, m_b, r, mu, kappa, sigma, rho, delta, seed, out, as_json)
         click.echo(f"wrote {len(df)} rows to {path}")
 
 
-def _pick_messages(df, a, b):
-    msgs = messages_in(df)
-    for x in (a, b):
-        if x is not None and x not in msgs:
-            raise SurveyError(f"message '{x}' is not in the table; it has {', '.join(msgs)}")
-    if len(msgs) < 2:
-        raise SurveyError(f"the table has one message ({', '.join(msgs)}); comparing needs two")
-    if len(msgs) == 2 and (a is None or b is None):
-        # the one not named (or both, in table order): `--a boots` alone means boots vs the other message
-        rest = [m for m in msgs if m not in (a, b)]
-        a, b = a or rest.pop(0), b or rest.pop(0)
-    if a is None or b is None:
-        raise SurveyError(f"name the two messages with --a and --b; the table has {', '.join(msgs)}")
-    if a == b:
-        raise SurveyError("--a and --b must name two different messages")
-    return a, b
-
-
 @click.command("analyze")
 @click.argument("table", metavar="TABLE_OR_STORE", type=click.Path(dir_okay=False))
 @click.option("--a", "a", default=None, help="message A (default: the first of two, or the one --b leaves)")
@@ -77,7 +59,7 @@ def analyze_cmd(table, a, b, flips, seed, alternative, confidence, probabilities
     if not 0 < confidence < 1:
         raise SurveyError("--confidence must be between 0 and 1, e.g. 0.95")
     df = load_long_table(table, study)
-    a, b = _pick_messages(df, a, b)
+    a, b = pick_messages(df, a, b)
     results, left_out = [], []
     for model in models_in(df):
         try:
@@ -132,12 +114,10 @@ def estimate_cmd(table, message, model, bootstrap, seed, study, as_json):
         raise SurveyError("--bootstrap must be >= 0")
     df = load_long_table(table, study, min_perturbations=0)
     models = models_in(df) if model is None else [model]
-    if message not in messages_in(df):
-        raise SurveyError(f"message '{message}' is not in the table; it has {', '.join(messages_in(df))}")
+    require_messages(df, [message])
+    require_models(df, models)
     out, left_out = [], []
     for mdl in models:
-        if mdl not in models_in(df):
-            raise SurveyError(f"model '{mdl}' is not in the table; it has {', '.join(models_in(df))}")
         try:
             res = estimate(df, mdl, message, bootstrap=bootstrap, seed=seed)
         except SurveyError as exc:  # e.g. every answer invalid: one such model must not hide the others

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from survey.cli.analysis import _pick_messages as pick_messages  # one rule for --a/--b across commands
+from survey.data.table import pick_messages  # one rule for --a/--b across commands
 from survey.data.sources import is_store, load_long_table
 from survey.embed import EmbeddingCache, create_embedder, embed_texts
 from survey.errors import SurveyError

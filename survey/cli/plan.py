@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from survey.cli.common import echo_json, json_option, print_table, progress_bar, study_option, to_json
 from survey.data.sources import load_long_table
-from survey.data.table import messages_in, models_in
+from survey.data.table import messages_in, models_in, require_messages, require_models
 from survey.errors import SurveyError, pydantic_message
 from survey.stats.beta_logit import make_params
 from survey.stats.estimate import estimate
@@ -261,15 +261,12 @@ def validate_cmd(table, message, a, b, model, configs, draws, alpha, confidence,
         raise SurveyError("give --message (null split) or --a and --b (alternative), not both")
     if message is None and (a is None or b is None):
         raise SurveyError(f"give --message M for the null split, or --a A --b B for power; messages: {', '.join(msgs)}")
-    for x in (message, a, b):
-        if x is not None and x not in msgs:
-            raise SurveyError(f"message '{x}' is not in {table}; it has {', '.join(msgs)}")
+    require_messages(df, [message, a, b])
     if a is not None and a == b:
         raise SurveyError("--a and --b must name two different messages (use --message for the null split)")
     cfgs = [parse_design(c) for c in configs] or None
     models = models_in(df) if model is None else [model]
-    if model is not None and model not in models_in(df):
-        raise SurveyError(f"model '{model}' is not in {table}; it has {', '.join(models_in(df))}")
+    require_models(df, models)
     results = []
     n_cfg = len(cfgs) if cfgs else 6
     with progress_bar("sub-sampling", n_cfg * len(models), not as_json) as advance:

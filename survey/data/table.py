@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from survey.errors import TableError
+from survey.errors import SurveyError, TableError
 
 KEY = ["model", "message", "perturbation", "persona", "replicate"]
 COLUMNS = [*KEY, "answer"]
@@ -208,3 +208,44 @@ def models_in(df: pd.DataFrame) -> list[str]:
 def messages_in(df: pd.DataFrame, model: str | None = None) -> list[str]:
     sub = df if model is None else df[df["model"] == model]
     return first_appearance(sub["message"])
+
+
+def _require(kind: str, names, known: list[str], scope: str, prefix: str) -> list[str]:
+    missing = [n for n in dict.fromkeys(names) if n is not None and n not in known]
+    if missing:
+        named = ", ".join(f"'{n}'" for n in missing)
+        what = f"{kind} {named} is" if len(missing) == 1 else f"{kind}s {named} are"
+        raise SurveyError(f"{prefix}{what} not in {scope}; it has {', '.join(known)}")
+    return known
+
+
+def require_models(df: pd.DataFrame, names, prefix: str = "") -> list[str]:
+    """The table's models; a SurveyError names any of ``names`` (None entries ignored) that it lacks."""
+    return _require("model", names, models_in(df), "the table", prefix)
+
+
+def require_messages(df: pd.DataFrame, names, model: str | None = None, prefix: str = "") -> list[str]:
+    """The table's messages (of ``model`` when given); a SurveyError names any of ``names`` it lacks."""
+    scope = "the table" if model is None else f"model '{model}'"
+    return _require("message", names, messages_in(df, model), scope, prefix)
+
+
+def pick_messages(df: pd.DataFrame, a: str | None = None, b: str | None = None,
+                  first_two: bool = False) -> tuple[str, str]:
+    """Messages A and B of a comparison. Named ones must exist; with two messages in the table, the one
+    not named fills in (`--a boots` alone means boots vs the other). ``first_two``: with more than two
+    messages and neither named, A and B are the first two (otherwise they must be named)."""
+    if first_two and (a is None) != (b is None):
+        raise SurveyError("give both --a and --b, or neither")
+    msgs = require_messages(df, [a, b])
+    if len(msgs) < 2:
+        raise SurveyError(f"the table has one message ({', '.join(msgs)}); comparing needs two")
+    if a is None and b is None and (first_two or len(msgs) == 2):
+        a, b = msgs[0], msgs[1]
+    elif len(msgs) == 2 and (a is None or b is None):
+        a, b = a or next(m for m in msgs if m != b), b or next(m for m in msgs if m != a)
+    if a is None or b is None:
+        raise SurveyError(f"name the two messages with --a and --b; the table has {', '.join(msgs)}")
+    if a == b:
+        raise SurveyError("--a and --b must name two different messages")
+    return a, b

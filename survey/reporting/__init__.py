@@ -18,7 +18,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from survey import __version__
 from survey.common.formatting import fmt, to_json
-from survey.data.table import messages_in, models_in, validate_table
+from survey.data.table import messages_in, models_in, require_messages, validate_table
 from survey.errors import SurveyError, TableError
 from survey.reporting.summary import study_summary
 from survey.stats import compare_messages, estimate
@@ -124,9 +124,7 @@ def analyze_all(df: pd.DataFrame, a: str | None, b: str | None, alpha: float, se
     one such model does not hide the others; when nothing can be tested, that is the error.
     """
     out, skipped = [], [] if left_out is None else left_out
-    for x in (a, b):
-        if x and x not in messages_in(df):
-            raise SurveyError(f"message '{x}' is not in the table; it has {', '.join(messages_in(df))}")
+    require_messages(df, [a or None, b or None])
     for model in models_in(df):
         msgs = messages_in(df, model)
         pairs = [(a, b)] if a and b else [(x, y) for i, x in enumerate(msgs) for y in msgs[i + 1:]]

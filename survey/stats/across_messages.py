@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from survey.common.formatting import finite
-from survey.data.table import messages_in
+from survey.data.table import messages_in, require_messages
 from survey.errors import SurveyError
 from survey.stats.comparison import Comparison, compare_messages
 from survey.stats.effect import EffectResult, effect_ci
@@ -148,9 +148,7 @@ def compare_all_messages(df: pd.DataFrame, model: str, messages: list[str] | Non
     if not known:
         raise SurveyError(f"no rows for model '{model}'")
     messages = known if messages is None else list(messages)
-    missing = [msg for msg in messages if msg not in known]
-    if missing:
-        raise SurveyError(f"message(s) {', '.join(missing)} not in model '{model}'; it has {', '.join(known)}")
+    require_messages(df, messages, model=model)
     if len(set(messages)) != len(messages) or len(messages) < 2:
         raise SurveyError(f"compare at least two distinct messages; got {', '.join(messages) or 'none'}")
     comps = []

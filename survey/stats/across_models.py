@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from survey.common.formatting import finite
-from survey.data.table import first_appearance, models_in
+from survey.data.table import first_appearance, require_models
 from survey.errors import SurveyError, TableError
 from survey.stats.ab_tests import ByTest, with_aliases
 from survey.stats.across_messages import adjust_pvalues
@@ -211,16 +211,10 @@ def compare_models(df: pd.DataFrame, a: str, b: str, models: list[str] | None = 
         raise SurveyError(f"adjust must be none, holm or bonferroni across models; got '{adjust}'")
     if fit not in FITS:
         raise SurveyError(f"fit must be one of {', '.join(FITS)}; got '{fit}'")
-    known = models_in(df)
+    known = require_models(df, models or [])
     models = known if models is None else list(models)
-    bad = [m for m in models if m not in known]
-    if bad:
-        raise SurveyError(f"model(s) {', '.join(bad)} not in the table; it has {', '.join(known)}")
     sizes = dict(sizes or {})
-    unknown = [m for m in sizes if m not in known]
-    if unknown:
-        raise SurveyError(f"sizes name model(s) {', '.join(unknown)} that are not in the table; "
-                          f"it has {', '.join(known)}")
+    require_models(df, sizes, prefix="sizes: ")
     for m, s in sizes.items():
         if s is None or not np.isfinite(s) or s <= 0:
             raise SurveyError(f"size of model '{m}' must be a positive number; got {s}")
