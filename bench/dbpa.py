@@ -1,13 +1,14 @@
 """Benchmark: DBPA permutation test (JS distance, 30 pooled bins) vs a re-implementation of the
-authors' algorithm, on the same embeddings, for k = 20, 50, 100 outputs per side and B = 1000.
+authors' current JS test, on the same embeddings, for k = 20, 50, 100 outputs per side and B = 1000.
 
-Baseline (the authors' algorithm, QiyaoWei/Hypo-Test src/dbpa/model/core.py, rewritten here): for
-every permutation, shuffle the pooled raw embeddings, recompute the cosine similarities with
-sklearn's cosine_similarity (as their code does), take P0 (i < j within X) and P1 (all cross
-pairs), build the two 30-bin histograms over their pooled [min, max] with np.histogram and call
-scipy.spatial.distance.jensenshannon. Differences from their code, both on the baseline's side of
-the comparison: it permutes outputs (they resample similarity scores with replacement, which
-SPEC §2 rules out) and bins both sets on one range (they bin each set on its own range).
+Baseline (Rauba, Wei & van der Schaar's code, QiyaoWei/Hypo-Test on GitHub,
+src/dbpa/model/core.py as of July 2025, rewritten here): for every permutation, shuffle the pooled
+raw embeddings, recompute the cosine similarities with sklearn's cosine_similarity (as their code
+does), take P0 (i < j within X) and P1 (all cross pairs), build the two 30-bin histograms over their
+pooled [min, max] and call scipy.spatial.distance.jensenshannon; p = (c + 1)/(B + 1). Their code
+bins with density=True on explicit np.linspace edges; the counts used here give the same edges and,
+after jensenshannon's normalisation, the same statistic. (Their first version, June 2025, resampled
+similarity scores with replacement and binned each set on its own range; that is not benchmarked.)
 
 Ours: survey.stats.dbpa.permutation.dbpa_test (similarity matrix once, every permutation re-indexes it,
 vectorised across permutations). Both must give the same observed statistic.
