@@ -77,6 +77,9 @@ class Query:
     logprobs: bool = False
     top_logprobs: int = 0
     params: dict[str, Any] = field(default_factory=dict, hash=False)  # extra provider parameters
+    # the question's response type (survey.responses): its labels are what a backend that reads
+    # first-token probabilities (local) scores
+    scale: str = "binary"
 
     @property
     def key(self) -> tuple:

@@ -13,6 +13,7 @@ import hashlib
 import importlib.util
 import os
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,6 @@ import numpy as np
 from survey.errors import SurveyError
 
 DEFAULT_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-YES_NO = ("yes", "no")
 
 
 def default_gguf_path() -> Path:
@@ -86,7 +86,7 @@ def sample_token(logprobs: np.ndarray, rng: np.random.Generator, top_p: float = 
 
 
 class LlamaRuntime:
-    """A loaded GGUF with its chat template, Yes/No token variants and prefix-reusing evaluation."""
+    """A loaded GGUF with its chat template, answer-label token variants and prefix-reusing evaluation."""
 
     def __init__(self, path: Path, *, n_ctx: int = 2048, n_threads: int | None = None, seed: int = 0,
                  chat_template: str | None = None, kv_reuse: bool = True):
@@ -118,10 +118,7 @@ class LlamaRuntime:
                               "set the local backend option chat_template to a Jinja chat template")
         self.formatter = Jinja2ChatFormatter(template, eos_token=self._special_text(self.llm.token_eos()),
                                              bos_token=self._special_text(self.llm.token_bos()))
-        self.yes_ids, self.no_ids = self._find_answer_tokens()
-        if not len(self.yes_ids) or not len(self.no_ids):
-            raise SurveyError(f"'{self.path}': the vocabulary has no single-token Yes/No variants; "
-                              "exact mode needs them (use mode = \"sample\" with max_tokens > 1)")
+        self._label_tokens: dict[tuple, dict[int, np.ndarray]] = {}
         self.sha256 = file_sha256(self.path)
         self.name = self.path.name.removesuffix(".gguf")
         self._last_logits: np.ndarray | None = None  # logits after input_ids[:n_tokens]
@@ -146,18 +143,23 @@ class LlamaRuntime:
     def token_text(self, token: int) -> str:
         return self.piece(token).decode("utf-8", "replace")
 
-    def _find_answer_tokens(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every token whose text, stripped of whitespace and lower-cased, is 'yes' (resp. 'no').
+    def label_tokens(self, labels: Mapping[int, str]) -> dict[int, np.ndarray]:
+        """Per score, every token whose text, stripped of whitespace and case-folded, is its label.
 
-        For SmolLM2 that is 'Yes', ' Yes', 'yes', ' yes' and 'No', ' No', 'no', ' no', 'NO', ' NO';
-        exactly the single tokens survey.responses.binary accepts as answers.
+        For SmolLM2 and the labels Yes/No that is 'Yes', ' Yes', 'yes', ' yes' and 'No', ' No', 'no',
+        ' no', 'NO', ' NO': exactly the single tokens the response type parses as those answers.
+        A score without any token gets an empty array. Computed once per label set.
         """
-        found: dict[str, list[int]] = {w: [] for w in YES_NO}
-        for tok in range(self.n_vocab):
-            word = self.piece(tok).decode("utf-8", "ignore").strip().lower()
-            if word in found:
-                found[word].append(tok)
-        return np.array(found["yes"], dtype=np.int64), np.array(found["no"], dtype=np.int64)
+        key = tuple(labels.items())
+        if key not in self._label_tokens:
+            score_of = {label.strip().casefold(): value for value, label in labels.items()}
+            found: dict[int, list[int]] = {value: [] for value in labels}
+            for tok in range(self.n_vocab):
+                value = score_of.get(self.piece(tok).decode("utf-8", "ignore").strip().casefold())
+                if value is not None:
+                    found[value].append(tok)
+            self._label_tokens[key] = {v: np.array(ids, dtype=np.int64) for v, ids in found.items()}
+        return self._label_tokens[key]
 
     def is_end(self, token: int) -> bool:
         return bool(self._c.llama_vocab_is_eog(self._vocab, token))
@@ -225,10 +227,11 @@ class LlamaRuntime:
         self._last_logits = self._read_logits()
         return self._last_logits.copy()
 
-    def answer_mass(self, logprobs: np.ndarray) -> tuple[float, float]:
-        """(P(Yes), P(No)) summed over the Yes and No token variants."""
+    @staticmethod
+    def label_mass(logprobs: np.ndarray, tokens: Mapping[int, np.ndarray]) -> dict[int, float]:
+        """Per score, the probability summed over its token variants (from ``label_tokens``)."""
         p = np.exp(logprobs)
-        return float(p[self.yes_ids].sum()), float(p[self.no_ids].sum())
+        return {value: float(p[ids].sum()) for value, ids in tokens.items()}
 
     def top_logprobs(self, logprobs: np.ndarray, k: int) -> dict[str, float]:
         """Top-k tokens as text -> logprob; tokens rendering to the same text have their mass combined."""
@@ -242,7 +245,7 @@ class LlamaRuntime:
     def generate(self, tokens: list[int], *, max_tokens: int, temperature: float, top_p: float,
                  rng: np.random.Generator, first_allowed: np.ndarray | None = None) -> tuple[str, int, str]:
         """Sampled completion of ``tokens``: (text, completion tokens, finish reason 'stop' | 'length').
-        ``first_allowed`` restricts the first token (e.g. to the Yes/No variants)."""
+        ``first_allowed`` restricts the first token (e.g. to the answer-label variants)."""
         logits = self.next_logits(tokens)
         out: list[int] = []
         finish = "length"

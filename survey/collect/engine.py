@@ -23,7 +23,7 @@ from aiolimiter import AsyncLimiter
 from survey.backends.base import Backend, BackendError, Query, Reply, capabilities_of
 from survey.collect.store import TERMINAL_BATCH, Store
 from survey.errors import SurveyError
-from survey.responses.binary import p_yes_from_logprobs, parse_answer
+from survey.responses import BINARY, ResponseType
 from survey.study.design import prompt_hash
 
 CHARS_PER_TOKEN = 4  # rough estimate for rate limiting and cost; providers bill real usage
@@ -46,7 +46,7 @@ class ModelRun:
     rpm: float | None = None
     tpm: float | None = None
     batch: bool = False
-    parse: bool = True  # False in text mode: the raw text is the data, answer stays empty
+    response: ResponseType = BINARY  # the study's question type: parses replies, scores first-token logprobs
 
 
 @dataclass
@@ -56,8 +56,10 @@ class ModelReport:
     skipped: int = 0  # already stored when the run started
     calls: int = 0  # requests made, retries included
     stored: int = 0
+    scale: str = BINARY.scale  # the response type: scored replies are valid or invalid, free text is text
     valid: int = 0
     invalid: int = 0
+    text: int = 0  # replies of a free-text question: the text is the datum, neither valid nor invalid
     failed: int = 0
     retries: int = 0
     errors: Counter = field(default_factory=Counter)  # (code, message) -> rows
@@ -120,12 +122,15 @@ class Engine:
         from survey.common.progress import RunProgress
 
         self.report = RunReport()
+        for run in runs:  # before anything is sent: a study's replies must all be of one response type
+            self.store.record_scale(run.study, run.response.scale)
         start = time.perf_counter()
         try:
             with RunProgress(enabled=self.progress) as bar:
                 async with asyncio.TaskGroup() as tg:
                     for run in runs:
-                        rep = self.report.models[run.name] = ModelReport(run.name, planned=len(run.queries))
+                        rep = self.report.models[run.name] = ModelReport(run.name, planned=len(run.queries),
+                                                                         scale=run.response.scale)
                         tg.create_task(self._run_model(run, rep, bar))
         except asyncio.CancelledError:
             self.report.interrupted = True
@@ -206,8 +211,8 @@ class Engine:
 
     def _store_reply(self, run: ModelRun, q: Query | None, reply: Reply, rep: ModelReport, attempts: int,
                      batch_job: str | None = None, key: tuple | None = None) -> None:
-        answer = parse_answer(reply.text) if run.parse else None
-        p_yes = reply.p_yes if reply.p_yes is not None else p_yes_from_logprobs(reply.logprobs)
+        answer = run.response.parse(reply.text)
+        p_yes = reply.p_yes if reply.p_yes is not None else run.response.score_from_logprobs(reply.logprobs)
         new = self.store.record(
             key or q.key, status="ok", prompt_hash=prompt_hash(q) if q else None,
             requested_model=q.model_id if q else None, reported_model=reply.model_id,
@@ -217,7 +222,9 @@ class Engine:
             seq=self._seq.get(run.name, {}).get(key or q.key))
         if new:
             rep.stored += 1
-            if answer is None:
+            if not run.response.scored:
+                rep.text += 1
+            elif answer is None:
                 rep.invalid += 1
             else:
                 rep.valid += 1

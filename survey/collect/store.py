@@ -6,6 +6,10 @@ non-retryable error and is retried by the next run. Batch jobs are recorded in `
 before they are polled, so an interrupted batch run resumes its job instead of paying twice.
 The backend each model last ran on is recorded in ``models``; the exported table carries it as the
 ``backend`` column, so a report can tell free models from paid ones without guessing from ids.
+Each study's response type (survey.responses) is recorded in ``studies`` by its scale name, so
+counts and exports know whether an empty answer is an invalid reply or free text. A store written
+before that record existed reads as free text when its replies hold no answer at all and some
+reply is longer than one token, otherwise as Yes/No.
 
 WAL with synchronous=NORMAL survives a killed process (every commit is in the log); only a power
 loss can drop the last commits. Secrets never reach this file: backends read keys from the
@@ -23,6 +27,7 @@ from pathlib import Path
 import pandas as pd
 
 from survey.errors import SurveyError
+from survey.responses import DEFAULT_SCALE, response_type
 
 KEY_COLS = ("study", "model", "message", "perturbation", "persona", "replicate")
 SCHEMA_VERSION = 1
@@ -47,6 +52,7 @@ CREATE TABLE IF NOT EXISTS batch_jobs (
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS models (study TEXT NOT NULL, model TEXT NOT NULL, backend TEXT NOT NULL,
                                    recorded_at TEXT NOT NULL, PRIMARY KEY (study, model));
+CREATE TABLE IF NOT EXISTS studies (study TEXT PRIMARY KEY, scale TEXT NOT NULL, recorded_at TEXT NOT NULL);
 """
 
 # Upsert that never overwrites a stored reply: a row that is 'ok' stays as it is.
@@ -146,6 +152,26 @@ class Store:
                                "AND status = 'ok'", (study, model))
         return {tuple(r[:-1]): r[-1] for r in rows}
 
+    # -- studies ------------------------------------------------------------------------------
+
+    def record_scale(self, study: str, scale: str) -> None:
+        """Record a study's response type; a study already recorded with another one is refused."""
+        self.db.execute("INSERT OR IGNORE INTO studies VALUES (?, ?, ?)", (study, scale, _now()))
+        (stored,) = self.db.execute("SELECT scale FROM studies WHERE study = ?", (study,)).fetchone()
+        if stored != scale:
+            raise SurveyError(f"{self.path}: study '{study}' holds '{stored}' replies, not '{scale}'; "
+                              "give the study another name (or use another store) to ask a different question")
+
+    def scale(self, study: str) -> str:
+        """A study's response type: the recorded one, else inferred for stores written before the record."""
+        row = self.db.execute("SELECT scale FROM studies WHERE study = ?", (study,)).fetchone()
+        if row:
+            return row[0]
+        answered, longer = self.db.execute(
+            "SELECT COUNT(answer), COALESCE(SUM(completion_tokens > 1), 0) FROM responses "
+            "WHERE study = ? AND status = 'ok'", (study,)).fetchone()
+        return "text" if not answered and longer else DEFAULT_SCALE
+
     def record_backend(self, study: str, model: str, backend: str) -> None:
         """Record the registry name of the backend a study's model runs on (the latest run wins)."""
         self.db.execute("INSERT INTO models VALUES (?, ?, ?, ?) ON CONFLICT (study, model) DO UPDATE SET "
@@ -157,7 +183,7 @@ class Store:
         return {(s, m): b for s, m, b in self.db.execute("SELECT study, model, backend FROM models")}
 
     def summary(self, study: str | None = None) -> list[dict]:
-        """Per (study, model): replies, valid/invalid answers, failures, tokens."""
+        """Per (study, model): replies, valid/invalid answers (free-text replies count as text), failures, tokens."""
         sql = """SELECT study, model, SUM(status = 'ok'), SUM(status = 'ok' AND answer IS NOT NULL),
                         SUM(status = 'ok' AND answer IS NULL), SUM(status = 'failed'),
                         COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0),
@@ -166,7 +192,14 @@ class Store:
         rows = self.db.execute(sql.format(where="WHERE study = ?" if study else ""), (study,) if study else ())
         names = ["study", "model", "replies", "valid", "invalid", "failed", "prompt_tokens",
                  "completion_tokens", "first", "last"]
-        return [dict(zip(names, r, strict=True)) for r in rows]
+        out = [dict(zip(names, r, strict=True)) for r in rows]
+        scales = {s: self.scale(s) for s in {d["study"] for d in out}}
+        for d in out:
+            d["scale"] = scales[d["study"]]
+            d["text"] = 0
+            if not response_type(d["scale"]).scored:  # no answer expected: not invalid, just text
+                d["text"], d["valid"], d["invalid"] = d["replies"], 0, 0
+        return out
 
     def errors(self, study: str, model: str | None = None) -> list[dict]:
         """Failed rows grouped by error code and message, most frequent first."""
@@ -201,6 +234,7 @@ class Store:
                   ORDER BY model, seq IS NULL, seq, message, persona, perturbation, replicate"""
         df = pd.read_sql_query(sql, self.db, params=() if study is None else (study,))
         df["answer"] = df["answer"].astype("Int8")
+        df["scale"] = df["study"].map({s: self.scale(s) for s in df["study"].unique()}).astype(object)
         df["replicate"] = df["replicate"].astype("int64")
         for col in ("prompt_tokens", "completion_tokens"):
             df[col] = df[col].astype("Int64")

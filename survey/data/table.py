@@ -2,6 +2,8 @@
 
 One row per query with the columns ``model, message, perturbation, persona, replicate, answer``
 (1 = Yes, 0 = No, empty = invalid), plus optional ``response`` (raw text) and provenance columns.
+An optional ``scale`` column names each row's response type (survey.responses); its answers must be
+that type's values or empty. Rows without a scale are Yes/No; free text (``text``) has no answer.
 Anything that produces this table can be analysed; the analyses never care where it came from.
 """
 
@@ -14,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from survey.errors import SurveyError, TableError
+from survey.responses import DEFAULT_SCALE, RESPONSE_TYPES, response_type
 
 KEY = ["model", "message", "perturbation", "persona", "replicate"]
 COLUMNS = [*KEY, "answer"]
@@ -48,7 +51,9 @@ def validate_table(df: pd.DataFrame, min_perturbations: int = 2) -> pd.DataFrame
             f"column 'replicate' must hold whole numbers >= 0; bad value(s) in row(s) {_rows(out.index[bad])}"
         )
     out["replicate"] = rep.astype("int64")
-    out["answer"] = _parse_answers(out["answer"])
+    if "scale" in out.columns:
+        out["scale"] = _parse_scales(out["scale"])
+    out["answer"] = _parse_answers(out["answer"], out.get("scale"))
     dup = out.duplicated(KEY, keep=False)
     if dup.any():
         first = out.loc[dup, KEY].iloc[0].to_dict()
@@ -74,19 +79,43 @@ def _rows(index, limit: int = 5) -> str:
     return ", ".join(str(i) for i in idx) + more
 
 
-def _parse_answers(col: pd.Series) -> pd.Series:
-    """Accept 1/0, '1'/'0', 1.0/0.0, and empty/NaN for invalid; reject anything else."""
+def _parse_scales(col: pd.Series) -> pd.Series:
+    """Response type names; an empty cell is the default (Yes/No), an unknown name is an error."""
+    names = col.astype("string").str.strip()
+    names = names.where(names.notna() & (names != ""), DEFAULT_SCALE).astype(object)
+    unknown = ~names.isin(list(RESPONSE_TYPES))
+    if unknown.any():
+        vals = ", ".join(sorted({f"'{v}'" for v in names[unknown].head(5)}))
+        raise TableError(f"column 'scale' names unknown response type(s) {vals} in row(s) "
+                         f"{_rows(col.index[unknown])}; known: {', '.join(RESPONSE_TYPES)}")
+    return names
+
+
+def _parse_answers(col: pd.Series, scales: pd.Series | None = None) -> pd.Series:
+    """Accept the scale's values (1/0, '1'/'0', 1.0/0.0 for Yes/No) and empty/NaN for invalid; reject
+    anything else. Without a scale column every row is Yes/No."""
     as_str = col.astype("string").str.strip()
     empty = col.isna() | as_str.isna() | (as_str == "")
     num = pd.to_numeric(as_str.where(~empty), errors="coerce")
-    bad = ~empty & ~num.isin([0, 1])
-    if bad.any():
-        vals = sorted({str(v) for v in col[bad].head(5)})
-        raise TableError(
-            f"column 'answer' must be 1 (Yes), 0 (No) or empty (invalid); found {', '.join(vals)} "
-            f"in row(s) {_rows(col.index[bad])}"
-        )
+    for scale in ([DEFAULT_SCALE] if scales is None else pd.unique(scales)):
+        rtype = response_type(scale)
+        rows = True if scales is None else scales == scale
+        bad = rows & ~empty & ~num.isin(sorted(rtype.values))
+        if bad.any():
+            vals = sorted({str(v) for v in col[bad].head(5)})
+            where = "" if scales is None else f" in rows of scale '{scale}'"
+            want = (f"{rtype.describe_values()} or empty (invalid)" if rtype.scored
+                    else f"empty ('{scale}' replies have no score)")
+            raise TableError(f"column 'answer'{where} must be {want}; found {', '.join(vals)} "
+                             f"in row(s) {_rows(col.index[bad])}")
     return num.astype("Int8")
+
+
+def invalid_answers(df: pd.DataFrame) -> int:
+    """Rows whose answer is empty although their response type scores replies (free text never counts)."""
+    scored = [s for s in RESPONSE_TYPES if RESPONSE_TYPES[s].scored]
+    rows = df["scale"].isin(scored) if "scale" in df.columns else True
+    return int((df["answer"].isna() & rows).sum())
 
 
 def read_table(path: str | Path, min_perturbations: int = 2) -> pd.DataFrame:

@@ -27,9 +27,11 @@ import pandas as pd
 from survey.common.formatting import finite
 from survey.data.table import models_in
 from survey.errors import SurveyError
+from survey.responses import BINARY
 
 SOURCES = ("auto", "majority", "p_yes")
-TIES = ("drop", "no", "yes")
+LABELS = {label.casefold(): float(value) for value, label in sorted(BINARY.labels.items())}  # no: 0, yes: 1
+TIES = ("drop", *LABELS)
 STRONG = 0.6
 REFERENCE_LLM_JUDGES = 0.118  # seeds/003: mean Cohen's kappa between LLM judges
 CELL = ["message", "persona", "perturbation"]
@@ -118,7 +120,7 @@ def cell_labels(df: pd.DataFrame, models: list[str] | None = None, messages: lis
         lab = score.map({1: 1.0, -1: 0.0, 0: np.nan}).astype(float)
         n_ties[model] = int(lab.isna().sum())
         if ties != "drop":
-            lab = lab.fillna(1.0 if ties == "yes" else 0.0)
+            lab = lab.fillna(LABELS[ties])
         cols[model] = lab
         sources[model] = "p_yes" if use_p else "majority"
     labels = pd.DataFrame(cols)  # outer join on cells: a cell one model never saw is NaN for it

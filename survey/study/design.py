@@ -65,7 +65,8 @@ class QueryDesign:
         questions = {(m.id, p.id): template.format(perturbation=p.text) for m in self.messages for p in m.items}
         common = dict(study=self.study.name, model=model.name, model_id=model.model_id,
                       temperature=model.temperature, max_tokens=self.max_tokens(model), seed=model.seed,
-                      logprobs=model.logprobs, top_logprobs=model.top_logprobs, params=dict(model.params))
+                      logprobs=model.logprobs, top_logprobs=model.top_logprobs, params=dict(model.params),
+                      scale=self.study.question.type)
         for persona in self.personas:
             system = self.system_prompt(persona)
             for msg in self.messages:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import (
+    AliasChoices,
     BaseModel,
     ConfigDict,
     Field,
@@ -25,11 +26,7 @@ from pydantic import (
 from survey.errors import SurveyError, pydantic_message
 from survey.registry.files import NAME_RE as _ID  # one id rule for studies and registry sets
 from survey.registry.files import study_base_dir
-
-PAPER_QUESTION = ('A customer said: "{perturbation}" Based on this, would you personally be '
-                  'interested in buying the product they are describing?')
-TEXT_QUESTION = ('A customer said: "{perturbation}" In one or two sentences, how do you react to '
-                 'what this customer said?')
+from survey.responses import DEFAULT_SCALE, RESPONSE_TYPES, ResponseType, response_type
 
 
 class _Strict(BaseModel):
@@ -64,11 +61,28 @@ class MessageSpec(_Strict):
 
 
 class QuestionSpec(_Strict):
-    mode: Literal["binary", "text"] = Field(
-        "binary", description="'binary': Yes/No answers parsed into 1/0; 'text': free text (DBPA), answer empty")
+    type: str = Field(
+        DEFAULT_SCALE, validation_alias=AliasChoices("type", "mode"),
+        description="response type (survey.responses): 'binary': Yes/No answers parsed into 1/0; 'text': free "
+                    "text (DBPA), answer empty. `mode` is accepted as the older name of this key")
     template: str | None = Field(
         None, description="question shown after the persona prompt; must contain {perturbation}")
-    max_tokens: int | None = Field(None, ge=1, description="text mode: reply length (default 80)")
+    max_tokens: int | None = Field(
+        None, ge=1, description="reply length; default: the response type's (binary 1, text 80)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_type_key(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "type" in data and "mode" in data:
+            raise ValueError("give the response type once: `type` (or its older name `mode`), not both")
+        return data
+
+    @field_validator("type")
+    @classmethod
+    def _known_type(cls, v: str) -> str:
+        if v not in RESPONSE_TYPES:
+            raise ValueError(f"unknown response type '{v}'; choose one of {', '.join(RESPONSE_TYPES)}")
+        return v
 
     @field_validator("template")
     @classmethod
@@ -85,12 +99,21 @@ class QuestionSpec(_Strict):
         return v
 
     @property
+    def response(self) -> ResponseType:
+        return response_type(self.type)
+
+    @property
+    def mode(self) -> str:
+        """The older name of ``type``, still read by study files and scripts."""
+        return self.type
+
+    @property
     def resolved_template(self) -> str:
-        return self.template or (PAPER_QUESTION if self.mode == "binary" else TEXT_QUESTION)
+        return self.template or self.response.template
 
     @property
     def default_max_tokens(self) -> int:
-        return 1 if self.mode == "binary" else (self.max_tokens or 80)
+        return self.max_tokens or self.response.max_tokens
 
 
 class ModelSpec(_Strict):

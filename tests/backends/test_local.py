@@ -13,7 +13,7 @@ from survey.backends import BackendError, Query, create_backend
 from survey.backends.llama_runtime import default_gguf_path, log_softmax
 from survey.backends.local import LocalBackend, replicate_seed
 from survey.errors import SurveyError
-from survey.responses.binary import p_yes_from_logprobs, parse_answer
+from survey.responses import BINARY
 
 pytest.importorskip("llama_cpp")
 
@@ -59,10 +59,11 @@ def test_yes_no_variants_are_the_single_token_spellings(exact):
     rt = exact.runtime
     spellings = {"yes": ["Yes", " Yes", "yes", " yes", "YES", " YES"],
                  "no": ["No", " No", "no", " no", "NO", " NO"]}
-    for word, ids in (("yes", rt.yes_ids), ("no", rt.no_ids)):
+    variants = rt.label_tokens(BINARY.labels)
+    for word, ids in (("yes", variants[1]), ("no", variants[0])):
         single = {t[0] for s in spellings[word] if len(t := rt.llm.tokenize(s.encode(), add_bos=False)) == 1}
         assert set(ids.tolist()) == single
-        assert all(parse_answer(rt.token_text(int(i))) == (word == "yes") for i in ids)
+        assert all(BINARY.parse(rt.token_text(int(i))) == (word == "yes") for i in ids)
 
 
 def test_exact_probabilities_match_a_direct_logits_computation(exact):
@@ -86,8 +87,9 @@ def test_exact_probabilities_match_a_direct_logits_computation(exact):
         fresh.close()
     p = np.exp(logits - logits.max())
     p /= p.sum()
-    assert y == pytest.approx(p[rt.yes_ids].sum(), rel=1e-4)
-    assert n == pytest.approx(p[rt.no_ids].sum(), rel=1e-4)
+    variants = rt.label_tokens(BINARY.labels)
+    assert y == pytest.approx(p[variants[1]].sum(), rel=1e-4)
+    assert n == pytest.approx(p[variants[0]].sum(), rel=1e-4)
 
 
 def test_replicates_cost_one_pass_draw_from_theta_and_reproduce(exact):
@@ -117,18 +119,20 @@ def test_kv_prefix_reuse_gives_the_same_probabilities_as_a_fresh_evaluation(exac
     for tokens, logits in zip(prompts[1:], reused, strict=True):
         fresh = rt.next_logits(tokens, reuse=False)
         np.testing.assert_allclose(np.exp(log_softmax(logits)), np.exp(log_softmax(fresh)), atol=1e-5)
-        assert rt.answer_mass(log_softmax(logits)) == pytest.approx(rt.answer_mass(log_softmax(fresh)), rel=1e-4)
+        variants = rt.label_tokens(BINARY.labels)
+        assert list(rt.label_mass(log_softmax(logits), variants).values()) == pytest.approx(
+            list(rt.label_mass(log_softmax(fresh), variants).values()), rel=1e-4)
 
 
 def test_answers_parse_like_any_backend_and_logprobs_are_returned(exact):
     reply = exact.complete_sync(query(2, 0, logprobs=True, top_logprobs=8))
-    assert parse_answer(reply.text) == (1 if reply.text == "Yes" else 0)
+    assert BINARY.parse(reply.text) == (1 if reply.text == "Yes" else 0)
     assert len(reply.logprobs) <= 8 and all(lp <= 0 for lp in reply.logprobs.values())
     assert sum(np.exp(list(reply.logprobs.values()))) <= 1 + 1e-9
-    if p_yes_from_logprobs(reply.logprobs) is not None and all(
-            any(parse_answer(t) == a for t in reply.logprobs) for a in (0, 1)):
+    if BINARY.score_from_logprobs(reply.logprobs) is not None and all(
+            any(BINARY.parse(t) == a for t in reply.logprobs) for a in (0, 1)):
         # both answers in the top-k: the parser's estimate uses the same tokens' mass
-        assert p_yes_from_logprobs(reply.logprobs) == pytest.approx(reply.p_yes, abs=0.05)
+        assert BINARY.score_from_logprobs(reply.logprobs) == pytest.approx(reply.p_yes, abs=0.05)
     assert reply.model_id.startswith("SmolLM2-135M-Instruct.Q4_1@")
 
 
@@ -148,10 +152,10 @@ def test_sample_mode_returns_one_raw_token(exact):
 
 def test_constrained_sampling_only_says_yes_or_no_at_rate_theta(exact, constrained):
     replies = [constrained.complete_sync(query(0, k)) for k in range(300)]
-    assert {parse_answer(r.text) for r in replies} <= {0, 1}
+    assert {BINARY.parse(r.text) for r in replies} <= {0, 1}
     assert all(r.extra == {"mode": "sample", "constrained": True, "temperature": 1.0} for r in replies)
     theta = exact.complete_sync(query(0, 0)).p_yes  # at T = 1 constraining samples P(Yes | Yes or No)
-    yes = sum(parse_answer(r.text) for r in replies)
+    yes = sum(BINARY.parse(r.text) for r in replies)
     assert stats.binomtest(yes, len(replies), theta).pvalue > 1e-3
 
 

@@ -10,6 +10,7 @@ from survey.collect.engine import Engine, ModelRun
 from survey.collect.store import Store
 from survey.data.table import validate_table
 from survey.errors import SurveyError
+from survey.responses import response_type
 
 
 def make_queries(n=4, m=3, r=2, model="fake"):
@@ -128,7 +129,7 @@ def test_text_mode_keeps_text_and_leaves_answer_empty(tmp_path):
     qs = make_queries(1, 2, 1)
     backend = ScriptedBackend({q.key: ["Yes, I love them."] for q in qs})
     with Store(tmp_path / "s.sqlite") as store:
-        run(engine(store), ModelRun("st", "fake", backend, qs, parse=False))
+        run(engine(store), ModelRun("st", "fake", backend, qs, response=response_type("text")))
         df = store.to_long_table()
         assert df["answer"].isna().all() and (df["response"] == "Yes, I love them.").all()
 

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from survey.responses.binary import p_yes_from_logprobs, parse_answer
+from survey.responses import BINARY
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -14,15 +14,15 @@ from survey.responses.binary import p_yes_from_logprobs, parse_answer
     ("Maybe", None), ("I think yes", None), ("", None), ("   ", None), (None, None), ("1", None),
     ("Y", None), ("N", None), ("Oui", None), ("No1", None), ("Yes_", 1),
 ])
-def test_parse_answer(text, expected):
-    assert parse_answer(text) == expected
+def test_binary_parse(text, expected):
+    assert BINARY.parse(text) == expected
 
 
-def test_p_yes_from_logprobs_sums_spellings():
+def test_binary_score_from_logprobs_sums_spellings():
     lp = {"Yes": math.log(0.5), " yes": math.log(0.1), "No": math.log(0.2), "Maybe": math.log(0.2)}
-    assert p_yes_from_logprobs(lp) == pytest.approx(0.6 / 0.8)
+    assert BINARY.score_from_logprobs(lp) == pytest.approx(0.6 / 0.8)
 
 
 @pytest.mark.parametrize("lp", [None, {}, {"Maybe": -0.1}, {"Yes": float("-inf"), "No": float("-inf")}])
-def test_p_yes_from_logprobs_none_without_yes_or_no(lp):
-    assert p_yes_from_logprobs(lp) is None
+def test_binary_score_from_logprobs_none_without_yes_or_no(lp):
+    assert BINARY.score_from_logprobs(lp) is None

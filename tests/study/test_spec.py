@@ -1,7 +1,9 @@
 import pytest
 
 from survey.errors import SurveyError
-from survey.study.spec import PAPER_QUESTION, TEXT_QUESTION, load_study, parse_study
+from survey.responses.binary import PAPER_QUESTION
+from survey.responses.text import TEXT_QUESTION
+from survey.study.spec import load_study, parse_study
 
 MINIMAL = """
 name = "demo"

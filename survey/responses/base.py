@@ -1,0 +1,112 @@
+"""The response-type extension point: how a reply becomes a score, and which scores are valid.
+
+A response type is one question format: Yes/No (``binary``), free text (``text``), later K-point
+scales. Everything downstream asks the study's type instead of assuming Yes/No: the engine parses
+replies with it, the store records it per study, the table validator checks answers against its
+values, the local backend reads the next-token mass of its labels. A new type is one subclass
+(its scale name, labels, default question and reply length) plus one ``register`` call in
+survey/responses/__init__.py.
+
+Parsing follows Helm & Priebe (2026), "When prompt perturbations break your A/B test": a reply
+counts when it starts with one of the labels. We skip leading whitespace and punctuation (quotes,
+asterisks, brackets: models like **Yes**) and compare case-insensitively, but require a word
+boundary after the label: "Yesterday" or "Not sure" are not answers, they are invalid.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Mapping
+from types import MappingProxyType
+
+
+def skip_noise(text: str) -> str:
+    """Drop leading whitespace, punctuation and symbols (Unicode categories Z*, P*, S*, C*)."""
+    i = 0
+    while i < len(text) and unicodedata.category(text[i])[0] in "ZPSC":
+        i += 1
+    return text[i:]
+
+
+class ResponseType:
+    """One question format. Subclasses set the four attributes; the methods work from ``labels``.
+
+    - ``scale``: the type's name: the study's ``[question] type``, the store's record, the table's
+      optional ``scale`` column;
+    - ``labels``: score -> the word a model answers with, in the order the local backend draws them
+      (empty: the reply is kept as text and never scored);
+    - ``template``: the default question, with ``{perturbation}`` where the paraphrase goes;
+    - ``max_tokens``: the default reply length.
+    """
+
+    scale: str
+    labels: Mapping[int, str] = MappingProxyType({})
+    template: str
+    max_tokens: int
+
+    @property
+    def values(self) -> frozenset[int]:
+        """The valid scores; an answer outside them (or empty) is invalid."""
+        return frozenset(self.labels)
+
+    @property
+    def scored(self) -> bool:
+        """False for free text: replies have no score, so they are neither valid nor invalid."""
+        return bool(self.labels)
+
+    def describe_values(self) -> str:
+        """The valid answers for messages, e.g. "1 (Yes), 0 (No)"."""
+        return ", ".join(f"{v} ({label})" for v, label in self.labels.items())
+
+    def parse(self, text: str | None) -> int | None:
+        """The score of a reply that starts with a label; None for anything else (including None/empty)."""
+        if not text:
+            return None
+        rest = skip_noise(text).casefold()
+        for value, label in self.labels.items():
+            word = label.casefold()
+            if rest.startswith(word):
+                after = rest[len(word):len(word) + 1]
+                if not after or not after.isalnum():
+                    return value
+        return None
+
+    def exact_score(self, mass: Mapping[int, float]) -> float | None:
+        """The expected score given a valid answer, from each score's probability mass.
+
+        For Yes/No that is P(Yes | Yes or No); None when no label has any mass.
+        """
+        total = sum(mass.values())
+        if not total > 0:
+            return None
+        return sum(value * p for value, p in mass.items()) / total
+
+    def score_from_logprobs(self, logprobs: Mapping[str, float] | None) -> float | None:
+        """exact_score from first-token top log-probabilities.
+
+        Every top token that parses as a label adds to that label's mass (" Yes", "yes", "YES" all
+        count as Yes); None when no label appears among the top tokens.
+        """
+        if not logprobs or not self.labels:
+            return None
+        mass = dict.fromkeys(self.labels, 0.0)
+        for token, lp in logprobs.items():
+            value = self.parse(token)
+            if value is not None and lp is not None and math.isfinite(lp):
+                mass[value] += math.exp(lp)
+        return self.exact_score(mass)
+
+    def draw(self, mass: Mapping[int, float], u: float) -> int:
+        """The score a uniform draw ``u`` picks from the labels' distribution (inverse CDF, label order).
+
+        For Yes/No: Yes when u < P(Yes | Yes or No), else No. ``mass`` must have positive total.
+        """
+        total = sum(mass.values())
+        cumulative = 0.0
+        values = list(self.labels)
+        for value in values[:-1]:
+            cumulative += mass[value] / total
+            if u < cumulative:
+                return value
+        return values[-1]
