@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-from contextlib import contextmanager
-
 import click
 
 from survey.common.formatting import fmt, to_json  # noqa: F401 - re-exported for the command modules
@@ -12,22 +9,6 @@ from survey.common.formatting import fmt, to_json  # noqa: F401 - re-exported fo
 
 def echo_json(obj) -> None:
     click.echo(to_json(obj))
-
-
-@contextmanager
-def progress_bar(label: str, total: int | None, enabled: bool):
-    """A transient rich progress bar on stderr, yielding advance(k=1); a no-op off a terminal or with --json
-    (off a terminal a transient bar only leaves a blank line)."""
-    if not enabled or not sys.stderr.isatty():
-        yield lambda k=1: None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(label, total=total)
-        yield lambda k=1: bar.advance(task, k)
 
 
 def print_table(title: str, columns: list[str], rows: list[list]) -> None:

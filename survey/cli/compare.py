@@ -6,7 +6,8 @@ import re
 
 import click
 
-from survey.cli.common import echo_json, fmt, json_option, print_table, progress_bar
+from survey.cli.common import echo_json, fmt, json_option, print_table
+from survey.common.progress import progress_bar
 from survey.data.sources import load_long_table
 from survey.data.table import messages_in, models_in
 from survey.errors import SurveyError

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import contextlib
 import re
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from survey.data.table import pick_messages  # one rule for --a/--b across commands
+from survey.common.progress import progress_bar
 from survey.data.sources import is_store, load_long_table
+from survey.data.table import pick_messages  # one rule for --a/--b across commands
 from survey.embed import EmbeddingCache, create_embedder, embed_texts
 from survey.errors import SurveyError
 
@@ -57,17 +57,8 @@ def embed_column(texts: list[str], embedder: str, url: str | None, cache, quiet:
             raise SurveyError("--embed-url applies to mistral-embed and dashscope, not to the local minilm")
         options["server_url" if embedder == "mistral-embed" else "base_url"] = url
     emb = create_embedder(embedder, **options)
-    if quiet or not sys.stderr.isatty():  # off a terminal a transient bar only leaves a blank line
-        return embed_texts(texts, emb, cache), emb.name
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    with Progress(TextColumn("embedding ({task.fields[name]})"), BarColumn(), MofNCompleteColumn(),
-                  TimeRemainingColumn(), console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("embed", total=None, name=emb.name)
-        vectors = embed_texts(texts, emb, cache, progress=lambda done, total: bar.update(task, completed=done,
-                                                                                        total=total))
-    return vectors, emb.name
+    with progress_bar(f"embedding ({emb.name})", None, not quiet) as bar:
+        return embed_texts(texts, emb, cache, progress=bar.update), emb.name
 
 
 def parse_range(value):

@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 
 import click
 
 from survey.cli.common import echo_json, json_option
-from survey.collect.engine import Engine
-from survey.collect.run_plan import make_plan
-from survey.collect.runner import collect
-from survey.collect.store import Store
-from survey.data.table import validate_table
 from survey.errors import SurveyError
 from survey.registry.files import SHIPPED_ROOT
-from survey.study.spec import load_study
+from survey.study.study import Study
 
 
 def find_study(path: str) -> Path:
@@ -39,31 +33,28 @@ def find_study(path: str) -> Path:
 @json_option
 def demo_cmd(study_path, out, seed, as_json):
     """Run a real survey on the embedded local model and write OUT/index.html, results.json, table.csv."""
-    from survey.reporting import build_report
+    from survey.api import report
 
-    study = load_study(find_study(study_path))
-    paid = [m.name for m in study.models if m.paid]
+    study = Study.from_toml(find_study(study_path))
+    paid = [m.name for m in study.spec.models if m.paid]
     if paid:
         raise SurveyError(f"the demo runs free backends only; model(s) {', '.join(paid)} would cost money. "
                           "Use `survey run` for paid studies.")
-    with Store(study.store_path) as store:
-        plan = make_plan(study, store)
-        if plan.to_send:
-            if not as_json:
-                click.echo(f"collecting {plan.to_send} answers on the embedded model "
-                           f"(stored answers are reused: {sum(m.replies for m in plan.models)})", err=True)
-            engine = Engine(store, progress=not as_json)
-            try:
-                asyncio.run(collect(engine, plan))
-            except KeyboardInterrupt:
-                click.echo(f"interrupted: {engine.report.stored} answers stored; rerun to resume", err=True)
-                sys.exit(130)
-            if engine.report.failed:
-                raise SurveyError(f"{engine.report.failed} queries failed; see `survey status {study.store_path}`")
-        df = validate_table(store.to_long_table(study.name))
-    messages = [m.id or m.perturbations for m in study.messages]
-    results = build_report(df, out, title=f"Demo survey: {' vs '.join(messages)} "
-                                          f"({', '.join(m.name for m in study.models)})", seed=seed)
+    plan = study.dry_run()
+    if plan.to_send:
+        if not as_json:
+            click.echo(f"collecting {plan.to_send} answers on the embedded model "
+                       f"(stored answers are reused: {sum(m.replies for m in plan.models)})", err=True)
+        result = study.run(progress=not as_json)
+        if result.interrupted:
+            click.echo(f"interrupted: {result.stored} answers stored; rerun to resume", err=True)
+            sys.exit(130)
+        if result.failed:
+            raise SurveyError(f"{result.failed} queries failed; see `survey status {study.store_path}`")
+    df = study.table()
+    messages = [m.id or m.perturbations for m in study.spec.messages]
+    results = report(df, out, title=f"Demo survey: {' vs '.join(messages)} "
+                                    f"({', '.join(m.name for m in study.spec.models)})", seed=seed)
     index = Path(out) / "index.html"
     if as_json:
         echo_json({"report": str(index), "results": results["results"]})

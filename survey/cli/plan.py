@@ -10,7 +10,8 @@ from pathlib import Path
 import click
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from survey.cli.common import echo_json, json_option, print_table, progress_bar, study_option, to_json
+from survey.cli.common import echo_json, json_option, print_table, study_option, to_json
+from survey.common.progress import progress_bar
 from survey.data.sources import load_long_table
 from survey.data.table import messages_in, models_in, require_messages, require_models
 from survey.errors import SurveyError, pydantic_message

@@ -59,23 +59,19 @@ def _check_out(out: str, exts: tuple[str, ...], force: bool) -> Path:
 
 def _run_generation(model_ref: str, count: int, as_json: bool, make):
     """Create the backend, run `make(backend, model_id, on_progress)` under a progress bar, close it."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from survey.backends import create_backend, parse_model_ref
+    from survey.common.progress import progress_bar
 
     backend_name, model_id = parse_model_ref(model_ref)
 
     async def run():
         backend = create_backend(backend_name, model_id)
         try:
-            with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                          TextColumn("requests: {task.fields[requests]}"), TimeElapsedColumn(),
-                          console=Console(stderr=True), transient=as_json) as bar:
-                task = bar.add_task(f"generating with {model_ref}", total=count, requests=0)
+            with progress_bar(f"generating with {model_ref}", count, keep=not as_json,
+                              fields={"requests": 0}) as bar:
 
                 def on_progress(done: int, total: int, requests: int) -> None:
-                    bar.update(task, completed=done, requests=requests)
+                    bar.update(done, requests=requests)
 
                 return await make(backend, model_id, on_progress)
         finally:

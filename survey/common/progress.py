@@ -1,6 +1,11 @@
-"""A rich progress bar per model showing done, failed and rate; a no-op when disabled (--json)."""
+"""The project's progress bars, all on stderr through rich: ``progress_bar`` (one count, for plan, validate,
+compare, embedding and registry generation) and ``RunProgress`` (one bar per model with failures and rate,
+for the collection engine). Both are no-ops when disabled (``--json``)."""
 
 from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
 
 from rich.console import Console
 from rich.progress import (
@@ -13,6 +18,40 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.text import Text
+
+
+class Bar:
+    """What ``progress_bar`` yields: ``bar()`` / ``bar(k)`` advances; ``bar.update(done, total, **fields)``
+    sets the count (and total, and the extra fields). Without a live bar both do nothing."""
+
+    def __init__(self, progress: Progress | None = None, task=None):
+        self.progress, self.task = progress, task
+
+    def __call__(self, k: int = 1) -> None:
+        if self.progress is not None:
+            self.progress.advance(self.task, k)
+
+    def update(self, done: int | None = None, total: int | None = None, **fields) -> None:
+        if self.progress is not None:
+            self.progress.update(self.task, completed=done, **({"total": total} if total is not None else {}),
+                                 **fields)
+
+
+@contextmanager
+def progress_bar(label: str, total: int | None = None, enabled: bool = True, *, keep: bool = False,
+                 fields: dict | None = None):
+    """A progress bar for one count, yielding a ``Bar``. ``fields`` (name -> start value) are shown as
+    "name: value" and set through ``bar.update``. A transient bar (the default) runs only on a terminal:
+    off one it would leave just a blank line. ``keep``: the last state stays, also in logs, with the time
+    it took."""
+    if not enabled or (not keep and not sys.stderr.isatty()):
+        yield Bar()
+        return
+    extra = [TextColumn(f"{name}: {{task.fields[{name}]}}") for name in fields or {}]
+    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), *extra,
+                  TimeElapsedColumn() if keep else TimeRemainingColumn(),
+                  console=Console(stderr=True), transient=not keep) as progress:
+        yield Bar(progress, progress.add_task(label, total=total, **(fields or {})))
 
 
 class _Rate(ProgressColumn):

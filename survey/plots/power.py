@@ -9,26 +9,28 @@ from matplotlib import colormaps
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from survey.stats.planning.power import TESTS, PowerResult
-
-TITLES = {"permutation": "sign-flip permutation (valid)", "sign": "sign test", "wilcoxon": "Wilcoxon"}
+from survey.stats import ab_tests
+from survey.stats.planning.power import PowerResult
 
 
 def power_curves(results: list[PowerResult], alpha: float, target: float | None = None,
                  rho: float | None = None, title: str | None = None) -> Figure:
     """Simulated power vs the budget asked for; explicit (n, m, r) triples are single points."""
-    fig = Figure(figsize=(13, 4.2))
+    if not results:
+        raise ValueError("no power results to plot")
+    tests = [ab_tests.get(t) for t in results[0].power]  # one panel per simulated test
+    fig = Figure(figsize=(13 * len(tests) / 3, 4.2))
     FigureCanvasAgg(fig)
-    axes = fig.subplots(1, len(TESTS), sharey=True)
+    axes = fig.subplots(1, len(tests), sharey=True, squeeze=False)[0]
     strategies: dict[str, list[PowerResult]] = {}
     for res in results:
         strategies.setdefault(res.design.strategy, []).append(res)
     cmap = colormaps["tab10"]
-    for ax, test in zip(axes, TESTS, strict=True):
+    for ax, test in zip(axes, tests, strict=True):
         for i, (label, rows) in enumerate(strategies.items()):
             rows = sorted(rows, key=lambda x: x.design.budget)
             x = [r.design.budget for r in rows]
-            y = [r.power[test] for r in rows]
+            y = [r.power[test.name] for r in rows]
             color = cmap(i % 10)
             style = "o" if "," in label else "o-"
             ax.plot(x, y, style, color=color, lw=1.6, ms=3.5, label=label if "," not in label else f"({label})")
@@ -38,8 +40,8 @@ def power_curves(results: list[PowerResult], alpha: float, target: float | None 
         ax.set_xscale("log")
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel("budget N = 2·n·m·r queries")
-        invalid = test != "permutation" and rho is not None and rho > 0
-        ax.set_title(TITLES[test] + (" — INVALID at rho > 0" if invalid else ""), fontsize=10,
+        invalid = not test.valid_when_rho_positive and rho is not None and rho > 0
+        ax.set_title(test.label + (" — INVALID at rho > 0" if invalid else ""), fontsize=10,
                      color="#b22222" if invalid else "black")
         ax.grid(alpha=0.3, which="both")
     axes[0].set_ylabel(f"power at alpha = {alpha:g}")

@@ -10,9 +10,8 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from survey.stats import ab_tests
 from survey.stats.planning.validity import ValidityResult
-
-COLORS = {"permutation": "#1f77b4", "unpaired": "#17becf", "sign": "#d62728", "wilcoxon": "#ff7f0e"}
 
 
 def pvalue_ecdfs(results: list[ValidityResult], title: str | None = None) -> Figure:
@@ -29,8 +28,9 @@ def pvalue_ecdfs(results: list[ValidityResult], title: str | None = None) -> Fig
             x = np.sort(np.asarray(p))
             y = np.arange(1, len(x) + 1) / len(x)
             rate = res.rates[test].rate
-            ax.step(np.r_[0, x, 1], np.r_[0, y, 1], where="post", color=COLORS.get(test), lw=1.4,
-                    label=f"{test} ({rate:.2f})")
+            spec = ab_tests.get(test)
+            ax.step(np.r_[0, x, 1], np.r_[0, y, 1], where="post", color=spec.color, lw=1.4,
+                    label=f"{spec.label} ({rate:.2f})")
         ax.axvline(res.alpha, color="grey", lw=0.7, ls=":")
         n, m, r = res.config
         ax.set_title(f"{res.model}: n={n}, m={m}, r={r}", fontsize=10)
@@ -44,7 +44,7 @@ def pvalue_ecdfs(results: list[ValidityResult], title: str | None = None) -> Fig
         ax.set_visible(False)
     cond = results[0].condition
     fig.suptitle(title or (f"{'null split' if cond == 'null' else 'alternative'}: "
-                           f"{results[0].a} vs {results[0].b}, {results[0].rates['sign'].draws} draws"),
+                           f"{results[0].a} vs {results[0].b}, {next(iter(results[0].rates.values())).draws} draws"),
                  fontsize=11)
     fig.tight_layout()
     return fig

@@ -13,8 +13,8 @@ The total never exceeds N; over the default strategies and budgets 100..20000 it
 on average and at least 88%, and each factor stays within 15% of its ideal in 95% of cases.
 
 Speed: S surveys are simulated at once (binomial counts per cell via survey.stats.beta_logit.simulate_counts),
-and each test runs on the whole (S, ·) batch: sign_flip_pvalues for the permutation test, and
-survey.stats.batched for the sign and Wilcoxon tests.
+and each test of survey.stats.ab_tests that planning simulates runs its batched function on the
+whole (S, ·) batch (sign_flip_pvalues, survey.stats.batched's sign and Wilcoxon p-values).
 """
 
 from __future__ import annotations
@@ -27,11 +27,10 @@ import numpy as np
 
 from survey.common.threads import one_blas_thread
 from survey.errors import SurveyError
-from survey.stats.batched import sign_pvalues, wilcoxon_pvalues
+from survey.stats import ab_tests
+from survey.stats.ab_tests import DECISION_TEST, ByTest, batched_pvalues, with_aliases
 from survey.stats.beta_logit import ModelParams, simulate_counts
-from survey.stats.permutation import sign_flip_pvalues
 
-TESTS = ("permutation", "sign", "wilcoxon")
 MINIMUM = (2, 2, 1)  # n >= 2 personas, m >= 2 perturbations, r >= 1 replicate
 # Eight strategies: the balanced point, the three corners (persona-, perturbation-,
 # replicate-heavy), the three edge midpoints (one factor kept small) and an extreme
@@ -39,6 +38,12 @@ MINIMUM = (2, 2, 1)  # n >= 2 personas, m >= 2 perturbations, r >= 1 replicate
 DEFAULT_STRATEGIES = ("1:1:1", "4:1:1", "1:4:1", "1:1:4", "4:4:1", "4:1:4", "1:4:4", "1:16:1")
 DEFAULT_BUDGETS = (200, 300, 500, 750, 1000, 1500, 2000, 3000, 5000, 10000)
 _MAX_CELLS = 4_000_000  # cells per simulated batch: bounds memory at a few tens of MB
+
+
+def __getattr__(name: str):
+    if name == "TESTS":  # the tests `survey plan` simulates, read from the registry when asked
+        return ab_tests.names(power=True)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -59,14 +64,14 @@ class SurveySize:
 @dataclass
 class PowerResult:
     design: SurveySize
-    power: dict  # test -> rejection rate at alpha
+    power: ByTest  # test -> rejection rate at alpha
     simulations: int
     pvalues: dict = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict:
         d = self.design
         return {"strategy": d.strategy, "budget": d.budget, "n": d.n, "m": d.m, "r": d.r,
-                "power": dict(self.power)}
+                "power": with_aliases(self.power)}
 
 
 def parse_strategy(text: str) -> tuple[float, float, float]:
@@ -145,26 +150,24 @@ def designs_for(strategies: Iterable[str], budgets: Iterable[int],
 
 def simulate_pvalues(params: ModelParams, n: int, m: int, r: int, simulations: int,
                      rng: np.random.Generator, alternative: str = "two-sided", flips: int = 1000,
-                     exact_max_m: int = 12, tests: Iterable[str] = TESTS) -> dict:
-    """p-values of each test on ``simulations`` surveys of design (n, m, r), simulated in batches."""
-    tests = tuple(tests)
-    out = {t: np.empty(simulations) for t in tests}
+                     exact_max_m: int = 12, tests: Iterable[str] | None = None) -> ByTest:
+    """p-values of each test (default: every test planning simulates) on ``simulations`` surveys of
+    design (n, m, r), simulated in batches."""
+    tests = ab_tests.names(power=True) if tests is None else tuple(ab_tests.canonical(t) for t in tests)
+    out = ByTest({t: np.empty(simulations) for t in tests})
     step = max(1, _MAX_CELLS // (n * m))
-    flip_seed = int(rng.integers(2**63))  # one set of sign vectors for every batch of this design
+    test_seed = int(rng.integers(2**63))  # one set of random sign vectors for every batch of this design
     for start in range(0, simulations, step):
         S = min(step, simulations - start)
         ya, yb = simulate_counts(params, n, m, m, r, rng, size=(S,))
-        diff = ya - yb  # (S, n, m) integers; both tests are scale-free, so no division by r
-        if "permutation" in tests:
-            # D-bar_j up to the factor 1/(n r): integer sums keep ties exact in floating point.
-            d_pert = diff.sum(axis=1).astype(float)
-            out["permutation"][start:start + S] = sign_flip_pvalues(
-                d_pert, alternative, n_resamples=flips, exact_max_m=exact_max_m, seed=flip_seed)
-        d_pers = diff.sum(axis=2).astype(float)  # D-hat_i up to the factor 1/(m r)
-        if "sign" in tests:
-            out["sign"][start:start + S] = sign_pvalues(d_pers, alternative)
-        if "wilcoxon" in tests:
-            out["wilcoxon"][start:start + S] = wilcoxon_pvalues(d_pers, alternative)
+        diff = ya - yb  # (S, n, m) integers
+        # D-bar_j, D-hat_i and theta-bar_j up to the factors 1/(n r), 1/(m r) and 1/(n r): the tests
+        # are scale-free, and integer sums keep ties exact in floating point.
+        samples = {"pairs": (diff.sum(axis=1).astype(float),), "personas": (diff.sum(axis=2).astype(float),),
+                   "means": (ya.sum(axis=1).astype(float), yb.sum(axis=1).astype(float))}
+        pv = batched_pvalues(samples, tests, alternative, flips, exact_max_m, test_seed)
+        for t in tests:
+            out[t][start:start + S] = pv[t]
     return out
 
 
@@ -190,15 +193,15 @@ def estimate_power(params: ModelParams, designs: list[SurveySize], simulations: 
             if key not in cache:
                 pv = simulate_pvalues(params, d.n, d.m, d.r, simulations, design_seed(seed, d),
                                       alternative, flips, exact_max_m)
-                cache[key] = ({t: float(np.mean(p <= alpha)) for t, p in pv.items()}, pv)
+                cache[key] = (ByTest({t: float(np.mean(p <= alpha)) for t, p in pv.items()}), pv)
             power, pv = cache[key]
-            results.append(PowerResult(d, dict(power), simulations, pv if keep_pvalues else {}))
+            results.append(PowerResult(d, ByTest(power), simulations, pv if keep_pvalues else {}))
             if progress:
                 progress(1)
     return results
 
 
-def best_per_budget(results: list[PowerResult], test: str = "permutation") -> list[dict]:
+def best_per_budget(results: list[PowerResult], test: str = DECISION_TEST) -> list[dict]:
     """The strategy with the highest power at each asked budget (ties: fewer queries)."""
     by_budget: dict[int, PowerResult] = {}
     for res in results:
@@ -215,7 +218,7 @@ def best_per_budget(results: list[PowerResult], test: str = "permutation") -> li
 def cheapest_design(params: ModelParams, results: list[PowerResult], target: float,
                     simulations: int = 1000, alpha: float = 0.05, seed: int = 0,
                     alternative: str = "two-sided", flips: int = 1000, exact_max_m: int = 12,
-                    test: str = "permutation", tolerance: float = 0.02) -> dict | None:
+                    test: str = DECISION_TEST, tolerance: float = 0.02) -> dict | None:
     """The fewest-query (n, m, r) whose simulated power reaches ``target``, or None.
 
     For each strategy, the first asked budget that reaches the target is refined by bisection
@@ -230,7 +233,7 @@ def cheapest_design(params: ModelParams, results: list[PowerResult], target: flo
             with one_blas_thread():
                 pv = simulate_pvalues(params, n, m, r, simulations, design_seed(seed, (n, m, r)),
                                       alternative, flips, exact_max_m)
-            cache[n, m, r] = {t: float(np.mean(p <= alpha)) for t, p in pv.items()}
+            cache[n, m, r] = ByTest({t: float(np.mean(p <= alpha)) for t, p in pv.items()})
         return cache[n, m, r]
 
     found = []
@@ -262,7 +265,7 @@ def cheapest_design(params: ModelParams, results: list[PowerResult], target: flo
         return None
     design, power = min(found, key=lambda x: (x[0].queries, -x[1][test]))
     return {"strategy": design.strategy, "budget": design.queries, "n": design.n, "m": design.m,
-            "r": design.r, "power": power, "target_power": target}
+            "r": design.r, "power": with_aliases(power), "target_power": target}
 
 
 def mc_error(simulations: int) -> float:

@@ -6,8 +6,8 @@ for every sub-sample (ours), so the rate averages over splits instead of hinging
 Alternative condition: message A against message B; the rejection rate is the power.
 
 For a configuration (n, m, r) each draw takes n personas, m perturbations per side and r replicate
-ids at random without replacement, and runs the sign-flip permutation test, the unpaired
-permutation test, the sign test and the Wilcoxon test on that sub-table, with the same pairing,
+ids at random without replacement, and runs every test of survey.stats.ab_tests (the sign-flip and
+unpaired permutation tests, the sign and Wilcoxon tests) on that sub-table, with the same pairing,
 empty-cell and NaN rules as survey.stats.comparison. Replicate ids are drawn once per draw for all
 cells: replicates are exchangeable within a cell, so this is the same law as a per-cell choice.
 """
@@ -24,14 +24,19 @@ from scipy import stats
 from survey.common.threads import one_blas_thread
 from survey.data.table import first_appearance
 from survey.errors import SurveyError, TableError
-from survey.stats.batched import sign_pvalues, wilcoxon_pvalues
+from survey.stats import ab_tests
+from survey.stats.ab_tests import ByTest, batched_pvalues, with_aliases
 from survey.stats.comparison import nanmean
-from survey.stats.permutation import sign_flip_pvalues, unpaired_permutation_test
 
-VALIDITY_TESTS = ("permutation", "unpaired", "sign", "wilcoxon")
 # The paper's six configurations: two persona counts, and m/r of 5/5, 5/20 and 20/5.
 DEFAULT_CONFIGS = ((10, 5, 5), (10, 5, 20), (10, 20, 5), (50, 5, 5), (50, 5, 20), (50, 20, 5))
 DEFAULT_DRAWS = 200
+
+
+def __getattr__(name: str):
+    if name == "VALIDITY_TESTS":  # every registered test, read from the registry when asked
+        return ab_tests.names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
@@ -84,8 +89,8 @@ class ValidityResult:
     b: str
     config: tuple[int, int, int]
     alpha: float
-    rates: dict  # test -> TestRate
-    pvalues: dict = field(repr=False, default_factory=dict)  # test -> (draws,) p-values
+    rates: ByTest  # test -> TestRate
+    pvalues: ByTest = field(repr=False, default_factory=ByTest)  # test -> (draws,) p-values
     requested: tuple[int, int, int] | None = None  # a default configuration before clipping
 
     def to_dict(self) -> dict:
@@ -93,8 +98,8 @@ class ValidityResult:
         return {"model": self.model, "condition": self.condition, "a": self.a, "b": self.b,
                 "n": n, "m": m, "r": r, "requested": list(self.requested or self.config),
                 "alpha": self.alpha,
-                "tests": {t: x.to_dict() for t, x in self.rates.items()},
-                "ecdf": {t: ecdf_at(p, ECDF_POINTS) for t, p in self.pvalues.items()}}
+                "tests": with_aliases({t: x.to_dict() for t, x in self.rates.items()}),
+                "ecdf": with_aliases({t: ecdf_at(p, ECDF_POINTS) for t, p in self.pvalues.items()})}
 
 
 ECDF_POINTS = (0.01, 0.05, 0.1, 0.25, 0.5)
@@ -171,29 +176,21 @@ def _draw_thetas(ya: np.ndarray, yb: np.ndarray, config, draws: int, rng, null: 
 
 def subsample_pvalues(ya: np.ndarray, yb: np.ndarray | None, config, draws: int = DEFAULT_DRAWS,
                       seed=0, alternative: str = "two-sided", flips: int = 1000,
-                      exact_max_m: int = 12) -> dict:
-    """p-values of every test on ``draws`` sub-samples; ``yb`` None means the null split of ``ya``."""
+                      exact_max_m: int = 12) -> ByTest:
+    """p-values of every registered test on ``draws`` sub-samples; ``yb`` None means the null split
+    of ``ya``. A draw where a side has no valid answer at all carries no evidence: p = 1."""
     rng = np.random.default_rng(seed)
     null = yb is None
     ta, tb = _draw_thetas(ya, ya if null else yb, config, draws, rng, null)
-    # paired D-bar_j and D-hat_i, rounded like compare.paired_differences so exact ties stay ties
-    d_pert = np.round(nanmean(ta - tb, axis=1), 12)
-    d_pers = np.round(nanmean(ta, axis=2) - nanmean(tb, axis=2), 12)
-    # A perturbation pair with no valid answer is left out; a zero adds nothing to any signed sum,
-    # so replacing it by 0 gives the same exact p-value as dropping it.
-    d_pert = np.nan_to_num(d_pert, nan=0.0)
-    bar_a, bar_b = nanmean(ta, axis=1), nanmean(tb, axis=1)
-    unpaired = np.ones(draws)  # a draw where one side has no valid answer carries no evidence: p = 1
-    for s in np.flatnonzero(~np.isnan(bar_a).all(axis=1) & ~np.isnan(bar_b).all(axis=1)):
-        unpaired[s] = unpaired_permutation_test(bar_a[s], bar_b[s], alternative, n_resamples=flips,
-                                                exact_limit=20_000, seed=rng.integers(2**63)).pvalue
-    return {
-        "permutation": sign_flip_pvalues(d_pert, alternative, n_resamples=flips, exact_max_m=exact_max_m,
-                                         seed=int(rng.integers(2**63))),
-        "unpaired": unpaired,
-        "sign": sign_pvalues(d_pers, alternative),
-        "wilcoxon": wilcoxon_pvalues(d_pers, alternative),
-    }
+    # paired D-bar_j and D-hat_i, rounded like comparison.paired_differences so exact ties stay ties
+    samples = {"pairs": (np.round(nanmean(ta - tb, axis=1), 12),),
+               "personas": (np.round(nanmean(ta, axis=2) - nanmean(tb, axis=2), 12),),
+               "means": (nanmean(ta, axis=1), nanmean(tb, axis=1))}
+    pv = batched_pvalues(samples, ab_tests.names(), alternative, flips, exact_max_m, int(rng.integers(2**63)))
+    empty = np.isnan(ta).all(axis=(1, 2)) | np.isnan(tb).all(axis=(1, 2))
+    for p in pv.values():
+        p[empty] = 1.0
+    return pv
 
 
 def validity_study(df: pd.DataFrame, model: str, a: str, b: str | None = None,
@@ -219,7 +216,7 @@ def validity_study(df: pd.DataFrame, model: str, a: str, b: str | None = None,
     for asked, cfg in cfgs:
         with one_blas_thread():  # small products: a second BLAS thread only waits on shared cores
             pv = subsample_pvalues(ra.y, None if null else rb.y, cfg, draws, [seed, *cfg], alternative, flips)
-        rates = {t: rejection_rate(pv[t], alpha, confidence, null) for t in VALIDITY_TESTS}
+        rates = ByTest({t: rejection_rate(p, alpha, confidence, null) for t, p in pv.items()})
         out.append(ValidityResult(model, "null" if null else "alternative", a if not null else f"{a}/1",
                                   b if not null else f"{a}/2", cfg, alpha, rates, pv, asked))
         if progress:

@@ -227,7 +227,9 @@ def test_plan_json_shape_plot_and_warning(tmp_path):
     assert len(doc["results"]) == 5
     for row in doc["results"]:
         assert set(row) == {"strategy", "budget", "n", "m", "r", "power"}
-        assert set(row["power"]) == {"permutation", "sign", "wilcoxon"}
+        # sign_flip, and "permutation", its deprecated alias kept for scripts, with the same value
+        assert set(row["power"]) == {"sign_flip", "permutation", "sign", "wilcoxon"}
+        assert row["power"]["permutation"] == row["power"]["sign_flip"]
         assert 2 * row["n"] * row["m"] * row["r"] <= row["budget"]
     assert [b["budget"] for b in doc["best"]] == [300, 1000]
     assert doc["cheapest"] is None or doc["cheapest"]["power"]["permutation"] >= 0.5

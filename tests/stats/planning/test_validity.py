@@ -160,7 +160,8 @@ def test_validate_cli_json_table_and_plot(tmp_path, null_table):
     assert doc["condition"] == "null" and plot.stat().st_size > 10_000
     (row,) = doc["results"]
     assert (row["n"], row["m"], row["r"]) == (40, 10, 3)
-    assert set(row["tests"]) == set(VALIDITY_TESTS)
+    assert set(row["tests"]) == {*VALIDITY_TESTS, "permutation"}  # with the deprecated alias of sign_flip
+    assert row["tests"]["permutation"] == row["tests"]["sign_flip"]
     assert row["tests"]["sign"]["verdict"] == "oversized"
     text = CliRunner().invoke(cli, ["validate", str(table), "--a", "A", "--b", "B", "--config", "20,5,2",
                                     "--draws", "30", "--no-plot"])
