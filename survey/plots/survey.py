@@ -51,15 +51,15 @@ def persona_differences(c: Comparison):
 def permutation_null(c: Comparison):
     """Null distribution of T under sign flips, with the observed T marked."""
     fig, ax = plt.subplots(figsize=(7.5, 3.2))
-    null = c.permutation.null_distribution
+    null = c.sign_flip.null_distribution
     if null is not None and len(null):
         ax.hist(null, bins=60, color="#bcbd22", edgecolor="white", density=True)
-    t = c.permutation.statistic
+    t = c.sign_flip.statistic
     ax.axvline(t, color=COLORS["b"], lw=2.5, label=f"observed T = {t:+.3f}")
     ax.axvline(-t, color=COLORS["b"], lw=1, ls="--", label="−T (two-sided)")
-    kind = "all sign flips" if c.permutation.exact and c.n_paired <= 16 else "sample of sign flips"
+    kind = "all sign flips" if c.sign_flip.exact and c.n_paired <= 16 else "sample of sign flips"
     ax.set_xlabel("T = mean over perturbation pairs of the persona-averaged difference")
-    ax.set_title(f"{c.model}: sign-flip null ({kind}), p = {c.permutation.pvalue:.3g}")
+    ax.set_title(f"{c.model}: sign-flip null ({kind}), p = {c.sign_flip.pvalue:.3g}")
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig

@@ -21,7 +21,8 @@ from survey.common.formatting import fmt, to_json
 from survey.data.table import messages_in, models_in, require_messages, validate_table
 from survey.errors import SurveyError, TableError
 from survey.reporting.summary import study_summary
-from survey.stats import compare_messages, estimate
+from survey.stats import ab_tests, compare_messages, estimate
+from survey.stats.ab_tests import DECISION_TEST
 from survey.stats.comparison import Comparison
 
 _TEMPLATES = Path(__file__).parent / "templates"
@@ -55,7 +56,7 @@ def fig_png(fig, caption: str) -> Fig:
 def headline(c: Comparison, alpha: float) -> str:
     pa, pb = (float(np.nanmean(c.theta_bar[x])) for x in (c.a, c.b))
     lo, hi = c.effect.ci
-    t, p = c.effect.estimate, c.permutation.pvalue
+    t, p = c.effect.estimate, c.tests[DECISION_TEST].pvalue
     pts = f"{t * 100:+.1f} percentage points ({c.effect.confidence:.0%} CI {lo * 100:+.1f} to {hi * 100:+.1f})"
     said = f"{pa:.0%} of answers were Yes for “{c.a}” and {pb:.0%} for “{c.b}”"
     if p <= alpha:
@@ -70,11 +71,13 @@ def headline(c: Comparison, alpha: float) -> str:
 
 def _warnings(c: Comparison, alpha: float) -> list[str]:
     out = []
-    for name, res in (("sign", c.sign), ("Wilcoxon", c.wilcoxon)):
-        if res.pvalue <= alpha < c.permutation.pvalue:
-            out.append(f"{c.model}: the {name} test calls this significant (p = {res.pvalue:.3g}), but it treats "
-                       "personas as independent while each paraphrase shifts every persona at once; "
-                       "it is not valid here. Rely on the permutation test.")
+    decisive = c.tests[DECISION_TEST]
+    for name, res in c.tests.items():
+        spec = ab_tests.get(name)
+        if not spec.valid_when_rho_positive and res.pvalue <= alpha < decisive.pvalue:
+            out.append(f"{c.model}: the {spec.label} test calls this significant (p = {res.pvalue:.3g}), but it "
+                       "treats personas as independent while each paraphrase shifts every persona at once; "
+                       f"it is not valid here. Rely on the {ab_tests.label(DECISION_TEST)} test.")
     if c.invalid["total"]:
         out.append(f"{c.model}: {c.invalid['total']} answers were neither Yes nor No; they are excluded from "
                    f"the rates ({sum(c.empty_cells.values())} persona×paraphrase cells had no valid answer).")
@@ -84,9 +87,6 @@ def _warnings(c: Comparison, alpha: float) -> list[str]:
 def comparison_view(c: Comparison, df: pd.DataFrame) -> dict:
     from survey.plots import survey as plots
 
-    tests = [("sign-flip permutation", c.permutation, "valid for any ρ; " + ("exact" if c.permutation.exact else "Monte Carlo")),
-             ("unpaired permutation", c.unpaired, "valid; uses every paraphrase"),
-             ("sign", c.sign, "invalid when ρ > 0"), ("Wilcoxon signed-rank", c.wilcoxon, "invalid when ρ > 0")]
     estimates = []
     for msg in (c.a, c.b):
         try:
@@ -105,8 +105,8 @@ def comparison_view(c: Comparison, df: pd.DataFrame) -> dict:
     lo, hi = c.effect.ci
     return {
         "model": c.model, "a": c.a, "b": c.b,
-        "tests": [{"name": n, "statistic": fmt(r.statistic), "pvalue": fmt(r.pvalue), "note": note}
-                  for n, r, note in tests],
+        "tests": [{"name": ab_tests.label(name), "statistic": fmt(r.statistic), "pvalue": fmt(r.pvalue),
+                   "note": ab_tests.get(name).note(r)} for name, r in c.tests.items()],
         "effect": f"{c.effect.estimate:+.4f}", "confidence": f"{c.effect.confidence:.0%}",
         "ci": f"[{lo:+.4f}, {hi:+.4f}]", "ci_method": c.effect.method,
         "design": (f"{c.n_personas} personas; perturbations "
@@ -164,9 +164,11 @@ def exact_section(comps: list[Comparison], alpha: float) -> Section:
     for c in comps:
         lo, hi = c.effect.ci
         rows.append([c.model, f"{c.a} vs {c.b}", f"{c.effect.estimate:+.4f}", f"[{lo:+.4f}, {hi:+.4f}]",
-                     fmt(c.permutation.pvalue), fmt(c.sign.pvalue), fmt(c.wilcoxon.pvalue)])
-    sec.tables.append({"columns": ["model", "messages", "effect", "CI", "sign-flip p (valid)", "sign p",
-                                   "Wilcoxon p"], "rows": rows})
+                     *(fmt(r.pvalue) for r in c.tests.values())])
+    names = list(comps[0].tests) if comps else ab_tests.names()
+    sec.tables.append({"columns": ["model", "messages", "effect", "CI",
+                                   *(f"{ab_tests.label(t)} p" + (" (valid)" if ab_tests.get(t).valid_when_rho_positive
+                                                                 else "") for t in names)], "rows": rows})
     return sec
 
 

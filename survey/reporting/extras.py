@@ -13,6 +13,7 @@ from survey.common.formatting import fmt  # noqa: E402
 from survey.data.table import messages_in, models_in  # noqa: E402
 from survey.errors import SurveyError  # noqa: E402
 from survey.reporting import Section, fig_png  # noqa: E402
+from survey.stats import ab_tests  # noqa: E402
 
 
 def records_table(records: list[dict], columns: list[str] | None = None) -> dict:
@@ -33,6 +34,7 @@ def plan_section(plan: dict) -> Section:
     rows = plan.get("results", [])
     if not rows or not all(isinstance(r, dict) and isinstance(r.get("power"), dict) for r in rows):
         raise SurveyError("--plan: no 'results' with 'power'; pass the output of `survey plan --json`")
+    rows = [{**r, "power": ab_tests.canonical_keys(r["power"])} for r in rows]  # one column per test
     df = pd.json_normalize(rows)
     power_cols = [c for c in df.columns if c.startswith("power.")]
     fig, axes = plt.subplots(1, len(power_cols), figsize=(3.4 * len(power_cols), 3.2), sharey=True, squeeze=False)
@@ -40,7 +42,7 @@ def plan_section(plan: dict) -> Section:
         for strategy, g in df.groupby("strategy", sort=False):
             g = g.sort_values("budget")
             ax.plot(g["budget"], g[col], marker="o", ms=3, label=str(strategy))
-        ax.set_title(col.split(".", 1)[1])
+        ax.set_title(ab_tests.label(col.split(".", 1)[1]), fontsize=9)
         ax.set_xlabel("budget N = 2·n·m·r")
         ax.axhline(0.8, color="#999", lw=0.8, ls=":")
     axes[0][0].set_ylabel("power")
@@ -64,8 +66,10 @@ def validate_section(data: dict, alpha: float) -> Section:
                            and all(isinstance(t, dict) and "rate" in t for t in r["tests"].values())
                            for r in rows):
         raise SurveyError("--validate: no 'results' with 'tests'; pass the output of `survey validate --json`")
+    rows = [{**r, "tests": ab_tests.canonical_keys(r["tests"]), "ecdf": ab_tests.canonical_keys(r.get("ecdf", {}))}
+            for r in rows]  # one column and one curve per test, without the deprecated aliases
     tests = list(dict.fromkeys(t for r in rows for t in r["tests"]))
-    table = {"columns": ["model", "condition", "n", "m", "r", *tests], "rows": []}
+    table = {"columns": ["model", "condition", "n", "m", "r", *map(ab_tests.label, tests)], "rows": []}
     for r in rows:
         cells = []
         for t in tests:
@@ -79,7 +83,8 @@ def validate_section(data: dict, alpha: float) -> Section:
         ax.plot([0, 1], [0, 1], color="#999", lw=1, ls="--")
         for t, pts in r.get("ecdf", {}).items():
             xs = [0.0, *map(float, pts)]
-            ax.plot(xs, [0.0, *pts.values()], marker="o", ms=3, label=t)
+            ax.plot(xs, [0.0, *pts.values()], marker="o", ms=3, label=ab_tests.label(t),
+                    color=getattr(ab_tests.AB_TESTS.get(t), "color", None))
         ax.set_title(f"{r['model']}: n={r['n']}, m={r['m']}, r={r['r']}", fontsize=9)
         ax.set_xlim(0, max(0.5, *(float(k) for p in r.get("ecdf", {}).values() for k in p)))
         ax.set_ylim(0, 1)

@@ -102,6 +102,12 @@ def get(name: str) -> ABTest:
         raise SurveyError(f"unknown test '{name}'; the tests are {', '.join(AB_TESTS)}") from None
 
 
+def label(name: str) -> str:
+    """The test's label for people, or the name itself for a test this version does not know."""
+    spec = AB_TESTS.get(canonical(name))
+    return spec.label if spec else name
+
+
 def names(power: bool = False) -> tuple[str, ...]:
     """Registered test names in order; ``power``: only those that `survey plan` simulates."""
     return tuple(t.name for t in AB_TESTS.values() if t.in_power or not power)
