@@ -28,9 +28,9 @@ def report(data: pd.DataFrame | str | Path, out: str | Path, *, study: str | Non
     from survey.reporting import build_report
 
     if not 0 < alpha < 1:
-        raise SurveyError(f"alpha must be between 0 and 1; got {alpha}")
+        raise SurveyError(f"alpha (--alpha) must be between 0 and 1; got {alpha}")
     if (a is None) != (b is None):
-        raise SurveyError("give both a and b, or neither (then every pair of messages is compared)")
+        raise SurveyError("give both --a and --b, or neither (then every pair of messages is compared)")
     df = data if isinstance(data, pd.DataFrame) else load_long_table(data, study)
     extras = {k: v.to_dict() if hasattr(v, "to_dict") else v for k, v in (extras or {}).items()}
     return build_report(df, out, title=title, a=a, b=b, alpha=alpha, seed=seed, sizes=sizes, extras=extras)

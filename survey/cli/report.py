@@ -8,7 +8,6 @@ from pathlib import Path
 import click
 
 from survey.cli.common import echo_json, json_option
-from survey.data.sources import load_long_table
 from survey.errors import SurveyError
 
 
@@ -44,18 +43,13 @@ def _read_json(path: str | None, option: str) -> dict | None:
 def report_cmd(source, out, study, a, b, title, alpha, sizes, plan_json, validate_json, dbpa_json, seed,
                as_json):
     """Write OUT/index.html (plots inlined), OUT/results.json and OUT/table.csv."""
+    from survey.api import report
     from survey.cli.compare import parse_sizes
-    from survey.reporting import build_report
 
-    if not 0 < alpha < 1:
-        raise SurveyError("--alpha must be between 0 and 1")
-    if (a is None) != (b is None):
-        raise SurveyError("give both --a and --b, or neither (then every pair of messages is compared)")
-    df = load_long_table(source, study)
     extras = {"plan": _read_json(plan_json, "--plan"), "validate": _read_json(validate_json, "--validate"),
               "dbpa": _read_json(dbpa_json, "--dbpa")}
-    results = build_report(df, out, title=title, a=a, b=b, alpha=alpha, seed=seed, sizes=parse_sizes(sizes),
-                           extras=extras)
+    results = report(source, out, study=study, title=title, a=a, b=b, alpha=alpha, seed=seed,
+                     sizes=parse_sizes(sizes), extras=extras)
     index = Path(out) / "index.html"
     if as_json:
         echo_json({"report": str(index), "results": results["results"]})
