@@ -1,4 +1,4 @@
-"""`survey dbpa`: DBPA semantic tests on free-text answers (SPEC §2; docs/dbpa.md).
+"""`survey dbpa`: DBPA semantic tests on free-text answers (Rauba, Wei & van der Schaar; docs/dbpa.md).
 
 Two forms:
 - ``survey dbpa TABLE_OR_STORE --a MSG --b MSG``: message A vs B per model, on the long table's
@@ -14,10 +14,10 @@ from pathlib import Path
 import click
 
 from survey.cli.common import echo_json, json_option, print_table
-from survey.cli.dbpa_inputs import embed_column, open_cache, parse_range, pick_messages, plot_path, text_rows
-from survey.common.threads import one_blas_thread
+from survey.common.progress import progress_bar
 from survey.errors import SurveyError
-from survey.stats.dbpa.family import CORRECTIONS, compare_messages_dbpa, per_persona_dbpa
+from survey.freetext import DBPAOptions, dbpa, dbpa_family, parse_hist_range
+from survey.stats.dbpa.family import CORRECTIONS
 from survey.stats.dbpa.omega import OMEGAS
 
 
@@ -73,85 +73,40 @@ def dbpa_cmd(source, family_file, a, b, study, models, unit, scheme, per_persona
 
     Reads the `response` column of a long table or store (SOURCE), or runs a --family file.
     """
-    common = dict(omegas=list(omegas) or None, embedder=embedder, embed_url=embed_url, n_perm=n_perm, bins=bins,
-                  hist_range=hist_range, cache_path=cache_path, no_cache=no_cache, seed=seed, plot=plot,
-                  no_plot=no_plot, as_json=as_json, correction=correction, alpha=alpha)
+    given = dict(omegas=list(omegas) or None, embedder=embedder, embed_url=embed_url, n_resamples=n_perm,
+                 bins=bins, hist_range=None if hist_range is None else parse_hist_range(hist_range, "--range"),
+                 cache=False if no_cache else None, cache_path=cache_path, seed=seed, correction=correction,
+                 alpha=alpha)
     if family_file:
         if source or a or b or models or per_persona or max_per_unit:
             raise SurveyError("--family takes its data, selections and messages from the file; "
                               "drop SOURCE, --a, --b, --model, --per-persona and --max-per-unit")
-        from survey.cli.dbpa_family import run_family
-
-        with one_blas_thread():  # small products: threads only contend on 2 shared cores
-            run_family(Path(family_file), study=study, **common)
+        options = DBPAOptions.of(**given)
+        with progress_bar("embedding", None, not as_json) as bar:
+            res = dbpa_family(Path(family_file), options, study=study, progress=bar.update)
+        written = [] if no_plot else res.write_plots(plot)
+        _print_family(res, written, as_json)
         return
     if not source:
         raise SurveyError("give a long table or store (SOURCE), or a family file with --family")
-    with one_blas_thread():
-        _run_messages(Path(source), a, b, study, list(models), unit, scheme, per_persona, max_per_unit, **common)
+    options = DBPAOptions.of(**given, unit=unit, scheme=scheme, per_persona=per_persona or None,
+                             max_per_unit=max_per_unit)
+    with progress_bar("embedding", None, not as_json) as bar:
+        res = dbpa(Path(source), a, b, models=list(models), study=study, options=options, progress=bar.update)
+    written = [] if no_plot else res.write_plots(plot or "dbpa.png")
+    _print_messages(res, written, as_json)
 
 
-def _run_messages(source, a, b, study, models, unit, scheme, per_persona, max_per_unit, *, omegas, embedder,
-                  embed_url, n_perm, bins, hist_range, cache_path, no_cache, seed, plot, no_plot, as_json,
-                  correction, alpha):
-    omegas = omegas or ["js"]
-    n_perm = 1000 if n_perm is None else n_perm
-    bins = 30 if bins is None else bins
-    range_ = parse_range(hist_range or "pooled")
-    seed = 0 if seed is None else seed
-    correction, alpha = correction or "holm", 0.05 if alpha is None else alpha
-    df, dropped, is_store = text_rows(source, study)
-    a, b = pick_messages(df, a, b)
-    all_models = list(dict.fromkeys(df["model"]))
-    bad = [m for m in models if m not in all_models]
-    if bad:
-        raise SurveyError(f"model(s) {', '.join(bad)} not in the table; it has {', '.join(all_models)}")
-    df = df[df["message"].isin([a, b]) & df["model"].isin(models or all_models)]
-    if max_per_unit is not None:
-        if max_per_unit < 1:
-            raise SurveyError("--max-per-unit must be >= 1")
-        df = (df.sample(frac=1.0, random_state=seed).groupby(["model", "message", "perturbation"], sort=False)
-              .head(max_per_unit).sort_index())
-    with open_cache(source, is_store, cache_path, no_cache) as cache:
-        emb, name = embed_column(df["response"].tolist(), embedder or "minilm", embed_url, cache, quiet=as_json)
-    out, figures = [], []
-    run_models = [m for m in all_models if m in set(df["model"])]
-    for model in run_models:
-        m = (df["model"] == model).to_numpy()
-        sub = df[m]
-        is_a = (sub["message"] == a).to_numpy()
-        if is_a.sum() < 2 or (~is_a).sum() < 1:
-            raise SurveyError(f"model '{model}': DBPA needs at least 2 text answers for {a} and 1 for {b}")
-        opts = dict(omega=omegas, n_resamples=n_perm, seed=seed, bins=bins, hist_range=range_)
-        res = compare_messages_dbpa(emb[m], is_a, sub["perturbation"].to_numpy(), unit=unit, scheme=scheme, **opts)
-        item = {"model": model, "a": a, "b": b, "unit": unit, "scheme": scheme if unit == "perturbation" else "subset",
-                "outputs": {a: int(is_a.sum()), b: int((~is_a).sum())},
-                "perturbations": {a: int(sub.loc[is_a, "perturbation"].nunique()),
-                                  b: int(sub.loc[~is_a, "perturbation"].nunique())},
-                "dropped_empty": int(dropped.get(model, 0)),
-                "tests": {o: r.to_dict() for o, r in res.items()}}
-        if per_persona:
-            fam = per_persona_dbpa(emb[m], is_a, sub["perturbation"].to_numpy(), sub["persona"].to_numpy(),
-                                   omega=omegas[0], correction=correction, alpha=alpha, n_resamples=n_perm,
-                                   seed=seed, bins=bins, hist_range=range_, scheme=scheme)
-            item["per_persona"] = fam.to_dict()
-        out.append(item)
-        figures.append((model, list(res.values())))
-    written = []
-    if not no_plot:
-        from survey.plots.dbpa import dbpa_figure
-
-        for model, results in figures:
-            path = plot_path(plot, "dbpa.png", model if len(figures) > 1 else None)
-            dbpa_figure(results, title=f"{model}: {a} vs {b} ({unit}-level permutations)",
-                        labels=(a, b)).savefig(path, dpi=110)
-            written.append(str(path))
+def _print_messages(res, written, as_json: bool) -> None:
+    out = res.to_dict()
     if as_json:
-        echo_json({"source": str(source), "embedder": name, "results": out, "plots": written})
+        echo_json({**out, "plots": [str(p) for p in written]})
         return
-    for item in out:
+    omega = res.options.omegas[0]
+    for item in out["results"]:
+        a, b = item["a"], item["b"]
         click.echo(f"\nmodel {item['model']}: {a} vs {b} — outputs {item['outputs']}, perturbations "
-                   f"{item['perturbations']}, {item['unit']}-level ({item['scheme']}); embedder {name}"
+                   f"{item['perturbations']}, {item['unit']}-level ({item['scheme']}); embedder {res.embedder}"
                    + (f"; {item['dropped_empty']} empty response(s) left out" if item["dropped_empty"] else ""))
         rows = [[o, t["statistic"], t["pvalue"], t["n_resamples"], "exact" if t["exact"] else "monte-carlo",
                  t.get("js_distance")] for o, t in item["tests"].items()]
@@ -159,17 +114,36 @@ def _run_messages(source, a, b, study, models, unit, scheme, per_persona, max_pe
                     ["omega", "statistic", "p", "relabelings", "p computed", "JS distance"], rows)
         if "per_persona" in item:
             pp = item["per_persona"]
-            print_table(f"per persona ({omegas[0]}, {pp['correction']}-adjusted, alpha {pp['alpha']:g})",
+            print_table(f"per persona ({omega}, {pp['correction']}-adjusted, alpha {pp['alpha']:g})",
                         ["persona", "statistic", "p", "p adjusted", "rejected"],
                         [[t["name"], t["statistic"], t["pvalue"], t["pvalue_adjusted"], str(t["rejected"])]
                          for t in pp["tests"]])
-    if out and unit == "output":
+    if res.models and res.options.unit == "output":
         click.echo("note: output-level permutations assume independent outputs; a perturbation that shifts "
                    "every persona makes them oversized (docs/dbpa.md). Use --unit perturbation for conclusions.")
     for p in written:
         click.echo(f"plot: {p}")
 
 
+def _print_family(res, written, as_json: bool) -> None:
+    if as_json:
+        echo_json({**res.to_dict(), "plots": [str(p) for p in written]})
+        return
+    fam, opts = res.family, res.options
+    click.echo(f"{res.path.name}: {res.design}, {len(fam.names)} comparison(s) vs {res.base_label} "
+               f"({res.outputs['base']} outputs), omega {opts.omegas[0]}, embedder {res.embedder}, "
+               f"B = {opts.n_resamples}")
+    print_table(f"DBPA family ({opts.correction}-adjusted, alpha {opts.alpha:g})",
+                ["name", "role", "outputs", "statistic", "p", "p adjusted", "rejected"],
+                [[n, r or "", res.outputs[n], t.statistic, t.pvalue, adj, str(rej)]
+                 for n, r, t, adj, rej in zip(fam.names, fam.roles, fam.results, fam.adjusted, fam.rejected,
+                                              strict=True)])
+    if fam.roc is not None:
+        click.echo(f"TPR/FPR at alpha {opts.alpha:g} (raw p): TPR {fam.roc.tpr_at_alpha:.3f}, "
+                   f"FPR {fam.roc.fpr_at_alpha:.3f}; AUC over all thresholds {fam.roc.auc:.3f}")
+    for p in written:
+        click.echo(f"plot: {p}")
+
+
 def register(cli) -> None:
     cli.add_command(dbpa_cmd)
-
