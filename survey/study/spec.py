@@ -61,6 +61,9 @@ class MessageSpec(_Strict):
 
 
 class QuestionSpec(_Strict):
+    """The question after the persona prompt: its response type (survey.responses), template and
+    reply length; the template and length default to the type's."""
+
     type: str = Field(
         DEFAULT_SCALE, validation_alias=AliasChoices("type", "mode"),
         description="response type (survey.responses): 'binary': Yes/No answers parsed into 1/0; 'text': free "

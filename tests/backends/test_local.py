@@ -13,7 +13,7 @@ from survey.backends import BackendError, Query, create_backend
 from survey.backends.llama_runtime import default_gguf_path, log_softmax
 from survey.backends.local import LocalBackend, replicate_seed
 from survey.errors import SurveyError
-from survey.responses import BINARY
+from survey.responses import BINARY, RESPONSE_TYPES, ResponseType, register
 
 pytest.importorskip("llama_cpp")
 
@@ -157,6 +157,28 @@ def test_constrained_sampling_only_says_yes_or_no_at_rate_theta(exact, constrain
     theta = exact.complete_sync(query(0, 0)).p_yes  # at T = 1 constraining samples P(Yes | Yes or No)
     yes = sum(BINARY.parse(r.text) for r in replies)
     assert stats.binomtest(yes, len(replies), theta).pvalue > 1e-3
+
+
+def test_exact_mode_reads_the_labels_of_the_query_response_type(exact):
+    class Letters(ResponseType):
+        scale = "letters-test"
+        labels = {1: "A", 0: "B"}
+        template = "{perturbation} A or B?"
+        max_tokens = 1
+
+    rtype = register(Letters())
+    try:
+        reply = exact.complete_sync(query(0, 0, scale=rtype.scale))
+        a, b = reply.extra["p_a_raw"], reply.extra["p_b_raw"]
+        assert 0 < a and 0 < b and reply.p_yes == pytest.approx(a / (a + b), rel=1e-12)
+        assert reply.text in ("A", "B") and "p_yes_raw" not in reply.extra
+        variants = exact.runtime.label_tokens(rtype.labels)
+        assert all(rtype.parse(exact.runtime.token_text(int(i))) == v for v, ids in variants.items() for i in ids)
+    finally:
+        del RESPONSE_TYPES[rtype.scale]
+    # a free-text question gets a sampled completion even with a one-token budget
+    free = exact.complete_sync(query(0, 0, scale="text", max_tokens=1))
+    assert free.p_yes is None and free.extra["mode"] == "sample" and "finish_reason" in free.extra
 
 
 def test_free_text_is_a_sampled_chat_completion(exact):

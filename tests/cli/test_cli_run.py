@@ -71,6 +71,25 @@ def test_run_export_analyze_end_to_end(tmp_path, capsys):
     assert code == 2 and "has no study 'nope'; it has sim-sneakers-boots" in err
 
 
+def test_free_text_replies_are_counted_as_text_not_invalid(tmp_path, capsys):
+    study = small_sim(tmp_path, personas=2, perts=2, reps=1)
+    study.write_text(study.read_text().replace('type = "binary"', 'type = "text"'))
+    code, out, _ = cli(capsys, "run", study, "--yes")
+    header = next(line for line in out.splitlines() if "stored" in line)
+    assert code == 0 and " text " in header and " invalid " in header  # a text column; invalid stays 0
+    code, out, _ = cli(capsys, "run", study, "--dry-run", "--json")
+    assert json.loads(out)["models"][0]["invalid"] == 0
+    store = tmp_path / "sim.sqlite"
+    code, out, _ = cli(capsys, "status", store, "--json")
+    m = json.loads(out)["models"][0]
+    assert (m["scale"], m["replies"], m["text"], m["valid"], m["invalid"]) == ("text", 8, 8, 0, 0)
+    code, out, _ = cli(capsys, "status", store)
+    assert code == 0 and " text " in next(line for line in out.splitlines() if "replies" in line)
+    code, out, _ = cli(capsys, "export", store, "--out", tmp_path / "t.csv")
+    assert code == 0 and "(0 invalid answers)" in out
+    assert (read_table(tmp_path / "t.csv", min_perturbations=0)["scale"] == "text").all()
+
+
 def test_status_of_an_empty_store_says_so(tmp_path, capsys):
     study = small_sim(tmp_path)
     assert cli(capsys, "run", study, "--dry-run")[0] == 0  # opens (creates) the store, stores nothing

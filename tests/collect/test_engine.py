@@ -129,9 +129,23 @@ def test_text_mode_keeps_text_and_leaves_answer_empty(tmp_path):
     qs = make_queries(1, 2, 1)
     backend = ScriptedBackend({q.key: ["Yes, I love them."] for q in qs})
     with Store(tmp_path / "s.sqlite") as store:
-        run(engine(store), ModelRun("st", "fake", backend, qs, response=response_type("text")))
+        rep = run(engine(store), ModelRun("st", "fake", backend, qs, response=response_type("text")))
         df = store.to_long_table()
         assert df["answer"].isna().all() and (df["response"] == "Yes, I love them.").all()
+        # free text is the datum: counted as text, never as invalid, and no P(Yes) is read from it
+        m = rep.models["fake"]
+        assert (m.scale, m.stored, m.text, m.valid, m.invalid) == ("text", len(qs), len(qs), 0, 0)
+        assert df["p_yes"].isna().all() and (df["scale"] == "text").all()
+
+
+def test_a_study_keeps_its_response_type(tmp_path):
+    qs = make_queries(1, 2, 1)
+    with Store(tmp_path / "s.sqlite") as store:
+        run(engine(store), ModelRun("st", "fake", ScriptedBackend(), qs[:2]))
+        backend = ScriptedBackend()
+        with pytest.raises(SurveyError, match="holds 'binary' replies, not 'text'"):
+            run(engine(store), ModelRun("st", "fake", backend, qs, response=response_type("text")))
+        assert not backend.calls  # refused before anything was sent
 
 
 def test_backoff_grows_and_respects_retry_after():

@@ -101,3 +101,29 @@ def test_batch_jobs_roundtrip(tmp_path):
         s.update_batch_job("job-1", status="SUCCESS", ingested=True)
         assert s.batch_jobs("st", "m", open_only=True) == []
         assert len(s.batch_jobs()) == 2
+
+
+def test_the_study_response_type_is_recorded_and_a_change_is_refused(tmp_path):
+    with Store(tmp_path / "s.sqlite") as s:
+        s.record_scale("st", "text")
+        s.record_scale("st", "text")  # the same type again: fine (every run records it)
+        with pytest.raises(SurveyError, match="study 'st' holds 'text' replies, not 'binary'"):
+            s.record_scale("st", "binary")
+        s.record(key(), status="ok", response="Yes, I like them a lot.", completion_tokens=6)
+        s.record(key(rep=1), status="ok", response="Not for me.", completion_tokens=4)
+        summary = s.summary("st")[0]
+        assert (summary["scale"], summary["replies"], summary["valid"], summary["invalid"], summary["text"]) == \
+            ("text", 2, 0, 0, 2)
+        df = s.to_long_table()
+        assert (df["scale"] == "text").all() and validate_table(df, min_perturbations=0)["answer"].isna().all()
+
+
+def test_a_store_without_the_record_reads_free_text_only_when_no_reply_has_an_answer(tmp_path):
+    with Store(tmp_path / "s.sqlite") as s:
+        s.record(key(study="dbpa"), status="ok", response="I would, they look comfortable.", completion_tokens=7)
+        s.record(key(study="yesno"), status="ok", response="Yes", answer=1, completion_tokens=1)
+        s.record(key(study="garbled"), status="ok", response="Maybe", completion_tokens=1)  # binary, all invalid
+        s.record(key(study="waiting"), status="failed", error="timeout")
+        assert [s.scale(x) for x in ("dbpa", "yesno", "garbled", "waiting")] == ["text", "binary", "binary", "binary"]
+        assert {d["study"]: (d["text"], d["invalid"]) for d in s.summary()} == \
+            {"dbpa": (1, 0), "yesno": (0, 0), "garbled": (0, 1), "waiting": (0, 0)}

@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from survey.data.table import cell_counts, read_table, validate_table, write_table
+from survey.data.table import cell_counts, invalid_answers, read_table, validate_table, write_table
 from survey.errors import TableError
 from survey.stats.beta_logit import simulate
 
@@ -67,3 +67,26 @@ def test_unknown_format_and_missing_file(tmp_path):
     (tmp_path / "x.json").write_text("{}")
     with pytest.raises(TableError, match="unknown table format"):
         read_table(tmp_path / "x.json")
+
+
+def test_an_optional_scale_column_checks_answers_per_response_type(tmp_path):
+    df = small()
+    assert "scale" not in validate_table(df).columns  # optional: without it every row is Yes/No
+    df["scale"] = ""
+    assert (validate_table(df)["scale"] == "binary").all()  # an empty scale is the default
+    df["scale"] = "binary"
+    df.loc[df["message"] == "B", "scale"] = "text"
+    with pytest.raises(TableError, match="rows of scale 'text' must be empty"):
+        validate_table(df)
+    df.loc[df["scale"] == "text", "answer"] = pd.NA
+    out = validate_table(df)
+    assert out.loc[out["scale"] == "text", "answer"].isna().all()
+    assert invalid_answers(out) == 0  # free text is never an invalid answer
+    out.loc[0, "answer"] = pd.NA
+    assert invalid_answers(out) == 1
+    write_table(out, tmp_path / "t.csv")
+    assert read_table(tmp_path / "t.csv")["scale"].tolist() == out["scale"].tolist()
+    with pytest.raises(TableError, match="rows of scale 'binary' must be 1 \\(Yes\\), 0 \\(No\\)"):
+        validate_table(out.assign(answer=out["answer"].astype(object).where(out.index != 1, 5)))
+    with pytest.raises(TableError, match="column 'scale' names unknown response type\\(s\\) 'likert'"):
+        validate_table(out.assign(scale=out["scale"].where(out.index != 2, "likert")))

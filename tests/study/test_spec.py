@@ -1,6 +1,7 @@
 import pytest
 
 from survey.errors import SurveyError
+from survey.responses import response_type
 from survey.responses.binary import PAPER_QUESTION
 from survey.responses.text import TEXT_QUESTION
 from survey.study.spec import load_study, parse_study
@@ -52,6 +53,18 @@ def test_text_mode_defaults(tmp_path):
     assert s.question.default_max_tokens == 40
 
 
+def test_question_type_key_with_mode_as_its_older_name(tmp_path):
+    s = load_study(write(tmp_path, MINIMAL + '\n[question]\ntype = "text"\n'))
+    assert s.question.type == s.question.mode == "text" and s.question.response is response_type("text")
+    assert s.question.default_max_tokens == 80 and s.question.resolved_template == TEXT_QUESTION
+    legacy = load_study(write(tmp_path, MINIMAL + '\n[question]\nmode = "text"\n', "legacy.toml"))
+    assert legacy.question == s.question
+    binary = load_study(write(tmp_path, MINIMAL + '\n[question]\ntype = "binary"\nmax_tokens = 3\n', "b.toml"))
+    assert binary.question.default_max_tokens == 3  # the question's reply length applies to every type
+    with pytest.raises(SurveyError, match="question: .*`type` \\(or its older name `mode`\\), not both"):
+        load_study(write(tmp_path, MINIMAL + '\n[question]\ntype = "text"\nmode = "text"\n', "both.toml"))
+
+
 def test_full_model_entry(tmp_path):
     text = MINIMAL + """
 [[models]]
@@ -95,6 +108,7 @@ max_cost = 3.5
     (('[personas]', '[question]\ntemplate = "{perturbation} {x}"\n[personas]'),
      ["question.template", "placeholder other than"]),
     (('[personas]', '[question]\nmode = "essay"\n[personas]'), ["question.mode"]),
+    (('[personas]', '[question]\ntype = "essay"\n[personas]'), ["question.type", "unknown response type 'essay'"]),
     (('[personas]', '[budget]\nmax_cost = -1\n[personas]'), ["budget.max_cost"]),
 ])
 def test_errors_name_the_field(tmp_path, patch, fragments):
