@@ -26,7 +26,7 @@ from pydantic import (
 from survey.errors import SurveyError, pydantic_message
 from survey.registry.files import NAME_RE as _ID  # one id rule for studies and registry sets
 from survey.registry.files import study_base_dir
-from survey.responses import DEFAULT_SCALE, RESPONSE_TYPES, ResponseType, response_type
+from survey.responses import DEFAULT_SCALE, ResponseType, response_type
 
 
 class _Strict(BaseModel):
