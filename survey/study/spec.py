@@ -83,9 +83,10 @@ class QuestionSpec(_Strict):
     @field_validator("type")
     @classmethod
     def _known_type(cls, v: str) -> str:
-        if v not in RESPONSE_TYPES:
-            raise ValueError(f"unknown response type '{v}'; choose one of {', '.join(RESPONSE_TYPES)}")
-        return v
+        try:
+            return response_type(v).scale
+        except SurveyError as exc:  # pydantic names the field only for a ValueError
+            raise ValueError(str(exc)) from exc
 
     @field_validator("template")
     @classmethod
