@@ -1,0 +1,118 @@
+"""What `survey analyze` and `survey estimate` compute, as Python calls on a long table: every model
+of the table, each analysed on its own. A model that cannot be analysed (e.g. no valid answer) is
+left out with its reason instead of hiding the others; when none can be, that is the error.
+
+    res = analyze(df, "sneakers", "boots")
+    res["gpt"].sign_flip.pvalue, res["gpt"].effect.ci
+    res.to_dict()  # what `survey analyze --json` prints
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from survey.data.table import models_in, pick_messages, require_messages, require_models
+from survey.errors import SurveyError, TableError, pydantic_message
+from survey.stats.comparison import Comparison, compare_messages
+from survey.stats.estimate import estimate as estimate_model
+
+
+class AnalyzeOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    alternative: Literal["two-sided", "greater", "less"] = "two-sided"
+    confidence: float = Field(default=0.95, gt=0, lt=1)
+    flips: int = Field(default=9999, ge=1)
+    seed: int | None = 0
+    probabilities: bool = False
+
+
+class EstimateOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    bootstrap: int = Field(default=200, ge=0)
+    seed: int | None = 0
+
+
+def _check(cls, source: str, **values):
+    try:
+        return cls(**values)
+    except ValidationError as exc:
+        raise SurveyError(pydantic_message(exc, source)) from exc
+
+
+class Analysis(dict):
+    """model -> Comparison, in table order; ``left_out`` holds the reason of each model left out."""
+
+    def __init__(self, comparisons=(), left_out=()):
+        super().__init__((c.model, c) for c in comparisons)
+        self.left_out = list(left_out)
+
+    def to_dict(self) -> dict:
+        return {"results": [c.to_dict() for c in self.values()], "left_out": self.left_out}
+
+
+class Estimates(dict):
+    """model -> EstimateResult for one message, in table order; ``left_out`` as in Analysis."""
+
+    def __init__(self, message: str, results=(), left_out=()):
+        super().__init__(results)
+        self.message = message
+        self.left_out = list(left_out)
+
+    def to_dict(self) -> dict:
+        return {"results": [{"model": m, "message": self.message, **r.to_dict()} for m, r in self.items()],
+                "left_out": self.left_out}
+
+
+def _each_model(models, run, catch: type[Exception], reason) -> tuple[list, list[str]]:
+    done, left_out = [], []
+    for model in models:
+        try:
+            done.append(run(model))
+        except catch as exc:  # e.g. every answer invalid: one such model must not hide the others
+            left_out.append(reason(model, exc))
+    if not done:
+        raise SurveyError("; ".join(left_out))
+    return done, left_out
+
+
+def analyze(df: pd.DataFrame, a: str | None = None, b: str | None = None, *, models: list[str] | None = None,
+            alternative: str = "two-sided", confidence: float = 0.95, flips: int = 9999, seed: int | None = 0,
+            probabilities: bool = False) -> Analysis:
+    """Message A vs B for every model (or those named): every A/B test and the effect with its CI.
+
+    With two messages in the table, a and b may be left out (or one of them). ``flips``: random sign
+    vectors when there are more than 40 perturbation pairs (below that the test is exact).
+    ``probabilities``: test the exact per-cell P(Yes) (``p_yes``) instead of answer rates.
+    """
+    opts = _check(AnalyzeOptions, "analyze options", alternative=alternative, confidence=confidence,
+                  flips=flips, seed=seed, probabilities=probabilities)
+    a, b = pick_messages(df, a, b)
+    require_models(df, models or [])
+
+    def run(model: str) -> Comparison:
+        return compare_messages(df, model, a, b, alternative=opts.alternative, n_resamples=opts.flips,
+                                seed=opts.seed, confidence=opts.confidence, probabilities=opts.probabilities)
+
+    done, left_out = _each_model(models or models_in(df), run, TableError, lambda m, exc: str(exc))
+    return Analysis(done, left_out)
+
+
+def estimate(df: pd.DataFrame, message: str, model: str | None = None, *, bootstrap: int = 200,
+             seed: int | None = 0) -> Estimates:
+    """mu, kappa, sigma, rho of the Beta-logit model (Helm & Priebe, appendix C) fitted on one
+    message's answers, for every model or the one named; ``bootstrap`` resamples of personas and
+    perturbations give the standard errors (0: none)."""
+    opts = _check(EstimateOptions, "estimate options", bootstrap=bootstrap, seed=seed)
+    require_messages(df, [message])
+    models = models_in(df) if model is None else [model]
+    require_models(df, models)
+    done, left_out = _each_model(
+        models, lambda m: (m, estimate_model(df, m, message, bootstrap=opts.bootstrap, seed=opts.seed)),
+        SurveyError, lambda m, exc: f"model '{m}': {exc}")
+    return Estimates(message, done, left_out)
+
+
+__all__ = ["Analysis", "Estimates", "analyze", "estimate"]
