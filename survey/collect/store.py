@@ -215,7 +215,8 @@ class Store:
         """The contract table (survey.data.table) with provenance columns, in the store's key order.
 
         Failed calls (no reply) are left out unless ``include_failed``: they are not invalid
-        answers, they are queries that never got one.
+        answers, they are queries that never got one. ``seq`` (the query's place in the design)
+        lets the analysis pair paraphrases in their sets' order whatever rows are missing.
         """
         studies = self.studies()
         if study is None:
@@ -229,14 +230,14 @@ class Store:
         sql = f"""SELECT model, message, perturbation, persona, replicate, answer, response, p_yes,
                          status, error, reported_model AS model_id, requested_model, prompt_tokens,
                          completion_tokens, attempts, prompt_hash, logprobs, extra, batch_job, study,
-                         created_at, updated_at
+                         created_at, updated_at, seq
                   FROM responses WHERE {' AND '.join(where)}
                   ORDER BY model, seq IS NULL, seq, message, persona, perturbation, replicate"""
         df = pd.read_sql_query(sql, self.db, params=() if study is None else (study,))
         df["answer"] = df["answer"].astype("Int8")
         df["scale"] = df["study"].map({s: self.scale(s) for s in df["study"].unique()}).astype(object)
         df["replicate"] = df["replicate"].astype("int64")
-        for col in ("prompt_tokens", "completion_tokens"):
+        for col in ("prompt_tokens", "completion_tokens", "seq"):
             df[col] = df[col].astype("Int64")
         backends = self.backends()  # None for models run before the record existed
         df["backend"] = pd.Series([backends.get(k) for k in zip(df["study"], df["model"], strict=True)],

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from survey.data.pairing import perturbation_order
 from survey.errors import SurveyError, TableError
 from survey.responses import DEFAULT_SCALE, RESPONSE_TYPES, response_type
 
@@ -186,16 +187,17 @@ class CellCounts:
 
 
 def first_appearance(values: pd.Series) -> list[str]:
-    """Unique values in order of first appearance (the pairing rule for perturbations)."""
+    """Unique values in order of first appearance (personas, models, messages; never the pairing)."""
     return list(pd.unique(values))
 
 
 def cell_counts(df: pd.DataFrame, model: str, message: str, personas: list[str] | None = None,
-                probabilities: bool = False) -> CellCounts:
+                probabilities: bool = False, perturbations: list[str] | None = None) -> CellCounts:
     """Aggregate one (model, message) of a validated table into per-cell counts.
 
-    Perturbations keep their order of first appearance in the table. ``personas`` fixes the row
-    order (and set) so that two messages line up; personas absent for this message get empty cells.
+    ``perturbations`` fixes the column order (and set), e.g. a comparison's pairs first; by default
+    the design or natural order of survey.data.pairing. ``personas`` fixes the row order (and set)
+    so that two messages line up; personas absent for this message get empty cells.
     ``probabilities``: theta is the mean of the ``p_yes`` column per cell (a local model's exact
     P(Yes | Yes or No)), free of replicate noise; cells without it are empty.
     """
@@ -203,7 +205,7 @@ def cell_counts(df: pd.DataFrame, model: str, message: str, personas: list[str] 
     if sub.empty:
         known = sorted(df.loc[df["model"] == model, "message"].unique())
         raise TableError(f"no rows for message '{message}' of model '{model}'; messages are {known}")
-    perts = first_appearance(sub["perturbation"])
+    perts = list(perturbations) if perturbations is not None else perturbation_order(sub)
     pers = personas if personas is not None else first_appearance(sub["persona"])
     ans = sub["answer"]
     g = pd.DataFrame({

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from survey.common.formatting import finite
-from survey.data.table import first_appearance, require_models
+from survey.data.table import require_models
 from survey.errors import SurveyError, TableError
 from survey.stats.ab_tests import ByTest, with_aliases
 from survey.stats.across_messages import adjust_pvalues
@@ -139,15 +139,7 @@ def _clean(d: dict) -> dict:
                 finite(val) if isinstance(val, float) else val) for k, val in d.items()}
 
 
-def _pair_labels(df: pd.DataFrame, model: str, a: str, b: str) -> list[tuple[str, str]]:
-    """The (A, B) perturbation pairs in compare_messages' order (first appearance within the model)."""
-    sub = df[df["model"] == model]
-    pa = first_appearance(sub.loc[sub["message"] == a, "perturbation"])
-    pb = first_appearance(sub.loc[sub["message"] == b, "perturbation"])
-    return list(zip(pa, pb, strict=False))
-
-
-def model_heterogeneity(df: pd.DataFrame, comps: list[Comparison], pairing: str = "auto",
+def model_heterogeneity(comps: list[Comparison], pairing: str = "auto",
                         n_resamples: int = 9999, seed=0) -> HeterogeneityResult:
     """Pick the design-respecting heterogeneity test for these per-model comparisons (see heterogeneity.py).
 
@@ -158,8 +150,7 @@ def model_heterogeneity(df: pd.DataFrame, comps: list[Comparison], pairing: str 
         raise SurveyError(f"pairing must be one of {', '.join(PAIRINGS)}; got '{pairing}'")
     per_model = []
     for c in comps:
-        labels = _pair_labels(df, c.model, c.a, c.b)
-        per_model.append({lab: d for lab, d in zip(labels, c.d_perturbation, strict=True) if not np.isnan(d)})
+        per_model.append({lab: d for lab, d in zip(c.pairs, c.d_perturbation, strict=True) if not np.isnan(d)})
     shared = [lab for lab in per_model[0] if all(lab in pm for pm in per_model[1:])]
     smallest = min(len(pm) for pm in per_model)
     names = [c.model for c in comps]
@@ -248,7 +239,7 @@ def compare_models(df: pd.DataFrame, a: str, b: str, models: list[str] | None = 
                                    [s.model for s in summaries if s.direction == 0])
     het = None
     if len(summaries) >= 2:
-        het = model_heterogeneity(df, [s.comparison for s in summaries], pairing, n_resamples, seed)
+        het = model_heterogeneity([s.comparison for s in summaries], pairing, n_resamples, seed)
     reasons, notes = _judge(summaries, direction, het, alpha, a, b)
     return ModelsComparison(a, b, alpha, summaries, direction, het, bool(reasons), reasons,
                             [f"left out of the comparison: {x}" for x in left_out] + notes,

@@ -1,8 +1,9 @@
 """Message A vs message B for one model: every test of SPEC §1 from a long table, no I/O.
 
-Pairing rule for the sign-flip test: perturbation j of A is paired with perturbation j of B, in
-order of first appearance in the table. When m_A != m_B the first min(m_A, m_B) of each are
-paired and the rest are left out of the paired test (and reported); the unpaired test uses all.
+Pairing rule for the sign-flip test (survey.data.pairing): the pairs given, else paraphrase j of A
+with paraphrase j of B in design order (a store's table) or in natural order of the ids ("b2" before
+"b10"), never in the order rows appear, which one missing row would shift. When m_A != m_B the
+surplus is left out of the paired test (and reported with the pairs); the unpaired test uses all.
 A (persona, perturbation) cell with no valid answer has theta = NaN: it is left out of the
 persona and perturbation means that need it, and counted in ``empty_cells``.
 """
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from survey.data.pairing import Pairing, pair_perturbations
 from survey.data.table import CellCounts, cell_counts, first_appearance
 from survey.errors import TableError
 from survey.stats.ab_tests import ByTest, result_dict, run_tests, with_aliases
@@ -43,13 +45,20 @@ class Comparison:
     tests: ByTest  # test name -> result with .statistic, .pvalue
     d_perturbation: np.ndarray = field(repr=False)  # paired D-bar_j
     d_persona: np.ndarray = field(repr=False)  # D-hat_i
-    theta_bar: dict = field(repr=False)  # message -> per-perturbation means
+    theta_bar: dict = field(repr=False)  # message -> per-perturbation means, paired ones first
+    pairing: Pairing | None = field(default=None, repr=False)  # which paraphrases d_perturbation pairs
+
+    @property
+    def pairs(self) -> list[tuple[str, str]]:
+        """(A id, B id) of each entry of d_perturbation."""
+        return self.pairing.pairs if self.pairing else []
 
     def to_dict(self) -> dict:
         return {
             "model": self.model, "a": self.a, "b": self.b,
             "n_personas": self.n_personas, "n_perturbations": self.n_perturbations,
-            "n_paired": self.n_paired, "replicates": self.replicates,
+            "n_paired": self.n_paired, **(self.pairing.to_dict() if self.pairing else {}),
+            "replicates": self.replicates,
             "invalid": self.invalid, "empty_cells": self.empty_cells,
             "effect": self.effect.to_dict(),
             "tests": with_aliases({name: result_dict(res) for name, res in self.tests.items()}),
@@ -62,10 +71,14 @@ class Comparison:
         raise AttributeError(f"'Comparison' object has no attribute '{name}'")
 
 
-def paired_differences(ca: CellCounts, cb: CellCounts) -> tuple[np.ndarray, np.ndarray]:
-    """(D-bar_j for the paired perturbations, D-hat_i per persona) from two aligned CellCounts."""
+def paired_differences(ca: CellCounts, cb: CellCounts, n_pairs: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(D-bar_j for the paired perturbations, D-hat_i per persona) from two aligned CellCounts.
+
+    Column j of A is paired with column j of B for the first ``n_pairs`` columns (default: all that
+    both have); order the columns by a Pairing first (survey.data.pairing).
+    """
     ta, tb = ca.theta, cb.theta
-    k = min(ta.shape[1], tb.shape[1])
+    k = min(ta.shape[1], tb.shape[1]) if n_pairs is None else n_pairs
     diff = ta[:, :k] - tb[:, :k]
     d_pert = nanmean(diff, axis=0)
     d_pers = nanmean(ta, axis=1) - nanmean(tb, axis=1)
@@ -83,18 +96,21 @@ def nanmean(x: np.ndarray, axis: int) -> np.ndarray:
 
 def compare_messages(df: pd.DataFrame, model: str, a: str, b: str, alternative: str = "two-sided",
                      n_resamples: int = 9999, seed=0, confidence: float = 0.95,
-                     probabilities: bool = False) -> Comparison:
+                     probabilities: bool = False, pairing=None) -> Comparison:
     """Run every registered A/B test (survey.stats.ab_tests) and the effect interval for A vs B.
 
     ``probabilities``: use the exact per-cell P(Yes) (``p_yes``) instead of answer frequencies.
+    ``pairing``: [(A id, B id), ...] for the paired tests; by default the design or natural order of
+    the ids (survey.data.pairing). The result's ``pairs`` and ``to_dict()`` say which were formed.
     """
     sub = df[df["model"] == model]
     if sub.empty:
         raise TableError(f"no rows for model '{model}'")
     personas = first_appearance(sub.loc[sub["message"].isin([a, b]), "persona"])
-    ca = cell_counts(sub, model, a, personas, probabilities)
-    cb = cell_counts(sub, model, b, personas, probabilities)
-    d_pert, d_pers = paired_differences(ca, cb)
+    pairs = pair_perturbations(sub, model, a, b, pairing)
+    ca = cell_counts(sub, model, a, personas, probabilities, pairs.order_a)
+    cb = cell_counts(sub, model, b, personas, probabilities, pairs.order_b)
+    d_pert, d_pers = paired_differences(ca, cb, len(pairs.pairs))
     d_valid = d_pert[~np.isnan(d_pert)]
     if len(d_valid) == 0:
         raise TableError(f"model '{model}': no perturbation pair of '{a}' and '{b}' has valid answers")
@@ -108,5 +124,5 @@ def compare_messages(df: pd.DataFrame, model: str, a: str, b: str, alternative: 
         empty_cells={a: len(ca.empty_cells), b: len(cb.empty_cells)},
         effect=effect_ci(d_valid, confidence=confidence, seed=seed, bounds=(-1.0, 1.0)),
         tests=run_tests(samples, alternative, n_resamples, seed),
-        d_perturbation=d_pert, d_persona=d_pers, theta_bar={a: bar_a, b: bar_b},
+        d_perturbation=d_pert, d_persona=d_pers, theta_bar={a: bar_a, b: bar_b}, pairing=pairs,
     )

@@ -54,12 +54,18 @@ def _cell_theta(df, msg):
     return df[df["message"] == msg].groupby(["persona", "perturbation"], sort=False)["answer"].mean().unstack()
 
 
-def test_pairing_is_by_first_appearance_not_by_label():
+def test_pairing_is_by_id_order_not_by_first_appearance():
     df = validate_table(simulate(6, 4, 2, delta=0.3, seed=12))
     # B's labels now sort in the reverse of their order in the table
     df["perturbation"] = df["perturbation"].replace({"B-01": "z", "B-02": "y", "B-03": "x", "B-04": "w"})
-    res = compare_messages(df, "simulated", "A", "B")
     ta, tb = _cell_theta(df, "A"), _cell_theta(df, "B")
+    res = compare_messages(df, "simulated", "A", "B")
+    assert res.pairs == list(zip([f"A-0{j}" for j in range(1, 5)], "wxyz", strict=True))
+    expected = [(ta[f"A-0{j}"] - tb[b]).mean() for j, b in zip(range(1, 5), "wxyz", strict=True)]
+    assert res.d_perturbation == pytest.approx(expected, abs=1e-12)
+    # the table's order can still be asked for, as an explicit pairing
+    given = list(zip([f"A-0{j}" for j in range(1, 5)], "zyxw", strict=True))
+    res = compare_messages(df, "simulated", "A", "B", pairing=given)
     expected = [(ta[f"A-0{j}"] - tb[b]).mean() for j, b in zip(range(1, 5), "zyxw", strict=True)]
     assert res.d_perturbation == pytest.approx(expected, abs=1e-12)
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from survey.errors import SurveyError
+from survey.data.pairing import natural_key
 from survey.stats.across_messages import ADJUSTMENTS as CORRECTIONS
 from survey.stats.across_messages import (
     adjust_pvalues,  # Bonferroni, Holm, BH; checked against statsmodels there
@@ -147,8 +148,9 @@ def compare_messages_dbpa(emb, is_a, perturbation, omega: str = "js", unit: str 
 
     ``unit="perturbation"`` moves whole perturbations (valid when a paraphrase shifts every
     persona at once); ``scheme="swap"`` pairs perturbation j of A with perturbation j of B in
-    order of first appearance (the sign-flip analogue). ``unit="output"`` relabels single outputs:
-    oversized under shared perturbation effects, offered for comparison only.
+    natural order of their ids, "b2" before "b10" (the sign-flip analogue; survey.data.pairing).
+    ``unit="output"`` relabels single outputs: oversized under shared perturbation effects,
+    offered for comparison only.
     """
     is_a = np.asarray(is_a, dtype=bool)
     units = _units_of(perturbation, is_a)
@@ -159,8 +161,8 @@ def compare_messages_dbpa(emb, is_a, perturbation, omega: str = "js", unit: str 
         raise SurveyError(f"unit must be 'perturbation' or 'output'; got '{unit}'")
     pairs = None
     if scheme == "swap":
-        ua = list(dict.fromkeys(units[is_a]))
-        ub = list(dict.fromkeys(units[~is_a]))
+        ua = sorted(dict.fromkeys(units[is_a]), key=natural_key)
+        ub = sorted(dict.fromkeys(units[~is_a]), key=natural_key)
         pairs = list(zip(ua, ub, strict=False))
     return dbpa_units(emb, is_a, units, omega=omega, scheme=scheme, n_resamples=n_resamples, seed=seed,
                       pairs=pairs, **options)

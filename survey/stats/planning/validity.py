@@ -23,6 +23,7 @@ from scipy import stats
 
 from survey.common.threads import one_blas_thread
 from survey.data.table import first_appearance
+from survey.data.pairing import perturbation_order
 from survey.errors import SurveyError, TableError
 from survey.stats import ab_tests
 from survey.stats.ab_tests import ByTest, batched_pvalues, with_aliases
@@ -58,7 +59,7 @@ def responses(df: pd.DataFrame, model: str, message: str, personas: list[str] | 
         known = sorted(df.loc[df["model"] == model, "message"].unique())
         raise TableError(f"no rows for message '{message}' of model '{model}'; messages are {known}")
     pers = personas if personas is not None else first_appearance(sub["persona"])
-    perts = first_appearance(sub["perturbation"])
+    perts = perturbation_order(sub)  # independent of the order of rows, like the comparison's pairing
     reps = replicates if replicates is not None else sorted(sub["replicate"].unique())
     i = pd.Index(pers).get_indexer(sub["persona"])
     j = pd.Index(perts).get_indexer(sub["perturbation"])
