@@ -9,11 +9,10 @@ import click
 from survey.cli.common import echo_json, fmt, json_option, print_table
 from survey.common.progress import progress_bar
 from survey.data.sources import load_long_table
-from survey.data.table import messages_in, models_in
 from survey.errors import SurveyError
-from survey.stats.across_messages import ADJUSTMENTS, compare_all_messages
-from survey.stats.across_models import compare_models
-from survey.stats.agreement import STRONG, TIES, model_agreement
+from survey.stats.across_messages import ADJUSTMENTS
+from survey.stats.agreement import STRONG, TIES
+from survey.stats.table_comparison import compare_table, comparison_steps
 
 _UNITS = {"": 1.0, "K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9, "T": 1e12}
 _SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([KkMmBbGgTt]?)\s*$")
@@ -34,24 +33,6 @@ def parse_sizes(text: str | None) -> dict[str, float] | None:
             raise SurveyError(f"--sizes: the size of '{name.strip()}' must be positive; got '{value}'")
         out[name.strip()] = size
     return out
-
-
-def _pick(df, a, b) -> tuple[str, str, str | None]:
-    msgs = messages_in(df)
-    if (a is None) != (b is None):
-        raise SurveyError("give both --a and --b, or neither")
-    if len(msgs) < 2:
-        raise SurveyError(f"the table has one message ({', '.join(msgs)}); comparing needs two")
-    if a is None:
-        note = None if len(msgs) == 2 else (f"A and B are the first two messages ({msgs[0]}, {msgs[1]}); "
-                                            "choose others with --a and --b")
-        return msgs[0], msgs[1], note
-    for x in (a, b):
-        if x not in msgs:
-            raise SurveyError(f"message '{x}' is not in the table; it has {', '.join(msgs)}")
-    if a == b:
-        raise SurveyError("--a and --b must name two different messages")
-    return a, b, None
 
 
 @click.command("compare")
@@ -87,24 +68,11 @@ def compare_cmd(table, study, a, b, sizes, alpha, holm_models, adjust, fit, ties
         raise SurveyError("--confidence must be between 0 and 1")
     size_map = parse_sizes(sizes)  # before the progress bar starts: a bad flag is one clean line
     df = load_long_table(table, study)
-    a, b, pick_note = _pick(df, a, b)
-    models, msgs = models_in(df), messages_in(df)
-    many = len(msgs) >= 3
-    total = len(models) + (len(models) * len(msgs) * (len(msgs) - 1) // 2 if many else 0)
-    with progress_bar("comparing", total, not as_json) as tick:
-        res = compare_models(df, a, b, sizes=size_map, alpha=alpha,
-                             adjust="holm" if holm_models else "none", fit=fit, n_resamples=flips, seed=seed,
-                             confidence=confidence, progress=tick)
-        agree = model_agreement(df, ties=ties) if len(models) >= 2 else None
-        per_msg, msg_left_out = [], {}
-        for m in models if many else []:
-            if len(messages_in(df, m)) < 3:
-                continue
-            try:
-                per_msg.append(compare_all_messages(df, m, adjust=adjust, alpha=alpha, n_resamples=flips,
-                                                    seed=seed, confidence=confidence, progress=tick))
-            except SurveyError as exc:  # e.g. every answer invalid: leave this model out, say why
-                msg_left_out[m] = str(exc)
+    with progress_bar("comparing", comparison_steps(df), not as_json) as tick:
+        out = compare_table(df, a, b, sizes=size_map, alpha=alpha, adjust_models="holm" if holm_models else "none",
+                            adjust_messages=adjust, fit=fit, ties=ties, n_resamples=flips, seed=seed,
+                            confidence=confidence, progress=tick)
+    res = out.models
     if plot:
         from survey.plots.models import model_effects
 
@@ -113,17 +81,14 @@ def compare_cmd(table, study, a, b, sizes, alpha, holm_models, adjust, fit, ties
         except (ValueError, OSError) as exc:
             raise SurveyError(f"--plot {plot}: cannot save ({exc}); use a .png, .svg or .pdf path") from exc
     if as_json:
-        echo_json({"a": a, "b": b, "note": pick_note, "models": res.to_dict(),
-                   "agreement": None if agree is None else agree.to_dict(),
-                   "messages": [m.to_dict() for m in per_msg], "messages_left_out": msg_left_out,
-                   "plot": plot})
+        echo_json({**out.to_dict(), "plot": plot})
         return
-    _print_models(res, pick_note, confidence)
-    if agree is not None:
-        _print_agreement(agree)
-    for m in per_msg:
+    _print_models(res, out.note, confidence)
+    if out.agreement is not None:
+        _print_agreement(out.agreement)
+    for m in out.messages:
         _print_messages(m)
-    for m, why in msg_left_out.items():
+    for m, why in out.messages_left_out.items():
         click.echo(f"{m}: every pair of messages left out: {why}")
     if plot:
         click.echo(f"plot saved to {plot}")
@@ -148,7 +113,7 @@ def _print_models(res, note, confidence) -> None:
     print_table("p-values (the sign-flip permutation test decides)",
                 ["model", "permutation", *(["Holm"] if holm else []), "sign*", "wilcoxon*", "verdict"], tests)
     if any(s.fit_message for s in res.models):
-        print_table("fitted Beta-logit parameters (seeds/004 appendix C)",
+        print_table("fitted Beta-logit parameters (appendix-C estimator of Helm & Priebe 2026)",
                     ["model", "fitted on", "mu", "kappa", "sigma", "rho"], fits)
     click.echo("* the sign and Wilcoxon tests are invalid when rho > 0; the permutation test decides.")
     d = res.direction
@@ -184,7 +149,7 @@ def _print_agreement(ag) -> None:
     d = ag.to_dict()
     click.echo(f"Fleiss' kappa across {len(ag.models)} models on {ag.n_cells_all} cells: {fmt(ag.fleiss_kappa)} "
                f"({d['fleiss_interpretation']}); mean pairwise kappa {fmt(ag.mean_kappa)}. "
-               f"kappa >= {STRONG} is the usual bar for strong agreement; LLM judges averaged 0.118 (seeds/003).")
+               f"kappa >= {STRONG} is the usual bar for strong agreement; LLM judges averaged 0.118 (Liu et al. 2025).")
 
 
 def _print_messages(mc) -> None:
