@@ -35,6 +35,8 @@ _EXPORTS = {
     "validate_table": "survey.data.table",
     "simulate": "survey.stats.beta_logit",
     # statistics and reports
+    "analyze": "survey.stats.analysis",
+    "estimate": "survey.stats.analysis",
     "report": "survey.api",
     # errors
     "SurveyError": "survey.errors",

@@ -1,0 +1,57 @@
+"""The README's "Python API" section runs as written: in a plain script and inside a running event
+loop (a Jupyter cell). It runs in a temporary copy of studies/, so the repository gets no store or report."""
+
+import asyncio
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def readme_python_blocks() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = re.search(r"^## Python API\n(.*?)(?=^## )", text, re.S | re.M)
+    assert section, "README.md has no '## Python API' section"
+    blocks = re.findall(r"^```python\n(.*?)^```", section.group(1), re.S | re.M)
+    assert blocks, "the Python API section has no ```python block"
+    return blocks
+
+
+def test_contents_lists_the_section():
+    assert "- [Python API](#python-api)" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def project_copy(tmp_path, monkeypatch):
+    shutil.copytree(ROOT / "studies", tmp_path / "studies", ignore=shutil.ignore_patterns("*.sqlite*"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def check_outputs(ns: dict, where: Path) -> None:
+    assert (where / "reports" / "sim" / "index.html").exists()
+    assert (where / "studies" / "sim.sqlite").exists()
+    assert ns["run"].stored == ns["plan"].to_send and not ns["run"].incomplete
+    assert set(ns["df"]["study"]) == {"sim-sneakers-boots"}
+
+
+def test_readme_code_runs_as_a_script(project_copy):
+    ns: dict = {"__name__": "__main__"}
+    for code in readme_python_blocks():
+        exec(compile(code, "README.md", "exec"), ns)
+    check_outputs(ns, project_copy)
+
+
+def test_readme_code_runs_inside_a_running_event_loop(project_copy):
+    ns: dict = {"__name__": "__main__"}
+
+    async def notebook():
+        asyncio.get_running_loop()  # the code below runs while this loop is running, as in Jupyter
+        for code in readme_python_blocks():
+            exec(compile(code, "README.md", "exec"), ns)
+
+    asyncio.run(notebook())
+    check_outputs(ns, project_copy)
