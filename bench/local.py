@@ -1,7 +1,7 @@
 """Local backend, exact mode: cells per second with prefix KV reuse vs a naive full re-evaluation.
 
-Workload: 5 shopper personas x 8 sneaker perturbations (the paper's persona prompt and SPEC §1's
-question), queried persona-major as the engine sends them, one replicate per cell. Both backends
+Workload: 5 shopper personas x 8 sneaker perturbations (the persona prompt and question of Helm &
+Priebe 2026), queried persona-major as the engine sends them, one replicate per cell. Both backends
 load the same GGUF; the cells are interleaved (naive cell c, then reused cell c) so that load from
 other processes on the machine hits both sides alike. The baseline is the same backend with
 ``kv_reuse = false``: every prompt is evaluated from its first token.

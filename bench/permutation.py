@@ -1,6 +1,6 @@
 """Exact sign-flip test vs scipy.stats.permutation_test (the baseline), on the same data, same run.
 
-Goals (issue 2): >= 100x at m = 20 with an identical p-value; exact m = 40 in under 1 s.
+Goals: >= 100x at m = 20 with an identical p-value; exact m = 40 in under 1 s.
 The last line is the ratio at m = 20.
 """
 

@@ -1,4 +1,4 @@
-"""Benchmark of `survey plan`'s power simulation (issue 5).
+"""Benchmark of `survey plan`'s power simulation.
 
 Grid: the 8 default strategies x 4 parameter settings x the 10 default budgets x 1000 simulated
 surveys, each with the sign-flip permutation test (exact for m <= 12, else 1000 random flips), the
@@ -27,7 +27,8 @@ from scipy import stats
 from survey.stats.beta_logit import make_params, simulate_counts
 from survey.stats.planning.power import DEFAULT_BUDGETS, DEFAULT_STRATEGIES, designs_for, estimate_power
 
-# Four settings spanning a low/high perturbation s.d. and a low/high shared share (seeds/004 §4.5).
+# Four settings spanning a low/high perturbation s.d. and a low/high shared share
+# (as in Helm & Priebe 2026, section 4.5).
 SETTINGS = [dict(mu=0.5, kappa=4.0, sigma=s, rho=r, delta=0.4) for s in (0.5, 1.0) for r in (0.1, 0.5)]
 
 

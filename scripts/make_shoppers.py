@@ -3,7 +3,8 @@
     python scripts/make_shoppers.py            # rewrite personas/shoppers.jsonl
     python scripts/make_shoppers.py --check    # exit 1 if the shipped file differs from a fresh build
 
-Ids 0-9 are seeds/004 appendix A.2 (Table 4), verbatim. Ids 10.. are drawn persona by persona:
+Ids 0-9 are appendix A.2 (Table 4) of Helm & Priebe (2026), "When prompt perturbations break your A/B
+test: A valid statistical test for generative surveying", verbatim. Ids 10.. are drawn persona by persona:
   age            band by weight, then uniform within the band (AGE_BANDS)
   gender         GENDERS
   occupation     age < 23: "Student" with prob. 0.5; age >= 65: "Retired <occupation>" with prob. 0.8;
@@ -29,13 +30,13 @@ sys.path.insert(0, str(ROOT))  # run from a checkout without installing
 
 from survey.registry import DEFAULT_TEMPLATE, PersonaSet  # noqa: E402
 
-SEED = 4  # seeds/004
+SEED = 4  # fixed: the shipped file is this seed's draw
 COUNT = 100  # the paper uses the first 100 personas
 OUT = ROOT / "personas" / "shoppers.jsonl"
-DESCRIPTION = ("Shopper personas of seeds/004: ids 0-9 are the paper's Table 4 (appendix A.2) verbatim; the rest "
+DESCRIPTION = ("Shopper personas of Helm & Priebe (2026): ids 0-9 are the paper's Table 4 (appendix A.2) verbatim; the rest "
                "are drawn deterministically by scripts/make_shoppers.py from the distributions stated there.")
 
-PAPER_ROWS = [  # seeds/004 appendix A.2, Table 4: id, age, gender, occupation, income, marital status
+PAPER_ROWS = [  # Helm & Priebe (2026), appendix A.2, Table 4: id, age, gender, occupation, income, marital status
     (0, 25, "male", "Software Engineer", "high", "single"),
     (1, 32, "female", "Nurse", "medium", "married"),
     (2, 45, "non-binary", "Graphic Designer", "medium", "divorced"),

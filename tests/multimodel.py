@@ -1,6 +1,6 @@
 """Test helper: several models answering the same survey, with perturbation shifts shared across models.
 
-Model k follows the Beta-logit model of SPEC §1 with its own (mu, kappa, sigma, rho, delta). The
+Model k follows the Beta-logit model of Helm & Priebe (2026) with its own (mu, kappa, sigma, rho, delta). The
 shared perturbation shift of perturbation j is correlated across models:
 
     u_jk = sigma_k sqrt(rho_k) (sqrt(lam) s_j + sqrt(1 - lam) w_jk),   s_j, w_jk ~ N(0, 1)

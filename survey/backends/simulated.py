@@ -1,4 +1,5 @@
-"""Simulated respondents from the Beta-logit model (SPEC §1, survey/model.py), offline and free.
+"""Simulated respondents from the Beta-logit model of Helm & Priebe (2026) (survey.stats.beta_logit),
+offline and free.
 
 Every random quantity is a pure function of (seed, ids), never of call order: p_i hashes
 (seed, persona), u_j (seed, message, perturbation), v_ij (seed, message, perturbation, persona) and

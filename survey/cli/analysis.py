@@ -85,7 +85,7 @@ def analyze_cmd(table, a, b, flips, seed, alternative, confidence, probabilities
 @study_option
 @json_option
 def estimate_cmd(table, message, model, bootstrap, seed, study, as_json):
-    """Estimate mu, kappa, sigma, rho of the Beta-logit model (seeds/004 appendix C)."""
+    """Estimate mu, kappa, sigma, rho of the Beta-logit model (appendix C of Helm & Priebe 2026)."""
     doc = estimate(load_long_table(table, study, min_perturbations=0), message, model, bootstrap=bootstrap,
                    seed=seed).to_dict()
     if as_json:

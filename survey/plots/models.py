@@ -1,4 +1,5 @@
-"""The effect of A over B with its CI for each model, ordered by model size (seeds/004, Figure 5).
+"""The effect of A over B with its CI for each model, ordered by model size (like Figure 5 of
+Helm & Priebe 2026).
 
 Built on matplotlib.figure.Figure (Agg canvas), not pyplot: no global figure registry to leak
 when a report draws many plots. Returns the Figure; the caller saves it.
@@ -30,7 +31,7 @@ def model_effects(res: ModelsComparison, log_sizes: str = "auto", title: str | N
     """Dots with CI bars, one per model: blue = A significantly preferred, red = B, grey = neither.
 
     x is the model size on a log axis when every model has a distinct size (``log_sizes="auto"``
-    or "yes"), like seeds/004 Figure 5; otherwise models are evenly spaced in size order (models
+    or "yes"), like Figure 5 of Helm & Priebe (2026); otherwise models are evenly spaced in size order (models
     without a size last, in table order) with the size in the label.
     """
     models = res.by_size()

@@ -1,4 +1,4 @@
-"""Power against budget, one line per strategy, one panel per test (seeds/004 Figure 4).
+"""Power against budget, one line per strategy, one panel per test (like Figure 4 of Helm & Priebe 2026).
 
 Built on matplotlib.figure.Figure with the Agg canvas (no pyplot registry to leak); the caller saves.
 """

@@ -1,5 +1,5 @@
 """Empirical CDF of sub-sampled p-values against the diagonal, one panel per configuration
-(seeds/004 Figure 3). Under the null a valid test's curve lies on or below the diagonal.
+(like Figure 3 of Helm & Priebe 2026). Under the null a valid test's curve lies on or below the diagonal.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 File format (YAML, UTF-8):
     message: sneakers            # the message id the paraphrases express
-    description: Purchase intent for sneakers (seeds/004 appendix A.3).
+    description: Purchase intent for sneakers (Helm & Priebe 2026, appendix A.3).
     paraphrases:
       - id: sneakers-01          # stable: the store keys responses by it; never renumber
         text: I’d like to buy a pair of sneakers.

@@ -1,4 +1,4 @@
-"""Three or more messages compared from the same responses: every pair, no new queries (issue 7 §2).
+"""Three or more messages compared from the same responses: every pair, no new queries.
 
 Each pair (X, Y) is the two-message analysis of `compare_messages` (sign-flip test on paired
 perturbations, effect T = P(Yes|X) - P(Yes|Y) with its sign-flip-inversion CI). With k messages

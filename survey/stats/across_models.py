@@ -1,10 +1,12 @@
 """Message A vs B across models: per-model results, direction agreement, heterogeneity, and the
-"conclusion depends on the model" flag (issue 7 §1; seeds/004 §4.6, seeds/003).
+"conclusion depends on the model" flag. Helm & Priebe (2026, section 4.6) saw effects change size and
+direction between models; Liu et al. (2025), "Statistically Significant Results On Biases and Errors of
+LLMs Do Not Guarantee Generalizable Results", saw significant results that do not generalise.
 
 Each model is analysed on its own with `compare_messages` (the valid sign-flip test decides
 significance; sign and Wilcoxon are shown for comparison only). The model parameters
 (mu, kappa, sigma, rho) are fitted on message A's responses by default: the estimator of
-seeds/004 appendix C describes ONE message, and A is the reference message; `fit="b"` or
+Helm & Priebe (2026, appendix C) describes ONE message, and A is the reference message; `fit="b"` or
 `fit="none"` change that.
 """
 
@@ -258,7 +260,7 @@ def _judge(summaries, direction, het, alpha, a, b) -> tuple[list[str], list[str]
     k, n_sig = len(summaries), len(direction.prefer_a) + len(direction.prefer_b)
     if k > 1 and 0 < n_sig < k and not direction.conflict:
         notes.append(f"significant for {n_sig} of {k} models only: a result that may not generalise "
-                     "to other models (seeds/003)")
+                     "to other models (Liu et al. 2025)")
     for s in summaries:
         if s.fit_error:
             notes.append(f"model {s.model}: parameters not fitted ({s.fit_error})")

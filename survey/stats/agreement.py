@@ -1,4 +1,4 @@
-"""Do the models give the same answers? Per-cell labels, Cohen's and Fleiss' kappa (issue 7 §1; seeds/003).
+"""Do the models give the same answers? Per-cell labels, Cohen's and Fleiss' kappa.
 
 The unit is a (message, persona, perturbation) cell. Each model's label for a cell is
 - "p_yes": where the table has the exact-mode column ``p_yes`` for every valid row of the model,
@@ -10,9 +10,11 @@ every pair that involves that model, and Fleiss' kappa uses only the cells where
 a label. ``ties="no"`` or ``"yes"`` resolve them instead (reported in the result).
 
 Kappa corrects percent agreement for the agreement expected by chance from each model's own
-Yes-rate; with imbalanced answers high percent agreement can come with kappa near 0 (seeds/003,
-Table 1). kappa >= 0.6 is the usual bar for strong agreement between human annotators (McHugh
-2012, as used by seeds/003); seeds/003 found 0.118 on average between LLM judges. No interval is
+Yes-rate; with imbalanced answers high percent agreement can come with kappa near 0 (Liu, Qiu,
+Lasko, Karakos, Yarmohammadi & Dredze, "Statistically Significant Results On Biases and Errors of LLMs
+Do Not Guarantee Generalizable Results", NeurIPS 2025 demo, Table 1). kappa >= 0.6 is the usual bar
+for strong agreement between human annotators (McHugh 2012, as used by Liu et al.); they found 0.118
+on average between LLM judges. No interval is
 given: cells share personas and perturbations, so a naive standard error would be too small.
 """
 
@@ -33,7 +35,7 @@ SOURCES = ("auto", "majority", "p_yes")
 LABELS = {label.casefold(): float(value) for value, label in sorted(BINARY.labels.items())}  # no: 0, yes: 1
 TIES = ("drop", *LABELS)
 STRONG = 0.6
-REFERENCE_LLM_JUDGES = 0.118  # seeds/003: mean Cohen's kappa between LLM judges
+REFERENCE_LLM_JUDGES = 0.118  # Liu et al. (2025): mean Cohen's kappa between LLM judges
 CELL = ["message", "persona", "perturbation"]
 
 

@@ -1,4 +1,5 @@
-"""The hierarchical Beta-logit model of seeds/004 (SPEC §1) and simulated respondents.
+"""The hierarchical Beta-logit model of Helm & Priebe (2026), "When prompt perturbations break your A/B
+test: A valid statistical test for generative surveying", and simulated respondents.
 
     p_i ~ Beta(a, b),  mu = a / (a + b),  kappa = a + b
     u_j ~ N(0, rho sigma^2)            shared by every persona (one draw per perturbation)

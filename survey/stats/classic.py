@@ -2,7 +2,7 @@
 
 Both assume the D_i are independent across personas. A perturbation shift shared by every
 persona (rho > 0) breaks that, so both are oversized in real surveys; they are kept for
-comparison with the literature and to show that failure (SPEC §1).
+comparison with the literature and to show that failure (Helm & Priebe 2026).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Message A vs message B for one model: every test of SPEC §1 from a long table, no I/O.
+"""Message A vs message B for one model: every test of Helm & Priebe (2026) from a long table, no I/O.
 
 Pairing rule for the sign-flip test (survey.data.pairing): the pairs given, else paraphrase j of A
 with paraphrase j of B in design order (a store's table) or in natural order of the ids ("b2" before

@@ -1,4 +1,5 @@
-"""The estimator of seeds/004 appendix C: Beta MLE for the persona base rates, then moments on
+"""The estimator of appendix C of Helm & Priebe (2026), "When prompt perturbations break your A/B test:
+A valid statistical test for generative surveying": Beta MLE for the persona base rates, then moments on
 the logit scale for sigma and rho. Run it on one message (or on null data).
 
 Continuity correction (ours): every proportion that goes through a logit or the Beta likelihood

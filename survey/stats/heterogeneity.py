@@ -1,4 +1,4 @@
-"""Are the effects of message A over B equal across models? (issue 7 §1; docs/comparing.md)
+"""Are the effects of message A over B equal across models? (docs/comparing.md)
 
 Data: D_kj = mean_i(theta_ij^A - theta_ij^B) for model k and perturbation pair j, the unit the
 sign-flip test already uses per model. Effect T_k = mean_j D_kj. H0: E[T_1] = ... = E[T_K].
@@ -17,7 +17,7 @@ model's variance and whatever the cross-model correlation.
 
 Why not permute the model labels within each pair (the obvious alternative): that is exact only
 if the K entries of D_.j are exchangeable, i.e. the models are identically distributed. Real
-models differ hugely in base rate and spread (seeds/004, Table 1), and equal effects do not make
+models differ hugely in base rate and spread (Helm & Priebe 2026, Table 1), and equal effects do not make
 them exchangeable; in simulation (docs/comparing.md: 4 models with unequal spreads, 1000 runs)
 label permutation rejected 7.6% at alpha = 5%, the sign-flip test 4.4%.
 

@@ -1,4 +1,5 @@
-"""Permutation tests at the level of perturbations (seeds/004; SPEC §1).
+"""Permutation tests at the level of perturbations (Helm & Priebe 2026, "When prompt perturbations break
+your A/B test: A valid statistical test for generative surveying").
 
 The sign-flip test works on the paired perturbation-level differences d_j = mean_i(theta_ij^A - theta_ij^B).
 Under H0 their joint law is invariant to flipping any sign, whatever the shared perturbation
@@ -86,7 +87,7 @@ def sign_flip_test(d, alternative: str = "two-sided", method: str = "auto",
     """Sign-flip permutation test of H0: the d_j are symmetric about 0.
 
     ``method``: "auto" (exact up to m = 40, else Monte Carlo), "exact", or "monte-carlo".
-    Two-sided p = #{eps: |sum eps d| >= |sum d|} / 2^m, the SPEC's definition; this equals scipy's
+    Two-sided p = #{eps: |sum eps d| >= |sum d|} / 2^m, the paper's definition; this equals scipy's
     2*min(one-sided) because the null distribution of the sum is symmetric.
     Monte Carlo p = (1 + count) / (1 + B), which is itself a valid p-value.
     """

@@ -1,4 +1,4 @@
-"""The study file: a TOML document parsed into pydantic models (SPEC §1 defines the design).
+"""The study file: a TOML document parsed into pydantic models (the design of Helm & Priebe 2026).
 
 A study names the personas, the messages with their perturbation sets, the question, the models
 and the replicates; `survey run` turns it into stored responses. Relative paths in a study (the

@@ -26,7 +26,7 @@ from survey.registry import (
 SEED_DIR = PROJECT_ROOT.parent / "shared" / "seeds"  # the papers, when the checkout sits beside them
 SEED_004 = next(iter(sorted(SEED_DIR.glob("004_*.txt"))), None) if SEED_DIR.is_dir() else None
 
-PAPER_TABLE_4 = [  # seeds/004 appendix A.2, typed in independently of scripts/make_shoppers.py
+PAPER_TABLE_4 = [  # Helm & Priebe (2026), appendix A.2, typed in independently of scripts/make_shoppers.py
     "0 25 male|Software Engineer|high|single", "1 32 female|Nurse|medium|married",
     "2 45 non-binary|Graphic Designer|medium|divorced", "3 60 male|Retired Teacher|low|widowed",
     "4 28 female|Marketing Manager|high|single", "5 55 male|Construction Worker|medium|married",
@@ -91,7 +91,7 @@ def test_paraphrase_sets_are_the_papers(name, count, first, last):
     assert "'" not in "".join(s.texts)  # typographic apostrophes kept, never ASCII-fied
 
 
-@pytest.mark.skipif(SEED_004 is None, reason="seeds/004 text not beside the checkout")
+@pytest.mark.skipif(SEED_004 is None, reason="the paper's text is not beside the checkout")
 def test_paraphrases_verbatim_against_the_seed_text():
     text = SEED_004.read_text(encoding="utf-8")
     for name, start, end in (("sneakers", "A.3 Sneaker", "A.4 Boot"), ("boots", "A.4 Boot", "Appendix B")):

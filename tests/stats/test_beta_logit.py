@@ -1,4 +1,5 @@
-"""survey.stats.beta_logit: the hierarchical Beta-logit model of SPEC §1, checked against its definition."""
+"""survey.stats.beta_logit: the hierarchical Beta-logit model of Helm & Priebe (2026), checked against
+its definition."""
 
 import numpy as np
 import pytest

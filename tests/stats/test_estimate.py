@@ -1,4 +1,4 @@
-"""Estimator of seeds/004 appendix C: Beta MLE against scipy, recovery within the measured bias."""
+"""Appendix-C estimator of Helm & Priebe (2026): Beta MLE against scipy, recovery within the measured bias."""
 
 import numpy as np
 import pytest
@@ -56,7 +56,8 @@ def test_empty_cells_are_skipped_not_zero():
 
 
 def test_estimator_follows_the_spec_steps_by_hand():
-    """SPEC §1 steps 1-5 written out independently, on counts with an empty cell and 0/r, r/r cells."""
+    """The estimator's steps 1-5 (Beta MLE, residuals, sigma, shared share) written out independently,
+    on counts with an empty cell and 0/r, r/r cells."""
     yes = np.array([[0, 1, 3, 4], [1, 2, 3, 2], [1, 0, 4, 4], [0, 2, 1, 3], [2, 0, 3, 4]])
     valid = np.array([[4, 4, 4, 4], [4, 4, 4, 2], [4, 0, 4, 4], [4, 4, 4, 4], [4, 4, 3, 4]])
     n = 5

@@ -1,4 +1,4 @@
-"""Issue-2 ground truth: sign/Wilcoxon equal scipy on D_i from a table; validity and power by simulation."""
+"""Ground truth: sign/Wilcoxon equal scipy on D_i from a table; validity and power by simulation."""
 
 import numpy as np
 import pandas as pd
@@ -46,7 +46,7 @@ def test_unequal_m_pairs_first_min_and_unpaired_uses_all():
     res = compare_messages(df, "simulated", "A", "B")
     assert res.n_paired == 4 and res.n_perturbations == {"A": 6, "B": 4}
     assert res.unpaired.n_resamples == 210  # C(10, 6): every perturbation relabelled
-    # D-hat_i (sign and Wilcoxon) averages each message over ALL its perturbations (SPEC §1)
+    # D-hat_i (sign and Wilcoxon) averages each message over ALL its perturbations (Helm & Priebe 2026)
     assert res.d_persona == pytest.approx(persona_differences_by_hand(df, "A", "B"), abs=1e-12)
 
 
@@ -96,7 +96,7 @@ def _rejections(params, n, m, r, sims, seed, alpha=0.05):
 
 
 def test_validity_null_rho_03():
-    """Issue 2 §7: 1000 null datasets; permutation inside the 99% binomial interval of .05; sign > .15."""
+    """1000 null datasets; permutation inside the 99% binomial interval of .05; sign > .15."""
     sims = 1000
     params = make_params(mu=0.5, kappa=4, sigma=1.0, rho=0.3, delta=0.0)
     perm_rate, sign_rate = _rejections(params, 50, 10, 5, sims, seed=2024)

@@ -1,9 +1,10 @@
-"""Families of DBPA tests (SPEC §2, steps 6-8) and the message comparison of a survey. No I/O.
+"""Families of DBPA tests (Rauba, Wei & van der Schaar: many perturbations, TPR/FPR, alignment) and
+the message comparison of a survey. No I/O.
 
 - ``dbpa_family``: many perturbations (or models) against one base set of outputs, with
   Bonferroni, Holm or Benjamini-Hochberg adjustment (survey.stats.across_messages.adjust_pvalues).
 - ``roc_from_pvalues``: TPR/FPR/AUC for user-labelled control and target perturbations
-  (seeds/002 §4.2): "change detected" when p < alpha; AUC is the trapezoid over all thresholds.
+  (section 4.2 of the DBPA paper): "change detected" when p < alpha; AUC is the trapezoid over all thresholds.
 - ``dbpa_alignment``: alignment with a reference model, i.e. ``dbpa_family`` with the reference's
   outputs as the base.
 - ``compare_messages_dbpa``: message A vs B over personas x perturbations with whole perturbations
@@ -91,7 +92,7 @@ def dbpa_family(base, others: dict, omega: str = "js", correction: str = "holm",
 
 
 def dbpa_alignment(reference, models: dict, **options) -> FamilyResult:
-    """Alignment with a reference model (seeds/002 §4.3): the same prompt answered by the reference
+    """Alignment with a reference model (the DBPA paper's section 4.3): the same prompt answered by the reference
     (P0 = within the reference's outputs) and by each model in ``models`` ({name: embeddings}).
     A small p says the model's answers differ in meaning from the reference's."""
     return dbpa_family(reference, models, **options)

@@ -2,7 +2,7 @@
 
 A relabeling is a 0/1 row ``a`` over *units* (a unit is one output, or all outputs of one
 perturbation): a_u = 1 puts unit u's outputs in the "original" set X. P0 are the similarities of
-pairs inside X, P1 those of pairs across X and its complement Y (SPEC §2). The similarity matrix S
+pairs inside X, P1 those of pairs across X and its complement Y (as in DBPA). The similarity matrix S
 is computed once; every relabeling only re-indexes it, reduced to unit blocks:
 
 - means and energy distance are quadratic forms a' M a of unit-block sums (one GEMM for all rows);

@@ -1,4 +1,5 @@
-"""Distribution-based perturbation analysis, DBPA (seeds/002; SPEC §2). Pure functions, no I/O.
+"""Distribution-based perturbation analysis, DBPA (Rauba, Wei & van der Schaar, "Statistical Hypothesis
+Testing for Auditing Robustness in Language Models"). Pure functions, no I/O.
 
 Given embeddings of outputs y_1..y_k of S(x) (the set X) and y'_1..y'_k' of S(x') (the set Y):
 P0 = {s(y_i, y_j): i < j} (within X), P1 = {s(y_i, y'_j): all i, j} (across), s = cosine similarity,
@@ -227,7 +228,7 @@ def _normalise_range(hist_range):
 
 def dbpa_test(emb_x, emb_y, omega="js", n_resamples: int = 1000, seed=None, bins: int = 30,
               hist_range="pooled"):
-    """DBPA of the outputs X = S(x) vs Y = S(x'), relabeling single outputs (SPEC §2, step 5).
+    """DBPA of the outputs X = S(x) vs Y = S(x'), relabeling single outputs (the DBPA paper's test).
 
     ``omega`` is one name or a list; a list returns {name: DBPAResult}, all from the same
     relabelings. Valid when the outputs are exchangeable under H0 (independent draws).

@@ -1,4 +1,4 @@
-"""Power by simulation and budget allocation (seeds/004 §4.5; SPEC §1 "Budget allocation").
+"""Power by simulation and budget allocation (Helm & Priebe 2026, section 4.5).
 
 A design (n, m, r) costs N = 2·n·m·r queries (two messages). A strategy n:m:r is a direction in
 design space; ``allocate`` turns it into integers for a budget N.

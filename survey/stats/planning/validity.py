@@ -1,4 +1,5 @@
-"""Validity and power on collected data by sub-sampling (seeds/004 §4.2–4.3, Table 5, appendix B).
+"""Validity and power on collected data by sub-sampling (Helm & Priebe 2026, sections 4.2–4.3,
+Table 5, appendix B).
 
 Null condition: one message's perturbations are split into two random halves, "A" and "B", and
 every test compares half against half; any rejection is a Type-I error. The split is drawn afresh

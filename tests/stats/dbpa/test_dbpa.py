@@ -177,7 +177,7 @@ def test_pvalues_are_uniform_under_the_null():
 
 
 def test_relabeling_outputs_holds_alpha_where_permuting_scores_does_not():
-    """SPEC §2 step 5: exchangeability holds for outputs, not similarity scores. Outputs here are iid
+    """DBPA's permutation step: exchangeability holds for outputs, not similarity scores. Outputs here are iid
     (H0 true) but differ in how typical they are (noise scale varies per output), so similarities
     that share an output are correlated. Relabeling outputs stays within the 99% binomial interval
     of alpha; pooling and splitting the scores (computed here as the counterfactual) rejects far

@@ -187,7 +187,7 @@ def test_power_rises_with_budget_under_perturbation_heavy_strategy():
 
 
 def test_perturbations_beat_replicates_when_rho_is_positive():
-    """seeds/004's finding: at a fixed budget, spend on m rather than r."""
+    """Helm & Priebe's finding: at a fixed budget, spend on m rather than r."""
     params = make_params(mu=0.5, kappa=4, sigma=1.0, rho=0.5, delta=0.4)
     S = 1000
     res = estimate_power(params, designs_for(["1:4:1", "1:1:4"], [2000]), simulations=S, seed=4)

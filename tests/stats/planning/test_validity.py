@@ -49,8 +49,8 @@ def test_verdicts():
 
 
 def test_null_split_on_simulated_table_flags_sign_test_not_permutation(null_table):
-    """seeds/004 Table 5 on simulated data: at rho = 0.3 the sign test is oversized, the permutation
-    test is not (alpha inside its interval, or the interval below alpha)."""
+    """Table 5 of Helm & Priebe (2026) on simulated data: at rho = 0.3 the sign test is oversized, the
+    permutation test is not (alpha inside its interval, or the interval below alpha)."""
     res = validity_study(null_table, "simulated", "A", configs=[(40, 10, 3), (50, 20, 5)], draws=200, seed=0)
     for r in res:
         assert r.rates["sign"].verdict == "oversized", r.rates["sign"]
