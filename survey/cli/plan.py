@@ -4,61 +4,20 @@ sub-sampling checks of every test on a collected or simulated long table). See d
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from survey.cli.common import echo_json, json_option, print_table, study_option, to_json
 from survey.common.progress import progress_bar
 from survey.data.sources import load_long_table
-from survey.data.table import messages_in, models_in, require_messages, require_models
-from survey.errors import SurveyError, pydantic_message
-from survey.stats.beta_logit import make_params
-from survey.stats.estimate import estimate
-from survey.stats.planning.power import (
-    DEFAULT_BUDGETS,
-    DEFAULT_STRATEGIES,
-    TESTS,
-    best_per_budget,
-    cheapest_design,
-    designs_for,
-    estimate_power,
-    mc_error,
-    parse_design,
-    parse_strategy,
-)
-from survey.stats.planning.validity import DEFAULT_DRAWS, VALIDITY_TESTS, validity_study
+from survey.errors import SurveyError
+from survey.stats import ab_tests
+from survey.stats.ab_tests import DECISION_TEST
+from survey.stats.planning import PlanResult, Validation, plan, validate
+from survey.stats.planning.validity import DEFAULT_DRAWS
 
 ALT = click.Choice(["two-sided", "greater", "less"])
-PARAMS = ("mu", "kappa", "sigma", "rho")
-
-
-class PlanOptions(BaseModel):
-    """Numeric options of `survey plan`; pydantic names the bad flag and its range."""
-
-    model_config = ConfigDict(extra="forbid")
-    alpha: float = Field(gt=0, lt=1)
-    simulations: int = Field(ge=20, le=1_000_000)
-    flips: int = Field(ge=19)
-    budgets: list[int] = Field(min_length=1)
-    target_power: float | None = Field(default=None, gt=0, lt=1)
-
-
-class ValidateOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    alpha: float = Field(gt=0, lt=1)
-    draws: int = Field(ge=10, le=100_000)
-    flips: int = Field(ge=19)
-    confidence: float = Field(gt=0, lt=1)
-
-
-def _options(cls, **kw):
-    try:
-        return cls(**kw)
-    except ValidationError as exc:
-        raise SurveyError(pydantic_message(exc, "options")) from exc
 
 
 def _ints(values, flag: str) -> list[int]:
@@ -73,54 +32,8 @@ def _ints(values, flag: str) -> list[int]:
     return out
 
 
-def _pick_result(rows: list[dict], model: str | None, message: str | None, source: str) -> dict:
-    if message is not None:
-        rows = [r for r in rows if r.get("message") == message]
-    if model is not None:
-        rows = [r for r in rows if r.get("model") == model]
-    if len(rows) != 1:
-        found = ", ".join(f"{r.get('model')}/{r.get('message')}" for r in rows) or "none"
-        raise SurveyError(f"{source}: need exactly one estimate; matching (model/message): {found}. "
-                          "Choose with --model and --message")
-    return rows[0]
-
-
-def load_params(from_estimate, from_table, model, message, study=None) -> tuple[dict, str]:
-    """mu, kappa, sigma, rho from a `survey estimate --json` file or a long table, and the source."""
-    if from_estimate and from_table:
-        raise SurveyError("give --from-estimate or --from-table, not both")
-    if from_estimate:
-        path = Path(from_estimate)
-        try:
-            data = json.loads(path.read_text())
-        except FileNotFoundError:
-            raise SurveyError(f"{path}: no such file (write one with `survey estimate ... --json > {path}`)") \
-                from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise SurveyError(f"{path}: not JSON ({exc}); expected `survey estimate --json` output") from None
-        rows = data.get("results") if isinstance(data, dict) else None
-        if not isinstance(rows, list) or not all(isinstance(r, dict) and "kappa" in r for r in rows):
-            raise SurveyError(f"{path}: expected {{\"results\": [...]}} as written by `survey estimate --json`")
-        row = _pick_result(rows, model, message, str(path))
-        missing = [p for p in PARAMS if not isinstance(row.get(p), (int, float))]
-        if missing:
-            raise SurveyError(f"{path}: the estimate lacks numeric {', '.join(missing)}")
-        return ({p: float(row[p]) for p in PARAMS},
-                f"{path} (model {row.get('model')}, message {row.get('message')})")
-    if from_table:
-        if not message:
-            raise SurveyError("--from-table needs --message: the message whose answers are fitted")
-        df = load_long_table(from_table, study, min_perturbations=0)
-        models = models_in(df)
-        if model is None and len(models) > 1:
-            raise SurveyError(f"{from_table} has several models ({', '.join(models)}); choose one with --model")
-        mdl = model or models[0]
-        if mdl not in models:
-            raise SurveyError(f"model '{mdl}' is not in {from_table}; it has {', '.join(models)}")
-        res = estimate(df, mdl, message)
-        return ({p: float(getattr(res, p)) for p in PARAMS},
-                f"estimated from {from_table} (model {mdl}, message {message})")
-    return {}, "given"
+def _progress(enabled: bool):
+    return lambda label, total: progress_bar(label, total, enabled)
 
 
 @click.command("plan")
@@ -150,89 +63,49 @@ def load_params(from_estimate, from_table, model, message, study=None) -> tuple[
 def plan_cmd(mu, kappa, sigma, rho, delta, from_estimate, from_table, model, message, study, budgets, strategies,
              designs, alpha, simulations, flips, seed, alternative, target_power, out, plot, no_plot, as_json):
     """Simulate the power of each test for allocation strategies and budgets; find the cheapest design."""
-    opts = _options(PlanOptions, alpha=alpha, simulations=simulations, flips=flips,
-                    budgets=_ints(budgets, "--budget") if budgets else list(DEFAULT_BUDGETS),
-                    target_power=target_power)
-    values, source = load_params(from_estimate, from_table, model, message, study)
-    given = {k: v for k, v in (("mu", mu), ("kappa", kappa), ("sigma", sigma), ("rho", rho)) if v is not None}
-    values.update(given)  # a flag overrides the value read from a file
-    params = make_params(**values, delta=delta)
-    triples = [parse_design(d) for d in designs]
-    if strategies:
-        for s in strategies:
-            parse_strategy(s)
-        strategy_list = list(strategies)
-    else:
-        strategy_list = [] if triples else list(DEFAULT_STRATEGIES)
-    plan = designs_for(strategy_list, opts.budgets, triples)
-    show = not as_json
-    with progress_bar("simulating designs", len(plan), show) as advance:
-        results = estimate_power(params, plan, opts.simulations, opts.alpha, seed, alternative, opts.flips,
-                                 progress=advance)
-    cheapest = None
-    if opts.target_power is not None:
-        with progress_bar("searching the cheapest design", None, show):
-            cheapest = cheapest_design(params, results, opts.target_power, opts.simulations, opts.alpha,
-                                       seed, alternative, opts.flips)
-    warnings = []
-    if params.rho > 0:
-        warnings.append(f"rho = {params.rho:g} > 0: the sign and Wilcoxon tests are INVALID (oversized); their "
-                        "'power' includes false positives. Plan with the permutation test.")
-    if opts.target_power is not None and cheapest is None:
-        warnings.append(f"no design reached power {opts.target_power:g} with the permutation test; "
-                        "try larger --budget values or another --strategy")
-    plot_file = None
+    res = plan(delta, mu=mu, kappa=kappa, sigma=sigma, rho=rho, from_estimate=from_estimate, from_table=from_table,
+               model=model, message=message, study=study, budgets=_ints(budgets, "--budget") if budgets else None,
+               strategies=strategies, designs=designs, alpha=alpha, simulations=simulations, flips=flips, seed=seed,
+               alternative=alternative, target_power=target_power, progress=_progress(not as_json))
+    doc = res.to_dict()
     if not no_plot:
         from survey.plots.power import power_curves
 
         plot_file = Path(plot) if plot else (Path(out).with_suffix(".png") if out else Path("reports/plan.png"))
         plot_file.parent.mkdir(parents=True, exist_ok=True)
-        fig = power_curves(results, opts.alpha, opts.target_power, params.rho,
-                           title=_describe(params, opts.simulations))
-        fig.savefig(plot_file, dpi=120)
-    doc = {
-        "params": {**params.model_dump(), "source": source},
-        "alpha": opts.alpha, "simulations": opts.simulations, "seed": seed, "alternative": alternative,
-        "flips": opts.flips, "mc_error": mc_error(opts.simulations),
-        "results": [r.to_dict() for r in results],
-        "best": best_per_budget(results),
-        "cheapest": cheapest, "target_power": opts.target_power,
-        "warnings": warnings, "plot": str(plot_file) if plot_file else None,
-    }
+        power_curves(res.results, res.alpha, res.target_power, res.params.rho,
+                     title=res.describe()).savefig(plot_file, dpi=120)
+        doc["plot"] = str(plot_file)
     if out:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         Path(out).write_text(to_json(doc) + "\n")
     if as_json:
         echo_json(doc)
         return
-    _print_plan(doc, params)
+    _print_plan(res, doc["plot"])
 
 
-def _describe(params, simulations: int) -> str:
-    return (f"mu={params.mu:g}, kappa={params.kappa:g}, sigma={params.sigma:g}, rho={params.rho:g}, "
-            f"delta={params.delta:g}; {simulations} simulated surveys per design")
-
-
-def _print_plan(doc: dict, params) -> None:
-    click.echo(f"parameters ({doc['params']['source']}): {_describe(params, doc['simulations'])}; "
-               f"alpha = {doc['alpha']:g}; Monte Carlo s.e. <= {doc['mc_error']:.3f}")
-    best = {(b["budget"], b["strategy"]) for b in doc["best"]}
+def _print_plan(res: PlanResult, plot: str | None) -> None:
+    click.echo(f"parameters ({res.source}): {res.describe()}; alpha = {res.alpha:g}; "
+               f"Monte Carlo s.e. <= {res.to_dict()['mc_error']:.3f}")
+    best = {(b["budget"], b["strategy"]) for b in res.best}
+    tests = list(res.results[0].power)
     rows = []
-    for r in sorted(doc["results"], key=lambda x: x["budget"]):  # stable: strategies keep their order
-        mark = "*" if (r["budget"], r["strategy"]) in best else ""
-        rows.append([r["budget"], r["strategy"] + mark, r["n"], r["m"], r["r"], 2 * r["n"] * r["m"] * r["r"],
-                     *(r["power"][t] for t in TESTS)])
-    print_table("power by design (* = best strategy at that budget, permutation test)",
-                ["budget", "strategy", "n", "m", "r", "queries", *TESTS], rows)
-    c = doc["cheapest"]
+    for r in sorted(res.results, key=lambda x: x.design.budget):  # stable: strategies keep their order
+        d = r.design
+        mark = "*" if (d.budget, d.strategy) in best else ""
+        rows.append([d.budget, d.strategy + mark, d.n, d.m, d.r, d.queries, *(r.power[t] for t in tests)])
+    print_table(f"power by design (* = best strategy at that budget, {ab_tests.label(DECISION_TEST)} test)",
+                ["budget", "strategy", "n", "m", "r", "queries", *tests], rows)
+    c = res.cheapest
     if c:
         click.echo(f"cheapest design reaching power {c['target_power']:g}: n = {c['n']} personas, m = {c['m']} "
                    f"perturbations, r = {c['r']} replicates ({c['budget']} queries, strategy {c['strategy']}, "
-                   f"power {c['power']['permutation']:.3f})")
-    for w in doc["warnings"]:
+                   f"power {c['power'][DECISION_TEST]:.3f})")
+    for w in res.warnings:
         click.echo(f"warning: {w}")
-    if doc["plot"]:
-        click.echo(f"plot: {doc['plot']}")
+    if plot:
+        click.echo(f"plot: {plot}")
 
 
 @click.command("validate")
@@ -255,73 +128,45 @@ def _print_plan(doc: dict, params) -> None:
 def validate_cmd(table, message, a, b, model, configs, draws, alpha, confidence, flips, seed, alternative,
                  plot, no_plot, study, as_json):
     """Rejection rates of every test on random sub-samples: null split (Type-I error) or A vs B (power)."""
-    opts = _options(ValidateOptions, alpha=alpha, draws=draws, flips=flips, confidence=confidence)
-    df = load_long_table(table, study, min_perturbations=0)
-    msgs = messages_in(df)
-    if message is not None and (a is not None or b is not None):
-        raise SurveyError("give --message (null split) or --a and --b (alternative), not both")
-    if message is None and (a is None or b is None):
-        raise SurveyError(f"give --message M for the null split, or --a A --b B for power; messages: {', '.join(msgs)}")
-    require_messages(df, [message, a, b])
-    if a is not None and a == b:
-        raise SurveyError("--a and --b must name two different messages (use --message for the null split)")
-    cfgs = [parse_design(c) for c in configs] or None
-    models = models_in(df) if model is None else [model]
-    require_models(df, models)
-    results = []
-    n_cfg = len(cfgs) if cfgs else 6
-    with progress_bar("sub-sampling", n_cfg * len(models), not as_json) as advance:
-        for mdl in models:
-            results.append(validity_study(df, mdl, message or a, None if message else b, cfgs, opts.draws,
-                                          opts.alpha, seed, alternative, opts.flips, opts.confidence,
-                                          progress=advance))
-    plots = []
+    res = validate(load_long_table(table, study, min_perturbations=0), message, a, b, model=model, configs=configs,
+                   draws=draws, alpha=alpha, confidence=confidence, flips=flips, seed=seed, alternative=alternative,
+                   source=str(table), progress=_progress(not as_json))
+    doc = res.to_dict()
     if not no_plot:
         from survey.plots.validity import pvalue_ecdfs
 
         base = Path(plot or "reports/validate.png")
-        for mdl, res in zip(models, results, strict=True):
-            path = base if len(models) == 1 else base.with_name(f"{base.stem}-{_safe(mdl)}{base.suffix}")
+        for mdl, results in res.by_model.items():
+            path = base if len(res.by_model) == 1 else base.with_name(f"{base.stem}-{_safe(mdl)}{base.suffix}")
             path.parent.mkdir(parents=True, exist_ok=True)
-            pvalue_ecdfs(res).savefig(path, dpi=110)
-            plots.append(str(path))
-    flat = [r for res in results for r in res]
-    doc = {"condition": "null" if message else "alternative", "table": str(table),
-           "alpha": opts.alpha, "draws": opts.draws, "confidence": opts.confidence, "seed": seed,
-           "results": [r.to_dict() for r in flat], "plots": plots}
+            pvalue_ecdfs(results).savefig(path, dpi=110)
+            doc["plots"].append(str(path))
     if as_json:
         echo_json(doc)
         return
-    _print_validity(doc)
+    _print_validity(res, doc["plots"])
 
 
 def _safe(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in name)
 
 
-def _print_validity(doc: dict) -> None:
-    null = doc["condition"] == "null"
+def _print_validity(res: Validation, plots: list[str]) -> None:
+    null = res.condition == "null"
     what = "Type-I error (null split)" if null else "power (alternative)"
-    for model in dict.fromkeys(r["model"] for r in doc["results"]):
-        rows = []
-        for r in (x for x in doc["results"] if x["model"] == model):
-            for t in VALIDITY_TESTS:
-                x = r["tests"][t]
-                rows.append([r["n"], r["m"], r["r"], t, x["rate"], f"[{x['ci'][0]:.3f}, {x['ci'][1]:.3f}]",
-                             x["verdict"] if null else ""])
-        first = next(x for x in doc["results"] if x["model"] == model)
-        cols = ["n", "m", "r", "test", "rate", "CI"] + (["verdict"] if null else [])
-        print_table(f"model {model}: {what}, {first['a']} vs {first['b']}, rejection rate at alpha = "
-                    f"{doc['alpha']:g} over {doc['draws']} draws ({doc['confidence']:.0%} Clopper-Pearson CI)",
-                    cols, [row[:len(cols)] for row in rows])
-        for x in doc["results"]:
-            if x["model"] == model and x["requested"] != [x["n"], x["m"], x["r"]]:
-                click.echo(f"note: default configuration {tuple(x['requested'])} clipped to the table: "
-                           f"({x['n']}, {x['m']}, {x['r']})")
+    cols = ["n", "m", "r", "test", "rate", "CI"] + (["verdict"] if null else [])
+    for model, results in res.by_model.items():
+        rows = [[*x.config, t, rate.rate, f"[{rate.ci[0]:.3f}, {rate.ci[1]:.3f}]", rate.verdict][:len(cols)]
+                for x in results for t, rate in x.rates.items()]
+        print_table(f"model {model}: {what}, {results[0].a} vs {results[0].b}, rejection rate at alpha = "
+                    f"{res.alpha:g} over {res.draws} draws ({res.confidence:.0%} Clopper-Pearson CI)", cols, rows)
+        for x in results:
+            if x.requested is not None and tuple(x.requested) != tuple(x.config):
+                click.echo(f"note: default configuration {tuple(x.requested)} clipped to the table: {tuple(x.config)}")
     if null:
         click.echo("a valid test has alpha inside or above its interval: 'oversized' means the interval lies "
-                   "above alpha; 'conservative' below (expected for the permutation test at small m)")
-    for p in doc["plots"]:
+                   "above alpha; 'conservative' below (expected for the sign-flip test at small m)")
+    for p in plots:
         click.echo(f"plot: {p}")
 
 

@@ -1,1 +1,9 @@
-"""Power and budget allocation by simulation, and validity by null split and sub-sampling."""
+"""Power and budget allocation by simulation, and validity by null split and sub-sampling.
+
+``plan`` is what `survey plan` computes and ``validate`` what `survey validate` computes.
+"""
+
+from survey.stats.planning.planner import PlanResult, load_params, plan
+from survey.stats.planning.validation import Validation, validate
+
+__all__ = ["PlanResult", "Validation", "load_params", "plan", "validate"]

@@ -1,0 +1,211 @@
+"""What `survey plan` computes, as one Python call: the model parameters (given, from an estimate, or
+fitted on a table), the power of each test at every design, the best strategy per budget, and the
+cheapest design reaching a target power.
+
+    res = plan(delta=0.4, rho=0.3, budgets=[500, 1000], target_power=0.8)
+    res.cheapest, res.to_dict()  # the dict is what `survey plan --json` prints
+
+The parameters may come from files (a `survey estimate --json` output, a long table or a store):
+reading them is this module's only I/O; the simulation itself is pure.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from survey.data.table import models_in, require_models
+from survey.errors import SurveyError, pydantic_message
+from survey.stats import ab_tests
+from survey.stats.ab_tests import DECISION_TEST, label
+from survey.stats.beta_logit import ModelParams, make_params
+from survey.stats.estimate import EstimateResult, estimate
+from survey.stats.planning.power import (
+    DEFAULT_BUDGETS,
+    DEFAULT_STRATEGIES,
+    PowerResult,
+    best_per_budget,
+    cheapest_design,
+    designs_for,
+    estimate_power,
+    mc_error,
+    parse_design,
+    parse_strategy,
+)
+
+PARAMS = ("mu", "kappa", "sigma", "rho")
+# progress(label, total) -> a context manager yielding advance(k=1); total None: no known count
+Progress = Callable[[str, int | None], AbstractContextManager]
+
+
+def no_progress(label: str, total: int | None) -> AbstractContextManager:
+    return nullcontext(lambda k=1: None)
+
+
+class PlanOptions(BaseModel):
+    """Numeric options of `survey plan`; pydantic names the bad one and its range."""
+
+    model_config = ConfigDict(extra="forbid")
+    alpha: float = Field(gt=0, lt=1)
+    simulations: int = Field(ge=20, le=1_000_000)
+    flips: int = Field(ge=19)
+    budgets: list[int] = Field(min_length=1)
+    target_power: float | None = Field(default=None, gt=0, lt=1)
+
+
+def check_options(cls: type[BaseModel], **values) -> BaseModel:
+    try:
+        return cls(**values)
+    except ValidationError as exc:
+        raise SurveyError(pydantic_message(exc, "options")) from exc
+
+
+def read_estimates(path: str | Path) -> list[dict]:
+    """The rows of a `survey estimate --json` file."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise SurveyError(f"{path}: no such file (write one with `survey estimate ... --json > {path}`)") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise SurveyError(f"{path}: not JSON ({exc}); expected `survey estimate --json` output") from None
+    rows = data.get("results") if isinstance(data, dict) else None
+    if not isinstance(rows, list) or not all(isinstance(r, dict) and "kappa" in r for r in rows):
+        raise SurveyError(f"{path}: expected {{\"results\": [...]}} as written by `survey estimate --json`")
+    return rows
+
+
+def pick_estimate(rows: list[dict], model: str | None, message: str | None, source: str) -> dict:
+    """The one row of an estimate document matching ``model`` and ``message`` (each optional)."""
+    if message is not None:
+        rows = [r for r in rows if r.get("message") == message]
+    if model is not None:
+        rows = [r for r in rows if r.get("model") == model]
+    if len(rows) != 1:
+        found = ", ".join(f"{r.get('model')}/{r.get('message')}" for r in rows) or "none"
+        raise SurveyError(f"{source}: need exactly one estimate; matching (model/message): {found}. "
+                          "Choose with --model and --message")
+    row = rows[0]
+    missing = [p for p in PARAMS if not isinstance(row.get(p), (int, float))]
+    if missing:
+        raise SurveyError(f"{source}: the estimate lacks numeric {', '.join(missing)}")
+    return row
+
+
+def load_params(from_estimate=None, from_table=None, model: str | None = None, message: str | None = None,
+                study: str | None = None) -> tuple[dict, str]:
+    """(mu, kappa, sigma, rho, where they came from), from either source or neither ({}, "given").
+
+    ``from_estimate``: a `survey estimate --json` file, its document, survey.stats.analysis.estimate's
+    result, or an EstimateResult;
+    ``from_table``: a long table, or a table file or store to read (``study`` picks one in a store).
+    """
+    if from_estimate is not None and from_table is not None:
+        raise SurveyError("give --from-estimate or --from-table, not both")
+    if isinstance(from_estimate, EstimateResult):
+        return {p: float(getattr(from_estimate, p)) for p in PARAMS}, "an estimate"
+    if from_estimate is not None:
+        doc = from_estimate.to_dict() if hasattr(from_estimate, "to_dict") else from_estimate
+        is_doc = isinstance(doc, dict)
+        source = "the estimate" if is_doc else str(from_estimate)
+        rows = doc.get("results", []) if is_doc else read_estimates(from_estimate)
+        row = pick_estimate(rows, model, message, source)
+        return ({p: float(row[p]) for p in PARAMS},
+                f"{source} (model {row.get('model')}, message {row.get('message')})")
+    if from_table is not None:
+        if not message:
+            raise SurveyError("--from-table needs --message: the message whose answers are fitted")
+        df, source = from_table, "the table"
+        if not isinstance(df, pd.DataFrame):
+            from survey.data.sources import load_long_table
+
+            df, source = load_long_table(from_table, study, min_perturbations=0), str(from_table)
+        models = models_in(df)
+        if model is None and len(models) > 1:
+            raise SurveyError(f"{source} has several models ({', '.join(models)}); choose one with --model")
+        mdl = model or models[0]
+        require_models(df, [mdl])
+        res = estimate(df, mdl, message)
+        return {p: float(getattr(res, p)) for p in PARAMS}, f"estimated from {source} (model {mdl}, message {message})"
+    return {}, "given"
+
+
+@dataclass
+class PlanResult:
+    params: ModelParams
+    source: str  # where mu, kappa, sigma, rho came from
+    alpha: float
+    simulations: int
+    seed: int
+    alternative: str
+    flips: int
+    results: list[PowerResult]
+    best: list[dict]  # the best strategy at each budget, for the sign-flip test
+    cheapest: dict | None  # the fewest-query design reaching target_power
+    target_power: float | None
+    warnings: list[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        p = self.params
+        return (f"mu={p.mu:g}, kappa={p.kappa:g}, sigma={p.sigma:g}, rho={p.rho:g}, "
+                f"delta={p.delta:g}; {self.simulations} simulated surveys per design")
+
+    def to_dict(self) -> dict:
+        return {"params": {**self.params.model_dump(), "source": self.source},
+                "alpha": self.alpha, "simulations": self.simulations, "seed": self.seed,
+                "alternative": self.alternative, "flips": self.flips, "mc_error": mc_error(self.simulations),
+                "results": [r.to_dict() for r in self.results], "best": self.best,
+                "cheapest": self.cheapest, "target_power": self.target_power,
+                "warnings": self.warnings, "plot": None}
+
+
+def plan(delta: float, *, mu: float | None = None, kappa: float | None = None, sigma: float | None = None,
+         rho: float | None = None, from_estimate=None, from_table=None, model: str | None = None,
+         message: str | None = None, study: str | None = None, budgets: Iterable[int] | None = None,
+         strategies: Iterable[str] | None = None, designs: Iterable[str | tuple] = (), alpha: float = 0.05,
+         simulations: int = 1000, flips: int = 1000, seed: int = 0, alternative: str = "two-sided",
+         target_power: float | None = None, progress: Progress = no_progress) -> PlanResult:
+    """Simulated power of each test for allocation strategies n:m:r at budgets N = 2nmr, and explicit
+    designs ("n,m,r" or (n, m, r)); with ``target_power``, also the cheapest design reaching it.
+
+    Parameters not given default to mu 0.5, kappa 4, sigma 1, rho 0.3, or come from ``from_estimate``
+    / ``from_table`` (see load_params); a given one overrides the one read. Without strategies and
+    designs, the eight default strategies are planned at ``budgets`` (default 200..10000).
+    """
+    opts = check_options(PlanOptions, alpha=alpha, simulations=simulations, flips=flips,
+                         budgets=list(DEFAULT_BUDGETS if budgets is None else budgets), target_power=target_power)
+    values, source = load_params(from_estimate, from_table, model, message, study)
+    values.update({k: v for k, v in zip(PARAMS, (mu, kappa, sigma, rho), strict=True) if v is not None})
+    params = make_params(**values, delta=delta)
+    triples = [parse_design(d) if isinstance(d, str) else tuple(d) for d in designs]
+    strategy_list = list(strategies or [])
+    for s in strategy_list:
+        parse_strategy(s)
+    if not strategy_list and not triples:
+        strategy_list = list(DEFAULT_STRATEGIES)
+    grid = designs_for(strategy_list, opts.budgets, triples)
+    with progress("simulating designs", len(grid)) as advance:
+        results = estimate_power(params, grid, opts.simulations, opts.alpha, seed, alternative, opts.flips,
+                                 progress=advance)
+    cheapest = None
+    if opts.target_power is not None:
+        with progress("searching the cheapest design", None):
+            cheapest = cheapest_design(params, results, opts.target_power, opts.simulations, opts.alpha,
+                                       seed, alternative, opts.flips)
+    decisive = label(DECISION_TEST)
+    invalid = [label(t) for t in results[0].power if not ab_tests.get(t).valid_when_rho_positive]
+    warnings = []
+    if params.rho > 0 and invalid:
+        warnings.append(f"rho = {params.rho:g} > 0: the {' and '.join(invalid)} tests are INVALID (oversized); "
+                        f"their 'power' includes false positives. Plan with the {decisive} test.")
+    if opts.target_power is not None and cheapest is None:
+        warnings.append(f"no design reached power {opts.target_power:g} with the {decisive} test; "
+                        "try larger --budget values or another --strategy")
+    return PlanResult(params, source, opts.alpha, opts.simulations, seed, alternative, opts.flips, results,
+                      best_per_budget(results), cheapest, opts.target_power, warnings)

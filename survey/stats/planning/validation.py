@@ -1,0 +1,75 @@
+"""What `survey validate` computes, as one Python call: the validity checks of survey.stats.planning.validity
+for every model of a table (or one), under the null split of one message or for message A against B.
+
+    res = validate(df, message="A")   # Type-I error of every test on null splits
+    res = validate(df, a="A", b="B")  # power by sub-sampling
+    res.to_dict()                     # what `survey validate --json` prints
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+
+from survey.data.table import messages_in, models_in, require_messages, require_models
+from survey.errors import SurveyError
+from survey.stats.planning.planner import Progress, check_options, no_progress
+from survey.stats.planning.power import parse_design
+from survey.stats.planning.validity import DEFAULT_CONFIGS, DEFAULT_DRAWS, ValidityResult, validity_study
+
+
+class ValidateOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    alpha: float = Field(gt=0, lt=1)
+    draws: int = Field(ge=10, le=100_000)
+    flips: int = Field(ge=19)
+    confidence: float = Field(gt=0, lt=1)
+
+
+@dataclass
+class Validation:
+    condition: str  # "null" or "alternative"
+    source: str | None  # the table's file, when known
+    alpha: float
+    draws: int
+    confidence: float
+    seed: int
+    by_model: dict[str, list[ValidityResult]]  # model -> one result per configuration
+
+    def to_dict(self) -> dict:
+        return {"condition": self.condition, "table": self.source, "alpha": self.alpha, "draws": self.draws,
+                "confidence": self.confidence, "seed": self.seed,
+                "results": [r.to_dict() for res in self.by_model.values() for r in res], "plots": []}
+
+
+def validate(df: pd.DataFrame, message: str | None = None, a: str | None = None, b: str | None = None, *,
+             model: str | None = None, configs: Iterable[str | tuple] | None = None, draws: int = DEFAULT_DRAWS,
+             alpha: float = 0.05, confidence: float = 0.95, flips: int = 1000, seed: int = 0,
+             alternative: str = "two-sided", source: str | None = None,
+             progress: Progress = no_progress) -> Validation:
+    """Rejection rates of every test on random sub-samples of size n,m,r (``configs``, default the
+    paper's six clipped to the table): null split of ``message`` (Type-I error), or ``a`` vs ``b``
+    (power). Clopper-Pearson intervals at ``confidence``."""
+    opts = check_options(ValidateOptions, alpha=alpha, draws=draws, flips=flips, confidence=confidence)
+    if message is not None and (a is not None or b is not None):
+        raise SurveyError("give --message (null split) or --a and --b (alternative), not both")
+    if message is None and (a is None or b is None):
+        raise SurveyError("give --message M for the null split, or --a A --b B for power; "
+                          f"messages: {', '.join(messages_in(df))}")
+    require_messages(df, [message, a, b])
+    if a is not None and a == b:
+        raise SurveyError("--a and --b must name two different messages (use --message for the null split)")
+    cfgs = [parse_design(c) if isinstance(c, str) else tuple(c) for c in configs] if configs else None
+    models = models_in(df) if model is None else [model]
+    require_models(df, models)
+    by_model = {}
+    with progress("sub-sampling", len(cfgs or DEFAULT_CONFIGS) * len(models)) as advance:
+        for mdl in models:
+            by_model[mdl] = validity_study(df, mdl, message or a, None if message else b, cfgs, opts.draws,
+                                           opts.alpha, seed, alternative, opts.flips, opts.confidence,
+                                           progress=advance)
+    return Validation("null" if message else "alternative", source, opts.alpha, opts.draws, opts.confidence,
+                      seed, by_model)
