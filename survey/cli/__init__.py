@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from survey.common.formatting import to_json
 from survey.errors import SurveyError
 
 # Adding a command group: write survey/cli/<name>.py exposing `register(cli)`, then list it here.
@@ -23,23 +24,40 @@ for _name in COMMAND_MODULES:
     importlib.import_module(f"{__name__}.{_name}").register(cli)
 
 
+def json_requested(argv: list[str] | None = None) -> bool:
+    """Whether the command line asks for --json (before any "--"), so that even an error that stops
+    the command before its options are parsed (a bad flag) comes out as JSON."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    return "--json" in (args[:args.index("--")] if "--" in args else args)
+
+
+def _fail(message: str, code: int, as_json: bool, prefix: str = "error: ") -> None:
+    """With --json, one JSON object {"error": message} on stdout (where scripts read); else one line on
+    stderr. Either way the exit status is ``code``."""
+    if as_json:
+        click.echo(to_json({"error": message}))
+    else:
+        click.echo(f"{prefix}{message}", err=True)
+    sys.exit(code)
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: user mistakes print one line and exit 2; no traceback."""
+    """Entry point: user mistakes print one line and exit 2; no traceback. With --json they print
+    {"error": "..."} on stdout instead."""
+    as_json = json_requested(argv)
     try:
         cli.main(args=argv, prog_name="survey", standalone_mode=False)
     except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        sys.exit(130)
-    except click.ClickException as exc:
+        _fail("aborted", 130, as_json, prefix="")
+    except click.ClickException as exc:  # bad flags and values: exit 2 (click's usage errors)
+        if as_json:
+            _fail(exc.format_message(), exc.exit_code, True)
         exc.show()
         sys.exit(exc.exit_code)
     except SurveyError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        _fail(str(exc), 2, as_json)
     except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
-        sys.exit(130)
+        _fail("interrupted", 130, as_json, prefix="")
     except OSError as exc:  # an output path that cannot be written (bad folder, permissions, full disk)
         where = f"{exc.filename}: " if exc.filename else ""
-        click.echo(f"error: {where}{exc.strerror or exc}", err=True)
-        sys.exit(2)
+        _fail(f"{where}{exc.strerror or exc}", 2, as_json)
