@@ -68,6 +68,7 @@ def analyze_cmd(table, a, b, flips, seed, alternative, confidence, probabilities
         click.echo(f"\nmodel {r.model}: {r.a} vs {r.b} — {r.n_personas} personas, "
                    f"perturbations {perts} ({r.n_paired} pairs), r = {r.replicates}, "
                    f"invalid answers {r.invalid['total']}, empty cells {sum(r.empty_cells.values())}")
+        click.echo(r.pairing.describe())
         click.echo(f"effect T = mean P(Yes|{r.a}) - P(Yes|{r.b}) = {r.effect.estimate:+.4f}, "
                    f"{r.effect.confidence:.0%} CI [{lo:+.4f}, {hi:+.4f}] ({r.effect.method})")
         print_table("tests", ["test", "statistic", "p-value", "note"],

@@ -31,8 +31,8 @@ from pydantic import TypeAdapter, ValidationError
 
 from survey.errors import SurveyError, pydantic_message
 
-DESIGN_ORDER = "design order (each set's paraphrase order, from the store's query order)"
-NATURAL_ORDER = "natural order of the paraphrase ids (digits as numbers: b2 before b10)"
+DESIGN_ORDER = "design order, each set's paraphrase order from the store's query order"
+NATURAL_ORDER = "natural order of the paraphrase ids, digits as numbers: b2 before b10"
 AS_GIVEN = "as given"
 _PAIRS = TypeAdapter(list[tuple[str, str]])
 
@@ -81,6 +81,14 @@ class Pairing:
     @property
     def order_b(self) -> list[str]:
         return [y for _, y in self.pairs] + self.unpaired_b
+
+    def describe(self, show: int = 3) -> str:
+        """One line for people: the rule, the first pairs and what was left unpaired."""
+        shown = ", ".join(f"{x}/{y}" for x, y in self.pairs[:show])
+        more = f", ... ({len(self.pairs)} pairs)" if len(self.pairs) > show else ""
+        left = "; ".join(f"{msg} {', '.join(ids)}" for msg, ids in ((self.a, self.unpaired_a), (self.b, self.unpaired_b))
+                         if ids)
+        return f"pairing ({self.rule}): {shown}{more}" + (f"; unpaired: {left}" if left else "")
 
     def to_dict(self) -> dict:
         return {"pairing_rule": self.rule, "pairs": [list(p) for p in self.pairs],

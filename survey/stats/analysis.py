@@ -27,6 +27,7 @@ class AnalyzeOptions(BaseModel):
     flips: int = Field(default=9999, ge=1)
     seed: int | None = 0
     probabilities: bool = False
+    pairing: list[tuple[str, str]] | None = None
 
 
 class EstimateOptions(BaseModel):
@@ -80,21 +81,24 @@ def _each_model(models, run, catch: type[Exception], reason) -> tuple[list, list
 
 def analyze(df: pd.DataFrame, a: str | None = None, b: str | None = None, *, models: list[str] | None = None,
             alternative: str = "two-sided", confidence: float = 0.95, flips: int = 9999, seed: int | None = 0,
-            probabilities: bool = False) -> Analysis:
+            probabilities: bool = False, pairing: list[tuple[str, str]] | None = None) -> Analysis:
     """Message A vs B for every model (or those named): every A/B test and the effect with its CI.
 
     With two messages in the table, a and b may be left out (or one of them). ``flips``: random sign
     vectors when there are more than 40 perturbation pairs (below that the test is exact).
     ``probabilities``: test the exact per-cell P(Yes) (``p_yes``) instead of answer rates.
+    ``pairing``: [(A id, B id), ...] for every model; by default design or natural order of the ids
+    (survey.data.pairing). Each result's ``pairs`` and ``to_dict()`` say which pairs were formed.
     """
     opts = _check(AnalyzeOptions, "analyze options", alternative=alternative, confidence=confidence,
-                  flips=flips, seed=seed, probabilities=probabilities)
+                  flips=flips, seed=seed, probabilities=probabilities, pairing=pairing)
     a, b = pick_messages(df, a, b)
     require_models(df, models or [])
 
     def run(model: str) -> Comparison:
         return compare_messages(df, model, a, b, alternative=opts.alternative, n_resamples=opts.flips,
-                                seed=opts.seed, confidence=opts.confidence, probabilities=opts.probabilities)
+                                seed=opts.seed, confidence=opts.confidence, probabilities=opts.probabilities,
+                                pairing=opts.pairing)
 
     done, left_out = _each_model(models or models_in(df), run, TableError, lambda m, exc: str(exc))
     return Analysis(done, left_out)

@@ -114,3 +114,11 @@ def test_unwritable_output_is_one_line_error(table):
                "--out", f"{table}/x.csv", check=False)  # a file where a folder should be
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith(f"error: {table}") and proc.stderr.count("\n") == 1
+
+
+def test_analyze_says_which_paraphrases_it_paired(table):
+    (res,) = json.loads(run("analyze", str(table), "--json").stdout)["results"]
+    assert res["pairs"] == [[f"A-0{j}", f"B-0{j}"] for j in range(1, 7)]
+    assert res["unpaired_perturbations"] == {"A": [], "B": []}
+    out = run("analyze", str(table)).stdout
+    assert "pairing (natural order of the paraphrase ids" in out and "A-01/B-01" in out

@@ -111,3 +111,15 @@ def test_dbpa_swap_pairs_paraphrases_in_natural_order(monkeypatch):
     family.compare_messages_dbpa(np.eye(6), [p[0] == "a" for p in perts], perts, scheme="swap")
     assert [(x.split("\x1f")[1], y.split("\x1f")[1]) for x, y in seen["pairs"]] == [
         ("a1", "b1"), ("a2", "b2"), ("a10", "b10")]
+
+
+def test_analyze_passes_the_pairing_to_every_model():
+    from survey.stats.analysis import analyze
+
+    df = missing_first_b_table()
+    two = pd.concat([df, df.assign(model="n")], ignore_index=True)
+    res = analyze(two, "A", "B", pairing=[("a1", "b3"), ("a3", "b2")])
+    assert [c.pairs for c in res.values()] == [[("a1", "b3"), ("a3", "b2")]] * 2
+    assert res.to_dict()["results"][1]["pairs"] == [["a1", "b3"], ["a3", "b2"]]
+    with pytest.raises(SurveyError, match="pairing"):
+        analyze(two, "A", "B", pairing=[("a1", "b1", "c1")])
