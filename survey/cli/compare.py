@@ -10,6 +10,8 @@ from survey.cli.common import echo_json, fmt, json_option, print_table
 from survey.common.progress import progress_bar
 from survey.data.sources import load_long_table
 from survey.errors import SurveyError
+from survey.stats import ab_tests
+from survey.stats.ab_tests import DECISION_TEST
 from survey.stats.across_messages import ADJUSTMENTS
 from survey.stats.agreement import STRONG, TIES
 from survey.stats.table_comparison import compare_table, comparison_steps
@@ -100,22 +102,25 @@ def _print_models(res, note, confidence) -> None:
     holm = res.direction.adjust != "none"
     verdict = {1: f"prefers {res.a}", -1: f"prefers {res.b}", 0: "not significant"}
     rows, tests, fits = [], [], []
+    others = [t for t in ab_tests.names() if t != DECISION_TEST]
     for s in res.models:
         lo, hi = s.effect.ci
         rows.append([s.model, _size(s.size), s.n_personas, s.n_paired, s.replicates, f"{s.invalid_rate:.1%}",
                      f"{s.effect.estimate:+.3f}", f"[{lo:+.3f}, {hi:+.3f}]"])
-        tests.append([s.model, s.pvalues["permutation"], *([s.pvalue_adjusted] if holm else []),
-                      s.pvalues["sign"], s.pvalues["wilcoxon"], verdict[s.direction]])
+        tests.append([s.model, s.pvalues[DECISION_TEST], *([s.pvalue_adjusted] if holm else []),
+                      *(s.pvalues[t] for t in others), verdict[s.direction]])
         f = s.fit
         fits.append([s.model, s.fit_message or "—", *((f.mu, f.kappa, f.sigma, f.rho) if f else (None,) * 4)])
     print_table(f"{res.a} vs {res.b} by model: effect = P(Yes|{res.a}) − P(Yes|{res.b})",
                 ["model", "size", "n", "m", "r", "invalid", "effect", f"{confidence:.0%} CI"], rows)
     print_table("p-values (the sign-flip permutation test decides)",
-                ["model", "permutation", *(["Holm"] if holm else []), "sign*", "wilcoxon*", "verdict"], tests)
+                ["model", DECISION_TEST, *(["Holm"] if holm else []),
+                 *(t + ("" if ab_tests.get(t).valid_when_rho_positive else "*") for t in others), "verdict"], tests)
     if any(s.fit_message for s in res.models):
         print_table("fitted Beta-logit parameters (appendix-C estimator of Helm & Priebe 2026)",
                     ["model", "fitted on", "mu", "kappa", "sigma", "rho"], fits)
-    click.echo("* the sign and Wilcoxon tests are invalid when rho > 0; the permutation test decides.")
+    click.echo(f"* invalid when rho > 0 (personas are not independent); the {ab_tests.label(DECISION_TEST)} "
+               "test decides.")
     d = res.direction
     click.echo(f"significant at alpha = {d.alpha}{' (Holm across models)' if d.adjust != 'none' else ''}: "
                f"{len(d.prefer_a)} prefer {res.a}, {len(d.prefer_b)} prefer {res.b}, "
