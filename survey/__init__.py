@@ -37,6 +37,8 @@ _EXPORTS = {
     # statistics and reports
     "analyze": "survey.stats.analysis",
     "estimate": "survey.stats.analysis",
+    "plan": "survey.stats.planning",
+    "validate": "survey.stats.planning",
     "report": "survey.api",
     # errors
     "SurveyError": "survey.errors",

@@ -24,6 +24,7 @@ def is_store(path: Path) -> bool:
 
 
 def load_long_table(path: str | Path, study: str | None = None, min_perturbations: int = 2) -> pd.DataFrame:
+    """The validated long table in a .csv/.parquet file or a store (``study`` picks one when it holds several)."""
     path = Path(path)
     if not path.exists():
         raise SurveyError(f"{path}: no such file (give a .csv/.parquet table or a .sqlite store)")

@@ -41,6 +41,8 @@ def _check_id(value: str, what: str) -> str:
 
 
 class PersonaSpec(_Strict):
+    """`[personas]`: which persona set, how many, and an optional system prompt template."""
+
     set: str = Field(description="persona set name (personas/NAME.*) or a path to a persona file")
     count: int | None = Field(None, ge=1, description="how many personas; all of the set when absent")
     sample_seed: int | None = Field(
@@ -50,6 +52,8 @@ class PersonaSpec(_Strict):
 
 
 class MessageSpec(_Strict):
+    """One `[[messages]]` entry: a message given as its set of perturbations (paraphrases)."""
+
     id: str | None = Field(None, description="the message's id in the table; default: the set's message id")
     perturbations: str = Field(description="perturbation set name (perturbations/NAME.*) or a path")
     count: int | None = Field(None, ge=1, description="use the first `count` perturbations; all when absent")
@@ -121,6 +125,8 @@ class QuestionSpec(_Strict):
 
 
 class ModelSpec(_Strict):
+    """One `[[models]]` entry: the backend and model id, sampling settings, limits and prices."""
+
     name: str = Field(description="the model's name in the store and the table, e.g. 'ministral-8b'")
     backend: str = Field(description="simulated, local, mistral or dashscope")
     model_id: str = Field("", description="the provider's model id, e.g. 'ministral-8b-2512'")
@@ -178,11 +184,19 @@ class ModelSpec(_Strict):
 
 
 class BudgetSpec(_Strict):
+    """`[budget]`: caps a run refuses to exceed, counted over the whole study (stored + to send)."""
+
     max_queries: int | None = Field(None, ge=1, description="refuse a run whose total queries exceed this")
     max_cost: float | None = Field(None, gt=0, description="refuse a run whose estimated USD cost exceeds this")
 
 
 class StudySpec(_Strict):
+    """A whole study file: name, store, replicates, personas, messages, question, models, budget.
+
+    Build it in code with ``StudySpec(name=..., personas=PersonaSpec(...), ...)`` or from a dict with
+    ``StudySpec.model_validate(...)``; `survey.Study` plans and runs it.
+    """
+
     name: str = Field(description="study name: a key in the store, so a store can hold several studies")
     store: str = Field(description="SQLite store path; relative paths resolve against the study file's folder")
     replicates: int = Field(1, ge=1, description="r: independent queries per (persona, perturbation)")
