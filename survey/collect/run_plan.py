@@ -20,6 +20,8 @@ from survey.study.spec import ModelSpec, StudySpec
 
 @dataclass
 class ModelPlan:
+    """One model's share of a plan: its queries, what is stored or missing, estimated tokens and cost."""
+
     spec: ModelSpec
     queries: list[Query]
     missing: list[Query]  # not stored and not held by an open batch job: what this run sends
@@ -46,6 +48,12 @@ class ModelPlan:
 
 @dataclass
 class Plan:
+    """What a run would send (`Study.dry_run`, `survey run --dry-run`): per model, then totals.
+
+    ``to_send``, ``cost`` (None when a model has no known price), ``paid``; ``check_budget()``
+    raises when the study's budget would be exceeded; ``to_dict()`` is the --json output.
+    """
+
     study: StudySpec
     design: QueryDesign
     models: list[ModelPlan]
