@@ -166,3 +166,9 @@ def test_an_error_after_embedding_is_still_one_line(table, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "survey", "dbpa", str(table), "--bins", "1", "--no-plot",
                            "--cache", str(tmp_path / "c.sqlite")], capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stderr.startswith("error: bins") and proc.stderr.count("\n") == 1
+    one = tmp_path / "one.csv"  # model m2 answers boots only: found after its texts are embedded
+    pd.DataFrame(_rows() + [dict(r, model="m2") for r in _rows() if r["message"] == "boots"]).to_csv(one, index=False)
+    proc = subprocess.run([sys.executable, "-m", "survey", "dbpa", str(one), "--no-plot", "--no-cache"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr == (
+        "error: model 'm2': DBPA needs at least 2 text answers for sneakers and 1 for boots\n")
