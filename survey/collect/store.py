@@ -6,6 +6,8 @@ non-retryable error and is retried by the next run. Batch jobs are recorded in `
 before they are polled, so an interrupted batch run resumes its job instead of paying twice.
 The backend each model last ran on is recorded in ``models``; the exported table carries it as the
 ``backend`` column, so a report can tell free models from paid ones without guessing from ids.
+Each study's context (question, set files and their sha256, paraphrase texts, expected queries
+per model) is recorded in ``contexts`` as JSON at run time; stores from before read it as None.
 Each study's response type (survey.responses) is recorded in ``studies`` by its scale name, so
 counts and exports know whether an empty answer is an invalid reply or free text. A store written
 before that record existed reads as free text when its replies hold no answer at all and some
@@ -53,6 +55,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS models (study TEXT NOT NULL, model TEXT NOT NULL, backend TEXT NOT NULL,
                                    recorded_at TEXT NOT NULL, PRIMARY KEY (study, model));
 CREATE TABLE IF NOT EXISTS studies (study TEXT PRIMARY KEY, scale TEXT NOT NULL, recorded_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS contexts (study TEXT PRIMARY KEY, context TEXT NOT NULL, recorded_at TEXT NOT NULL);
 """
 
 # Upsert that never overwrites a stored reply: a row that is 'ok' stays as it is.
@@ -171,6 +174,31 @@ class Store:
             "SELECT COUNT(answer), COALESCE(SUM(completion_tokens > 1), 0) FROM responses "
             "WHERE study = ? AND status = 'ok'", (study,)).fetchone()
         return "text" if not answered and longer else DEFAULT_SCALE
+
+    def record_context(self, study: str, ctx: dict) -> None:
+        """Record what a study's rows rest on (the latest run wins); survey.study.context builds it::
+
+            {"study": NAME, "replicates": r,
+             "question": {"type": "binary", "template": RESOLVED_TEMPLATE, "max_tokens": 1},
+             "personas": {"set": NAME, "path": FILE, "sha256": HEX, "template": STUDY_OVERRIDE | None,
+                          "ids": [persona ids used, in order]},
+             "messages": [{"id": MSG, "set": NAME, "path": FILE, "sha256": HEX,
+                           "paraphrases": [{"id": ID, "text": TEXT}, ...]}, ...],   # registry order
+             "models": [{"name": NAME, "backend": NAME, "model_id": ID, "expected_queries": n}, ...]}
+
+        Lists keep the study's order; readers should ignore keys they do not know."""
+        self.db.execute("INSERT INTO contexts VALUES (?, ?, ?) ON CONFLICT (study) DO UPDATE SET "
+                        "context = excluded.context, recorded_at = excluded.recorded_at",
+                        (study, json.dumps(ctx, sort_keys=True, default=str), _now()))
+
+    def context(self, study: str) -> dict | None:
+        """The study's recorded context, or None (stores written before the record, or never run)."""
+        row = self.db.execute("SELECT context, recorded_at FROM contexts WHERE study = ?", (study,)).fetchone()
+        if row is None:
+            return None
+        ctx = json.loads(row[0])
+        ctx.setdefault("recorded_at", row[1])
+        return ctx
 
     def record_backend(self, study: str, model: str, backend: str) -> None:
         """Record the registry name of the backend a study's model runs on (the latest run wins)."""

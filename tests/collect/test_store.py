@@ -127,3 +127,31 @@ def test_a_store_without_the_record_reads_free_text_only_when_no_reply_has_an_an
         assert [s.scale(x) for x in ("dbpa", "yesno", "garbled", "waiting")] == ["text", "binary", "binary", "binary"]
         assert {d["study"]: (d["text"], d["invalid"]) for d in s.summary()} == \
             {"dbpa": (1, 0), "yesno": (0, 0), "garbled": (0, 1), "waiting": (0, 0)}
+
+
+def test_the_study_context_is_recorded_and_read_back(tmp_path):
+    ctx = {"study": "st", "personas": {"set": "shoppers", "path": "/x/shoppers.jsonl", "sha256": "ab", "ids": ["1", "0"]},
+           "messages": [{"id": "B", "paraphrases": [{"id": "b1", "text": "x"}]}, {"id": "A", "paraphrases": []}],
+           "models": [{"name": "m", "backend": "simulated", "model_id": "", "expected_queries": 4}]}
+    with Store(tmp_path / "s.sqlite") as s:
+        assert s.context("st") is None  # never run: no record
+        s.record_context("st", ctx)
+        got = s.context("st")
+        assert {k: got[k] for k in ctx} == ctx and got["recorded_at"]  # lists keep their order
+        s.record_context("st", {**ctx, "replicates": 2})  # the latest run wins
+    with Store(tmp_path / "s.sqlite", create=False) as s:
+        assert s.context("st")["replicates"] == 2 and s.context("other") is None
+
+
+def test_a_store_from_before_the_context_record_opens_and_reads_none(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "old.sqlite"
+    with Store(path) as s:
+        s.record(key(), status="ok", response="Yes", answer=1)
+    db = sqlite3.connect(path)
+    db.execute("DROP TABLE contexts")
+    db.commit()
+    db.close()
+    with Store(path, create=False) as s:
+        assert s.context("st") is None and len(s.to_long_table("st")) == 1
