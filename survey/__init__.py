@@ -39,7 +39,7 @@ _EXPORTS = {
     "estimate": "survey.stats.analysis",
     "plan": "survey.stats.planning",
     "validate": "survey.stats.planning",
-    "report": "survey.api",
+    "report": "survey.reporting.entry",
     # errors
     "SurveyError": "survey.errors",
     "TableError": "survey.errors",

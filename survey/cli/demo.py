@@ -33,7 +33,7 @@ def find_study(path: str) -> Path:
 @json_option
 def demo_cmd(study_path, out, seed, as_json):
     """Run a real survey on the embedded local model and write OUT/index.html, results.json, table.csv."""
-    from survey.api import report
+    from survey.reporting.entry import report
 
     study = Study.from_toml(find_study(study_path))
     paid = [m.name for m in study.spec.models if m.paid]

@@ -43,7 +43,7 @@ def _read_json(path: str | None, option: str) -> dict | None:
 def report_cmd(source, out, study, a, b, title, alpha, sizes, plan_json, validate_json, dbpa_json, seed,
                as_json):
     """Write OUT/index.html (plots inlined), OUT/results.json and OUT/table.csv."""
-    from survey.api import report
+    from survey.reporting.entry import report
     from survey.cli.compare import parse_sizes
 
     extras = {"plan": _read_json(plan_json, "--plan"), "validate": _read_json(validate_json, "--validate"),

@@ -1,7 +1,7 @@
-"""Top-level entry points that adapt a library function to one call from a script or notebook.
+"""`survey.report(...)`: the report of `survey report` as one call from a script or notebook.
 
-`survey/__init__.py` re-exports these with everything else; this module holds only what is more
-than a re-export.
+It accepts a table or a path (table file or store), checks the options a user gives, and writes
+through build_report; `survey/__init__.py` re-exports it.
 """
 
 from __future__ import annotations
