@@ -1,12 +1,16 @@
 """What both registries share: where sets are found, and errors that point at a file and line.
 
 Search order for a set NAME (first hit wins, so a user's own file shadows a shipped one):
-  1. ./personas/NAME.jsonl or ./perturbations/NAME.yaml (.yml) in the current directory;
+  1. for a study: personas/NAME.jsonl or perturbations/NAME.yaml (.yml) in the study file's folder;
+     for a command without a study (`survey personas show NAME`, load_persona_set(NAME)): the same
+     folders in the current directory;
   2. the shipped sets `shoppers`, `sneakers` and `boots`: the same folders in the project's source
      tree (a checkout or an editable install), else the copies an installed wheel carries in
      survey/registry/builtin/ (setup.py copies them there at build time).
-An argument that names an existing file, contains a path separator or ends in the set's extension is
-taken as a path instead.
+A study never looks in the current directory: a stray ./personas/shoppers.jsonl must not replace
+the set a study was written against. An argument that contains a path separator or ends in the set's
+extension is taken as a path instead (for a study, relative to its folder; without a study, an
+existing file named exactly as the argument is a path too).
 """
 
 from __future__ import annotations
@@ -66,19 +70,23 @@ _FIXES = {
 }
 
 
-def search_dirs(kind: str) -> list[Path]:
-    """The folders searched for sets of `kind` ('personas' or 'perturbations'), in order."""
+def search_dirs(kind: str, study_dir: str | os.PathLike | None = None) -> list[Path]:
+    """The folders searched for sets of `kind` ('personas' or 'perturbations'), in order.
+
+    ``study_dir``: the folder of the study that names the set; it replaces the current directory.
+    """
     dirs: list[Path] = []
-    for d in (Path.cwd() / kind, SHIPPED_ROOT / kind):
+    first = Path(study_dir) if study_dir is not None else Path.cwd()
+    for d in (first / kind, SHIPPED_ROOT / kind):
         if d.resolve() not in [x.resolve() for x in dirs]:
             dirs.append(d)
     return dirs
 
 
-def available(kind: str, exts: tuple[str, ...]) -> dict[str, Path]:
+def available(kind: str, exts: tuple[str, ...], study_dir: str | os.PathLike | None = None) -> dict[str, Path]:
     """name -> file for every set of `kind` on the search path; earlier folders shadow later ones."""
     found: dict[str, Path] = {}
-    for d in search_dirs(kind):
+    for d in search_dirs(kind, study_dir):
         if not d.is_dir():
             continue
         for path in sorted(d.iterdir()):
@@ -87,20 +95,28 @@ def available(kind: str, exts: tuple[str, ...]) -> dict[str, Path]:
     return dict(sorted(found.items()))
 
 
-def resolve(name_or_path: str | os.PathLike, kind: str, exts: tuple[str, ...]) -> Path:
-    """A set name or a path -> the file to load (see the module docstring for the search order)."""
+def resolve(name_or_path: str | os.PathLike, kind: str, exts: tuple[str, ...],
+            study_dir: str | os.PathLike | None = None) -> Path:
+    """A set name or a path -> the file to load (see the module docstring for the search order).
+
+    ``study_dir``: the folder of the study naming the set. Then a relative path resolves against it
+    and a name is looked up there and in the shipped sets, never in the current directory.
+    """
     text = os.fspath(name_or_path)
-    path = Path(text)
-    if path.is_file():
+    path = Path(text).expanduser()
+    looks_like_path = path.suffix in exts or os.sep in text or "/" in text
+    if study_dir is not None and looks_like_path and not path.is_absolute():
+        path = Path(study_dir) / path
+    if path.is_file() and (study_dir is None or looks_like_path):
         return path
-    if path.suffix in exts or os.sep in text or "/" in text:
-        raise SurveyError(f"{text}: no such file; give an existing {'/'.join(exts)} file or a set name")
-    for d in search_dirs(kind):
+    if looks_like_path:
+        raise SurveyError(f"{path}: no such file; give an existing {'/'.join(exts)} file or a set name")
+    for d in search_dirs(kind, study_dir):
         for ext in exts:
             if (d / f"{text}{ext}").is_file():
                 return d / f"{text}{ext}"
-    names = ", ".join(available(kind, exts)) or "none"
-    where = " then ".join(str(d) for d in search_dirs(kind))
+    names = ", ".join(available(kind, exts, study_dir)) or "none"
+    where = " then ".join(str(d) for d in search_dirs(kind, study_dir))
     raise SurveyError(f"unknown {kind.removesuffix('s')} set '{text}' (looked in {where}); available: {names}; "
                       "check the spelling or give a path")
 

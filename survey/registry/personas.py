@@ -12,6 +12,7 @@ a header the paper's shopper template is used. The template's {placeholders} nam
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import string
@@ -119,6 +120,7 @@ class PersonaSet(BaseModel):
     description: str = ""
     personas: list[Persona] = Field(min_length=1)
     source: Path | None = Field(None, exclude=True)  # the file it was loaded from, if any
+    sha256: str | None = Field(None, exclude=True)  # of that file's bytes: the store records it per study
 
     @field_validator("template")
     @classmethod
@@ -185,7 +187,8 @@ def read_persona_set(path: str | os.PathLike, name: str | None = None) -> Person
     """Parse and validate a persona JSONL file; any error names the file and line and the fix."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        raw_bytes = path.read_bytes()
+        text = raw_bytes.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SurveyError(f"{path}: cannot read ({exc}); persona files are UTF-8 JSON Lines") from None
     header: dict[str, Any] = {}
@@ -217,7 +220,7 @@ def read_persona_set(path: str | os.PathLike, name: str | None = None) -> Person
     try:
         meta = PersonaSetHeader.model_validate(header)
         return PersonaSet(name=name or set_name(path), template=meta.template, description=meta.description,
-                          personas=records, source=path)
+                          personas=records, source=path, sha256=hashlib.sha256(raw_bytes).hexdigest())
     except ValidationError as exc:
         if not records:
             raise SurveyError(f"{path}: no personas; add one JSON object per line, e.g. "
@@ -225,9 +228,12 @@ def read_persona_set(path: str | os.PathLike, name: str | None = None) -> Person
         raise located_error(exc, path, line_of) from None
 
 
-def load_persona_set(name_or_path: str | os.PathLike) -> PersonaSet:
-    """A persona set by name (./personas, then the project's personas/) or by path to a .jsonl file."""
-    return read_persona_set(resolve(name_or_path, "personas", EXTS))
+def load_persona_set(name_or_path: str | os.PathLike, study_dir: str | os.PathLike | None = None) -> PersonaSet:
+    """A persona set by name (./personas, then the project's personas/) or by path to a .jsonl file.
+
+    ``study_dir``: the folder of the study naming the set; it is searched instead of the current directory.
+    """
+    return read_persona_set(resolve(name_or_path, "personas", EXTS, study_dir))
 
 
 def list_persona_sets() -> list[str]:

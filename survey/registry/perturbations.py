@@ -13,6 +13,7 @@ False and `id: 007` into 7, which silently changes what is sent to a model or ho
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Annotated, Any
@@ -45,6 +46,7 @@ class PerturbationSet(BaseModel):
     description: str = ""
     items: list[Perturbation] = Field(alias="paraphrases", min_length=1)
     source: Path | None = Field(None, exclude=True)
+    sha256: str | None = Field(None, exclude=True)  # of the file's bytes: the store records it per study
 
     @model_validator(mode="after")
     def _unique(self) -> PerturbationSet:
@@ -98,8 +100,8 @@ def read_perturbation_set(path: str | os.PathLike, name: str | None = None) -> P
     """Parse and validate a perturbation YAML file; any error names the file and line and the fix."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        raw_bytes = path.read_bytes()
+        node = yaml.compose(raw_bytes.decode("utf-8"), Loader=yaml.SafeLoader)
     except (OSError, UnicodeDecodeError) as exc:
         raise SurveyError(f"{path}: cannot read ({exc}); perturbation files are UTF-8 YAML") from None
     except yaml.YAMLError as exc:
@@ -113,7 +115,7 @@ def read_perturbation_set(path: str | os.PathLike, name: str | None = None) -> P
     if not isinstance(data, dict):
         raise SurveyError(f"{path}: expected a mapping with message, description and paraphrases")
 
-    for key in ("name", "source"):  # set from the file itself; a key in the file would be ignored silently
+    for key in ("name", "source", "sha256"):  # set from the file itself; a key in the file would be ignored silently
         if key in data:
             raise SurveyError(f"{path}:{lines[(key,)]}: {key}: remove this key; a set is named after its file")
 
@@ -124,14 +126,19 @@ def read_perturbation_set(path: str | os.PathLike, name: str | None = None) -> P
         return 1
 
     try:
-        return PerturbationSet.model_validate({**data, "name": name or set_name(path), "source": path})
+        return PerturbationSet.model_validate({**data, "name": name or set_name(path), "source": path,
+                                               "sha256": hashlib.sha256(raw_bytes).hexdigest()})
     except ValidationError as exc:
         raise located_error(exc, path, line_of) from None
 
 
-def load_perturbation_set(name_or_path: str | os.PathLike) -> PerturbationSet:
-    """A perturbation set by name (./perturbations, then the project's) or by path to a .yaml file."""
-    return read_perturbation_set(resolve(name_or_path, "perturbations", EXTS))
+def load_perturbation_set(name_or_path: str | os.PathLike,
+                          study_dir: str | os.PathLike | None = None) -> PerturbationSet:
+    """A perturbation set by name (./perturbations, then the project's) or by path to a .yaml file.
+
+    ``study_dir``: the folder of the study naming the set; it is searched instead of the current directory.
+    """
+    return read_perturbation_set(resolve(name_or_path, "perturbations", EXTS, study_dir))
 
 
 def list_perturbation_sets() -> list[str]:

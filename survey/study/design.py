@@ -84,26 +84,18 @@ def prompt_hash(q: Query) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def _default_persona_loader(ref: str):
-    from survey.registry import load_persona_set
-
-    return load_persona_set(ref)
-
-
-def _default_perturbation_loader(ref: str):
-    from survey.registry import load_perturbation_set
-
-    return load_perturbation_set(ref)
-
-
 def build_design(study: StudySpec, load_personas: Callable | None = None,
                  load_perturbations: Callable | None = None) -> QueryDesign:
     """Load the registries a study names and pick its personas and perturbations.
 
-    The loaders default to survey.registry; tests pass their own.
+    Set names resolve in the study's folder, then in the shipped sets, never in the current
+    directory (survey.registry.files). The loaders default to survey.registry; tests pass their own.
     """
-    load_personas = load_personas or _default_persona_loader
-    load_perturbations = load_perturbations or _default_perturbation_loader
+    from survey.registry import load_persona_set, load_perturbation_set
+
+    study_dir = study.resolve(".")
+    load_personas = load_personas or (lambda ref: load_persona_set(ref, study_dir))
+    load_perturbations = load_perturbations or (lambda ref: load_perturbation_set(ref, study_dir))
     pset = load_personas(study.registry_ref(study.personas.set))
     personas = _pick_personas(list(pset.personas), study)
     messages = []
