@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from survey.cli.common import echo_json, json_option, print_table, study_option
-from survey.data.sources import load_long_table
+from survey.cli.common import echo_completeness, echo_json, json_option, print_table, study_option
+from survey.data.sources import load_source
 from survey.data.table import write_table
 from survey.stats import ab_tests
 from survey.stats.analysis import analyze, estimate
@@ -55,11 +55,12 @@ def simulate_cmd(n, m, m_b, r, mu, kappa, sigma, rho, delta, seed, out, as_json)
 @json_option
 def analyze_cmd(table, a, b, flips, seed, alternative, confidence, probabilities, study, as_json):
     """Test message A vs B for every model in a long table (one independent analysis per model)."""
-    res = analyze(load_long_table(table, study), a, b, alternative=alternative, confidence=confidence,
+    res = analyze(load_source(table, study), a, b, alternative=alternative, confidence=confidence,
                   flips=flips, seed=seed, probabilities=probabilities)
     if as_json:
         echo_json(res.to_dict())
         return
+    echo_completeness(res.completeness)
     for reason in res.left_out:
         click.echo(f"left out: {reason}", err=True)
     for r in res.values():
@@ -87,11 +88,12 @@ def analyze_cmd(table, a, b, flips, seed, alternative, confidence, probabilities
 @json_option
 def estimate_cmd(table, message, model, bootstrap, seed, study, as_json):
     """Estimate mu, kappa, sigma, rho of the Beta-logit model (appendix C of Helm & Priebe 2026)."""
-    doc = estimate(load_long_table(table, study, min_perturbations=0), message, model, bootstrap=bootstrap,
-                   seed=seed).to_dict()
+    res = estimate(load_source(table, study, min_perturbations=0), message, model, bootstrap=bootstrap, seed=seed)
+    doc = res.to_dict()
     if as_json:
         echo_json(doc)
         return
+    echo_completeness(res.completeness)
     for reason in doc["left_out"]:
         click.echo(f"left out: {reason}", err=True)
     for res in doc["results"]:

@@ -11,6 +11,16 @@ def echo_json(obj) -> None:
     click.echo(to_json(obj))
 
 
+def echo_completeness(completeness) -> None:
+    """Which data and study a result rests on and how complete it is; warnings stand out."""
+    if completeness is None:
+        return
+    for line in completeness.lines():
+        click.echo(line)
+    for w in completeness.warnings():
+        click.secho(f"WARNING: {w}", fg="yellow", bold=True)
+
+
 def print_table(title: str, columns: list[str], rows: list[list]) -> None:
     from rich.console import Console
     from rich.table import Table

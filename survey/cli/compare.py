@@ -6,9 +6,9 @@ import re
 
 import click
 
-from survey.cli.common import echo_json, fmt, json_option, print_table
+from survey.cli.common import echo_completeness, echo_json, fmt, json_option, print_table
 from survey.common.progress import progress_bar
-from survey.data.sources import load_long_table
+from survey.data.sources import load_source
 from survey.errors import SurveyError
 from survey.stats import ab_tests
 from survey.stats.ab_tests import DECISION_TEST
@@ -69,9 +69,9 @@ def compare_cmd(table, study, a, b, sizes, alpha, holm_models, adjust, fit, ties
     if not 0 < confidence < 1:
         raise SurveyError("--confidence must be between 0 and 1")
     size_map = parse_sizes(sizes)  # before the progress bar starts: a bad flag is one clean line
-    df = load_long_table(table, study)
-    with progress_bar("comparing", comparison_steps(df), not as_json) as tick:
-        out = compare_table(df, a, b, sizes=size_map, alpha=alpha, adjust_models="holm" if holm_models else "none",
+    src = load_source(table, study)
+    with progress_bar("comparing", comparison_steps(src.table), not as_json) as tick:
+        out = compare_table(src, a, b, sizes=size_map, alpha=alpha, adjust_models="holm" if holm_models else "none",
                             adjust_messages=adjust, fit=fit, ties=ties, n_resamples=flips, seed=seed,
                             confidence=confidence, progress=tick)
     res = out.models
@@ -85,6 +85,7 @@ def compare_cmd(table, study, a, b, sizes, alpha, holm_models, adjust, fit, ties
     if as_json:
         echo_json({**out.to_dict(), "plot": plot})
         return
+    echo_completeness(out.completeness)
     _print_models(res, out.note, confidence)
     if out.agreement is not None:
         _print_agreement(out.agreement)

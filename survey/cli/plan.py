@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
-from survey.cli.common import echo_json, json_option, print_table, study_option, to_json
+from survey.cli.common import echo_completeness, echo_json, json_option, print_table, study_option, to_json
 from survey.common.progress import progress_bar
-from survey.data.sources import load_long_table
+from survey.data.sources import load_source
 from survey.errors import SurveyError
 from survey.stats import ab_tests
 from survey.stats.ab_tests import DECISION_TEST
@@ -128,7 +128,7 @@ def _print_plan(res: PlanResult, plot: str | None) -> None:
 def validate_cmd(table, message, a, b, model, configs, draws, alpha, confidence, flips, seed, alternative,
                  plot, no_plot, study, as_json):
     """Rejection rates of every test on random sub-samples: null split (Type-I error) or A vs B (power)."""
-    res = validate(load_long_table(table, study, min_perturbations=0), message, a, b, model=model, configs=configs,
+    res = validate(load_source(table, study, min_perturbations=0), message, a, b, model=model, configs=configs,
                    draws=draws, alpha=alpha, confidence=confidence, flips=flips, seed=seed, alternative=alternative,
                    source=str(table), progress=_progress(not as_json))
     doc = res.to_dict()
@@ -152,6 +152,7 @@ def _safe(name: str) -> str:
 
 
 def _print_validity(res: Validation, plots: list[str]) -> None:
+    echo_completeness(res.completeness)
     null = res.condition == "null"
     what = "Type-I error (null split)" if null else "power (alternative)"
     cols = ["n", "m", "r", "test", "rate", "CI"] + (["verdict"] if null else [])

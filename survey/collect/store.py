@@ -236,6 +236,12 @@ class Store:
         args = (study, model) if model else (study,)
         return [{"model": m, "code": c, "error": e, "rows": n} for m, c, e, n in self.db.execute(sql, args)]
 
+    def states(self, study: str) -> pd.DataFrame:
+        """Every row's key, status and error code (no replies): what completeness counts."""
+        cols = ", ".join(KEY_COLS[1:])
+        return pd.read_sql_query(f"SELECT {cols}, status, error_code FROM responses WHERE study = ?",
+                                 self.db, params=(study,))
+
     def studies(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT DISTINCT study FROM responses ORDER BY study")]
 

@@ -1,12 +1,28 @@
 """Open what a user points at, a long-table file (.csv/.parquet) or a response store (SQLite), as a
-validated long table. Analyses call this and never care which it was."""
+validated long table. Analyses call this and never care which it was.
+
+``load_source`` returns a ``Source``: the table plus the study it was scoped to, the study's recorded
+context (a store's, else None) and the data's completeness (survey.data.completeness). From a store
+the table holds one study's rows only, and only those inside the study's current design when the
+store recorded it: rows left from an earlier design (e.g. personas cut since) are counted, named in
+the completeness warnings and left out. ``load_long_table`` returns just the table.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
+from survey.data.completeness import (
+    CONTEXT_BASIS,
+    NO_CONTEXT_BASIS,
+    Completeness,
+    ModelCompleteness,
+    grid_counts,
+    table_completeness,
+)
 from survey.data.table import read_table, validate_table
 from survey.errors import SurveyError
 
@@ -23,19 +39,128 @@ def is_store(path: Path) -> bool:
         return False
 
 
-def load_long_table(path: str | Path, study: str | None = None, min_perturbations: int = 2) -> pd.DataFrame:
-    """The validated long table in a .csv/.parquet file or a store (``study`` picks one when it holds several)."""
+@dataclass
+class Source:
+    """A validated long table and what it rests on."""
+
+    table: pd.DataFrame
+    path: str
+    kind: str  # "store" or "table"
+    study: str | None  # the study a store's rows were scoped to (None for a table file)
+    context: dict | None  # the study's recorded context (Store.context), when the store has one
+    completeness: Completeness
+
+
+def load_source(path: str | Path, study: str | None = None, min_perturbations: int = 2) -> Source:
+    """The validated long table in a .csv/.parquet file or a store, with its study, context and completeness.
+
+    A store's rows are scoped to ``study``, or to its only study (an error lists them when it holds several).
+    """
     path = Path(path)
     if not path.exists():
         raise SurveyError(f"{path}: no such file (give a .csv/.parquet table or a .sqlite store)")
     if not is_store(path):
         if study:
             raise SurveyError("--study applies to a store, not to a table file")
-        return read_table(path, min_perturbations=min_perturbations)
+        df = read_table(path, min_perturbations=min_perturbations)
+        return Source(df, str(path), "table", None, None, table_completeness(df, str(path)))
     from survey.collect.store import Store
 
     with Store(path, create=False) as st:
-        df = st.to_long_table(study)
+        df = st.to_long_table(study)  # refuses several studies without a choice, and unknown ones
+        study = study or (str(df["study"].iloc[0]) if len(df) else (st.studies() or [None])[0])
+        ctx = st.context(study) if study else None
+        states = st.states(study) if study else pd.DataFrame()
+    held = len(df)
+    if ctx:
+        inside = in_design(df, ctx)
+        outside = outside_design(states, ctx)
+        df = df[inside].reset_index(drop=True)
+        completeness = _store_completeness(states[in_design(states, ctx)], ctx, study, str(path), outside)
+    else:
+        completeness = _store_completeness(states, None, study, str(path), {})
+    if df.empty and held:
+        raise SurveyError(f"{path}: none of the {held} replies of study '{study}' is inside its current "
+                          f"design; {completeness.warnings()[-1]}")
     if df.empty:
         raise SurveyError(f"{path}: the store holds no answered queries yet; run the study first")
-    return validate_table(df, min_perturbations=min_perturbations)
+    return Source(validate_table(df, min_perturbations=min_perturbations), str(path), "store", study, ctx,
+                  completeness)
+
+
+def load_long_table(path: str | Path, study: str | None = None, min_perturbations: int = 2) -> pd.DataFrame:
+    """The validated long table in a .csv/.parquet file or a store (``study`` picks one when it holds
+    several); ``load_source`` also says what it rests on."""
+    return load_source(path, study, min_perturbations).table
+
+
+def _design(ctx: dict) -> dict[str, set]:
+    """The keys a recorded context allows: only the parts it names (older records may lack some)."""
+    out: dict[str, set] = {}
+    if ctx.get("models"):
+        out["model"] = {str(m["name"]) for m in ctx["models"]}
+    ids = (ctx.get("personas") or {}).get("ids")
+    if ids:
+        out["persona"] = {str(x) for x in ids}
+    if ctx.get("messages"):
+        out["cell"] = {(str(m["id"]), str(p["id"])) for m in ctx["messages"] for p in m.get("paraphrases") or []}
+    if ctx.get("replicates"):
+        out["replicate"] = set(range(int(ctx["replicates"])))
+    return out
+
+
+def in_design(rows: pd.DataFrame, ctx: dict) -> pd.Series:
+    """Which rows fall inside the study design recorded in ``ctx``."""
+    keep = pd.Series(True, index=rows.index)
+    d = _design(ctx)
+    for col in ("model", "persona"):
+        if col in d:
+            keep &= rows[col].astype(str).isin(d[col])
+    if "cell" in d:
+        keep &= pd.Series([c in d["cell"] for c in zip(rows["message"].astype(str), rows["perturbation"].astype(str),
+                                                       strict=True)], index=rows.index, dtype=bool)
+    if "replicate" in d:
+        keep &= rows["replicate"].astype(int).isin(d["replicate"])
+    return keep
+
+
+def outside_design(states: pd.DataFrame, ctx: dict) -> dict:
+    """The rows outside the recorded design and what puts them there (models, personas, paraphrases)."""
+    out = states[~in_design(states, ctx)]
+    if out.empty:
+        return {}
+    d = _design(ctx)
+    info: dict = {"rows": len(out), "replies": int((out["status"] == "ok").sum())}
+    if "model" in d:
+        info["models"] = sorted(set(out["model"].astype(str)) - d["model"])
+    if "persona" in d:
+        info["personas"] = _natural(set(out["persona"].astype(str)) - d["persona"])
+    if "cell" in d:
+        cells = set(zip(out["message"].astype(str), out["perturbation"].astype(str), strict=True)) - d["cell"]
+        info["paraphrases"] = [f"{m}/{p}" for m, p in sorted(cells)]
+    if "replicate" in d:
+        info["replicates"] = sorted(set(out["replicate"].astype(int)) - d["replicate"])
+    return info
+
+
+def _natural(ids) -> list[str]:
+    import re
+
+    return sorted(ids, key=lambda s: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)])
+
+
+def _store_completeness(states: pd.DataFrame, ctx: dict | None, study: str | None, path: str,
+                        outside: dict) -> Completeness:
+    expected = {str(m["name"]): m.get("expected_queries") for m in (ctx or {}).get("models") or []}
+    grids = grid_counts(states) if len(states) else {}
+    models = []
+    for model in list(expected) + [m for m in grids if m not in expected]:
+        rows = states[states["model"] == model]
+        failed = rows[rows["status"] == "failed"]
+        codes = failed["error_code"].fillna("unknown error").astype(str).value_counts()
+        exp = expected.get(model)
+        models.append(ModelCompleteness(model, None if exp is None else int(exp), int((rows["status"] == "ok").sum()),
+                                        len(failed), {str(k): int(v) for k, v in codes.items()},
+                                        grid=None if exp is not None else grids.get(model)))
+    basis = CONTEXT_BASIS if ctx and all(v is not None for v in expected.values()) else NO_CONTEXT_BASIS
+    return Completeness("store", basis, models, study=study, path=path, outside=outside)

@@ -5,15 +5,18 @@ left out with its reason instead of hiding the others; when none can be, that is
     res = analyze(df, "sneakers", "boots")
     res["gpt"].sign_flip.pvalue, res["gpt"].effect.ci
     res.to_dict()  # what `survey analyze --json` prints
+
+Both take a DataFrame or a survey.data.sources.Source (``load_source``): the result carries the data's
+completeness (``res.completeness``, survey.data.completeness) and says which study it analysed.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from survey.data.completeness import Completeness, split_source
 from survey.data.table import models_in, pick_messages, require_messages, require_models
 from survey.errors import SurveyError, TableError, pydantic_message
 from survey.stats.comparison import Comparison, compare_messages
@@ -44,27 +47,38 @@ def _check(cls, source: str, **values):
 
 
 class Analysis(dict):
-    """model -> Comparison, in table order; ``left_out`` holds the reason of each model left out."""
+    """model -> Comparison, in table order; ``left_out`` holds the reason of each model left out;
+    ``completeness`` what the data rests on (the study and the queries expected, stored, failed)."""
 
-    def __init__(self, comparisons=(), left_out=()):
+    def __init__(self, comparisons=(), left_out=(), completeness: Completeness | None = None):
         super().__init__((c.model, c) for c in comparisons)
         self.left_out = list(left_out)
+        self.completeness = completeness
 
     def to_dict(self) -> dict:
-        return {"results": [c.to_dict() for c in self.values()], "left_out": self.left_out}
+        return {"results": [c.to_dict() for c in self.values()], "left_out": self.left_out,
+                **_provenance(self.completeness)}
 
 
 class Estimates(dict):
     """model -> EstimateResult for one message, in table order; ``left_out`` as in Analysis."""
 
-    def __init__(self, message: str, results=(), left_out=()):
+    def __init__(self, message: str, results=(), left_out=(), completeness: Completeness | None = None):
         super().__init__(results)
         self.message = message
         self.left_out = list(left_out)
+        self.completeness = completeness
 
     def to_dict(self) -> dict:
         return {"results": [{"model": m, "message": self.message, **r.to_dict()} for m, r in self.items()],
-                "left_out": self.left_out}
+                "left_out": self.left_out, **_provenance(self.completeness)}
+
+
+def _provenance(completeness: Completeness | None) -> dict:
+    """The JSON keys every result carries: the study analysed and the data's completeness."""
+    if completeness is None:
+        return {}
+    return {"study": completeness.study, "completeness": completeness.to_dict()}
 
 
 def _each_model(models, run, catch: type[Exception], reason) -> tuple[list, list[str]]:
@@ -79,9 +93,10 @@ def _each_model(models, run, catch: type[Exception], reason) -> tuple[list, list
     return done, left_out
 
 
-def analyze(df: pd.DataFrame, a: str | None = None, b: str | None = None, *, models: list[str] | None = None,
+def analyze(df, a: str | None = None, b: str | None = None, *, models: list[str] | None = None,
             alternative: str = "two-sided", confidence: float = 0.95, flips: int = 9999, seed: int | None = 0,
-            probabilities: bool = False, pairing: list[tuple[str, str]] | None = None) -> Analysis:
+            probabilities: bool = False, pairing: list[tuple[str, str]] | None = None,
+            completeness: Completeness | None = None) -> Analysis:
     """Message A vs B for every model (or those named): every A/B test and the effect with its CI.
 
     With two messages in the table, a and b may be left out (or one of them). ``flips``: random sign
@@ -89,7 +104,9 @@ def analyze(df: pd.DataFrame, a: str | None = None, b: str | None = None, *, mod
     ``probabilities``: test the exact per-cell P(Yes) (``p_yes``) instead of answer rates.
     ``pairing``: [(A id, B id), ...] for every model; by default design or natural order of the ids
     (survey.data.pairing). Each result's ``pairs`` and ``to_dict()`` say which pairs were formed.
+    ``df``: a long table or a Source (survey.data.sources.load_source); ``completeness`` overrides its own.
     """
+    df, completeness = split_source(df, completeness)
     opts = _check(AnalyzeOptions, "analyze options", alternative=alternative, confidence=confidence,
                   flips=flips, seed=seed, probabilities=probabilities, pairing=pairing)
     a, b = pick_messages(df, a, b)
@@ -101,14 +118,15 @@ def analyze(df: pd.DataFrame, a: str | None = None, b: str | None = None, *, mod
                                 pairing=opts.pairing)
 
     done, left_out = _each_model(models or models_in(df), run, TableError, lambda m, exc: str(exc))
-    return Analysis(done, left_out)
+    return Analysis(done, left_out, completeness)
 
 
-def estimate(df: pd.DataFrame, message: str, model: str | None = None, *, bootstrap: int = 200,
-             seed: int | None = 0) -> Estimates:
+def estimate(df, message: str, model: str | None = None, *, bootstrap: int = 200,
+             seed: int | None = 0, completeness: Completeness | None = None) -> Estimates:
     """mu, kappa, sigma, rho of the Beta-logit model (Helm & Priebe, appendix C) fitted on one
     message's answers, for every model or the one named; ``bootstrap`` resamples of personas and
-    perturbations give the standard errors (0: none)."""
+    perturbations give the standard errors (0: none). ``df`` and ``completeness`` as in analyze."""
+    df, completeness = split_source(df, completeness)
     opts = _check(EstimateOptions, "estimate options", bootstrap=bootstrap, seed=seed)
     require_messages(df, [message])
     models = models_in(df) if model is None else [model]
@@ -116,7 +134,7 @@ def estimate(df: pd.DataFrame, message: str, model: str | None = None, *, bootst
     done, left_out = _each_model(
         models, lambda m: (m, estimate_model(df, m, message, bootstrap=opts.bootstrap, seed=opts.seed)),
         SurveyError, lambda m, exc: f"model '{m}': {exc}")
-    return Estimates(message, done, left_out)
+    return Estimates(message, done, left_out, completeness)
 
 
 __all__ = ["Analysis", "Estimates", "analyze", "estimate"]

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from survey.data.completeness import Completeness, split_source
 from survey.data.table import messages_in, models_in, pick_messages
 from survey.errors import SurveyError
 from survey.stats.across_messages import MessagesComparison, compare_all_messages
@@ -23,11 +24,14 @@ class TableComparison:
     agreement: AgreementResult | None  # None with a single model
     messages: list[MessagesComparison] = field(default_factory=list)  # models with 3+ messages
     messages_left_out: dict[str, str] = field(default_factory=dict)  # model -> why its pairs are missing
+    completeness: Completeness | None = None  # what the table rests on (survey.data.completeness)
 
     def to_dict(self) -> dict:
         return {"a": self.a, "b": self.b, "note": self.note, "models": self.models.to_dict(),
                 "agreement": None if self.agreement is None else self.agreement.to_dict(),
-                "messages": [m.to_dict() for m in self.messages], "messages_left_out": self.messages_left_out}
+                "messages": [m.to_dict() for m in self.messages], "messages_left_out": self.messages_left_out,
+                **({"study": self.completeness.study, "completeness": self.completeness.to_dict()}
+                   if self.completeness else {})}
 
 
 def comparison_steps(df: pd.DataFrame) -> int:
@@ -36,10 +40,11 @@ def comparison_steps(df: pd.DataFrame) -> int:
     return n_models + (n_models * n_msgs * (n_msgs - 1) // 2 if n_msgs >= 3 else 0)
 
 
-def compare_table(df: pd.DataFrame, a: str | None = None, b: str | None = None, *,
+def compare_table(df, a: str | None = None, b: str | None = None, *,
                   sizes: dict[str, float] | None = None, alpha: float = 0.05, adjust_models: str = "none",
                   adjust_messages: str = "holm", fit: str = "a", ties: str = "drop", n_resamples: int = 9999,
-                  seed=0, confidence: float = 0.95, progress=None) -> TableComparison:
+                  seed=0, confidence: float = 0.95, progress=None,
+                  completeness: Completeness | None = None) -> TableComparison:
     """A vs B across the models of a validated long table, their agreement, and (with three or more
     messages) every pair of messages per model.
 
@@ -47,8 +52,10 @@ def compare_table(df: pd.DataFrame, a: str | None = None, b: str | None = None, 
     ("none", "holm", "bonferroni") applies across models before directions are counted;
     ``adjust_messages`` across a model's message pairs. A model whose message pairs cannot be tested
     (e.g. every answer invalid) is left out with its reason. ``progress()`` is called
-    ``comparison_steps(df)`` times.
+    ``comparison_steps(df)`` times. ``df``: a long table or a Source (survey.data.sources); the result
+    carries its completeness (or ``completeness``).
     """
+    df, completeness = split_source(df, completeness)
     named = a is not None or b is not None
     a, b = pick_messages(df, a, b, first_two=True)
     msgs = messages_in(df)
@@ -57,7 +64,7 @@ def compare_table(df: pd.DataFrame, a: str | None = None, b: str | None = None, 
     models = compare_models(df, a, b, sizes=sizes, alpha=alpha, adjust=adjust_models, fit=fit,
                             n_resamples=n_resamples, seed=seed, confidence=confidence, progress=progress)
     agreement = model_agreement(df, ties=ties) if len(models_in(df)) >= 2 else None
-    out = TableComparison(a, b, note, models, agreement)
+    out = TableComparison(a, b, note, models, agreement, completeness=completeness)
     for m in models_in(df) if len(msgs) >= 3 else []:
         if len(messages_in(df, m)) < 3:
             continue

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
+from survey.data.completeness import Completeness, split_source
 from survey.data.table import messages_in, models_in, require_messages, require_models
 from survey.errors import SurveyError
 from survey.stats.planning.planner import Progress, check_options, no_progress
@@ -38,21 +38,26 @@ class Validation:
     confidence: float
     seed: int
     by_model: dict[str, list[ValidityResult]]  # model -> one result per configuration
+    completeness: Completeness | None = None  # what the table rests on (survey.data.completeness)
 
     def to_dict(self) -> dict:
         return {"condition": self.condition, "table": self.source, "alpha": self.alpha, "draws": self.draws,
                 "confidence": self.confidence, "seed": self.seed,
-                "results": [r.to_dict() for res in self.by_model.values() for r in res], "plots": []}
+                "results": [r.to_dict() for res in self.by_model.values() for r in res], "plots": [],
+                **({"study": self.completeness.study, "completeness": self.completeness.to_dict()}
+                   if self.completeness else {})}
 
 
-def validate(df: pd.DataFrame, message: str | None = None, a: str | None = None, b: str | None = None, *,
+def validate(df, message: str | None = None, a: str | None = None, b: str | None = None, *,
              model: str | None = None, configs: Iterable[str | tuple] | None = None, draws: int = DEFAULT_DRAWS,
              alpha: float = 0.05, confidence: float = 0.95, flips: int = 1000, seed: int = 0,
              alternative: str = "two-sided", source: str | None = None,
-             progress: Progress = no_progress) -> Validation:
+             progress: Progress = no_progress, completeness: Completeness | None = None) -> Validation:
     """Rejection rates of every test on random sub-samples of size n,m,r (``configs``, default the
     paper's six clipped to the table): null split of ``message`` (Type-I error), or ``a`` vs ``b``
-    (power). Clopper-Pearson intervals at ``confidence``."""
+    (power). Clopper-Pearson intervals at ``confidence``. ``df``: a long table or a Source
+    (survey.data.sources); the result carries its completeness (or ``completeness``)."""
+    df, completeness = split_source(df, completeness)
     opts = check_options(ValidateOptions, alpha=alpha, draws=draws, flips=flips, confidence=confidence)
     if message is not None and (a is not None or b is not None):
         raise SurveyError("give --message (null split) or --a and --b (alternative), not both")
@@ -72,4 +77,4 @@ def validate(df: pd.DataFrame, message: str | None = None, a: str | None = None,
                                            opts.alpha, seed, alternative, opts.flips, opts.confidence,
                                            progress=advance)
     return Validation("null" if message else "alternative", source, opts.alpha, opts.draws, opts.confidence,
-                      seed, by_model)
+                      seed, by_model, completeness)
