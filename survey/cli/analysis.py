@@ -102,6 +102,7 @@ def estimate_cmd(table, message, model, bootstrap, seed, study, as_json):
                     f"{res['n_perturbations']} perturbations",
                     ["parameter", "estimate", "bootstrap s.e."],
                     [[p, res[p], se.get(p)] for p in ("mu", "kappa", "a", "b", "sigma", "rho")])
+        click.echo(f"rho: {res['rho_note']}")
 
 
 def register(cli: click.Group) -> None:

@@ -14,6 +14,8 @@ from survey.stats import ab_tests
 from survey.stats.ab_tests import DECISION_TEST
 from survey.stats.across_messages import ADJUSTMENTS
 from survey.stats.agreement import STRONG, TIES
+from survey.stats.estimate import RHO_BIAS_NOTE
+from survey.stats.heterogeneity import HETEROGENEITY_NULL
 from survey.stats.table_comparison import compare_table, comparison_steps
 
 _UNITS = {"": 1.0, "K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9, "T": 1e12}
@@ -120,6 +122,7 @@ def _print_models(res, note, confidence) -> None:
     if any(s.fit_message for s in res.models):
         print_table("fitted Beta-logit parameters (appendix-C estimator of Helm & Priebe 2026)",
                     ["model", "fitted on", "mu", "kappa", "sigma", "rho"], fits)
+        click.echo(f"rho: {RHO_BIAS_NOTE}")
     click.echo(f"* invalid when rho > 0 (personas are not independent); the {ab_tests.label(DECISION_TEST)} "
                "test decides.")
     d = res.direction
@@ -133,6 +136,7 @@ def _print_models(res, note, confidence) -> None:
         click.secho("CONCLUSION DEPENDS ON THE MODEL", fg="red", bold=True)
         for r in res.reasons:
             click.echo(f"  - {r}")
+        click.echo(f"  (heterogeneity test's null: {HETEROGENEITY_NULL})")
     else:
         click.echo(res.summary)
     for n in res.notes:

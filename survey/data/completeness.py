@@ -65,8 +65,8 @@ class ModelCompleteness:
         if self.expected is not None:
             return (f"model {self.model}: {self.stored} of {self.expected} expected queries stored "
                     f"({self.fraction:.0%}), {fails}, {self.missing} missing")
-        return (f"model {self.model}: {self.stored} stored, {fails}; own grid {self.grid} "
-                f"({self.grid_missing} missing)")
+        return (f"model {self.model}: {self.stored} of the {self.grid} queries of its own grid present"
+                + (f", {fails}" if self.failed is not None else "") + f", {self.grid_missing} missing")
 
     def to_dict(self) -> dict:
         return {"model": self.model, "expected": self.expected, "stored": self.stored, "failed": self.failed,

@@ -23,8 +23,13 @@ from survey.errors import SurveyError, TableError
 from survey.stats.ab_tests import ByTest, with_aliases
 from survey.stats.across_messages import adjust_pvalues
 from survey.stats.comparison import Comparison, compare_messages
-from survey.stats.estimate import EstimateResult, estimate
-from survey.stats.heterogeneity import HeterogeneityResult, sign_flip_heterogeneity, welch_heterogeneity
+from survey.stats.estimate import RHO_BIAS_NOTE, EstimateResult, estimate
+from survey.stats.heterogeneity import (
+    HETEROGENEITY_NULL,
+    HeterogeneityResult,
+    sign_flip_heterogeneity,
+    welch_heterogeneity,
+)
 
 FITS = ("a", "b", "none")
 PAIRINGS = ("auto", "shared", "independent")
@@ -68,7 +73,7 @@ class ModelSummary:
         if self.fit is not None:
             fit = {k: finite(getattr(self.fit, k)) for k in ("mu", "kappa", "sigma", "rho", "a", "b")}
             fit.update(message=self.fit_message, se={k: finite(v) for k, v in self.fit.se.items()},
-                       n_bootstrap=self.fit.n_bootstrap)
+                       n_bootstrap=self.fit.n_bootstrap, rho_note=RHO_BIAS_NOTE)
         return {"model": self.model, "size": self.size, "n_personas": self.n_personas,
                 "n_perturbations": self.n_perturbations, "n_paired": self.n_paired,
                 "replicates": self.replicates, "n_queries": self.n_queries, "n_invalid": self.n_invalid,
@@ -132,7 +137,7 @@ class ModelsComparison:
                 "direction": self.direction.to_dict(),
                 "heterogeneity": None if self.heterogeneity is None else self.heterogeneity.to_dict(),
                 "depends_on_model": self.depends_on_model, "reasons": self.reasons, "notes": self.notes,
-                "summary": self.summary}
+                "summary": self.summary, "heterogeneity_null": HETEROGENEITY_NULL}
 
 
 
@@ -256,7 +261,8 @@ def _judge(summaries, direction, het, alpha, a, b) -> tuple[list[str], list[str]
         fb = ", ".join(f"{m} (p = {by[m].pvalue_adjusted:.3g})" for m in direction.prefer_b)
         reasons.append(f"significant effects disagree in sign: {a} is preferred by {fa}; {b} by {fb}")
     if het is not None and np.isfinite(het.pvalue) and het.pvalue <= alpha:
-        reasons.append(f"the effects differ across models (heterogeneity p = {het.pvalue:.3g}, {het.method})")
+        reasons.append(f"the effects differ across models (heterogeneity p = {het.pvalue:.3g}, {het.method}; "
+                       "null: equal effects on the probability scale)")
     k, n_sig = len(summaries), len(direction.prefer_a) + len(direction.prefer_b)
     if k > 1 and 0 < n_sig < k and not direction.conflict:
         notes.append(f"significant for {n_sig} of {k} models only: a result that may not generalise "

@@ -23,6 +23,10 @@ from survey.stats.comparison import nanmean
 
 PARAMS = ("mu", "kappa", "a", "b", "sigma", "rho")
 
+# Shown next to every rho-hat until a less biased estimator replaces this one.
+RHO_BIAS_NOTE = ("appendix-C estimator: rho-hat is biased downward by replicate noise (about -0.17 at r = 5, "
+                 "sigma = 1, rho = 0.3; see docs/estimator-bias.md)")
+
 
 @dataclass
 class EstimateResult:
@@ -42,7 +46,8 @@ class EstimateResult:
     def to_dict(self) -> dict:
         out = {p: getattr(self, p) for p in PARAMS}
         out.update({"n_personas": self.n_personas, "n_perturbations": self.n_perturbations,
-                    "n_cells": self.n_cells, "se": self.se, "n_bootstrap": self.n_bootstrap})
+                    "n_cells": self.n_cells, "se": self.se, "n_bootstrap": self.n_bootstrap,
+                    "rho_note": RHO_BIAS_NOTE})
         if self.note:
             out["note"] = self.note
         return out

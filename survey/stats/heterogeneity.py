@@ -37,6 +37,10 @@ from scipy import stats
 from survey.common.formatting import finite
 from survey.errors import SurveyError
 
+# What "the effects differ across models" rejects: said wherever the flag is shown.
+HETEROGENEITY_NULL = ("equal effects on the probability scale (every model's mean P(Yes|A) − P(Yes|B) the "
+                      "same); equal effects on the logit scale can differ here when base rates differ")
+
 EXACT_MAX_M = 17  # 2^(m-1) sign vectors (eps and -eps give the same S): 65536 at m = 17
 
 
@@ -60,7 +64,7 @@ class HeterogeneityResult:
                 "shared_perturbations": self.shared, "n_models": self.n_models, "n_pairs": self.n_pairs,
                 "effects": {k: finite(v) for k, v in self.effects.items()}, "exact": self.exact,
                 "n_resamples": self.n_resamples, "df": None if self.df is None else list(self.df),
-                "note": self.note}
+                "note": self.note, "null": HETEROGENEITY_NULL}
 
 
 
