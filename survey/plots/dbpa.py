@@ -75,6 +75,7 @@ def family_figure(fam: FamilyResult, base: str = "base", title: str = "") -> Fig
     ax.set_yticks(y, fam.names, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel(f"-log10 p (vs {base})")
+    ax.set_ylabel("perturbation")
     ax.legend(fontsize=8, loc="best", framealpha=0.9)
     if fam.roc is not None:
         roc = fam.roc

@@ -13,20 +13,45 @@ from survey.stats.comparison import Comparison  # noqa: E402
 COLORS = {"a": "#1f77b4", "b": "#d62728"}
 
 
-def perturbation_means(c: Comparison):
-    """Dot plot of mean P(Yes) per perturbation, one row of dots per message, with message means."""
-    fig, ax = plt.subplots(figsize=(7.5, 3.2))
-    for row, (msg, color) in enumerate(((c.a, COLORS["a"]), (c.b, COLORS["b"]))):
+def _label(pid: str, text: str | None, width: int = 48) -> str:
+    if not text:
+        return pid
+    text = " ".join(str(text).split())
+    return f"{pid}: {text if len(text) <= width else text[:width - 1] + '…'}"
+
+
+def perturbation_means(c: Comparison, texts: dict | None = None):
+    """Mean P(Yes) of every paraphrase, one labelled row each, best first within each message, with
+    the message means. ``texts``: {(message, paraphrase id): text} adds each wording to its label."""
+    texts = texts or {}
+    rows = []  # (message, color, [(id, mean)] best first)
+    for msg, color, ids in ((c.a, COLORS["a"], c.pairing.order_a if c.pairing else None),
+                            (c.b, COLORS["b"], c.pairing.order_b if c.pairing else None)):
         vals = np.asarray(c.theta_bar[msg], dtype=float)
-        vals = vals[~np.isnan(vals)]
-        jitter = np.random.default_rng(row).uniform(-0.12, 0.12, len(vals))
-        ax.scatter(vals, row + jitter, color=color, alpha=0.75, s=28, label=f"{msg} (m = {len(vals)})")
-        if len(vals):
-            ax.vlines(vals.mean(), row - 0.3, row + 0.3, color=color, lw=2.5)
-    ax.set_yticks([0, 1], [c.a, c.b])
+        ids = list(ids) if ids is not None and len(ids) == len(vals) else [f"#{j + 1}" for j in range(len(vals))]
+        rows.append((msg, color, sorted(zip(ids, vals, strict=True),
+                                        key=lambda iv: (np.isnan(iv[1]), -np.nan_to_num(iv[1])))))
+    n = sum(len(r[2]) for r in rows)
+    fig, ax = plt.subplots(figsize=(8.5, max(3.2, 0.24 * (n + 1) + 1.6)))
+    y, ticks, labels = 0.0, [], []
+    for msg, color, items in rows:
+        ys = y + np.arange(len(items))
+        vals = np.array([v for _, v in items])
+        ok = ~np.isnan(vals)
+        ax.scatter(vals[ok], ys[ok], color=color, s=30, zorder=3,
+                   label=f"{msg} (m = {int(ok.sum())}, mean {np.nanmean(vals) if ok.any() else np.nan:.3f})")
+        if ok.any():
+            ax.vlines(vals[ok].mean(), ys[0] - 0.4, ys[-1] + 0.4, color=color, lw=2.5, alpha=0.6)
+        ticks += list(ys)
+        labels += [_label(pid, texts.get((msg, pid))) for pid, _ in items]
+        y += len(items) + 1
+    ax.set_yticks(ticks, labels, fontsize=7.5)
+    ax.invert_yaxis()
     ax.set_xlim(-0.02, 1.02)
-    ax.set_xlabel("mean P(Yes) over personas, per perturbation")
-    ax.set_title(f"{c.model}: every paraphrase of each message (bar = message mean)")
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_xlabel("mean P(Yes) over personas")
+    ax.set_ylabel("paraphrase (best first within each message)")
+    ax.set_title(f"{c.model}: every paraphrase of each message (vertical bar = message mean)", fontsize=10)
     ax.legend(loc="best", fontsize=8)
     fig.tight_layout()
     return fig
@@ -59,6 +84,7 @@ def permutation_null(c: Comparison):
     ax.axvline(-t, color=COLORS["b"], lw=1, ls="--", label="−T (two-sided)")
     kind = "all sign flips" if c.sign_flip.exact and c.n_paired <= 16 else "sample of sign flips"
     ax.set_xlabel("T = mean over perturbation pairs of the persona-averaged difference")
+    ax.set_ylabel("density of T under sign flips")
     ax.set_title(f"{c.model}: sign-flip null ({kind}), p = {c.sign_flip.pvalue:.3g}")
     ax.legend(fontsize=8)
     fig.tight_layout()
