@@ -1,7 +1,8 @@
 """HTML reports: one self-contained index.html (plots inlined as PNG) plus results.json and table.csv.
 
-The report only reads a long table (and optional JSON outputs of other commands); it never knows
-where the table came from. Statistics come from survey.stats; this package does the I/O.
+The report reads a long table, or a Source (survey.data.sources.load_source) that adds the study's
+recorded context and the data's completeness, plus optional JSON outputs of other commands.
+Statistics come from survey.stats; this package does the I/O.
 """
 
 from __future__ import annotations
@@ -18,12 +19,16 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from survey import __version__
 from survey.common.formatting import fmt, to_json
+from survey.data.completeness import Completeness, split_source, table_completeness
 from survey.data.table import messages_in, models_in, require_messages, validate_table
 from survey.errors import SurveyError, TableError
+from survey.reporting.context import completeness_view, incomplete_note, paraphrase_texts, study_view
 from survey.reporting.summary import study_summary
 from survey.stats import ab_tests, compare_messages, estimate
 from survey.stats.ab_tests import DECISION_TEST
 from survey.stats.comparison import Comparison
+from survey.stats.estimate import RHO_BIAS_NOTE
+from survey.stats.heterogeneity import HETEROGENEITY_NULL
 
 _TEMPLATES = Path(__file__).parent / "templates"
 
@@ -53,20 +58,23 @@ def fig_png(fig, caption: str) -> Fig:
     return Fig(base64.b64encode(buf.getvalue()).decode("ascii"), caption)
 
 
-def headline(c: Comparison, alpha: float) -> str:
+def headline(c: Comparison, alpha: float, completeness: Completeness | None = None) -> str:
     pa, pb = (float(np.nanmean(c.theta_bar[x])) for x in (c.a, c.b))
     lo, hi = c.effect.ci
     t, p = c.effect.estimate, c.tests[DECISION_TEST].pvalue
     pts = f"{t * 100:+.1f} percentage points ({c.effect.confidence:.0%} CI {lo * 100:+.1f} to {hi * 100:+.1f})"
     said = f"{pa:.0%} of answers were Yes for “{c.a}” and {pb:.0%} for “{c.b}”"
+    # the shares are rounded means over every paraphrase; T is unrounded, over the pairs only
+    what = f"T over the {c.n_paired} paraphrase pairs; the shares are rounded"
+    partial = incomplete_note(completeness, c.model)
     if p <= alpha:
         winner, loser = (c.a, c.b) if t > 0 else (c.b, c.a)
         return (f"{c.model}: personas are more likely to want to buy after “{winner}” than after “{loser}”. "
-                f"{said}, a difference of {pts}. The difference holds across the {c.n_paired} paraphrase "
-                f"pairs tested (sign-flip permutation test, p = {p:.3g}).")
-    return (f"{c.model}: no reliable difference between “{c.a}” and “{c.b}”. {said}, a difference of {pts}, "
-            f"but paraphrases of the same message vary as much as that (sign-flip permutation test, "
-            f"p = {p:.3g}, above α = {alpha}).")
+                f"{said}, a difference of {pts} ({what}). The difference holds across the {c.n_paired} "
+                f"paraphrase pairs tested (sign-flip permutation test, p = {p:.3g}).{partial}")
+    return (f"{c.model}: no reliable difference between “{c.a}” and “{c.b}”. {said}, a difference of {pts} "
+            f"({what}), but paraphrases of the same message vary as much as that (sign-flip permutation test, "
+            f"p = {p:.3g}, above α = {alpha}).{partial}")
 
 
 def _warnings(c: Comparison, alpha: float) -> list[str]:
@@ -84,7 +92,8 @@ def _warnings(c: Comparison, alpha: float) -> list[str]:
     return out
 
 
-def comparison_view(c: Comparison, df: pd.DataFrame) -> dict:
+def comparison_view(c: Comparison, df: pd.DataFrame, texts: dict | None = None) -> dict:
+    """One comparison's section; ``texts``: {(message, paraphrase id): wording} labels the paraphrase plot."""
     from survey.plots import survey as plots
 
     estimates = []
@@ -95,12 +104,16 @@ def comparison_view(c: Comparison, df: pd.DataFrame) -> dict:
         except SurveyError:
             continue
     figs = [
-        fig_png(plots.perturbation_means(c), f"Mean P(Yes) of every paraphrase of “{c.a}” and “{c.b}” "
-                "(one dot per paraphrase, averaged over personas; bar = message mean)."),
+        fig_png(plots.perturbation_means(c, texts), f"Mean P(Yes) of every paraphrase of “{c.a}” and “{c.b}”, "
+                "averaged over personas: one labelled row per paraphrase, best first within each message, so "
+                "the winning and losing wordings can be read off. Vertical bar = the message's mean over all its "
+                f"paraphrases. The effect T averages the paired differences over the {c.n_paired} paraphrase "
+                "pairs, so the distance between the bars equals T only when every paraphrase is paired and "
+                "every cell has a valid answer."),
         fig_png(plots.persona_differences(c), "Per-persona differences in P(Yes) between the messages "
                 "(what the sign and Wilcoxon tests use)."),
         fig_png(plots.permutation_null(c), "Null distribution of the effect under random sign flips of "
-                "paraphrase pairs, with the observed effect marked."),
+                "paraphrase pairs, with the observed effect T marked (the same T as in the text above)."),
     ]
     lo, hi = c.effect.ci
     return {
@@ -112,7 +125,7 @@ def comparison_view(c: Comparison, df: pd.DataFrame) -> dict:
         "design": (f"{c.n_personas} personas; perturbations "
                    + ", ".join(f"{k}: {v}" for k, v in c.n_perturbations.items())
                    + f" ({c.n_paired} pairs); r = {c.replicates} replicates."),
-        "estimates": estimates, "figures": figs,
+        "estimates": estimates, "rho_note": RHO_BIAS_NOTE, "figures": figs,
     }
 
 
@@ -172,17 +185,24 @@ def exact_section(comps: list[Comparison], alpha: float) -> Section:
     return sec
 
 
-def build_report(df: pd.DataFrame, out_dir: str | Path, *, title: str | None = None, a: str | None = None,
+def build_report(df, out_dir: str | Path, *, title: str | None = None, a: str | None = None,
                  b: str | None = None, alpha: float = 0.05, seed: int = 0, n_resamples: int = 9999,
-                 sizes: dict | None = None, extras: dict | None = None) -> dict:
+                 sizes: dict | None = None, extras: dict | None = None, completeness: Completeness | None = None,
+                 context: dict | None = None) -> dict:
     """Write index.html, results.json and table.csv into out_dir; return the results dict.
 
+    ``df``: a long table or a Source (survey.data.sources.load_source), whose study context and
+    completeness the report shows; ``completeness``/``context`` override them (a bare table's
+    completeness is its own grid's, its context unknown).
     ``extras``: optional {"plan": ..., "validate": ..., "dbpa": ...} outputs of those commands' --json.
     ``sizes``: model -> size, to order the across-model plot.
     """
     from survey.reporting.extras import extra_sections
 
+    context = context if context is not None else getattr(df, "context", None)
+    df, completeness = split_source(df, completeness)
     df = validate_table(df)
+    completeness = completeness or table_completeness(df)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     left_out: list[str] = []
@@ -194,17 +214,21 @@ def build_report(df: pd.DataFrame, out_dir: str | Path, *, title: str | None = N
     warnings = [f"Left out: {x}" for x in left_out] + [w for c in comps for w in _warnings(c, alpha)]
     across = extra_json.get("across_models")
     if across and across["models"]["depends_on_model"]:
-        warnings.insert(0, "The conclusion depends on the model: " + "; ".join(across["models"]["reasons"]))
-    results = {"summary": summary, "alpha": alpha, "results": [c.to_dict() for c in comps],
+        warnings.insert(0, "The conclusion depends on the model: " + "; ".join(across["models"]["reasons"])
+                        + f". (The heterogeneity test's null: {HETEROGENEITY_NULL}.)")
+    warnings = [w[0].upper() + w[1:] for w in completeness.warnings()] + warnings
+    results = {"study": completeness.study, "completeness": completeness.to_dict(), "context": context,
+               "summary": summary, "alpha": alpha, "results": [c.to_dict() for c in comps],
                **({"left_out": left_out} if left_out else {}),
                **({"exact_probabilities": [c.to_dict() for c in exact]} if exact else {}),
                **extra_json}
     env = Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=select_autoescape(["html", "j2"]))
     html = env.get_template("report.html.j2").render(
         title=title or "Generative survey report", generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        version=__version__, n_rows=len(df), headlines=[headline(c, alpha) for c in comps],
-        warnings=warnings, summary=summary,
-        comparisons=[comparison_view(c, df) for c in comps], extra_sections=sections,
+        version=__version__, n_rows=len(df), headlines=[headline(c, alpha, completeness) for c in comps],
+        warnings=warnings, summary=summary, study=study_view(df, context, completeness),
+        completeness=completeness_view(completeness),
+        comparisons=[comparison_view(c, df, paraphrase_texts(context)) for c in comps], extra_sections=sections,
     )
     (out / "index.html").write_text(html, encoding="utf-8")
     (out / "results.json").write_text(to_json(results), encoding="utf-8")

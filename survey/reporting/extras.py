@@ -14,6 +14,8 @@ from survey.data.table import messages_in, models_in  # noqa: E402
 from survey.errors import SurveyError  # noqa: E402
 from survey.reporting import Section, fig_png  # noqa: E402
 from survey.stats import ab_tests  # noqa: E402
+from survey.stats.estimate import RHO_BIAS_NOTE  # noqa: E402
+from survey.stats.heterogeneity import HETEROGENEITY_NULL  # noqa: E402
 
 
 def records_table(records: list[dict], columns: list[str] | None = None) -> dict:
@@ -130,8 +132,9 @@ def models_section(df: pd.DataFrame, a: str, b: str, alpha: float, sizes: dict |
     if res.heterogeneity is not None:
         h = res.heterogeneity
         sec.paragraphs.append(f"Heterogeneity test (are the effects equal across models?): p = {fmt(h.pvalue)} "
-                              f"({getattr(h, 'method', '')}).")
+                              f"({getattr(h, 'method', '')}). Its null: {HETEROGENEITY_NULL}.")
     sec.paragraphs.extend(res.notes)
+    sec.paragraphs.append(f"mu, kappa, sigma, rho in the table: the Beta-logit fit; rho: {RHO_BIAS_NOTE}.")
     sec.tables.append(records_table(res.table().to_dict("records")))
     sec.figures.append(fig_png(model_effects(res), f"Effect of {a} over {b} (difference in P(Yes)) with its "
                                                    "95% CI for each model, ordered by model size where given."))
