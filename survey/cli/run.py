@@ -25,6 +25,7 @@ def _print_plan(plan: Plan) -> None:
     click.echo(f"study {d['study']}: {d['personas']} personas x [{msgs}] x r = {d['replicates']} "
                f"-> {d['cells_per_model']} cells, {d['queries_per_model']} queries per model")
     click.echo(f"store: {d['store']}")
+    _print_sets(plan)
     print_table("plan", ["model", "backend", "queries", "stored", "to send", "est. tokens in/out",
                          "est. cost"],
                 [[m["model"], f"{m['backend']}{' batch' if m['batch'] else ''}", m["queries"], m["stored"],
@@ -39,11 +40,15 @@ def _print_plan(plan: Plan) -> None:
             notes.append(f"about {_money(m['spent_usd'])} spent so far")
         if notes:
             click.echo(f"{m['model']}: " + "; ".join(notes))
-    for m in plan.models:
-        if m.changed:
-            click.echo(f"note: {m.changed} stored replies of model '{m.spec.name}' were collected with a "
-                       "different prompt or settings; they are kept (delete the store rows to redo them)")
     click.echo(f"total to send: {plan.to_send} queries, estimated cost {_money(plan.cost)}")
+
+
+def _print_sets(plan: Plan) -> None:
+    """The set files the study uses, with their sha256: the store records the same at run time."""
+    from survey.study.context import set_files
+
+    for line in set_files(plan.context):
+        click.echo(line)
 
 
 def _confirm_paid(plan: Plan, yes: bool) -> None:
@@ -85,18 +90,28 @@ def _print_report(rep: RunReport, store_path) -> None:
               help="Attempts per query on retryable errors (429, 5xx, timeouts).")
 @click.option("--poll-interval", type=click.FloatRange(0.1, 3600), default=10.0, show_default=True,
               help="Seconds between batch job polls at first (grows to 2 minutes).")
+@click.option("--drop-changed", is_flag=True,
+              help="Delete stored replies collected with another prompt or settings and collect them again.")
+@click.option("--rename-stored", metavar="OLDNAME", default=None,
+              help="Keep every stored row of the study as study OLDNAME (in the same store) and collect afresh.")
 @json_option
-def run_cmd(study_file, dry_run, yes, models, max_attempts, poll_interval, as_json):
-    """Collect the responses of a study; a rerun sends only what is missing."""
+def run_cmd(study_file, dry_run, yes, models, max_attempts, poll_interval, drop_changed, rename_stored, as_json):
+    """Collect the responses of a study; a rerun sends only what is missing.
+
+    Stored replies collected with another prompt or settings are refused, naming what changed; choose
+    --rename-stored OLDNAME or --drop-changed (both can be tried with --dry-run first)."""
     study = Study.from_toml(study_file)
-    plan = study.dry_run(list(models))
+    way_out = {"drop_changed": drop_changed, "rename_stored": rename_stored}
+    plan = study.dry_run(list(models), **way_out)
     if dry_run:
         echo_json(plan.to_dict()) if as_json else _print_plan(plan)
         return
     plan.check_budget()  # before asking: a run the budget refuses needs no confirmation
     _confirm_paid(plan, yes)  # asked here, outside the run's event loop, where Ctrl-C works plainly
+    if not as_json:
+        _print_sets(plan)
     result = study.run(yes=True, models=list(models), max_attempts=max_attempts, poll_interval=poll_interval,
-                       progress=not as_json)
+                       progress=not as_json, **way_out)
     if as_json:
         echo_json(result.to_dict())
     elif result.report is None:

@@ -71,9 +71,20 @@ class Plan:
     def paid(self) -> bool:
         return any(m.spec.paid and m.missing for m in self.models)
 
+    @property
+    def context(self) -> dict:
+        """What the study rests on (question, set files with sha256, texts, expected queries): the record
+        a run keeps in the store (`Store.record_context`)."""
+        from survey.study.context import study_context
+
+        return study_context(self.design)
+
     def to_dict(self) -> dict:
         d = self.design
-        return {"study": self.study.name, "store": str(self.study.store_path),
+        ctx = self.context
+        sets = {"personas": {k: ctx["personas"][k] for k in ("set", "path", "sha256")},
+                "messages": {m["id"]: {k: m[k] for k in ("set", "path", "sha256")} for m in ctx["messages"]}}
+        return {"study": self.study.name, "store": str(self.study.store_path), "sets": sets,
                 "personas": len(d.personas), "messages": {m.id: len(m.items) for m in d.messages},
                 "replicates": self.study.replicates, "cells_per_model": d.n_cells,
                 "queries_per_model": d.queries_per_model, "to_send": self.to_send,

@@ -200,6 +200,52 @@ class Store:
         ctx.setdefault("recorded_at", row[1])
         return ctx
 
+    def rename_study(self, old: str, new: str) -> int:
+        """Give a study's rows and records (response type, backends, context, batch jobs) another study
+        name, e.g. to keep replies collected with an earlier prompt as a study of their own. Refused when
+        ``new`` is taken or ``old`` has open batch jobs. Returns the rows moved; atomic."""
+        from survey.registry.files import ID_RULE, NAME_RE
+
+        if not NAME_RE.match(new):
+            raise SurveyError(f"'{new}' is not a valid study name; {ID_RULE}")
+        taken = self.db.execute("SELECT 1 FROM responses WHERE study = ? UNION SELECT 1 FROM studies WHERE study = ? "
+                                "UNION SELECT 1 FROM contexts WHERE study = ?", (new, new, new)).fetchone()
+        if taken:
+            raise SurveyError(f"{self.path} already has a study '{new}'; choose another name for the old rows")
+        (rows,) = self.db.execute("SELECT COUNT(*) FROM responses WHERE study = ?", (old,)).fetchone()
+        if not rows:
+            raise SurveyError(f"{self.path} has no stored rows of study '{old}' to rename")
+        if self.batch_jobs(old, open_only=True):
+            raise SurveyError(f"study '{old}' has open batch jobs; run it until they are collected, then rename")
+        ctx = self.context(old)
+        self.db.execute("SAVEPOINT rename_study")
+        try:
+            for table in ("responses", "models", "studies", "contexts", "batch_jobs"):
+                self.db.execute(f"UPDATE {table} SET study = ? WHERE study = ?", (new, old))
+            if ctx is not None:
+                self.db.execute("UPDATE contexts SET context = ? WHERE study = ?",
+                                (json.dumps({**ctx, "study": new}, sort_keys=True, default=str), new))
+        except BaseException:
+            self.db.execute("ROLLBACK TO rename_study")
+            raise
+        finally:
+            self.db.execute("RELEASE rename_study")
+        return rows
+
+    def delete_rows(self, keys: Iterable[tuple]) -> int:
+        """Delete the rows with these keys (study, model, message, perturbation, persona, replicate), atomically;
+        returns how many were deleted. Only ever called when the user asked for it."""
+        where = " AND ".join(f"{c} = ?" for c in KEY_COLS)
+        self.db.execute("SAVEPOINT delete_rows")
+        try:
+            deleted = sum(self.db.execute(f"DELETE FROM responses WHERE {where}", tuple(k)).rowcount for k in keys)
+        except BaseException:
+            self.db.execute("ROLLBACK TO delete_rows")
+            raise
+        finally:
+            self.db.execute("RELEASE delete_rows")
+        return deleted
+
     def record_backend(self, study: str, model: str, backend: str) -> None:
         """Record the registry name of the backend a study's model runs on (the latest run wins)."""
         self.db.execute("INSERT INTO models VALUES (?, ?, ?, ?) ON CONFLICT (study, model) DO UPDATE SET "

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from survey.backends.base import Query
+from survey.common.limits import STUDY_QUERIES_MAX, WHY
 from survey.errors import SurveyError
 from survey.study.spec import MessageSpec, ModelSpec, StudySpec
 
@@ -24,6 +25,7 @@ class MessageDesign:
     id: str
     spec: MessageSpec
     items: list[Any]  # perturbations: objects with .id and .text
+    perturbation_set: Any = None  # the set they come from (.name, .source file, .sha256)
 
 
 @dataclass
@@ -108,10 +110,28 @@ def build_design(study: StudySpec, load_personas: Callable | None = None,
                                   f"'{pert.name}' has {len(items)}; lower count or extend the set")
             items = items[:spec.count]
         _no_duplicates([str(p.id) for p in items], f"perturbation set '{pert.name}'")
-        messages.append(MessageDesign(spec.id or str(pert.message), spec, items))
+        messages.append(MessageDesign(spec.id or str(pert.message), spec, items, pert))
+    if study.question.response.scored:
+        _enough_paraphrases(messages)
     _no_duplicates([str(p.id) for p in personas], f"persona set '{pset.name}'")
     _no_duplicates([m.id for m in messages], "study messages (set id = ... to tell them apart)")
-    return QueryDesign(study, pset, personas, messages)
+    design = QueryDesign(study, pset, personas, messages)
+    if design.queries_per_model > STUDY_QUERIES_MAX:
+        raise SurveyError(f"the study asks {len(personas):,} personas x {sum(len(m.items) for m in messages):,} "
+                          f"paraphrases x {study.replicates:,} replicates = {design.queries_per_model:,} queries per "
+                          f"model; the limit is {STUDY_QUERIES_MAX:,} ({WHY['queries']}): lower replicates or counts")
+    return design
+
+
+def _enough_paraphrases(messages: list[MessageDesign]) -> None:
+    """A scored question's answers are tested by pairing paraphrases of two messages: one paraphrase
+    gives data that analyze, report and compare refuse, so refuse it before anything is paid for."""
+    for m in messages:
+        if len(m.items) < 2:
+            source = getattr(m.perturbation_set, "source", None) or getattr(m.perturbation_set, "name", "?")
+            raise SurveyError(f"message '{m.id}' has {len(m.items)} paraphrase ({source}); the A/B tests pair "
+                              "paraphrases and need at least 2 per message, so analyze, report and compare would "
+                              "refuse its answers: set count >= 2 or add paraphrases to the set")
 
 
 def _pick_personas(personas: list, study: StudySpec) -> list:

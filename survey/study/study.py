@@ -113,24 +113,34 @@ class Study:
     def __repr__(self) -> str:
         return f"Study({self.name!r}, store={str(self.store_path)!r})"
 
-    def dry_run(self, models: list[str] | None = None) -> Plan:
+    def dry_run(self, models: list[str] | None = None, *, drop_changed: bool = False,
+                rename_stored: str | None = None) -> Plan:
         """What a run would do, sending nothing: per model the queries, what is stored, what is missing,
-        estimated tokens and cost, replies stored under another prompt (``changed``) and open batch jobs.
+        estimated tokens and cost, and open batch jobs; ``plan.context`` names the set files used.
 
-        ``models`` restricts the plan to these model names. ``plan.to_dict()`` is `survey run --dry-run --json`.
+        ``models`` restricts the plan to these model names. Stored replies collected with another prompt
+        or settings are refused as by `run`; ``drop_changed`` / ``rename_stored`` plan as if that way out
+        were taken (nothing is changed). ``plan.to_dict()`` is `survey run --dry-run --json`.
         """
         self._check_batch()
         with Store(self.store_path) as store:
-            return make_plan(self.spec, store, models=list(models) if models else None)
+            return self._plan(store, models, drop_changed, rename_stored, apply=False)
 
     def run(self, *, yes: bool = False, models: list[str] | None = None, max_attempts: int = 8,
-            poll_interval: float = 10.0, progress: bool | None = None) -> StudyRun:
+            poll_interval: float = 10.0, progress: bool | None = None, drop_changed: bool = False,
+            rename_stored: str | None = None) -> StudyRun:
         """Collect what the store is missing and return a `StudyRun`; a rerun sends only what is missing.
 
         ``yes`` must be True when paid models have queries to send (otherwise SurveyError); the
         study's budget is checked either way. ``max_attempts``: attempts per query on retryable errors;
         ``poll_interval``: first seconds between batch polls (grows to 2 minutes); ``progress``: progress
         bars on stderr (None: when stderr is a terminal).
+
+        Stored replies collected with another prompt or settings (a changed template, persona text,
+        paraphrase or temperature) are refused with an error naming what changed. ``rename_stored=NAME``
+        keeps every stored row of the study as study NAME and collects the study afresh;
+        ``drop_changed=True`` deletes just the changed rows and collects them again. The run records the
+        study's context (set files and their sha256, texts, expected queries: `Store.context`).
 
         Blocking. Inside a running event loop (Jupyter) the run gets its own loop in a worker thread;
         from async code, ``await study.arun(...)`` instead. Ctrl-C (or a kernel interrupt) stops the run
@@ -140,7 +150,8 @@ class Study:
 
         state = _Progress()
         try:
-            run_coroutine(self._collect(state, yes, models, max_attempts, poll_interval, progress))
+            run_coroutine(self._collect(state, yes, models, max_attempts, poll_interval, progress,
+                                        drop_changed, rename_stored))
         except KeyboardInterrupt:
             if state.engine is None:  # stopped before anything was sent
                 raise
@@ -148,11 +159,13 @@ class Study:
         return state.result()
 
     async def arun(self, *, yes: bool = False, models: list[str] | None = None, max_attempts: int = 8,
-                   poll_interval: float = 10.0, progress: bool | None = None) -> StudyRun:
+                   poll_interval: float = 10.0, progress: bool | None = None, drop_changed: bool = False,
+                   rename_stored: str | None = None) -> StudyRun:
         """`run` for async code: same arguments and result. Cancelling it cancels the run; every reply
         received by then is stored and the cancellation propagates."""
         state = _Progress()
-        await self._collect(state, yes, models, max_attempts, poll_interval, progress)
+        await self._collect(state, yes, models, max_attempts, poll_interval, progress, drop_changed,
+                            rename_stored)
         return state.result()
 
     def table(self, include_failed: bool = False) -> pd.DataFrame:
@@ -180,20 +193,41 @@ class Study:
                 raise SurveyError(f"{self.source}: model '{m.name}': backend '{m.backend}' has no batch API; "
                                   "set batch = false")
 
+    def _plan(self, store: Store, models: list[str] | None, drop_changed: bool, rename_stored: str | None,
+              apply: bool) -> Plan:
+        """The plan after refusing changed rows or taking the way out asked for; ``apply=False`` takes it
+        inside a transaction that is rolled back, so a dry run (or a run's checks) changes nothing."""
+        from survey.collect.changed import resolve_changed
+        from survey.study.design import build_design
+
+        design = build_design(self.spec)
+        if not apply:
+            store.db.execute("BEGIN")
+        try:
+            resolve_changed(design, store, drop_changed=drop_changed, rename_stored=rename_stored)
+            return make_plan(self.spec, store, design, models=list(models) if models else None)
+        finally:
+            if not apply:
+                store.db.execute("ROLLBACK")
+
     async def _collect(self, state: _Progress, yes: bool, models: list[str] | None, max_attempts: int,
-                       poll_interval: float, progress: bool | None) -> None:
+                       poll_interval: float, progress: bool | None, drop_changed: bool = False,
+                       rename_stored: str | None = None) -> None:
         from survey.collect.runner import collect
 
         self._check_batch()
         with Store(self.store_path) as store:  # opened in the thread that runs the loop (SQLite wants that)
-            plan = state.plan = make_plan(self.spec, store, models=list(models) if models else None)
+            plan = state.plan = self._plan(store, models, drop_changed, rename_stored, apply=False)
             plan.check_budget()
-            if plan.to_send == 0 and not any(m.open_jobs for m in plan.models):
-                return
             if plan.paid and not yes:
                 cost = "unknown" if plan.cost is None else f"${plan.cost:,.4f}"
                 raise SurveyError(f"{self.source} sends {plan.to_send} queries to paid providers (estimated "
                                   f"cost {cost}); pass yes=True to confirm")
+            if drop_changed or rename_stored is not None:  # checked and confirmed: now take the way out
+                plan = state.plan = self._plan(store, models, drop_changed, rename_stored, apply=True)
+            store.record_context(self.name, plan.context)
+            if plan.to_send == 0 and not any(m.open_jobs for m in plan.models):
+                return
             engine = state.engine = Engine(
                 store, max_attempts=max_attempts, poll_interval=poll_interval,
                 max_poll_interval=max(poll_interval, 120.0),
