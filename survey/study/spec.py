@@ -180,7 +180,7 @@ class ModelSpec(_Strict):
         """Queries cost money (the backend says so): runs ask before sending and estimate a price."""
         from survey.backends import backend_capabilities
 
-        return backend_capabilities(self.backend).paid
+        return backend_capabilities(self.backend, self.options).paid
 
 
 class BudgetSpec(_Strict):
