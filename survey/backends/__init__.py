@@ -50,9 +50,10 @@ def register_backend(name: str, target: str) -> None:
     BACKENDS[name] = target
 
 
-def backend_capabilities(name: str) -> Capabilities:
-    """What backend ``name`` declares: paid, batch, list prices, path options, model id requirement."""
-    return capabilities_of(backend_class(name))
+def backend_capabilities(name: str, options: dict | None = None) -> Capabilities:
+    """What backend ``name`` declares: paid, batch, list prices, path options, model id requirement.
+    ``options`` (a model's [models.options]) matter for backends that declare ``capabilities_for``."""
+    return capabilities_of(backend_class(name), options)
 
 
 def create_backend(name: str, model_id: str = "", **options) -> Backend:

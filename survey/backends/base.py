@@ -46,10 +46,17 @@ class Capabilities:
         return tuple(x * factor for x in self.prices[match])
 
 
-def capabilities_of(backend) -> Capabilities:
+def capabilities_of(backend, options: Mapping | None = None) -> Capabilities:
     """The declared capabilities of a backend class or instance; undeclared ones get the cautious
-    defaults (paid, needs a model id, no batch, no prices)."""
-    caps = getattr(backend, "capabilities", None)
+    defaults (paid, needs a model id, no batch, no prices).
+
+    A class whose nature depends on a model's options (the openai backend: a vLLM server on your own
+    machine is free and has no Batch API, OpenAI is paid) also defines the classmethod
+    ``capabilities_for(options) -> Capabilities``; it answers when ``options`` are given.
+    """
+    declare = getattr(backend, "capabilities_for", None)
+    caps = declare(dict(options)) if options is not None and callable(declare) else \
+        getattr(backend, "capabilities", None)
     if caps is None:
         return Capabilities()
     if not isinstance(caps, Capabilities):

@@ -14,7 +14,7 @@ from survey.study.spec import ModelSpec
 
 def price_of(model: ModelSpec) -> tuple[float, float] | None:
     """(input, output) USD per 1M tokens, or None when unknown; free backends cost 0."""
-    caps = backend_capabilities(model.backend)
+    caps = backend_capabilities(model.backend, model.options)
     if not caps.paid:
         return (0.0, 0.0)
     # user-set prices are taken as the effective ones, batch discount included
