@@ -1,6 +1,11 @@
-"""The estimator of appendix C of Helm & Priebe (2026), "When prompt perturbations break your A/B test:
-A valid statistical test for generative surveying": Beta MLE for the persona base rates, then moments on
-the logit scale for sigma and rho. Run it on one message (or on null data).
+"""Estimators of the Beta-logit model of Helm & Priebe (2026), "When prompt perturbations break your A/B
+test: A valid statistical test for generative surveying", run on one message (or on null data):
+
+- "moments" (the default of `survey estimate` and `survey plan --from-table`): moments unbiased on the
+  probability scale (survey.stats.moments), which needs cells with r >= 2 valid answers; with one answer
+  per cell it falls back to appendix C and says so in the result's note;
+- "appendix-c": the paper's appendix C: Beta MLE for the persona base rates, then moments on the logit
+  scale for sigma and rho.
 
 Continuity correction (ours): every proportion that goes through a logit or the Beta likelihood
 is (yes + 1/2) / (valid + 1), which keeps 0/r and r/r finite and shrinks them symmetrically.
@@ -19,13 +24,21 @@ from scipy import optimize, special
 
 from survey.data.table import cell_counts
 from survey.errors import SurveyError
+from survey.stats import moments
 from survey.stats.comparison import nanmean
 
 PARAMS = ("mu", "kappa", "a", "b", "sigma", "rho")
+METHODS = ("moments", "appendix-c")
+CONFIDENCE = 0.95  # of the bootstrap percentile intervals
 
-# Shown next to every rho-hat until a less biased estimator replaces this one.
+# Shown next to every rho-hat of the appendix-C estimator.
 RHO_BIAS_NOTE = ("appendix-C estimator: rho-hat is biased downward by replicate noise (about -0.17 at r = 5, "
                  "sigma = 1, rho = 0.3; see docs/estimator-bias.md)")
+
+MOMENTS_NOTE = ("moment estimator (unbiased on the probability scale): rho-hat within +-0.03 of the truth at "
+                "r >= 2 on most of the grid of docs/estimator-bias.md, worse when sigma is small")
+FALLBACK_NOTE = ("one valid answer per cell: the moment estimator needs r >= 2 replicates to separate "
+                 "sigma from the binomial noise, so these are the appendix-C estimates (rho-hat biased downward)")
 
 
 @dataclass
@@ -41,13 +54,19 @@ class EstimateResult:
     n_cells: int  # cells with at least one valid answer
     se: dict = field(default_factory=dict)  # bootstrap standard errors, by parameter
     n_bootstrap: int = 0
-    note: str = ""  # why a parameter is not finite (degenerate responses)
+    note: str = ""  # why a parameter is not finite (degenerate responses), or why the method fell back
+    method: str = "appendix-c"  # the estimator that produced these numbers
+    ci: dict = field(default_factory=dict)  # 95% bootstrap percentile intervals, by parameter
+
+    @property
+    def rho_note(self) -> str:
+        return RHO_BIAS_NOTE if self.method == "appendix-c" else MOMENTS_NOTE
 
     def to_dict(self) -> dict:
         out = {p: getattr(self, p) for p in PARAMS}
-        out.update({"n_personas": self.n_personas, "n_perturbations": self.n_perturbations,
-                    "n_cells": self.n_cells, "se": self.se, "n_bootstrap": self.n_bootstrap,
-                    "rho_note": RHO_BIAS_NOTE})
+        out.update({"method": self.method, "n_personas": self.n_personas, "n_perturbations": self.n_perturbations,
+                    "n_cells": self.n_cells, "se": self.se, "ci": self.ci, "confidence": CONFIDENCE,
+                    "n_bootstrap": self.n_bootstrap, "rho_note": self.rho_note})
         if self.note:
             out["note"] = self.note
         return out
@@ -115,6 +134,22 @@ def estimate_counts(yes: np.ndarray, valid: np.ndarray) -> EstimateResult:
 
 def bootstrap_se(yes, valid, n_boot: int = 200, seed=0) -> dict:
     """Standard errors from resampling personas and perturbations with replacement (both at once)."""
+    return summarize_draws(bootstrap_draws(yes, valid, n_boot, seed))[0]
+
+
+def summarize_draws(draws: dict) -> tuple[dict, dict]:
+    """(standard errors, percentile intervals) of bootstrap draws by parameter. Resamples where the
+    prior is degenerate (kappa infinite) carry no spread information: skipped."""
+    draws = {p: np.asarray([x for x in v if np.isfinite(x)], float) for p, v in draws.items()}
+    tail = 50 * (1 - CONFIDENCE)
+    se = {p: float(np.std(v, ddof=1)) if len(v) > 1 else float("nan") for p, v in draws.items()}
+    ci = {p: [float(x) for x in np.percentile(v, [tail, 100 - tail])] if len(v) > 1 else [float("nan")] * 2
+          for p, v in draws.items()}
+    return se, ci
+
+
+def bootstrap_draws(yes, valid, n_boot: int = 200, seed=0) -> dict:
+    """Appendix-C estimates on resamples of personas and perturbations, by parameter."""
     rng = np.random.default_rng(seed)
     yes, valid = np.asarray(yes), np.asarray(valid)
     n, m = yes.shape
@@ -128,16 +163,60 @@ def bootstrap_se(yes, valid, n_boot: int = 200, seed=0) -> dict:
             continue
         for p in PARAMS:
             draws[p].append(getattr(est, p))
-    # Resamples where the prior is degenerate (kappa infinite) carry no spread information: skip them.
-    draws = {p: [x for x in v if np.isfinite(x)] for p, v in draws.items()}
-    return {p: float(np.std(v, ddof=1)) if len(v) > 1 else float("nan") for p, v in draws.items()}
+    return draws
 
 
-def estimate(df, model: str, message: str, bootstrap: int = 0, seed=0) -> EstimateResult:
-    """Estimate the model for one (model, message) of a validated long table."""
+def _with_ab(fit: np.ndarray) -> dict:
+    """(mu, kappa, sigma, rho) columns -> every parameter of PARAMS."""
+    mu, kappa, sigma, rho = fit.T
+    with np.errstate(invalid="ignore"):
+        return {"mu": mu, "kappa": kappa, "a": mu * kappa, "b": (1 - mu) * kappa, "sigma": sigma, "rho": rho}
+
+
+def moment_estimate(yes, valid, bootstrap: int = 0, seed=0) -> EstimateResult:
+    """The moment estimator (survey.stats.moments) on (n, m) yes and valid counts, with ``bootstrap``
+    resamples of personas and paraphrases for standard errors and percentile intervals, fitted in one
+    vectorised batch. Without two cells of r >= 2 valid answers, M2 (which separates sigma from the
+    binomial noise) has no unbiased estimate: then it is the appendix-C estimate, and the note says so."""
+    yes, valid = np.asarray(yes, float), np.asarray(valid, float)
+    full = estimate_counts(yes, valid)  # checks the shape; its counts and degenerate cases are shared
+    stats = moments.cell_statistics(yes, valid)
+    n, m = yes.shape
+    if stats.square_ok.sum() < 2:
+        full.note = " ".join(filter(None, [full.note, FALLBACK_NOTE]))
+        if bootstrap:
+            full.se, full.ci = summarize_draws(bootstrap_draws(yes, valid, bootstrap, seed))
+            full.n_bootstrap = int(bootstrap)
+        return full
+    w, c = np.ones((1, n)), np.ones((1, m))
+    if bootstrap:
+        bw, bc = moments.resample_weights(n, m, bootstrap, seed)
+        w, c = np.vstack([w, bw]), np.vstack([c, bc])
+    fits = _with_ab(moments.fit_moments(moments.data_moments(stats, w, c)))
+    point = {p: float(v[0]) for p, v in fits.items()}
+    note = full.note  # degenerate answers (every persona alike) are named as appendix C names them
+    if not np.isfinite(point["mu"]):  # every answer the same: the moments cannot be solved
+        point = {p: float(getattr(full, p)) for p in PARAMS}
+    elif point["kappa"] == float("inf") and not note:
+        note = "personas' Yes rates vary no more than paraphrase and replicate noise explain: kappa infinite"
+    res = EstimateResult(**point, n_personas=full.n_personas, n_perturbations=m, n_cells=full.n_cells,
+                         note=note, method="moments")
+    if bootstrap:
+        res.se, res.ci = summarize_draws({p: v[1:] for p, v in fits.items()})
+        res.n_bootstrap = int(bootstrap)
+    return res
+
+
+def estimate(df, model: str, message: str, bootstrap: int = 0, seed=0, method: str = "appendix-c") -> EstimateResult:
+    """Estimate the model for one (model, message) of a validated long table by ``method``
+    ("moments" or "appendix-c")."""
+    if method not in METHODS:
+        raise SurveyError(f"unknown estimation method '{method}'; choose one of {', '.join(METHODS)}")
     cc = cell_counts(df, model, message)
+    if method == "moments":
+        return moment_estimate(cc.yes, cc.valid, bootstrap, seed)
     res = estimate_counts(cc.yes, cc.valid)
     if bootstrap:
-        res.se = bootstrap_se(cc.yes, cc.valid, bootstrap, seed)
+        res.se, res.ci = summarize_draws(bootstrap_draws(cc.yes, cc.valid, bootstrap, seed))
         res.n_bootstrap = int(bootstrap)
     return res

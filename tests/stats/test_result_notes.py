@@ -40,12 +40,13 @@ def test_the_heterogeneity_null_is_stated_with_the_flag(opposite):
 
 def test_rho_hat_carries_its_bias_note(opposite, tmp_path):
     assert "biased downward" in RHO_BIAS_NOTE and "-0.17 at r = 5, sigma = 1, rho = 0.3" in RHO_BIAS_NOTE
-    res = estimate(simulate(30, 8, 5, seed=2), "A", bootstrap=0)
+    res = estimate(simulate(30, 8, 5, seed=2), "A", bootstrap=0, method="appendix-c")
     (r,) = res.values()
     assert r.to_dict()["rho_note"] == RHO_BIAS_NOTE
     path = tmp_path / "t.csv"
     simulate(30, 8, 5, seed=2).to_csv(path, index=False)
-    out = " ".join(CliRunner().invoke(cli, ["estimate", str(path), "--message", "A", "--bootstrap", "0"]).output.split())
+    out = " ".join(CliRunner().invoke(cli, ["estimate", str(path), "--message", "A", "--bootstrap", "0",
+                                            "--method", "appendix-c"]).output.split())
     assert RHO_BIAS_NOTE in out
     df, table = opposite
     out = " ".join(CliRunner().invoke(cli, ["compare", str(table), "--flips", "99"]).output.split())
