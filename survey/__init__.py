@@ -41,6 +41,8 @@ _EXPORTS = {
     "estimate": "survey.stats.analysis",
     "plan": "survey.stats.planning",
     "validate": "survey.stats.planning",
+    "sequential": "survey.stats.sequential.table_replay",
+    "SequentialDesign": "survey.stats.sequential.design",
     "report": "survey.reporting.entry",
     # errors
     "SurveyError": "survey.errors",

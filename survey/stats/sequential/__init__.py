@@ -20,8 +20,16 @@ from survey.stats.sequential.design import (
 from survey.stats.sequential.group import group_sequential_paths
 from survey.stats.sequential.rule import DECISIONS, RuleOutcome, SequentialResult, run_rule, sequential_test
 
+
+def __getattr__(name: str):
+    # replay reads tables (survey.stats.analysis); imported on first use to keep the statistics light
+    if name in ("replay", "Replay", "ModelReplay"):
+        from survey.stats.sequential import table_replay as module
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 __all__ = [
-    "DECISIONS", "RuleOutcome", "SequentialDesign", "SequentialResult", "conditional_power",
-    "confidence_sequence", "group_sequential_paths", "log_wealth", "make_design", "run_rule",
+    "DECISIONS", "ModelReplay", "Replay", "RuleOutcome", "SequentialDesign", "SequentialResult", "conditional_power",
+    "confidence_sequence", "group_sequential_paths", "log_wealth", "make_design", "replay", "run_rule",
     "sequential_test", "spent_alpha",
 ]
