@@ -65,6 +65,7 @@ class DashScopeOptions(ProviderOptions):
 class DashScopeBackend:
     name = "dashscope"
     capabilities = Capabilities(paid=True, prices=LIST_PRICES)  # no chat batch API in the native SDK
+    options_model = DashScopeOptions  # checked by a dry run without opening a session
 
     def __init__(self, model_id: str, **options):
         self.model_id = model_id

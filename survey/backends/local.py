@@ -96,6 +96,8 @@ def replicate_seed(seed: int | None, key: tuple) -> int:
 class LocalBackend:
     name = "local"
     capabilities = Capabilities(paid=False, needs_model_id=False, path_options=("gguf",))
+    options_model = LocalOptions  # checked by a dry run without loading the model
+    allowed_params = frozenset(PARAMS)
 
     def __init__(self, model_id: str = "", **options):
         self.options = parse_options(LocalOptions, "local", options)

@@ -114,6 +114,8 @@ def _chat_params() -> frozenset[str]:
 class MistralBackend:
     name = "mistral"
     capabilities = Capabilities(paid=True, batch=True, prices=LIST_PRICES, batch_discount=0.5)
+    options_model = MistralOptions  # checked by a dry run without creating the SDK client
+    allowed_params = staticmethod(_chat_params)
 
     def __init__(self, model_id: str, **options):
         _cache_sdk_model_classes()  # imports the SDK; runs once

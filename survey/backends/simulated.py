@@ -23,6 +23,7 @@ from scipy.special import expit, logit
 
 from survey.backends.base import Capabilities, Query, Reply
 from survey.backends.provider import parse_options
+from survey.errors import SurveyError
 from survey.stats.beta_logit import ModelParams
 
 
@@ -37,6 +38,13 @@ class SimulatedOptions(BaseModel):
     invalid_rate: float = Field(0.0, ge=0, le=1)
     latency: float = Field(0.0, ge=0)
 
+    def check_messages(self, messages: list[str]) -> None:
+        """A delta for a message the study does not have (a typo) would be ignored: refuse it."""
+        unknown = sorted(set(self.deltas) - set(messages))
+        if unknown:
+            raise SurveyError(f"simulated backend options: deltas: unknown message(s) {', '.join(unknown)}; "
+                              f"the study's messages are {', '.join(messages)}")
+
 
 def _rng(*parts) -> np.random.Generator:
     """A generator seeded by a stable hash of the parts (Python's hash() is salted per process)."""
@@ -47,6 +55,8 @@ def _rng(*parts) -> np.random.Generator:
 class SimulatedBackend:
     name = "simulated"
     capabilities = Capabilities(paid=False, needs_model_id=False)
+    options_model = SimulatedOptions  # checked by a dry run without creating the backend
+    allowed_params: frozenset[str] = frozenset()  # nothing to pass on: any params would be ignored
 
     def __init__(self, model_id: str = "", **options):
         self.options = o = parse_options(SimulatedOptions, "simulated", options)

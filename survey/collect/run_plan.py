@@ -113,9 +113,34 @@ class Plan:
                                   "raise the cap or shrink the design")
 
 
+def backend_options(study: StudySpec, spec: ModelSpec) -> dict:
+    """A model's [models.options] as its backend gets them: options naming files (the backend's declared
+    path options) resolved against the study file's folder, like the store."""
+    from survey.backends import backend_capabilities
+
+    paths = backend_capabilities(spec.backend, spec.options).path_options
+    return {k: (str(study.resolve(v)) if k in paths and isinstance(v, str) else v) for k, v in spec.options.items()}
+
+
+def check_models(design: QueryDesign) -> None:
+    """Every model's options and params, checked without starting a backend (survey.backends.checks):
+    a misspelt key or a per-message option for a message the study lacks is an error, not ignored."""
+    from survey.backends.checks import check_backend_options
+
+    messages = [m.id for m in design.messages]
+    for spec in design.study.models:
+        try:
+            check_backend_options(spec.backend, backend_options(design.study, spec), params=spec.params,
+                                  messages=messages)
+        except SurveyError as exc:
+            raise SurveyError(f"model '{spec.name}': {exc}") from exc
+
+
 def make_plan(study: StudySpec, store: Store, design: QueryDesign | None = None,
               models: list[str] | None = None) -> Plan:
+    """The plan of a run (see Plan); models' options are checked first (`check_models`)."""
     design = design or build_design(study)
+    check_models(design)
     specs = [study.model(name) for name in models] if models else study.models
     return Plan(study, design, [_model_plan(study, design, spec, store) for spec in specs])
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import sys
 
-from survey.backends import backend_capabilities, create_backend
+from survey.backends import create_backend
 from survey.collect.engine import Engine, ModelRun
-from survey.collect.run_plan import Plan
+from survey.collect.run_plan import Plan, backend_options
 from survey.errors import SurveyError
 
 
@@ -20,12 +20,8 @@ async def collect(engine: Engine, plan: Plan) -> None:
             engine.store.record_backend(plan.study.name, spec.name, spec.backend)  # the report prices by it
             if not m.missing and not m.open_jobs:
                 continue
-            # options naming files resolve against the study file's folder, like the store
-            paths = backend_capabilities(spec.backend).path_options
-            options = {k: (str(plan.study.resolve(v)) if k in paths and isinstance(v, str) else v)
-                       for k, v in spec.options.items()}
             try:
-                backend = create_backend(spec.backend, spec.model_id, **options)
+                backend = create_backend(spec.backend, spec.model_id, **backend_options(plan.study, spec))
             except SurveyError as exc:  # bad [models.options]: say which model of the study it is
                 raise SurveyError(f"model '{spec.name}': {exc}") from exc
             backends.append(backend)

@@ -230,3 +230,38 @@ def test_a_store_without_the_context_record_still_refuses_naming_the_rows(ran):
     with pytest.raises(SurveyError, match=r"3 stored replies .*\(model sim: 3; personas 0, 1, 2; paraphrases "
                                           r"boots-01\); this store has no record of the prompts"):
         Study.from_toml(ran).run(models=["sim"])
+
+
+# ---- unknown option keys are errors, found by a dry run ---------------------------------------------
+
+@pytest.mark.parametrize("options, error", [
+    ('options = { deltas = { boot = -0.4 } }',  # a typo of the message id 'boots'
+     r"model 'sim': simulated backend options: deltas: unknown message\(s\) boot; the study's messages are sneakers, boots"),
+    ('options = { mu = 0.4, kapa = 3 }', r"model 'sim': simulated backend options: kapa"),
+    ('options = { mu = 4.5 }', r"model 'sim': simulated backend options: mu"),
+    ('params = { top_p = 0.9 }', r"model 'sim': simulated backend: unknown params top_p \(it accepts: none\)"),
+])
+def test_a_bad_backend_option_is_an_error_at_dry_run_and_run(tmp_path, options, error):
+    study = Study.from_toml(write_study(tmp_path / "project", STUDY + options + "\n"))
+    for call in (study.dry_run, study.run):
+        with pytest.raises(SurveyError, match=error):
+            call()
+    with Store(study.store_path) as store:
+        assert store.studies() == []  # nothing was sent
+
+
+def test_options_of_every_shipped_backend_are_checked_without_starting_it(monkeypatch):
+    from survey.backends.checks import check_backend_options
+
+    monkeypatch.delenv("MISTRAL_API_KEY", raising=False)  # no key needed: no client is made
+    check_backend_options("mistral", {"server_url": "http://127.0.0.1:9"}, params={"top_p": 0.5})
+    check_backend_options("local", {"gguf": "/nonexistent/model.gguf", "mode": "sample"}, params={"top_p": 0.5})
+    check_backend_options("dashscope", {"workspace": "w"}, params={"enable_thinking": False})
+    for backend, options, params, error in (
+            ("mistral", {"server_ulr": "http://x"}, {}, "mistral backend options: server_ulr"),
+            ("mistral", {}, {"topp": 3}, "mistral backend: unknown params topp"),
+            ("local", {"mode": "exactly"}, {}, "local backend options: mode"),
+            ("local", {}, {"temprature": 1}, r"local backend: unknown params temprature \(it accepts: top_p\)"),
+            ("dashscope", {"base_ur": "x"}, {}, "dashscope backend options: base_ur")):
+        with pytest.raises(SurveyError, match=error):
+            check_backend_options(backend, options, params=params)

@@ -1,0 +1,39 @@
+"""A model's backend options checked without starting the backend: no SDK client, no model loaded.
+
+`survey run --dry-run` (and every run, before anything is sent) calls `check_backend_options` for each
+model of the study, so a misspelt option key, a bad value, an extra provider parameter the backend does
+not know, or a per-message option naming a message the study does not have is an error up front.
+
+A backend class opts in by declaring (all optional; docs/providers.md):
+  - ``options_model``: the pydantic model of its options (``extra="forbid"``: unknown keys are errors);
+    when the parsed options have ``check_messages(messages)``, it is called with the study's message ids;
+  - ``allowed_params``: the provider parameters it accepts in a model's ``params`` (a set, or a function
+    returning one); absent or None: the parameters go to the provider unchecked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from survey.backends import backend_class
+from survey.backends.provider import parse_options
+from survey.errors import SurveyError
+
+
+def check_backend_options(backend: str, options: dict, *, params: dict | None = None,
+                          messages: Iterable[str] | None = None) -> None:
+    """Raise SurveyError naming the first bad option or parameter of one model (see the module docstring)."""
+    cls = backend_class(backend)
+    model = getattr(cls, "options_model", None)
+    if model is not None:
+        parsed = parse_options(model, backend, options)
+        if messages is not None and hasattr(parsed, "check_messages"):
+            parsed.check_messages(list(messages))
+    allowed = getattr(cls, "allowed_params", None)
+    if callable(allowed):
+        allowed = allowed()
+    unknown = sorted(set(params or {}) - set(allowed)) if allowed is not None else []
+    if unknown:
+        known = ", ".join(sorted(allowed)) or "none"
+        raise SurveyError(f"{backend} backend: unknown params {', '.join(unknown)} (it accepts: {known}); "
+                          "remove them or check their spelling")
