@@ -135,11 +135,47 @@ class BackendError(Exception):
 
 @runtime_checkable
 class Backend(Protocol):
+    """``complete`` one query, ``aclose`` at the end. A backend that talks to a server should also
+    define ``async def preflight(self) -> None`` (see `Preflight`); without one, `preflight` is a no-op."""
+
     name: str
 
     async def complete(self, query: Query) -> Reply: ...
 
     async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class Preflight(Protocol):
+    """Part of the backend interface that backends without a server (local, simulated) leave out.
+
+    ``preflight()`` makes one cheap request (list or retrieve the model; at worst a 1-token reply)
+    before the run sends its first query. It returns when the request got any HTTP answer but a
+    401, 403 or 404, and raises BackendError otherwise, with the URL it asked and what to fix in the
+    message. `stops_run` decides which errors stop the run; the others are left to the engine.
+    """
+
+    async def preflight(self) -> None: ...
+
+
+STOPPING_STATUS = frozenset({401, 403, 404})  # wrong key, no access, wrong URL or model id
+STOPPING_CODES = frozenset({"connection", "bad_url"})  # refused, unreachable, unknown host, malformed URL
+
+
+async def preflight(backend) -> None:
+    """Run ``backend.preflight()`` if the backend defines one (a backend without a server has none)."""
+    check = getattr(backend, "preflight", None)
+    if check is not None:
+        await check()
+
+
+def stops_run(err: BackendError) -> bool:
+    """A preflight failure that every query would repeat: no connection, a malformed URL, 401/403/404.
+
+    Rate limits, 5xx and slow answers are left to the engine's retries; a read timeout means the
+    server is there.
+    """
+    return err.code in STOPPING_CODES or err.status in STOPPING_STATUS
 
 
 @runtime_checkable

@@ -21,16 +21,19 @@ import asyncio
 import json
 from typing import TYPE_CHECKING
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from survey.backends.base import BackendError, Capabilities, Query, Reply
 from survey.backends.provider import (
     ProviderOptions,
     api_key_from_env,
+    connect_hint,
     http_error,
+    http_url,
     merge_top_logprobs,
     parse_options,
     redact,
+    status_hint,
 )
 
 if TYPE_CHECKING:
@@ -60,6 +63,11 @@ class DashScopeOptions(ProviderOptions):
     base_url: str | None = Field(None, description="API root ending in /api/v1; default dashscope.base_http_api_url "
                                  "(international: https://dashscope-intl.aliyuncs.com/api/v1)")
     workspace: str | None = Field(None, description="DashScope workspace id, if your key needs one")
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        return http_url(value)
 
 
 class DashScopeBackend:
@@ -109,6 +117,20 @@ class DashScopeBackend:
         kwargs.update(q.params)  # the study's params win, e.g. enable_thinking = true
         return kwargs
 
+    @property
+    def base(self) -> str:
+        import dashscope
+
+        return self.options.base_url or dashscope.base_http_api_url
+
+    async def preflight(self) -> None:
+        """One 1-token reply (about 15 tokens: a few millionths of a dollar). The native SDK lists
+        models only through a blocking call on an endpoint it does not document for every region,
+        while this route is the one the queries take, so a 404 here is a 404 for every query."""
+        probe = Query(study="", model="", message="", perturbation="", persona="", replicate=0, system="",
+                      user="Reply with Yes.", model_id=self.model_id, temperature=0.0, max_tokens=1)
+        await self.complete(probe)
+
     async def complete(self, query: Query) -> Reply:
         import dashscope
 
@@ -128,7 +150,11 @@ class DashScopeBackend:
         """A returned (not raised) failure -> BackendError, deciding retry by code first, then status."""
         code = code or None
         retry_after = next((v for k, v in (headers or {}).items() if str(k).lower() == "retry-after"), None)
-        err = http_error(status, message or "", code=code, retry_after=retry_after, secret=self._key)
+        not_found = (f"check model_id '{self.model_id}' and base_url" if self.base.rstrip("/").endswith("/api/v1")
+                     else "base_url must end in /api/v1, e.g. https://dashscope-intl.aliyuncs.com/api/v1")
+        err = http_error(status, message or "", code=code, retry_after=retry_after, secret=self._key,
+                         request=f"POST {self.base.rstrip('/')}/services/aigc/text-generation/generation",
+                         hint=status_hint(status, key_env=self.options.api_key_env, not_found=not_found))
         if code in FATAL_CODES:
             err.retryable = False
         elif code and code.startswith(RETRYABLE_CODES):
@@ -141,15 +167,25 @@ class DashScopeBackend:
 
         if isinstance(exc, BackendError):
             return exc
+        if isinstance(exc, (aiohttp.NonHttpUrlClientError, aiohttp.InvalidURL)):
+            return BackendError(redact(f"malformed URL {self.base}: {exc}; base_url needs http:// or https://",
+                                       self._key), retryable=False, code="bad_url")
+        if isinstance(exc, aiohttp.ConnectionTimeoutError):  # nothing answered: the host is unreachable
+            return BackendError(f"no connection to {self.base} within {self.options.timeout:g} s; "
+                                f"{self._connect_hint}", retryable=True, code="connection")
         if isinstance(exc, TimeoutError):  # asyncio timeouts and aiohttp.ServerTimeoutError
             return BackendError(f"timeout after {self.options.timeout:g} s", retryable=True, code="timeout")
         if isinstance(exc, (json.JSONDecodeError, aiohttp.ContentTypeError)):
             return BackendError(redact(f"malformed JSON from the provider: {exc}", self._key), retryable=True,
                                 code="malformed_response")
         if isinstance(exc, aiohttp.ClientError):
-            return BackendError(redact(f"connection error: {type(exc).__name__}: {exc}", self._key),
-                                retryable=True, code="connection")
+            return BackendError(redact(f"connection error to {self.base}: {type(exc).__name__}: {exc}; "
+                                       f"{self._connect_hint}", self._key), retryable=True, code="connection")
         return BackendError(redact(f"{type(exc).__name__}: {exc}", self._key), retryable=False, code="client_error")
+
+    @property
+    def _connect_hint(self) -> str:
+        return connect_hint("base_url", self.base, bool(self.options.base_url))
 
 
 def to_reply(resp) -> Reply:

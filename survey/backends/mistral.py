@@ -26,16 +26,20 @@ import json
 import typing
 from typing import TYPE_CHECKING
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from survey.backends.base import BackendError, Capabilities, Query, Reply
 from survey.backends.provider import (
     ProviderOptions,
     api_key_from_env,
+    connect_hint,
     http_error,
+    http_url,
     merge_top_logprobs,
     parse_options,
     redact,
+    request_line,
+    status_hint,
 )
 
 if TYPE_CHECKING:
@@ -95,6 +99,7 @@ def _cache_sdk_model_classes() -> None:
         module.get_type_hints = cached_get_type_hints
 
 _DEAD_JOB = {"FAILED", "TIMEOUT_EXCEEDED", "CANCELLATION_REQUESTED", "CANCELLED"}
+DEFAULT_SERVER = "https://api.mistral.ai"  # the SDK's default server_url
 
 
 class MistralOptions(ProviderOptions):
@@ -102,6 +107,11 @@ class MistralOptions(ProviderOptions):
     server_url: str | None = Field(None, description="API root without /v1, e.g. https://api.mistral.ai")
     batch_timeout_hours: int = Field(24, ge=1, le=168, description="batch jobs expire after this")
     reuse_jobs: bool = Field(True, description="resubmitting identical batch content reuses the existing job")
+
+    @field_validator("server_url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        return http_url(value)
 
 
 def _chat_params() -> frozenset[str]:
@@ -145,6 +155,14 @@ class MistralBackend:
                                    timeout_ms=int(self.options.timeout * 1000), debug_logger=NoOpLogger())
             self._loop = loop
         return self._client
+
+    async def preflight(self) -> None:
+        """Retrieve the model's card (GET /v1/models/{id}): free, and it needs the server, the key and
+        the model id to be right."""
+        try:
+            await self.client().models.retrieve_async(model_id=self.model_id)
+        except Exception as exc:
+            raise self.map_error(exc) from None
 
     async def aclose(self) -> None:
         http, self._http, self._client = self._http, None, None
@@ -204,14 +222,37 @@ class MistralBackend:
             if isinstance(exc, errors.HTTPValidationError):
                 code = code or "invalid_parameter"
             return http_error(exc.status_code, message, code=code, retry_after=exc.headers.get("retry-after"),
-                              secret=self._key)
+                              secret=self._key, request=request_line(exc.raw_response),
+                              hint=status_hint(exc.status_code, key_env=self.options.api_key_env,
+                                               not_found=self.not_found_hint()))
+        if isinstance(exc, httpx2.UnsupportedProtocol):  # the options check makes this rare: no retry helps
+            return BackendError(redact(f"malformed URL {self.server}: {exc}; server_url needs http:// or "
+                                       "https://", self._key), retryable=False, code="bad_url")
+        if isinstance(exc, httpx2.ConnectTimeout):  # nothing answered: the host is unreachable
+            return BackendError(f"no connection to {self.server} within {self.options.timeout:g} s; "
+                                f"{self._connect_hint}", retryable=True, code="connection")
         if isinstance(exc, httpx2.TimeoutException):
             return BackendError(f"timeout after {self.options.timeout:g} s ({type(exc).__name__})",
                                 retryable=True, code="timeout")
         if isinstance(exc, (httpx2.TransportError, errors.NoResponseError)):
-            return BackendError(redact(f"connection error: {type(exc).__name__}: {exc}", self._key),
-                                retryable=True, code="connection")
+            return BackendError(redact(f"connection error to {self.server}: {type(exc).__name__}: {exc}; "
+                                       f"{self._connect_hint}", self._key), retryable=True, code="connection")
         return BackendError(redact(f"{type(exc).__name__}: {exc}", self._key), retryable=False, code="client_error")
+
+    @property
+    def server(self) -> str:
+        return self.options.server_url or DEFAULT_SERVER
+
+    @property
+    def _connect_hint(self) -> str:
+        return connect_hint("server_url", self.server, bool(self.options.server_url))
+
+    def not_found_hint(self) -> str:
+        if self.server.endswith("/v1"):
+            return (f"drop the /v1 suffix from server_url: the SDK adds it "
+                    f"(server_url = \"{self.server.removesuffix('/v1')}\")")
+        return (f"check model_id '{self.model_id}' and that server_url is the API root, e.g. {DEFAULT_SERVER} "
+                "(the SDK adds /v1)")
 
     # ---- batch API ----
     async def submit_batch(self, queries: list[Query]) -> str:

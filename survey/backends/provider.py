@@ -11,10 +11,12 @@ import email.utils
 import math
 import os
 import time
+import urllib.parse
 from collections.abc import Iterable
 from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import PydanticCustomError
 
 from survey.backends.base import BackendError
 from survey.errors import SurveyError, pydantic_message
@@ -72,12 +74,55 @@ def retry_after_seconds(value: str | None) -> float | None:
 
 
 def http_error(status: int | None, message: str, *, code: str | None = None, retry_after: str | None = None,
-               secret: str | None = None) -> BackendError:
-    """A provider HTTP error: 429/5xx (and timeouts) can succeed later, other 4xx cannot."""
+               secret: str | None = None, request: str | None = None, hint: str | None = None) -> BackendError:
+    """A provider HTTP error: 429/5xx (and timeouts) can succeed later, other 4xx cannot.
+
+    ``request`` ("POST https://...") says what was asked and ``hint`` what to check, so a 404 never
+    reaches the user as a bare "HTTP 404".
+    """
     retryable = status is None or status in RETRYABLE_STATUS or status >= 500
     prefix = f"HTTP {status}" if status is not None else "request failed"
-    return BackendError(redact(f"{prefix}{f' {code}' if code else ''}: {message}", secret), retryable=retryable,
+    text = f"{prefix}{f' {code}' if code else ''}{f' from {request}' if request else ''}: {message or 'no message'}"
+    return BackendError(redact(text + (f"; {hint}" if hint else ""), secret), retryable=retryable,
                         status=status, code=code, retry_after=retry_after_seconds(retry_after))
+
+
+def status_hint(status: int | None, *, key_env: str, not_found: str) -> str | None:
+    """What to check after a 401/403 (the key) or a 404 (``not_found``: the backend's URL advice)."""
+    if status in (401, 403):
+        return (f"check the API key in ${key_env} (options.api_key_env names the variable) and that it may "
+                "use this model")
+    if status == 404:
+        return not_found
+    return None
+
+
+def request_line(response) -> str | None:
+    """ "GET https://host/v1/models/x": what an httpx response answered, or None if unknown."""
+    try:
+        return f"{response.request.method} {response.request.url}"
+    except (AttributeError, RuntimeError):  # httpx raises RuntimeError for a response built without one
+        return None
+
+
+def connect_hint(option: str, url: str, configured: bool) -> str:
+    """What to check when ``url`` (option ``option``, or the SDK's default) cannot be reached."""
+    return (f"check the scheme, host and port of options.{option}" if configured
+            else f"check the network connection to {url}")
+
+
+def http_url(value: str | None) -> str | None:
+    """Validate a URL option (a pydantic validator): http(s) with a host; ``127.0.0.1:8080`` needs
+    ``http://`` in front, and without one every request would fail only after its retries."""
+    if value is None:
+        return None
+    parts = urllib.parse.urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        bare = value.split("://", 1)[-1]
+        raise PydanticCustomError("http_url", "'{value}' is not an http(s) URL: write it with its scheme, e.g. "
+                                  "'https://{bare}' (or 'http://{bare}' for a server without TLS)",
+                                  {"value": value, "bare": bare})
+    return value.rstrip("/")
 
 
 def merge_top_logprobs(pairs: Iterable[tuple[str, float]]) -> dict[str, float] | None:

@@ -1,6 +1,7 @@
 """A fake Mistral API on 127.0.0.1 that the real mistralai SDK talks to (``server_url=fake.url``).
 
-Routes: POST /v1/chat/completions, POST /v1/embeddings, POST /v1/files (multipart),
+Routes: POST /v1/chat/completions, GET /v1/models/{id} (the run's preflight; route "models": a model id in
+``unknown_models`` gets Mistral's 404), POST /v1/embeddings, POST /v1/files (multipart),
 GET /v1/files/{id}/content, POST|GET /v1/batch/jobs, GET /v1/batch/jobs/{id}, POST .../cancel.
 Batch jobs advance one status per poll (QUEUED -> RUNNING -> SUCCESS after ``batch_polls`` polls) and
 answer their lines with the same respondent and fault rules as chat (route "batch" for line faults).
@@ -50,10 +51,12 @@ class MistralFake(FakeServer):
         self.files: dict[str, dict] = {}
         self.jobs: dict[str, dict] = {}
         self.jobs_created = 0
+        self.unknown_models: set[str] = set()
         self._ids = itertools.count(1)
 
     def add_routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_get("/v1/models/{model_id}", self._model_card)
         app.router.add_post("/v1/embeddings", self._embeddings)
         app.router.add_post("/v1/files", self._upload)
         app.router.add_get("/v1/files/{file_id}/content", self._download)
@@ -109,6 +112,19 @@ class MistralFake(FakeServer):
         cell = self.cell_of(model, body)
         return await self.chat_flow(request, body, cell, lambda text: self.completion(model, body, cell, text),
                                     malformed=b'{"id": "cmpl-1", "choices": [{"message": ')
+
+    # ---- models ----
+    async def _model_card(self, request: web.Request) -> web.Response:
+        if (denied := self._admit(request, "models")) is not None:
+            return denied
+        model = request.match_info["model_id"]
+        if (rule := self.take_fault("models", {"model": model}, model)) is not None:
+            return self.error_response(rule)
+        if model in self.unknown_models:
+            return web.json_response({"detail": f"Model {model} not found"}, status=404)
+        return web.json_response({
+            "id": model, "object": "model", "created": int(time.time()), "owned_by": "mistralai",
+            "type": "base", "capabilities": {"completion_chat": True, "function_calling": True}})
 
     # ---- embeddings ----
     async def _embeddings(self, request: web.Request) -> web.Response:
