@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from aiolimiter import AsyncLimiter
 
-from survey.backends.base import Backend, BackendError, Query, Reply, capabilities_of
+from survey.backends.base import Backend, BackendError, Query, Reply, capabilities_of, preflight, stops_run
 from survey.collect.store import TERMINAL_BATCH, Store
 from survey.errors import SurveyError
 from survey.responses import BINARY, ResponseType
@@ -77,6 +77,7 @@ class ModelReport:
 class RunReport:
     models: dict[str, ModelReport] = field(default_factory=dict)
     interrupted: bool = False
+    signal: str | None = None  # what interrupted the run: "SIGINT" (Ctrl-C) or "SIGTERM"
     seconds: float = 0.0
 
     @property
@@ -93,7 +94,8 @@ class RunReport:
         return self.interrupted or bool(self.failed) or any(m.unanswered or m.stopped for m in self.models.values())
 
     def to_dict(self) -> dict:
-        return {"interrupted": self.interrupted, "seconds": round(self.seconds, 3), "stored": self.stored,
+        return {"interrupted": self.interrupted, "signal": self.signal, "seconds": round(self.seconds, 3),
+                "stored": self.stored,
                 "failed": self.failed, "models": [m.to_dict() for m in self.models.values()]}
 
 
@@ -101,7 +103,7 @@ class Engine:
     def __init__(self, store: Store, *, max_attempts: int = 8, base_delay: float = 1.0,
                  max_delay: float = 60.0, request_timeout: float | None = 300.0,
                  poll_interval: float = 10.0, max_poll_interval: float = 120.0, abort_after: int = 50,
-                 progress: bool = True, sleep: Callable[[float], Awaitable] = asyncio.sleep,
+                 breaker_after: int = 20, progress: bool = True, sleep: Callable[[float], Awaitable] = asyncio.sleep,
                  rng: random.Random | None = None):
         self.store = store
         self.max_attempts = max_attempts
@@ -111,6 +113,9 @@ class Engine:
         self.poll_interval = poll_interval
         self.max_poll_interval = max_poll_interval
         self.abort_after = abort_after  # consecutive hard failures (e.g. a bad key) that stop a model
+        # consecutive connection failures or timeouts that stop a model (at least twice its concurrency,
+        # so that one burst of failed in-flight requests is not enough)
+        self.breaker_after = breaker_after
         self.progress = progress
         self.sleep = sleep
         self.rng = rng or random.Random()
@@ -124,6 +129,7 @@ class Engine:
         self.report = RunReport()
         for run in runs:  # before anything is sent: a study's replies must all be of one response type
             self.store.record_scale(run.study, run.response.scale)
+        await self.preflight(runs)
         start = time.perf_counter()
         try:
             with RunProgress(enabled=self.progress) as bar:
@@ -141,6 +147,29 @@ class Engine:
             self.report.seconds = time.perf_counter() - start
         return self.report
 
+    async def preflight(self, runs: list[ModelRun]) -> None:
+        """One cheap request per model before any query: a wrong URL, port or key stops the run here
+        with one line, instead of failing every query after all its retries."""
+        async def check(run: ModelRun) -> str | None:
+            for attempt in (1, 2):  # a refused connection gets one second chance
+                try:
+                    await preflight(run.backend)
+                    return None
+                except Exception as exc:  # noqa: BLE001 - classified below
+                    err = as_backend_error(exc)
+                if not stops_run(err):
+                    return None  # 429, 5xx, slow: the server is there; the engine retries queries
+                if not err.retryable:
+                    break
+                if attempt == 1:
+                    await self.sleep(self.backoff(1))
+            return f"model '{run.name}' cannot run: {err}"
+
+        failures = [f for f in await asyncio.gather(*(check(run) for run in runs)) if f]
+        if failures:
+            more = f" (and {len(failures) - 1} more model(s))" if len(failures) > 1 else ""
+            raise SurveyError(failures[0] + more)
+
     async def _run_model(self, run: ModelRun, rep: ModelReport, bar) -> None:
         done = self.store.done_keys(run.study, run.name)
         self._seq[run.name] = {q.key: i for i, q in enumerate(run.queries)}
@@ -157,7 +186,7 @@ class Engine:
         req_limit = AsyncLimiter(run.rpm, 60) if run.rpm else None
         tok_limit = AsyncLimiter(run.tpm, 60) if run.tpm else None
         queue = iter(todo)  # shared by the workers: persona-major order is kept up to concurrency
-        state = {"hard_failures": 0}
+        state = {"hard_failures": 0, "connection_failures": 0, "broken": False}
 
         async def worker() -> None:
             for q in queue:
@@ -172,6 +201,8 @@ class Engine:
     async def _query(self, run, q: Query, rep: ModelReport, task, req_limit, tok_limit, state) -> None:
         attempts = 0
         while True:
+            if attempts and state["broken"]:  # the breaker tripped while this query waited to retry
+                return  # it stays missing: a rerun sends it
             attempts += 1
             if req_limit:
                 await req_limit.acquire()
@@ -187,9 +218,11 @@ class Engine:
                 err = as_backend_error(exc)
             else:
                 self._store_reply(run, q, reply, rep, attempts)
-                state["hard_failures"] = 0
+                state["hard_failures"] = state["connection_failures"] = 0
                 task.advance(ok=True)
                 return
+            if self._breaker(run, err, rep, state):
+                return  # the query stays missing: a rerun sends it
             if err.retryable and attempts < self.max_attempts:
                 rep.retries += 1
                 await self.sleep(self.backoff(attempts, err.retry_after))
@@ -201,6 +234,19 @@ class Engine:
                 rep.stopped = (f"stopped after {self.abort_after} consecutive non-retryable failures; "
                                f"last: {err}")
             return
+
+    def _breaker(self, run: ModelRun, err: BackendError, rep: ModelReport, state: dict) -> bool:
+        """Count consecutive connection failures and timeouts; True once they stopped the model."""
+        if err.code not in ("connection", "timeout"):
+            state["connection_failures"] = 0  # the server answered
+            return False
+        state["connection_failures"] += 1
+        limit = max(self.breaker_after, 2 * run.concurrency)
+        if self.breaker_after and state["connection_failures"] >= limit and not state["broken"]:
+            state["broken"] = True
+            rep.stopped = rep.stopped or (f"stopped after {limit} consecutive connection failures or timeouts "
+                                          f"(rerun to send the rest); last: {err}")
+        return state["broken"]
 
     def backoff(self, attempt: int, retry_after: float | None = None) -> float:
         """Full-jitter exponential backoff; never shorter than the provider's Retry-After."""

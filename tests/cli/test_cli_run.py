@@ -142,16 +142,24 @@ def test_bad_backend_option_names_the_model(tmp_path, capsys):
 
 
 def test_failed_queries_exit_1_and_keep_the_rest(tmp_path, capsys, monkeypatch):
+    from fakes.mistral_server import MistralFake
+
     monkeypatch.setenv("MISTRAL_API_KEY", "not-a-key")
     dead = PAID + '[models.options]\nserver_url = "http://127.0.0.1:9"\n'  # nothing listens: refused
     study = small_sim(tmp_path, dead, personas=2, perts=2, reps=1)
+    # the preflight finds the refused port before any query: one line, exit 2, nothing sent or stored
     code, out, _ = cli(capsys, "run", study, "--yes", "--json", "--max-attempts", "1")
-    run = json.loads(out)["run"]
-    assert code == 1 and run["failed"] == 8 and run["stored"] == 8  # the simulated model's replies are kept
-    code, out, _ = cli(capsys, "export", tmp_path / "sim.sqlite", "--out", tmp_path / "t.csv", "--json")
-    assert code == 0 and json.loads(out)["rows"] == 8
-    code, out, _ = cli(capsys, "run", study, "--yes", "--max-attempts", "1")  # the failed rows go again
-    assert code == 1 and "8 failed; rerun to resume" in out
+    assert code == 2 and "http://127.0.0.1:9" in json.loads(out)["error"]
+    with MistralFake(api_key="not-a-key", lifetime=60) as fake:  # reachable, but it refuses every query
+        fake.inject("content_filter", times=None)
+        study.write_text(study.read_text().replace("http://127.0.0.1:9", fake.url))
+        code, out, _ = cli(capsys, "run", study, "--yes", "--json", "--max-attempts", "1")
+        run = json.loads(out)["run"]
+        assert code == 1 and run["failed"] == 8 and run["stored"] == 8  # the simulated model's replies are kept
+        code, out, _ = cli(capsys, "export", tmp_path / "sim.sqlite", "--out", tmp_path / "t.csv", "--json")
+        assert code == 0 and json.loads(out)["rows"] == 8
+        code, out, _ = cli(capsys, "run", study, "--yes", "--max-attempts", "1")  # the failed rows go again
+        assert code == 1 and "8 failed; rerun to resume" in out
 
 
 def test_ctrl_c_keeps_replies_and_rerun_completes(tmp_path):

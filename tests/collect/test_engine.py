@@ -165,6 +165,22 @@ def test_consecutive_hard_failures_stop_the_model(tmp_path):
         assert m.failed == 5 and sum(backend.calls.values()) == 5 and "invalid api key" in m.stopped
 
 
+def test_connection_breaker_stops_after_n_failures_but_at_least_twice_the_concurrency(tmp_path):
+    qs = make_queries()
+    down = {q.key: [ConnectionRefusedError("refused")] * 10 for q in qs}
+    with Store(tmp_path / "s.sqlite") as store:
+        backend = ScriptedBackend(down)
+        m = run(engine(store, breaker_after=5), ModelRun("st", "fake", backend, qs, concurrency=8)).models["fake"]
+        # 8 requests in flight fail together, so the limit is max(5, 2 x 8) = 16, not 5
+        assert sum(backend.calls.values()) == 16 and "16 consecutive connection failures" in m.stopped
+        # only queries that used all 4 attempts before the stop are failed rows; the rest stay missing
+        assert m.stored == 0 and m.failed <= 16 // 4
+        blips = ScriptedBackend({q.key: [TimeoutError()] for q in qs})  # every query times out once
+        m = run(engine(store, breaker_after=2), ModelRun("st", "fake", blips, qs, concurrency=1)).models["fake"]
+        assert m.stopped is None and m.stored == 48  # a success in between resets the count
+    assert Engine(None).breaker_after == 20  # the documented default
+
+
 def test_cancel_keeps_every_received_reply(tmp_path):
     qs = make_queries(n=10)
     backend = ScriptedBackend(delay=0.002)
