@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from survey.common.event_loop import Terminated
 from survey.common.formatting import to_json
 from survey.errors import SurveyError
 
@@ -56,6 +57,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(exc.exit_code)
     except SurveyError as exc:
         _fail(str(exc), 2, as_json)
+    except Terminated:  # SIGTERM during a run, before anything was sent
+        _fail("terminated", 143, as_json, prefix="")
     except KeyboardInterrupt:
         _fail("interrupted", 130, as_json, prefix="")
     except OSError as exc:  # an output path that cannot be written (bad folder, permissions, full disk)

@@ -47,8 +47,10 @@ def demo_cmd(study_path, out, seed, as_json):
                        f"(stored answers are reused: {sum(m.replies for m in plan.models)})", err=True)
         result = study.run(progress=not as_json)
         if result.interrupted:
+            from survey.cli.run import interrupted_status
+
             click.echo(f"interrupted: {result.stored} answers stored; rerun to resume", err=True)
-            sys.exit(130)
+            sys.exit(interrupted_status(result.report))
         if result.failed:
             raise SurveyError(f"{result.failed} queries failed; see `survey status {study.store_path}`")
     df = study.table()

@@ -51,6 +51,12 @@ def _print_sets(plan: Plan) -> None:
         click.echo(line)
 
 
+def interrupted_status(report: RunReport) -> int:
+    """Exit status of an interrupted run: 128 + the signal's number, as a shell reports a command the
+    signal ended (SIGTERM 143, Ctrl-C 130)."""
+    return 143 if report.signal == "SIGTERM" else 130
+
+
 def _confirm_paid(plan: Plan, yes: bool) -> None:
     if not plan.paid or yes:
         return
@@ -75,7 +81,7 @@ def _print_report(rep: RunReport, store_path) -> None:
                        "rerun to submit them", err=True)
         if m.stopped:
             click.echo(f"{m.model}: {m.stopped}", err=True)
-    state = "interrupted" if rep.interrupted else "done"
+    state = (f"interrupted by {rep.signal}" if rep.signal else "interrupted") if rep.interrupted else "done"
     click.echo(f"{state}: {rep.stored} replies stored in {rep.seconds:.1f} s, {rep.failed} failed; "
                + ("rerun to resume, " if rep.incomplete else "")
                + f"`survey export {store_path} --out FILE.csv` for the table")
@@ -120,7 +126,7 @@ def run_cmd(study_file, dry_run, yes, models, max_attempts, poll_interval, drop_
     else:
         _print_report(result.report, study.store_path)
     if result.interrupted:
-        sys.exit(130)
+        sys.exit(interrupted_status(result.report))
     if result.incomplete:
         sys.exit(1)  # what arrived is stored, but the study is incomplete: scripts must notice
 

@@ -30,7 +30,8 @@ from survey.study.spec import StudySpec, load_study, parse_study
 class StudyRun:
     """What `Study.run` did: the plan it carried out and the engine's report (None: nothing to send).
 
-    ``interrupted``: stopped by Ctrl-C (every reply received is stored; run again to resume).
+    ``interrupted``: stopped by Ctrl-C or SIGTERM (every reply received is stored; run again to resume);
+    ``report.signal`` says which ("SIGINT" or "SIGTERM").
     ``incomplete``: something is still owed (interrupted, failed rows, unanswered batch queries).
     """
 
@@ -144,18 +145,22 @@ class Study:
 
         Blocking. Inside a running event loop (Jupyter) the run gets its own loop in a worker thread;
         from async code, ``await study.arun(...)`` instead. Ctrl-C (or a kernel interrupt) stops the run
-        and returns it with ``interrupted = True``: every reply received by then is stored.
+        and returns it with ``interrupted = True``: every reply received by then is stored. In the main
+        thread SIGTERM (docker stop, systemd, ``timeout``) does the same while the run lasts.
+        Before the first query each model gets one cheap preflight request: a wrong URL, port or API
+        key raises SurveyError naming the model, the URL and the fix.
         """
-        from survey.common.event_loop import run_coroutine
+        from survey.common.event_loop import Terminated, run_coroutine
 
         state = _Progress()
         try:
             run_coroutine(self._collect(state, yes, models, max_attempts, poll_interval, progress,
-                                        drop_changed, rename_stored))
-        except KeyboardInterrupt:
+                                        drop_changed, rename_stored), sigterm=True)
+        except KeyboardInterrupt as exc:
             if state.engine is None:  # stopped before anything was sent
                 raise
             state.engine.report.interrupted = True
+            state.engine.report.signal = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
         return state.result()
 
     async def arun(self, *, yes: bool = False, models: list[str] | None = None, max_attempts: int = 8,

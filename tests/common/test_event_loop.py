@@ -1,11 +1,13 @@
 """run_coroutine: asyncio.run outside an event loop, a worker thread with its own loop inside one."""
 
 import asyncio
+import os
+import signal
 import threading
 
 import pytest
 
-from survey.common.event_loop import run_coroutine
+from survey.common.event_loop import Terminated, run_coroutine
 
 
 async def where() -> tuple[str, int]:
@@ -38,3 +40,34 @@ def test_errors_reach_the_caller(in_loop):
 
     with pytest.raises(ValueError, match="from the coroutine"):
         asyncio.run(cell()) if in_loop else run_coroutine(fail())
+
+
+async def sigterm_handler_now():
+    return signal.getsignal(signal.SIGTERM)
+
+
+def test_sigterm_handler_only_in_the_main_thread_and_only_while_the_coroutine_runs():
+    before = signal.getsignal(signal.SIGTERM)
+    assert run_coroutine(sigterm_handler_now(), sigterm=True) is not before
+    assert signal.getsignal(signal.SIGTERM) is before  # restored
+
+    async def cell():  # a notebook's loop: the run goes to a worker thread, signals are left alone
+        return run_coroutine(sigterm_handler_now(), sigterm=True)
+
+    assert asyncio.run(cell()) is before
+    assert run_coroutine(sigterm_handler_now()) is before  # not asked for: not installed
+
+
+def test_sigterm_cancels_the_coroutine_which_cleans_up_and_the_caller_sees_terminated():
+    cleaned = []
+
+    async def work():
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            await asyncio.sleep(30)
+        finally:
+            cleaned.append(True)
+
+    with pytest.raises(Terminated):
+        run_coroutine(work(), sigterm=True)
+    assert cleaned == [True] and issubclass(Terminated, KeyboardInterrupt)  # handled like Ctrl-C
