@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from survey.cli.common import echo_completeness, echo_json, json_option, print_table, study_option
+from survey.cli.sequential import analyze_sequential, sequential_options
 from survey.data.sources import load_source
 from survey.data.table import write_table
 from survey.stats import ab_tests
@@ -51,10 +52,14 @@ def simulate_cmd(n, m, m_b, r, mu, kappa, sigma, rho, delta, seed, out, as_json)
               show_default=True)
 @click.option("--probabilities", is_flag=True,
               help="use the exact per-cell P(Yes) (p_yes, local model in exact mode) instead of answer rates")
+@sequential_options("replay a stopping rule over the pairs in collection order")
 @study_option
 @json_option
-def analyze_cmd(table, a, b, flips, seed, alternative, confidence, probabilities, study, as_json):
+def analyze_cmd(table, a, b, flips, seed, alternative, confidence, probabilities, study, as_json, **seq):
     """Test message A vs B for every model in a long table (one independent analysis per model)."""
+    if seq["seq_method"]:
+        return analyze_sequential(load_source(table, study), a, b, alternative, None, seed, probabilities,
+                                  as_json, seq)
     res = analyze(load_source(table, study), a, b, alternative=alternative, confidence=confidence,
                   flips=flips, seed=seed, probabilities=probabilities)
     if as_json:

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from survey.cli.common import echo_completeness, echo_json, json_option, print_table, study_option, to_json
+from survey.cli.sequential import design_options, print_sequential_plan, sequential_options
 from survey.common.progress import progress_bar
 from survey.data.sources import load_source
 from survey.errors import SurveyError
@@ -61,15 +62,17 @@ def _progress(enabled: bool):
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="also write the JSON result here")
 @click.option("--plot", type=click.Path(dir_okay=False), default=None, help="plot file [default: next to --out, else reports/plan.png]")
 @click.option("--no-plot", is_flag=True, help="do not draw the plot")
+@sequential_options("also simulate a sequential rule whose maximum is each design's m")
 @json_option
 def plan_cmd(mu, kappa, sigma, rho, delta, from_estimate, from_table, model, message, study, method, budgets,
              strategies, designs, alpha, simulations, flips, seed, alternative, target_power, out, plot, no_plot,
-             as_json):
+             as_json, **seq):
     """Simulate the power of each test for allocation strategies and budgets; find the cheapest design."""
     res = plan(delta, mu=mu, kappa=kappa, sigma=sigma, rho=rho, from_estimate=from_estimate, from_table=from_table,
                model=model, message=message, study=study, budgets=_ints(budgets, "--budget") if budgets else None,
                strategies=strategies, designs=designs, alpha=alpha, simulations=simulations, flips=flips, seed=seed,
-               alternative=alternative, target_power=target_power, method=method, progress=_progress(not as_json))
+               alternative=alternative, target_power=target_power, method=method, progress=_progress(not as_json),
+               sequential=design_options(seq) if seq["seq_method"] else None)
     doc = res.to_dict()
     if not no_plot:
         from survey.plots.power import power_curves
@@ -105,6 +108,8 @@ def _print_plan(res: PlanResult, plot: str | None) -> None:
         click.echo(f"cheapest design reaching power {c['target_power']:g}: n = {c['n']} personas, m = {c['m']} "
                    f"perturbations, r = {c['r']} replicates ({c['budget']} queries, strategy {c['strategy']}, "
                    f"power {c['power'][DECISION_TEST]:.3f})")
+    if res.sequential:
+        print_sequential_plan(res.sequential)
     for w in res.warnings:
         click.echo(f"warning: {w}")
     if plot:

@@ -68,3 +68,13 @@ def analyze_sequential(source, a, b, alternative, alpha, seed, probabilities, as
         if s.confidence_sequence is not None:
             lo, hi = s.confidence_sequence
             click.echo(f"effect, {1 - s.alpha:.0%} confidence sequence (valid at any stopping time): [{lo:+.4f}, {hi:+.4f}]")
+
+
+def print_sequential_plan(rows: list[dict]) -> None:
+    """`survey plan --sequential`: per design, the rule's power and expected queries beside the fixed design's."""
+    click.echo(f"sequential rule: {rows[0]['design'].split(': rounds')[0]}, up to each design's m pairs")
+    print_table("sequential vs fixed (N = queries; ratio = expected N / fixed N)",
+                ["budget", "strategy", "n", "m", "r", "fixed N", "fixed power", "seq. power", "seq. E[N]", "ratio",
+                 "futility"],
+                [[r["budget"], r["strategy"], r["n"], r["m"], r["r"], r["fixed_queries"], r["fixed_power"], r["power"],
+                  round(r["expected_queries"]), r["ratio"], r["futility_rate"]] for r in rows])

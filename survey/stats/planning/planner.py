@@ -153,6 +153,7 @@ class PlanResult:
     cheapest: dict | None  # the fewest-query design reaching target_power
     target_power: float | None
     warnings: list[str] = field(default_factory=list)
+    sequential: list[dict] | None = None  # per design: the sequential rule's power and expected queries
 
     def describe(self) -> str:
         p = self.params
@@ -165,7 +166,7 @@ class PlanResult:
                 "alternative": self.alternative, "flips": self.flips, "mc_error": mc_error(self.simulations),
                 "results": [r.to_dict() for r in self.results], "best": self.best,
                 "cheapest": self.cheapest, "target_power": self.target_power,
-                "warnings": self.warnings, "plot": None}
+                "warnings": self.warnings, "plot": None, "sequential": self.sequential}
 
 
 def plan(delta: float, *, mu: float | None = None, kappa: float | None = None, sigma: float | None = None,
@@ -173,7 +174,8 @@ def plan(delta: float, *, mu: float | None = None, kappa: float | None = None, s
          message: str | None = None, study: str | None = None, budgets: Iterable[int] | None = None,
          strategies: Iterable[str] | None = None, designs: Iterable[str | tuple] = (), alpha: float = 0.05,
          simulations: int = 1000, flips: int = 1000, seed: int = 0, alternative: str = "two-sided",
-         target_power: float | None = None, method: str = "moments", progress: Progress = no_progress) -> PlanResult:
+         target_power: float | None = None, method: str = "moments", progress: Progress = no_progress,
+         sequential=None) -> PlanResult:
     """Simulated power of each test for allocation strategies n:m:r at budgets N = 2nmr, and explicit
     designs ("n,m,r" or (n, m, r)); with ``target_power``, also the cheapest design reaching it.
 
@@ -181,6 +183,9 @@ def plan(delta: float, *, mu: float | None = None, kappa: float | None = None, s
     / ``from_table`` (see load_params; ``method`` fits the table); a given one overrides the one read.
     Without strategies and designs, the eight default strategies are planned at ``budgets``
     (default 200..10000).
+    ``sequential``: a SequentialDesign (or its fields as a dict): each design's m becomes its maximum
+    pairs, and the result's ``sequential`` rows give the rule's power and expected queries beside the
+    fixed design's (survey.stats.sequential.planning).
     """
     opts = check_options(PlanOptions, alpha=alpha, simulations=simulations, flips=flips,
                          budgets=list(DEFAULT_BUDGETS if budgets is None else budgets), target_power=target_power)
@@ -197,6 +202,14 @@ def plan(delta: float, *, mu: float | None = None, kappa: float | None = None, s
     with progress("simulating designs", len(grid)) as advance:
         results = estimate_power(params, grid, opts.simulations, opts.alpha, seed, alternative, opts.flips,
                                  progress=advance)
+    seq_rows = None
+    if sequential is not None:
+        from survey.stats.sequential import make_design
+        from survey.stats.sequential.planning import sequential_plan
+
+        seq_design = make_design(sequential, alpha=opts.alpha, alternative=alternative)
+        with progress("simulating the sequential rule", len(grid)) as advance:
+            seq_rows = sequential_plan(params, grid, seq_design, opts.simulations, seed, progress=advance)
     cheapest = None
     if opts.target_power is not None:
         with progress("searching the cheapest design", None):
@@ -212,4 +225,4 @@ def plan(delta: float, *, mu: float | None = None, kappa: float | None = None, s
         warnings.append(f"no design reached power {opts.target_power:g} with the {decisive} test; "
                         "try larger --budget values or another --strategy")
     return PlanResult(params, source, opts.alpha, opts.simulations, seed, alternative, opts.flips, results,
-                      best_per_budget(results), cheapest, opts.target_power, warnings)
+                      best_per_budget(results), cheapest, opts.target_power, warnings, seq_rows)

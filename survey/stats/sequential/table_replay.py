@@ -73,7 +73,7 @@ def replay(df, a: str | None = None, b: str | None = None, design: SequentialDes
     base = make_design(design, **options)
     fixed_max = isinstance(design, SequentialDesign) or "max_pairs" in options or (
         isinstance(design, dict) and "max_pairs" in design)
-    res = analyze(df, a, b, models=models, alternative=base.alternative, alpha=base.alpha, seed=seed,
+    res = analyze(df, a, b, models=models, alternative=base.alternative, seed=seed,
                   pairing=pairing, probabilities=probabilities)
     out = []
     for c in res.values():
