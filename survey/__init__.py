@@ -30,6 +30,9 @@ _EXPORTS = {
     "QuestionSpec": "survey.study.spec",
     "ModelSpec": "survey.study.spec",
     "BudgetSpec": "survey.study.spec",
+    # offline batch files (vLLM run-batch): export a model's missing queries, import the results
+    "export_batch": "survey.collect.offline_batch",
+    "import_batch": "survey.collect.offline_batch",
     # long tables
     "load_long_table": "survey.data.sources",
     "load_source": "survey.data.sources",

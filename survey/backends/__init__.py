@@ -28,6 +28,7 @@ BACKENDS = {
     "local": "survey.backends.local:LocalBackend",
     "mistral": "survey.backends.mistral:MistralBackend",
     "dashscope": "survey.backends.dashscope:DashScopeBackend",
+    "openai": "survey.backends.openai_compat:OpenAIBackend",
 }
 
 

@@ -12,7 +12,7 @@ from survey.common.formatting import to_json
 from survey.errors import SurveyError
 
 # Adding a command group: write survey/cli/<name>.py exposing `register(cli)`, then list it here.
-COMMAND_MODULES = ["analysis", "run", "registry", "report", "demo", "dbpa", "plan", "compare"]
+COMMAND_MODULES = ["analysis", "run", "batch", "registry", "report", "demo", "dbpa", "plan", "compare"]
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

@@ -27,14 +27,18 @@ def paraphrase_texts(context: dict | None) -> dict[tuple[str, str], str]:
             for m in (context or {}).get("messages") or [] for p in m.get("paraphrases") or []}
 
 
+def _file(src: dict) -> str:
+    """'PATH, sha256 1a2b3c4d5e6f…' of a recorded set, or '' (a set built in code, or no record)."""
+    return ", ".join(x for x in (src.get("path"), src.get("sha256") and f"sha256 {str(src['sha256'])[:12]}…") if x)
+
+
 def study_view(df: pd.DataFrame, context: dict | None, completeness: Completeness) -> dict:
     """The Study section: name, question, persona set, response type and each message's paraphrases."""
     missing = UNKNOWN if completeness.kind == "table" else NO_RECORD
     ctx = context or {}
     q, personas = ctx.get("question") or {}, ctx.get("personas") or {}
     if personas.get("set"):
-        where = ", ".join(x for x in (personas.get("path"), personas.get("sha256") and
-                                      f"sha256 {str(personas['sha256'])[:12]}…") if x)
+        where = _file(personas)
         n = len(personas.get("ids") or []) or df["persona"].nunique()
         persona_set = f"{personas['set']}" + (f" ({where})" if where else "") + f", {n} personas"
     else:
@@ -46,7 +50,8 @@ def study_view(df: pd.DataFrame, context: dict | None, completeness: Completenes
         ids = [str(p["id"]) for p in (recorded.get(msg) or {}).get("paraphrases") or []] or \
             list(dict.fromkeys(df.loc[df["message"] == msg, "perturbation"].astype(str)))
         src = recorded.get(msg) or {}
-        messages.append({"id": msg, "set": src.get("set") or "", "paraphrases":
+        label = (src.get("set") or "") + (f": {_file(src)}" if src.get("set") and _file(src) else "")
+        messages.append({"id": msg, "set": label, "paraphrases":
                          [{"id": i, "text": texts.get((msg, i)) or "(text not recorded)"} for i in ids]})
     return {"name": completeness.study or ctx.get("study") or missing,
             "question": q.get("template") or missing, "persona_set": persona_set,

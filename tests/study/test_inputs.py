@@ -265,3 +265,18 @@ def test_options_of_every_shipped_backend_are_checked_without_starting_it(monkey
             ("dashscope", {"base_ur": "x"}, {}, "dashscope backend options: base_ur")):
         with pytest.raises(SurveyError, match=error):
             check_backend_options(backend, options, params=params)
+
+
+def test_the_report_study_section_names_every_set_file(ran):
+    from types import SimpleNamespace
+
+    from survey.reporting.context import study_view
+
+    study = Study.from_toml(ran)
+    with Store(study.store_path, create=False) as store:
+        ctx = store.context("inputs")
+    view = study_view(study.table(), ctx, SimpleNamespace(kind="store", study="inputs"))
+    boots = ran.parent / "perturbations" / "boots.yaml"
+    digest = hashlib.sha256(boots.read_bytes()).hexdigest()[:12]
+    assert view["messages"][1]["set"] == f"boots: {boots}, sha256 {digest}…"
+    assert view["persona_set"].startswith(f"shoppers ({ran.parent / 'personas' / 'shoppers.jsonl'}, sha256 ")
