@@ -1,6 +1,6 @@
 """Whole runs through the engine, the real SDK backends and the fake servers: faults mid-run, resume,
 a SIGKILLed `survey run`, batch jobs interrupted after submission, and the API key kept out of
-everything the run writes.
+everything the run writes. The tests marked ``by_provider`` run for Mistral and for the openai backend.
 
 The fake counts requests per cell (model, system, user, seed). The design gives every replicate the
 model's seed, so replicates of one prompt share a fake cell: "served once per stored row" reads
@@ -15,12 +15,14 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from fakes.dashscope_server import DashScopeFake
 from fakes.mistral_server import MistralFake
+from fakes.openai_server import OpenAIFake
 
 from survey.collect.engine import Engine
 from survey.collect.run_plan import make_plan
@@ -33,6 +35,31 @@ from survey.study.spec import load_study
 ROOT = Path(__file__).resolve().parents[2]
 MKEY = "mk-integration-5ecret-7d1f"
 DKEY = "sk-integration-5ecret-9e2a"
+OKEY = "sk-openai-integration-5ecret-4b1c"
+
+
+@dataclass(frozen=True)
+class Provider:
+    """A backend that talks to a fake server: what the shared run tests need to know about it."""
+
+    backend: str
+    fake: type
+    model_id: str
+    key: str
+    key_var: str
+    url_option: str  # the backend option naming the server
+    reported: str  # the model id the fake reports back
+    filtered: str  # a word of the content filter's error
+
+    def options(self, fake) -> dict:
+        return {self.url_option: fake.base_url if self.url_option == "base_url" else fake.url}
+
+
+PROVIDERS = [Provider("mistral", MistralFake, "mistral-small-latest", MKEY, "MISTRAL_API_KEY", "server_url",
+                      "mistral-small-2509", "moderation"),
+             Provider("openai", OpenAIFake, "gpt-4o-mini-latest", OKEY, "OPENAI_API_KEY", "base_url",
+                      "gpt-4o-mini-2025-08-07", "content_filter")]
+by_provider = pytest.mark.parametrize("prov", PROVIDERS, ids=[p.backend for p in PROVIDERS])
 
 
 def write_study(tmp_path, backend, model_id, options, *, personas=4, per=3, r=2, batch=False, concurrency=8,
@@ -111,10 +138,11 @@ def _prompt(body):
     return "\n".join(m["content"] for m in msgs)
 
 
-def test_mistral_run_with_faults_mid_run_exact_rows_and_no_cell_sent_twice(tmp_path, monkeypatch):
-    monkeypatch.setenv("MISTRAL_API_KEY", MKEY)
-    with MistralFake(api_key=MKEY, latency=0.002, lifetime=120) as fake:
-        path = write_study(tmp_path, "mistral", "mistral-small-latest", {"server_url": fake.url, "timeout": 0.5})
+@by_provider
+def test_run_with_faults_mid_run_exact_rows_and_no_cell_sent_twice(tmp_path, monkeypatch, prov):
+    monkeypatch.setenv(prov.key_var, prov.key)
+    with prov.fake(api_key=prov.key, latency=0.002, lifetime=120) as fake:
+        path = write_study(tmp_path, prov.backend, prov.model_id, prov.options(fake) | {"timeout": 0.5})
         fake.inject("rate_limit", times=3, retry_after=2)
         fake.inject("server_error", times=2)
         fake.inject("unavailable", times=2)
@@ -133,10 +161,10 @@ def test_mistral_run_with_faults_mid_run_exact_rows_and_no_cell_sent_twice(tmp_p
         # persona 0 (Software Engineer) x 3 boots items x 2 replicates: content filter, not retried
         assert len(failed) == 6 and set(failed.persona) == {"0"} and set(failed.message) == {"boots"}
         assert fake.faults["content_filter"] == 6  # a non-retryable error is never retried
-        assert set(failed.error.str.contains("moderation")) == {True}
+        assert set(failed.error.str.contains(prov.filtered)) == {True}
         ok = df[df.status == "ok"]
         assert len(ok) == total - 6 and ok.answer.isna().sum() == 2
-        assert set(ok.model_id) == {"mistral-small-2509"} and (ok.prompt_tokens > 0).all()
+        assert set(ok.model_id) == {prov.reported} and (ok.prompt_tokens > 0).all()
         m = report.models["m1"]
         assert (m.stored, m.failed, m.invalid) == (total - 6, 6, 2)
 
@@ -182,10 +210,11 @@ def test_dashscope_run_with_returned_error_codes(tmp_path, monkeypatch):
         assert fake.last_parameters["enable_thinking"] is False
 
 
-def test_mistral_batch_interrupted_after_submit_resumes_the_job(tmp_path, monkeypatch):
-    monkeypatch.setenv("MISTRAL_API_KEY", MKEY)
-    with MistralFake(api_key=MKEY, batch_polls=10**6, lifetime=120) as fake:
-        path = write_study(tmp_path, "mistral", "mistral-small-latest", {"server_url": fake.url}, batch=True)
+@by_provider
+def test_batch_interrupted_after_submit_resumes_the_job(tmp_path, monkeypatch, prov):
+    monkeypatch.setenv(prov.key_var, prov.key)
+    with prov.fake(api_key=prov.key, batch_polls=10**6, lifetime=120) as fake:
+        path = write_study(tmp_path, prov.backend, prov.model_id, prov.options(fake), batch=True)
         fake.inject("server_error", route="batch", match=only("Nurse", "boots"))  # one line fails once
         study = load_study(path)
 
@@ -232,12 +261,14 @@ def survey_cli(*args, env_key=None, key_var="MISTRAL_API_KEY", timeout=120, **po
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
 
 
-def test_crash_test_sigkill_mid_run_then_resume(tmp_path):
-    with MistralFake(api_key=MKEY, latency=0.01, lifetime=300) as fake:
-        path = write_study(tmp_path, "mistral", "mistral-small-latest", {"server_url": fake.url}, personas=20,
-                           per=5, r=1, concurrency=4)
+@by_provider
+def test_crash_test_sigkill_mid_run_then_resume(tmp_path, prov):
+    with prov.fake(api_key=prov.key, latency=0.01, lifetime=300) as fake:
+        path = write_study(tmp_path, prov.backend, prov.model_id, prov.options(fake), personas=20, per=5, r=1,
+                           concurrency=4)
         total = 20 * 10
-        proc = survey_cli("run", str(path), "--yes", "--json", env_key=MKEY, background=True)
+        proc = survey_cli("run", str(path), "--yes", "--json", env_key=prov.key, key_var=prov.key_var,
+                          background=True)
         deadline = time.monotonic() + 60
         while sum(fake.served.values()) < 40 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.005)
@@ -251,7 +282,7 @@ def test_crash_test_sigkill_mid_run_then_resume(tmp_path):
         assert 0 < len(first) < total, "kill the run mid-way: make the study bigger if this fails"
         assert (first.status == "ok").all()
 
-        done = survey_cli("run", str(path), "--yes", "--json", env_key=MKEY)
+        done = survey_cli("run", str(path), "--yes", "--json", env_key=prov.key, key_var=prov.key_var)
         assert done.returncode == 0, done.stderr
         df = rows(study)
         assert len(df) == total and (df.status == "ok").all()
@@ -268,23 +299,24 @@ def test_crash_test_sigkill_mid_run_then_resume(tmp_path):
         assert len(twice) <= 4 and max(served.values()) <= 2 and not twice & stored_first
 
 
-def test_secrets_never_reach_the_store_logs_or_exports(tmp_path):
+@by_provider
+def test_secrets_never_reach_the_store_logs_or_exports(tmp_path, prov):
     from click.testing import CliRunner
 
     from survey.cli import cli
 
-    wrong = "mk-wrong-" + MKEY[::-1]
-    with MistralFake(api_key=MKEY, lifetime=120) as fake:
-        path = write_study(tmp_path, "mistral", "mistral-small-latest", {"server_url": fake.url}, r=1)
+    wrong = "mk-wrong-" + prov.key[::-1]
+    with prov.fake(api_key=prov.key, lifetime=120) as fake:
+        path = write_study(tmp_path, prov.backend, prov.model_id, prov.options(fake), r=1)
         fake.inject("content_filter", times=None, match=only("Nurse", "boots"))
         fake.inject("rate_limit", times=2, retry_after=0.01)
-        res = survey_cli("run", str(path), "--yes", env_key=MKEY)
+        res = survey_cli("run", str(path), "--yes", env_key=prov.key, key_var=prov.key_var)
         assert res.returncode == 1, res.stderr  # content-filtered rows failed: the study is incomplete
         outputs = [res.stdout, res.stderr]
         # a wrong key: every row fails with the provider's 401, and that key is not echoed either
         (tmp_path / "w").mkdir()
-        res = survey_cli("run", str(write_study(tmp_path / "w", "mistral", "mistral-small-latest",
-                                                {"server_url": fake.url}, r=1)), "--yes", "--json", env_key=wrong)
+        res = survey_cli("run", str(write_study(tmp_path / "w", prov.backend, prov.model_id, prov.options(fake),
+                                                r=1)), "--yes", "--json", env_key=wrong, key_var=prov.key_var)
         outputs += [res.stdout, res.stderr]
         assert "401" in res.stdout
     runner = CliRunner()
@@ -292,13 +324,13 @@ def test_secrets_never_reach_the_store_logs_or_exports(tmp_path):
     for args in (["export", str(store), "--out", str(tmp_path / "t.csv"), "--include-failed"],
                  ["export", str(store), "--out", str(tmp_path / "t.parquet")],
                  ["status", str(store), "--json"], ["status", str(tmp_path / "w" / "store.sqlite")]):
-        res = runner.invoke(cli, args, env={"MISTRAL_API_KEY": MKEY})
+        res = runner.invoke(cli, args, env={prov.key_var: prov.key})
         assert res.exit_code == 0, res.output
         outputs.append(res.output)
-    assert "moderation" in "".join(outputs)  # the error rows were reported
+    assert prov.filtered in "".join(outputs)  # the error rows were reported
     files = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert {"store.sqlite", "t.csv", "t.parquet"} <= {p.name for p in files}
-    for secret in (MKEY, wrong):
+    for secret in (prov.key, wrong):
         for text in outputs:
             assert secret not in text
         for p in files:

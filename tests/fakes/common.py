@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import math
 import threading
 from collections import Counter
@@ -57,6 +58,19 @@ def answer_for(cell: Cell) -> tuple[str, float]:
     model, system, user, seed = cell
     p_yes = 0.05 + 0.9 * unit("p", model, system, user)
     return ("Yes" if unit("a", model, system, user, seed) < p_yes else "No"), p_yes
+
+
+def chat_cell(model: str, body: dict, seed_field: str) -> Cell:
+    """The cell of a chat request body: its system and user messages and the seed field the provider uses."""
+    msgs = body.get("messages", [])
+    system = "".join(m.get("content", "") for m in msgs if m.get("role") == "system")
+    user = "".join(m.get("content", "") for m in msgs if m.get("role") == "user")
+    return (model, system, user, body.get(seed_field))
+
+
+def jsonl(rows: list[dict]) -> bytes:
+    """Rows as a JSON Lines file (batch input, output and error files)."""
+    return b"".join(json.dumps(r).encode() + b"\n" for r in rows)
 
 
 def query_cell(q) -> Cell:
@@ -141,8 +155,13 @@ class FakeServer:
     def add_routes(self, app: web.Application) -> None:
         raise NotImplementedError
 
+    errors: dict[str, tuple[int, dict]] = {}  # fault kind -> (HTTP status, JSON body) in the provider's shape
+
     def error_response(self, rule: Rule) -> web.Response:
-        raise NotImplementedError
+        """The provider's error for a fault: ``errors[kind]``, with Retry-After when the rule sets one."""
+        status, body = self.errors[rule.kind]
+        headers = {"Retry-After": f"{rule.retry_after:g}"} if rule.retry_after is not None else None
+        return web.json_response(body, status=status, headers=headers)
 
     # ---- shared request flow ----
     def _admit(self, request: web.Request, route: str) -> web.Response | None:

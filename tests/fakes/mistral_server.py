@@ -18,7 +18,17 @@ import uuid
 
 from aiohttp import web
 
-from .common import Cell, FakeServer, Rule, answer_for, fake_embedding, serve_forever, token_id, top_tokens
+from .common import (
+    Cell,
+    FakeServer,
+    answer_for,
+    chat_cell,
+    fake_embedding,
+    jsonl,
+    serve_forever,
+    token_id,
+    top_tokens,
+)
 
 _ERRORS = {  # kind -> (status, body); bodies follow the shapes Mistral's API returns
     "rate_limit": (429, {"object": "error", "message": "Requests rate limit exceeded", "type": "rate_limited",
@@ -40,6 +50,7 @@ class MistralFake(FakeServer):
     ``pinned`` maps requested model ids to the id the fake reports (default: '-latest' -> '-2509')."""
 
     name = "mistral"
+    errors = _ERRORS
 
     def __init__(self, *, reasoning: bool = False, embed_dim: int = 1024, batch_polls: int = 2,
                  pinned: dict[str, str] | None = None, **kw):
@@ -65,21 +76,13 @@ class MistralFake(FakeServer):
         app.router.add_get("/v1/batch/jobs/{job_id}", self._get_job)
         app.router.add_post("/v1/batch/jobs/{job_id}/cancel", self._cancel_job)
 
-    def error_response(self, rule: Rule) -> web.Response:
-        status, body = _ERRORS[rule.kind]
-        headers = {"Retry-After": f"{rule.retry_after:g}"} if rule.retry_after is not None else None
-        return web.json_response(body, status=status, headers=headers)
-
     def reported_model(self, model: str) -> str:
         return self.pinned.get(model, model.replace("-latest", "-2509"))
 
     # ---- chat ----
     @staticmethod
     def cell_of(model: str, body: dict) -> Cell:
-        msgs = body.get("messages", [])
-        system = "".join(m.get("content", "") for m in msgs if m.get("role") == "system")
-        user = "".join(m.get("content", "") for m in msgs if m.get("role") == "user")
-        return (model, system, user, body.get("random_seed"))
+        return chat_cell(model, body, "random_seed")
 
     def completion(self, model: str, body: dict, cell: Cell, text: str | None) -> dict:
         answer, p_yes = answer_for(cell)
@@ -251,17 +254,13 @@ class MistralFake(FakeServer):
                         "error": None})
         now = int(time.time())
         if out:
-            job["output_file"] = self._file_record(f"{job['id']}.jsonl", _jsonl(out), "batch", "batch_result",
+            job["output_file"] = self._file_record(f"{job['id']}.jsonl", jsonl(out), "batch", "batch_result",
                                                    "mistral")["id"]
         if err:
-            job["error_file"] = self._file_record(f"{job['id']}_error.jsonl", _jsonl(err), "batch", "batch_error",
+            job["error_file"] = self._file_record(f"{job['id']}_error.jsonl", jsonl(err), "batch", "batch_error",
                                                   "mistral")["id"]
         job.update(status="SUCCESS", completed_requests=len(out) + len(err), succeeded_requests=len(out),
                    failed_requests=len(err), started_at=job["created_at"], completed_at=now)
-
-
-def _jsonl(rows: list[dict]) -> bytes:
-    return b"".join(json.dumps(r).encode() + b"\n" for r in rows)
 
 
 def main() -> None:

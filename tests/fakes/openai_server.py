@@ -26,7 +26,7 @@ import uuid
 
 from aiohttp import web
 
-from .common import Cell, FakeServer, Rule, answer_for, serve_forever, top_tokens
+from .common import Cell, FakeServer, Rule, answer_for, chat_cell, jsonl, serve_forever, top_tokens
 
 
 def _error(status: int, message: str, etype: str, code: str | None) -> tuple[int, dict]:
@@ -53,6 +53,7 @@ class OpenAIFake(FakeServer):
     ``served_models``: the ids GET /v1/models lists (default: ["fake-model"])."""
 
     name = "openai"
+    errors = _ERRORS
 
     def __init__(self, *, logprobs_style: str = "openai", batch_polls: int = 2, reported: dict | None = None,
                  served_models: list[str] | None = None, **kw):
@@ -83,21 +84,13 @@ class OpenAIFake(FakeServer):
         app.router.add_get("/v1/batches/{job_id}", self._get_job)
         app.router.add_post("/v1/batches/{job_id}/cancel", self._cancel_job)
 
-    def error_response(self, rule: Rule) -> web.Response:
-        status, body = _ERRORS[rule.kind]
-        headers = {"Retry-After": f"{rule.retry_after:g}"} if rule.retry_after is not None else None
-        return web.json_response(body, status=status, headers=headers)
-
     def reported_model(self, model: str) -> str:
         return self.reported.get(model, model.replace("-latest", "-2025-08-07"))
 
     # ---- chat ----
     @staticmethod
     def cell_of(body: dict) -> Cell:
-        msgs = body.get("messages", [])
-        system = "".join(m.get("content", "") for m in msgs if m.get("role") == "system")
-        user = "".join(m.get("content", "") for m in msgs if m.get("role") == "user")
-        return (body.get("model", ""), system, user, body.get("seed"))
+        return chat_cell(body.get("model", ""), body, "seed")
 
     def _logprobs(self, body: dict, first: str, p_yes: float) -> dict | None:
         k = body.get("top_logprobs") or 0
@@ -238,9 +231,9 @@ class OpenAIFake(FakeServer):
         """Answer every line; a faulted line goes to the error file with its HTTP status and body."""
         out, err = self.answer_lines(job["_lines"])
         if out:
-            job["output_file_id"] = self._file_record(f"{job['id']}_output.jsonl", _jsonl(out), "batch_output")["id"]
+            job["output_file_id"] = self._file_record(f"{job['id']}_output.jsonl", jsonl(out), "batch_output")["id"]
         if err:
-            job["error_file_id"] = self._file_record(f"{job['id']}_error.jsonl", _jsonl(err), "batch_output")["id"]
+            job["error_file_id"] = self._file_record(f"{job['id']}_error.jsonl", jsonl(err), "batch_output")["id"]
         job.update(status="completed", completed_at=int(time.time()),
                    request_counts={"total": len(job["_lines"]), "completed": len(out), "failed": len(err)})
 
@@ -248,7 +241,7 @@ class OpenAIFake(FakeServer):
         """What vLLM's offline ``run-batch`` writes for a requests file: one result line per request,
         errors included, in the same file (no server needed; fault rules on route "batch" apply)."""
         out, err = self.answer_lines([json.loads(x) for x in requests.splitlines() if x.strip()])
-        return _jsonl(out + err)
+        return jsonl(out + err)
 
     def answer_lines(self, lines: list[dict]) -> tuple[list[dict], list[dict]]:
         out, err = [], []
@@ -269,10 +262,6 @@ class OpenAIFake(FakeServer):
             out.append({"id": rid, "custom_id": line.get("custom_id"),
                         "response": {"status_code": 200, "request_id": rid, "body": reply}, "error": None})
         return out, err
-
-
-def _jsonl(rows: list[dict]) -> bytes:
-    return b"".join(json.dumps(r).encode() + b"\n" for r in rows)
 
 
 def main() -> None:
