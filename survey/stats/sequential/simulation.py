@@ -96,3 +96,25 @@ def operating_characteristics(design: SequentialDesign, params: ModelParams, per
     return OperatingCharacteristics(design, params, personas, replicates, len(D), float(out.rejected.mean()),
                                     float((out.decision == 1).mean()), float(out.pairs.mean()),
                                     float((fixed <= design.alpha).mean()), naive_rate)
+
+
+def fixed_power(params: ModelParams, personas: int, pairs: int, replicates: int, alpha: float = 0.05,
+                simulations: int = 2000, seed=0, alternative: str = "two-sided") -> float:
+    """Power of the fixed sign-flip test on ``pairs`` pairs (999 random sign vectors past 12 pairs)."""
+    D = simulate_pair_differences(params, personas, pairs, replicates, simulations, np.random.default_rng(seed))
+    with one_blas_thread():
+        return float((sign_flip_pvalues(D, alternative, n_resamples=999, seed=seed) <= alpha).mean())
+
+
+def delta_for_power(power: float, params: ModelParams, personas: int, pairs: int, replicates: int,
+                    alpha: float = 0.05, simulations: int = 2000, seed=0, high: float = 4.0, steps: int = 12) -> float:
+    """The logit effect delta at which the fixed design reaches ``power`` (bisection, common seeds)."""
+    low = 0.0
+    for _ in range(steps):
+        mid = (low + high) / 2
+        at = params.model_copy(update={"delta": mid})
+        if fixed_power(at, personas, pairs, replicates, alpha, simulations, seed) < power:
+            low = mid
+        else:
+            high = mid
+    return (low + high) / 2
