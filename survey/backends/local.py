@@ -1,4 +1,5 @@
-"""The embedded local backend: a GGUF model run in-process by llama.cpp (default SmolLM2-135M-Instruct).
+"""The embedded local backend: a GGUF model run in-process by llama.cpp (default SmolLM2-135M-Instruct;
+``gemma3-270m`` names Gemma-3-270M, a base model prompted as plain text; any GGUF path works).
 
 Two modes for scored questions (max_tokens = 1); the query's response type (survey.responses)
 gives the answer labels, Yes and No for the paper's question:
@@ -34,18 +35,16 @@ from survey.backends.base import BackendError, Capabilities, Query, Reply
 from survey.backends.llama_runtime import (
     LlamaRuntime,
     check_gguf,
-    default_gguf_path,
     log_softmax,
     sample_token,
 )
+from survey.backends.local_models import bundled_gguf
 from survey.backends.provider import parse_options
 from survey.errors import SurveyError
 from survey.responses import ResponseType, response_type
 
-# model ids that mean "the bundled SmolLM2" (the study's model entry may say any of these)
-DEFAULT_MODEL_IDS = {"", "smollm2", "smollm2-135m", "smollm2-135m-instruct", "smollm2-135m-instruct.q4_1"}
 PARAMS = {"top_p"}  # the only extra provider parameter this backend understands
-FIRST_TOKEN_CACHE = 64  # prompts whose first-token logits are kept (~200 KB each for SmolLM2)
+FIRST_TOKEN_CACHE = 64  # prompts whose first-token logits are kept (~200 KB each for SmolLM2, 1 MB for Gemma)
 
 
 class LocalOptions(BaseModel):
@@ -64,6 +63,9 @@ class LocalOptions(BaseModel):
                                   "default: half the cores (1 is fastest on a busy machine)")
     seed: int = Field(0, description="seed used when a query carries none")
     chat_template: str | None = Field(None, description="Jinja chat template overriding the GGUF's own")
+    prompt_format: Literal["auto", "chat", "completion"] = Field(
+        "auto", description="chat: the chat template; completion: persona, question and 'Answer:' as plain "
+                            "text (for base models); auto: chat when the GGUF or chat_template has a template")
     kv_reuse: bool = Field(True, description="keep the KV cache of the prompt prefix shared with the previous "
                                              "query; false re-evaluates every prompt (the benchmark baseline)")
 
@@ -76,15 +78,16 @@ class LocalOptions(BaseModel):
 
 
 def resolve_gguf(model_id: str, gguf: Path | None) -> Path:
-    """The explicit gguf option wins; a model id ending in .gguf is a path; known names mean SmolLM2."""
+    """The explicit gguf option wins; a model id ending in .gguf is a path; else a bundled model's name."""
     if gguf is not None:
         return check_gguf(gguf)
     if model_id.lower().endswith(".gguf"):
         return check_gguf(Path(model_id))
-    if model_id.lower() in DEFAULT_MODEL_IDS:
-        return default_gguf_path()
-    raise SurveyError(f"local model '{model_id}' is unknown: use 'smollm2' (the bundled model), a path to a "
-                      ".gguf file, or set the backend option gguf = \"/path/model.gguf\"")
+    path = bundled_gguf(model_id)
+    if path is None:
+        raise SurveyError(f"local model '{model_id}' is unknown: use 'smollm2' or 'gemma3-270m' (the bundled "
+                          "models), a path to a .gguf file, or set the backend option gguf = \"/path/model.gguf\"")
+    return path
 
 
 def replicate_seed(seed: int | None, key: tuple) -> int:
@@ -120,7 +123,8 @@ class LocalBackend:
             if self._rt is None:
                 o = self.options
                 self._rt = LlamaRuntime(self.gguf, n_ctx=o.n_ctx, n_threads=o.n_threads, seed=o.seed,
-                                        chat_template=o.chat_template, kv_reuse=o.kv_reuse)
+                                        chat_template=o.chat_template, kv_reuse=o.kv_reuse,
+                                        prompt_format=o.prompt_format)
             return self._rt
 
     def _async_lock(self) -> asyncio.Lock:
