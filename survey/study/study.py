@@ -176,17 +176,31 @@ class Study:
     def table(self, include_failed: bool = False) -> pd.DataFrame:
         """This study's long table (only its rows, even when the store holds other studies), validated.
 
+        Only the rows inside the design its latest run recorded: rows of an earlier design (e.g.
+        personas cut since) are left out; ``load()`` counts and names them.
         ``include_failed`` also returns rows whose call failed (no answer); they are not validated then.
         """
+        from survey.data.sources import in_design
         from survey.data.table import validate_table
 
         with Store(self.store_path, create=False) as store:
             df = store.to_long_table(self.name, include_failed=include_failed)
+            ctx = store.context(self.name)
+        if ctx and len(df):
+            df = df[in_design(df, ctx)].reset_index(drop=True)
         if include_failed:
             return df
         if df.empty:
             raise SurveyError(f"{self.store_path}: study '{self.name}' has no answered queries yet; run it first")
         return validate_table(df)
+
+    def load(self):
+        """This study's table with what it rests on (a survey.data.sources.Source): the recorded
+        context and each model's completeness (queries expected, stored, failed, missing) and the
+        rows left out of the current design. ``survey.analyze(study.load())`` carries them along."""
+        from survey.data.sources import load_source
+
+        return load_source(self.store_path, self.name)
 
     # -- internals -----------------------------------------------------------------------------
 
@@ -194,7 +208,7 @@ class Study:
         from survey.backends import backend_capabilities
 
         for m in self.spec.models:
-            if m.batch and not backend_capabilities(m.backend).batch:
+            if m.batch and not backend_capabilities(m.backend, m.options).batch:
                 raise SurveyError(f"{self.source}: model '{m.name}': backend '{m.backend}' has no batch API; "
                                   "set batch = false")
 

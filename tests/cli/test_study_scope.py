@@ -37,3 +37,15 @@ def test_a_study_cut_from_30_to_10_personas_is_analysed_with_10(tmp_path):
     res = report(store, tmp_path / "report")
     assert res["results"][0]["n_personas"] == 10 and res["summary"][0]["personas"] == 10
     assert "20 personas no longer in it" in (tmp_path / "report" / "index.html").read_text()
+
+
+def test_the_python_api_is_scoped_the_same_way(tmp_path):
+    import survey
+
+    Study(spec(30), base_dir=tmp_path).run()
+    study = Study(spec(10), base_dir=tmp_path)
+    study.run()
+    assert study.table()["persona"].nunique() == 10
+    res = survey.analyze(study.load())
+    assert res["sim"].n_personas == 10 and res.completeness.outside["rows"] == 120
+    assert res.to_dict()["study"] == "cut" and res.completeness.complete is True
