@@ -31,3 +31,16 @@ def fill(store, personas, reps=2, model="m", study="st", upto=None):
                     store.record((study, model, msg, p, f"p{i}", r), status="ok", response="Yes" if yes else "No",
                                  answer=yes, seq=seq)
                     seq += 1
+
+
+def write_partial(path, filtered: int = 1):
+    """A store of study 'st' expecting 120 queries of model m, interrupted after 31 (26%), with
+    ``filtered`` content-filtered queries of persona p9 (failed, no reply)."""
+    from survey.collect.store import Store
+
+    with Store(path) as st:
+        st.record_context("st", context(10))
+        fill(st, 10, upto=31)
+        for p in MESSAGES["A"][:filtered]:
+            st.record(("st", "m", "A", p, "p9", 0), status="failed", error="blocked", error_code="content_filter")
+    return path

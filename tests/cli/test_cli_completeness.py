@@ -6,7 +6,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from partial_store import context, fill
+from partial_store import fill, write_partial
 
 from survey.cli import cli
 from survey.collect.store import Store
@@ -22,12 +22,7 @@ COMMANDS = {
 
 @pytest.fixture(scope="module")
 def partial(tmp_path_factory):
-    path = tmp_path_factory.mktemp("partial") / "s.sqlite"
-    with Store(path) as st:
-        st.record_context("st", context(10))
-        fill(st, 10, upto=31)  # 31 of the 120 queries expected: 26%
-        st.record(("st", "m", "A", "a1", "p9", 0), status="failed", error="blocked", error_code="content_filter")
-    return path
+    return write_partial(tmp_path_factory.mktemp("partial") / "s.sqlite", filtered=1)  # 31 of 120 queries: 26%
 
 
 def invoke(args, src):

@@ -8,9 +8,8 @@ import re
 
 import pandas as pd
 import pytest
-from partial_store import context, fill
+from partial_store import write_partial
 
-from survey.collect.store import Store
 from survey.data.sources import load_source
 from survey.reporting import build_report
 from survey.reporting.entry import report
@@ -28,13 +27,7 @@ def text_of(path) -> str:
 
 @pytest.fixture(scope="module")
 def partial(tmp_path_factory):
-    path = tmp_path_factory.mktemp("partial") / "s.sqlite"
-    with Store(path) as st:
-        st.record_context("st", context(10))
-        fill(st, 10, upto=31)  # 31 of the 120 queries expected: 26%
-        st.record(("st", "m", "A", "a1", "p9", 0), status="failed", error="blocked", error_code="content_filter")
-        st.record(("st", "m", "A", "a2", "p9", 0), status="failed", error="blocked", error_code="content_filter")
-    return path
+    return write_partial(tmp_path_factory.mktemp("partial") / "s.sqlite", filtered=2)  # 31 of 120 queries: 26%
 
 
 def test_a_partial_store_report_warns_and_names_failures(partial, tmp_path):
