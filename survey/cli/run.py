@@ -7,6 +7,7 @@ import sys
 import click
 
 from survey.cli.common import echo_json, json_option, print_table
+from survey.cli.sequential import print_run_decisions
 from survey.collect.engine import RunReport
 from survey.collect.run_plan import Plan
 from survey.collect.store import Store
@@ -125,6 +126,8 @@ def run_cmd(study_file, dry_run, yes, models, max_attempts, poll_interval, drop_
                    f"in {study.store_path}")
     else:
         _print_report(result.report, study.store_path)
+    if study.spec.sequential is not None and not as_json:
+        print_run_decisions(study.sequential_results())
     if result.interrupted:
         sys.exit(interrupted_status(result.report))
     if result.incomplete:

@@ -78,3 +78,11 @@ def print_sequential_plan(rows: list[dict]) -> None:
                  "futility"],
                 [[r["budget"], r["strategy"], r["n"], r["m"], r["r"], r["fixed_queries"], r["fixed_power"], r["power"],
                   round(r["expected_queries"]), r["ratio"], r["futility_rate"]] for r in rows])
+
+
+def print_run_decisions(results: dict[str, dict]) -> None:
+    """After `survey run` of a study with [sequential]: each model's decision and the queries bought."""
+    for model, d in results.items():
+        click.echo(f"{model}: sequential {d['method']} test of {d['a']} vs {d['b']}: {d['decision']} at look "
+                   f"{d['look']} after {d['pairs']} of {d['max_pairs']} pairs ({d['queries_used']} queries; "
+                   f"mean difference {d['statistic']:+.4f}, p = {d['pvalue']:.4g})")

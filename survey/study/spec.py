@@ -27,6 +27,7 @@ from survey.errors import SurveyError, pydantic_message
 from survey.registry.files import NAME_RE as _ID  # one id rule for studies and registry sets
 from survey.registry.files import study_base_dir
 from survey.responses import DEFAULT_SCALE, ResponseType, response_type
+from survey.study.sequential import SequentialSpec
 
 
 class _Strict(BaseModel):
@@ -205,6 +206,8 @@ class StudySpec(_Strict):
     question: QuestionSpec = Field(default_factory=QuestionSpec)
     models: list[ModelSpec] = Field(min_length=1)
     budget: BudgetSpec = Field(default_factory=BudgetSpec)
+    sequential: SequentialSpec | None = Field(
+        None, description="buy the pairs of two messages in rounds and stop when the sequential test decides")
     # The folder relative paths resolve against: the study file's folder (load_study), else the cwd.
     _base_dir: Path | None = PrivateAttr(None)
 

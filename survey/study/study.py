@@ -173,6 +173,13 @@ class Study:
                             rename_stored)
         return state.result()
 
+    def sequential_results(self) -> dict[str, dict]:
+        """model -> decision and path of a study bought in rounds (its ``[sequential]`` table); {} otherwise."""
+        from survey.collect.sequential import read_paths
+
+        with Store(self.store_path) as store:
+            return read_paths(store, self.name)
+
     def table(self, include_failed: bool = False) -> pd.DataFrame:
         """This study's long table (only its rows, even when the store holds other studies), validated.
 
@@ -251,4 +258,9 @@ class Study:
                 store, max_attempts=max_attempts, poll_interval=poll_interval,
                 max_poll_interval=max(poll_interval, 120.0),
                 progress=sys.stderr.isatty() if progress is None else progress)
-            await collect(engine, plan)
+            if self.spec.sequential is not None:  # rounds of paraphrase pairs until the test decides
+                from survey.collect.sequential import collect_in_rounds
+
+                await collect_in_rounds(engine, plan, collect)
+            else:
+                await collect(engine, plan)
