@@ -96,10 +96,11 @@ def comparison_view(c: Comparison, df: pd.DataFrame, texts: dict | None = None) 
     """One comparison's section; ``texts``: {(message, paraphrase id): wording} labels the paraphrase plot."""
     from survey.plots import survey as plots
 
-    estimates = []
+    estimates, rho_note = [], RHO_BIAS_NOTE
     for msg in (c.a, c.b):
         try:
             e = estimate(df, c.model, msg)
+            rho_note = e.rho_note  # what this estimator's rho-hat is known to do
             estimates.append({"message": msg, **{k: fmt(getattr(e, k), 3) for k in ("mu", "kappa", "sigma", "rho")}})
         except SurveyError:
             continue
@@ -125,7 +126,7 @@ def comparison_view(c: Comparison, df: pd.DataFrame, texts: dict | None = None) 
         "design": (f"{c.n_personas} personas; perturbations "
                    + ", ".join(f"{k}: {v}" for k, v in c.n_perturbations.items())
                    + f" ({c.n_paired} pairs); r = {c.replicates} replicates."),
-        "estimates": estimates, "rho_note": RHO_BIAS_NOTE, "figures": figs,
+        "estimates": estimates, "rho_note": rho_note, "figures": figs,
     }
 
 
