@@ -1,4 +1,4 @@
-"""`survey demo`: the main job. Run the shipped study on the embedded model, analyse it, write the report."""
+"""`survey demo`: the main job. Run the shipped study on the embedded models, analyse it, write the report."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def find_study(path: str) -> Path:
 @click.option("--seed", type=int, default=0, show_default=True, help="seed of the analysis")
 @json_option
 def demo_cmd(study_path, out, seed, as_json):
-    """Run a real survey on the embedded local model and write OUT/index.html, results.json, table.csv."""
+    """Run a real survey on the embedded local models and write OUT/index.html, results.json, table.csv."""
     from survey.reporting.entry import report
 
     study = Study.from_toml(find_study(study_path))
@@ -43,7 +43,7 @@ def demo_cmd(study_path, out, seed, as_json):
     plan = study.dry_run()
     if plan.to_send:
         if not as_json:
-            click.echo(f"collecting {plan.to_send} answers on the embedded model "
+            click.echo(f"collecting {plan.to_send} answers on the embedded model(s) "
                        f"(stored answers are reused: {sum(m.replies for m in plan.models)})", err=True)
         result = study.run(progress=not as_json)
         if result.interrupted:
@@ -65,6 +65,11 @@ def demo_cmd(study_path, out, seed, as_json):
         eff, p = r["effect"], r["tests"]["permutation"]["pvalue"]
         click.echo(f"{r['model']}: {r['a']} vs {r['b']}: effect {eff['estimate']:+.3f} "
                    f"CI [{eff['ci'][0]:+.3f}, {eff['ci'][1]:+.3f}], sign-flip p = {p:.3g}")
+    across = results.get("across_models")
+    if across:  # two or more models: is the conclusion model-conditional?
+        kappas = ", ".join(f"{p['model_a']} vs {p['model_b']} {p['kappa']:.3f} ({p['interpretation']})"
+                           for p in across["agreement"]["pairs"])
+        click.echo(f"across models: {across['models']['summary']} Cohen's κ of the cells' answers: {kappas}.")
     click.echo(f"report written to {index.resolve()}")
 
 

@@ -23,16 +23,29 @@ def test_demo_study_end_to_end(tmp_path):
     cmd = [sys.executable, "-m", "survey", "demo", "--study", str(study), "--out", str(out), "--json"]
     first = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     assert first.returncode == 0, first.stderr
-    res = json.loads(first.stdout)["results"][0]
-    assert res["n_personas"] == 4 and res["n_perturbations"] == {"sneakers": 3, "boots": 3}
-    assert res["replicates"] == 2
+    results = json.loads(first.stdout)["results"]
+    assert sorted(r["model"] for r in results) == ["gemma3-270m", "smollm2-135m"]  # two embedded models
+    for res in results:
+        assert res["n_personas"] == 4 and res["n_perturbations"] == {"sneakers": 3, "boots": 3}
+        assert res["replicates"] == 2
     html = (out / "index.html").read_text()
-    assert html.count("data:image/png;base64,") >= 3
+    assert html.count("data:image/png;base64,") >= 4
     table = (out / "table.csv").read_text().splitlines()
-    assert len(table) == 1 + 4 * 3 * 2 * 2
+    assert len(table) == 1 + 2 * 4 * 3 * 2 * 2
     assert "p_yes" in table[0]
-    assert json.loads((out / "results.json").read_text())["results"][0]["tests"]["permutation"]["exact"]
+    saved = json.loads((out / "results.json").read_text())
+    assert saved["results"][0]["tests"]["permutation"]["exact"]
+    # The across-model section: each model's effect and p-value, direction, heterogeneity, Cohen's kappa.
+    across = saved["across_models"]
+    assert {m["model"] for m in across["models"]["models"]} == {"gemma3-270m", "smollm2-135m"}
+    assert all("sign_flip" in m["pvalues"] and "estimate" in m["effect"] for m in across["models"]["models"])
+    assert across["models"]["heterogeneity"]["n_models"] == 2 and "conflict" in across["models"]["direction"]
+    pair = across["agreement"]["pairs"][0]
+    assert pair["n_cells"] == 4 * 6 and -1 <= pair["kappa"] <= 1
+    for text in ("Across models: sneakers vs boots", "Heterogeneity test", "Cohen"):
+        assert text in html
     # Second run: everything is stored, nothing is sent (no "collecting" line), same results.
     again = subprocess.run(cmd[:-1], capture_output=True, text=True, cwd=ROOT)
     assert again.returncode == 0, again.stderr
     assert "collecting" not in again.stderr and "report written to" in again.stdout
+    assert "across models:" in again.stdout and "Cohen's κ" in again.stdout
