@@ -185,6 +185,11 @@ def extra_sections(df: pd.DataFrame, extras: dict | None, *, alpha: float, sizes
     sections.extend(msg_secs)
     if msg_json:
         extra_json["across_messages"] = msg_json
+    if extras.get("sequential"):
+        from survey.reporting.sequential import sequential_section
+
+        sections.append(sequential_section(extras["sequential"]))
+        extra_json["sequential"] = extras["sequential"]
     if extras.get("plan"):
         sections.append(plan_section(extras["plan"]))
         extra_json["plan"] = extras["plan"]

@@ -90,3 +90,13 @@ def test_cli_run_prints_the_decision(tmp_path):
     out = CliRunner().invoke(cli, ["run", str(tmp_path / "seq.toml"), "--yes"], catch_exceptions=False).output
     assert "sim: sequential group-sequential test of sneakers vs boots: reject at look" in out
     assert survey.Study.from_toml(tmp_path / "seq.toml").sequential_results()["sim"]["decision"] == "reject"
+
+
+def test_report_of_a_study_bought_in_rounds_plots_the_path(tmp_path):
+    study = _study(tmp_path, -2.0)
+    study.run(yes=True, progress=False)
+    res = survey.report(study.store_path, tmp_path / "report")
+    doc = res["sequential"]["sim"]
+    assert doc["decision"] == "reject"
+    html = (tmp_path / "report" / "index.html").read_text()
+    assert "Sequential collection: the path against the boundary" in html and "saved" in html
