@@ -35,8 +35,8 @@ CONFIDENCE = 0.95  # of the bootstrap percentile intervals
 RHO_BIAS_NOTE = ("appendix-C estimator: rho-hat is biased downward by replicate noise (about -0.17 at r = 5, "
                  "sigma = 1, rho = 0.3; see docs/estimator-bias.md)")
 
-MOMENTS_NOTE = ("moment estimator (unbiased on the probability scale): rho-hat within +-0.03 of the truth at "
-                "r >= 2 on most of the grid of docs/estimator-bias.md, worse when sigma is small")
+MOMENTS_NOTE = ("moment estimator (unbiased on the probability scale): rho-hat's bias is within +-0.013 at "
+                "sigma >= 1 or r >= 5, but up to +0.08 at sigma = 0.5 with r = 2 (see docs/estimator-bias.md)")
 FALLBACK_NOTE = ("one valid answer per cell: the moment estimator needs r >= 2 replicates to separate "
                  "sigma from the binomial noise, so these are the appendix-C estimates (rho-hat biased downward)")
 
