@@ -85,6 +85,8 @@ async def collect_in_rounds(engine, plan: Plan, collect) -> dict[str, dict]:
     store, study = engine.store, plan.study.name
     results = {m: doc for m, doc in read_paths(store, study).items() if doc["decision"] in ("reject", "futility")}
     active = {m.spec.name for m in plan.models} - set(results)
+    # A resumed run starts again at round 1: stored rounds send nothing, and the engine finishes any open
+    # batch job first whatever round it holds (its replies land by their custom ids), never resubmitting it.
     for upto in design.looks():
         if not active:
             break

@@ -100,3 +100,85 @@ def test_report_of_a_study_bought_in_rounds_plots_the_path(tmp_path):
     assert doc["decision"] == "reject"
     html = (tmp_path / "report" / "index.html").read_text()
     assert "Sequential collection: the path against the boundary" in html and "saved" in html
+
+
+class _BatchJobs:
+    """Simulated answers through a batch API kept across runs (class-level, like a provider's)."""
+
+    jobs: dict = {}
+    submits: list = []
+    hold = None  # a job id: polling it interrupts the run, leaving the job open
+
+
+def _batch_backend():
+    from survey.backends.base import Capabilities
+    from survey.backends.simulated import SimulatedBackend
+
+    class SimBatch(SimulatedBackend):
+        capabilities = Capabilities(paid=False, needs_model_id=False, batch=True)
+
+        async def submit_batch(self, queries):
+            job_id = f"job-{len(_BatchJobs.jobs) + 1}"
+            _BatchJobs.jobs[job_id] = list(queries)
+            _BatchJobs.submits.append(job_id)
+            return job_id
+
+        async def batch_status(self, job_id):
+            if job_id == _BatchJobs.hold:
+                raise KeyboardInterrupt  # the run stops while this job is open
+            return "SUCCESS"
+
+        async def fetch_batch(self, job_id):
+            return {q.custom_id: await self.complete(q) for q in _BatchJobs.jobs[job_id]}
+
+    return SimBatch
+
+
+SimBatch = None
+
+
+def test_batch_backend_one_job_per_round_and_a_resume_never_resubmits(tmp_path, monkeypatch):
+    from survey.backends import BACKENDS, register_backend
+
+    global SimBatch
+    SimBatch = _batch_backend()
+    monkeypatch.setitem(BACKENDS, "simbatch", "")
+    register_backend("simbatch", f"{__name__}:SimBatch")
+    _BatchJobs.jobs, _BatchJobs.submits, _BatchJobs.hold = {}, [], None
+    path = tmp_path / "seq.toml"
+    path.write_text(STUDY.format(delta=-2.0, extra="").replace('backend = "simulated"',
+                                                               'backend = "simbatch"\nbatch = true'))
+    study = survey.Study.from_toml(path)
+    study.run(yes=True, progress=False, poll_interval=0.0)
+    doc = study.sequential_results()["sim"]
+    assert doc["decision"] == "reject"
+    assert len(_BatchJobs.submits) == doc["look"]  # one batch job per round
+    sizes = [len(_BatchJobs.jobs[j]) for j in _BatchJobs.submits]
+    assert sizes == [2 * 4 * 20 * 2] * doc["look"]  # each round: 4 new pairs x 2 messages x personas x r
+    with Store(study.store_path) as s:
+        assert {j["job_id"] for j in s.batch_jobs("seq", "sim")} == set(_BatchJobs.submits)
+
+
+def test_a_run_interrupted_during_a_rounds_batch_job_resumes_that_job(tmp_path, monkeypatch):
+    from survey.backends import BACKENDS, register_backend
+
+    global SimBatch
+    SimBatch = _batch_backend()
+    monkeypatch.setitem(BACKENDS, "simbatch", "")
+    register_backend("simbatch", f"{__name__}:SimBatch")
+    _BatchJobs.jobs, _BatchJobs.submits, _BatchJobs.hold = {}, [], "job-2"
+    path = tmp_path / "seq.toml"
+    path.write_text(STUDY.format(delta=-0.8, extra="").replace('backend = "simulated"',
+                                                               'backend = "simbatch"\nbatch = true'))
+    study = survey.Study.from_toml(path)
+    first = study.run(yes=True, progress=False, poll_interval=0.0)
+    assert first.interrupted and _BatchJobs.submits == ["job-1", "job-2"]
+    with Store(study.store_path) as s:
+        assert [j["job_id"] for j in s.batch_jobs("seq", "sim", open_only=True)] == ["job-2"]
+    _BatchJobs.hold = None
+    study.run(yes=True, progress=False, poll_interval=0.0)
+    doc = study.sequential_results()["sim"]
+    held = {q.custom_id for q in _BatchJobs.jobs["job-2"]}
+    later = [j for j in _BatchJobs.submits[2:]]
+    assert not any(held & {q.custom_id for q in _BatchJobs.jobs[j]} for j in later)  # never resubmitted
+    assert len(study.table()) == 2 * doc["pairs"] * 20 * 2
