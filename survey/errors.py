@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
+import typing
+from pathlib import Path
+
 
 class SurveyError(Exception):
     """A mistake in the user's input (a file, a flag, a study spec) that they can fix."""
@@ -11,11 +15,94 @@ class TableError(SurveyError):
     """The long response table breaks the contract (missing column, bad answer, duplicate key...)."""
 
 
-def pydantic_message(exc, source: str = "") -> str:
-    """Turn a pydantic ValidationError into one readable line that names each bad field and its fix."""
+def path_error_message(exc: OSError) -> str:
+    """One line for a path that cannot be written; when a folder on the way is a file, say which."""
+    if isinstance(exc, (FileExistsError, NotADirectoryError)) and exc.filename:
+        path = Path(exc.filename)
+        blocker = next((p for p in [path, *path.parents] if p.is_file()), None)
+        if blocker == path:
+            return f"{path}: this is a file, but a folder is needed here; choose another path or move the file"
+        if blocker is not None:
+            return f"{path}: cannot create it: '{blocker}' is a file, not a folder; choose another path or move it"
+    where = f"{exc.filename}: " if exc.filename else ""
+    return f"{where}{exc.strerror or exc}"
+
+
+# pydantic's own words in front of a validator's message: the user wrote none of it
+_PYDANTIC_PREFIXES = ("Value error, ", "Assertion failed, ")
+
+
+def pydantic_message(exc, source: str = "", model=None) -> str:
+    """Turn a pydantic ValidationError into one readable line that names each bad field and its fix.
+
+    An unknown key reads "unknown key" with the closest allowed name ("did you mean ...?") when
+    ``model``, the pydantic class validated, is given; pydantic's "Value error, " and the "(root)"
+    of a whole-object check are left out."""
     parts = []
     for err in exc.errors():
-        loc = ".".join(str(x) for x in err.get("loc", ())) or "(root)"
-        parts.append(f"{loc}: {err.get('msg', 'invalid')}")
+        loc = tuple(err.get("loc", ()))
+        msg = err.get("msg", "invalid")
+        for prefix in _PYDANTIC_PREFIXES:
+            msg = msg.removeprefix(prefix)
+        if err.get("type") == "extra_forbidden" and loc:
+            msg = "unknown key" + _suggestion(str(loc[-1]), allowed_keys(model, loc[:-1]) if model else [])
+        where = ".".join(str(x) for x in loc)
+        parts.append(f"{where}: {msg}" if where else msg)
     prefix = f"{source}: " if source else ""
     return prefix + "; ".join(parts)
+
+
+def _suggestion(key: str, allowed: list[str]) -> str:
+    close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+    if close:
+        return f" (did you mean '{close[0]}'?)"
+    return f" (allowed: {', '.join(allowed)})" if allowed else ""
+
+
+def allowed_keys(model, path: tuple) -> list[str]:
+    """The field names (and aliases) of the pydantic model found at ``path`` inside ``model``."""
+    tp = model
+    for key in path:
+        tp = _step(tp, key)
+        if tp is None:
+            return []
+    found = _models_in(tp)
+    if not found:
+        return []
+    names: list[str] = []
+    for name, f in found[0].model_fields.items():
+        names += [name] + ([f.alias] if f.alias and f.alias != name else [])
+    return names
+
+
+def _models_in(tp) -> list:
+    """The pydantic model classes a type annotation may hold directly (through Optional/Union/Annotated)."""
+    if isinstance(tp, type) and hasattr(tp, "model_fields"):
+        return [tp]
+    if typing.get_origin(tp) in (typing.Union, typing.Annotated) or type(tp).__name__ == "UnionType":
+        return [m for arg in typing.get_args(tp)[: None if typing.get_origin(tp) is not typing.Annotated else 1]
+                for m in _models_in(arg)]
+    return []
+
+
+def _step(tp, key):
+    """The type one location step below ``tp``: a model's field, a list's item, a dict's value."""
+    for m in _models_in(tp):
+        fields = {f.alias or n: f for n, f in m.model_fields.items()} | m.model_fields
+        if key in fields:
+            return fields[key].annotation
+        if key == m.__name__:  # a tagged union names the member it tried
+            return m
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is typing.Union or type(tp).__name__ == "UnionType":
+        for arg in args:
+            nxt = _step(arg, key)
+            if nxt is not None:
+                return nxt
+    if origin in (list, tuple, set, frozenset) and args and isinstance(key, int):
+        return args[0]
+    if origin is dict and len(args) == 2:
+        return args[1]
+    if origin is typing.Annotated:
+        return _step(args[0], key)
+    return None

@@ -9,7 +9,7 @@ import click
 
 from survey.common.event_loop import Terminated
 from survey.common.formatting import to_json
-from survey.errors import SurveyError
+from survey.errors import SurveyError, path_error_message
 
 # Adding a command group: write survey/cli/<name>.py exposing `register(cli)`, then list it here.
 COMMAND_MODULES = ["analysis", "run", "batch", "registry", "report", "demo", "dbpa", "plan", "compare"]
@@ -50,11 +50,10 @@ def main(argv: list[str] | None = None) -> None:
         cli.main(args=argv, prog_name="survey", standalone_mode=False)
     except click.exceptions.Abort:
         _fail("aborted", 130, as_json, prefix="")
-    except click.ClickException as exc:  # bad flags and values: exit 2 (click's usage errors)
-        if as_json:
-            _fail(exc.format_message(), exc.exit_code, True)
-        exc.show()
-        sys.exit(exc.exit_code)
+    except click.ClickException as exc:  # bad flags and values: exit 2 (click's usage errors), one line
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        _fail(exc.format_message() + hint, exc.exit_code, as_json)
     except SurveyError as exc:
         _fail(str(exc), 2, as_json)
     except Terminated:  # SIGTERM during a run, before anything was sent
@@ -62,5 +61,5 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         _fail("interrupted", 130, as_json, prefix="")
     except OSError as exc:  # an output path that cannot be written (bad folder, permissions, full disk)
-        where = f"{exc.filename}: " if exc.filename else ""
-        _fail(f"{where}{exc.strerror or exc}", 2, as_json)
+        _fail(path_error_message(exc), 2, as_json)
+

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from survey.errors import SurveyError
+from survey.errors import SurveyError, path_error_message
 from survey.responses import DEFAULT_SCALE, response_type
 
 KEY_COLS = ("study", "model", "message", "perturbation", "persona", "replicate")
@@ -95,7 +95,10 @@ class Store:
         self.path = Path(path)
         if not create and not self.path.exists():
             raise SurveyError(f"{self.path}: no such store; `survey run STUDY.toml` creates it")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # e.g. a file where the store's folder should be
+            raise SurveyError(f"store {self.path}: cannot create its folder: {path_error_message(exc)}") from exc
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
             self.db.execute("PRAGMA journal_mode=WAL")

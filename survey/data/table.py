@@ -24,11 +24,13 @@ COLUMNS = [*KEY, "answer"]
 _TEXT_KEYS = ["model", "message", "perturbation", "persona"]
 
 
-def validate_table(df: pd.DataFrame, min_perturbations: int = 2) -> pd.DataFrame:
+def validate_table(df: pd.DataFrame, min_perturbations: int = 2, *, rows: str = "row") -> pd.DataFrame:
     """Check a long table against the contract and return a normalised copy.
 
     Key columns become strings, ``replicate`` an int, ``answer`` a nullable Int8 (<NA> = invalid).
-    Raises TableError naming the problem and, where possible, the offending rows.
+    Raises TableError naming the problem and, where possible, the offending rows by their index
+    label; ``rows`` names what the labels are: "row" (a DataFrame's index), "line" (a CSV file's line
+    numbers, the header being line 1) or "data row" (counted from 1).
     """
     if not isinstance(df, pd.DataFrame):
         raise TableError(f"expected a pandas DataFrame, got {type(df).__name__}")
@@ -42,24 +44,24 @@ def validate_table(df: pd.DataFrame, min_perturbations: int = 2) -> pd.DataFrame
     out = df.copy()
     for col in _TEXT_KEYS:
         if out[col].isna().any():
-            rows = _rows(out.index[out[col].isna()])
-            raise TableError(f"column '{col}' is empty in row(s) {rows}; every row needs a {col}")
+            where = _rows(out.index[out[col].isna()], rows)
+            raise TableError(f"column '{col}' is empty in {where}; every row needs a {col}")
         out[col] = out[col].astype(str)
     rep = pd.to_numeric(out["replicate"], errors="coerce")
     bad = rep.isna() | (rep < 0) | (rep != np.floor(rep))
     if bad.any():
         raise TableError(
-            f"column 'replicate' must hold whole numbers >= 0; bad value(s) in row(s) {_rows(out.index[bad])}"
+            f"column 'replicate' must hold whole numbers >= 0; bad value(s) in {_rows(out.index[bad], rows)}"
         )
     out["replicate"] = rep.astype("int64")
     if "scale" in out.columns:
-        out["scale"] = _parse_scales(out["scale"])
-    out["answer"] = _parse_answers(out["answer"], out.get("scale"))
+        out["scale"] = _parse_scales(out["scale"], rows)
+    out["answer"] = _parse_answers(out["answer"], out.get("scale"), rows)
     dup = out.duplicated(KEY, keep=False)
     if dup.any():
         first = out.loc[dup, KEY].iloc[0].to_dict()
         raise TableError(
-            f"{int(dup.sum())} rows share a key ({', '.join(KEY)}), e.g. {first}; "
+            f"{int(dup.sum())} rows share a key ({', '.join(KEY)}), e.g. {first} in {_rows(out.index[dup], rows)}; "
             "each query must appear once"
         )
     if min_perturbations:
@@ -74,25 +76,27 @@ def validate_table(df: pd.DataFrame, min_perturbations: int = 2) -> pd.DataFrame
     return out
 
 
-def _rows(index, limit: int = 5) -> str:
+def _rows(index, noun: str = "row", limit: int = 5) -> str:
+    """'row(s) 0, 3' by index label; 'line(s) 2, 5 (the header is line 1)' for a CSV file."""
     idx = list(index[:limit])
     more = f" and {len(index) - limit} more" if len(index) > limit else ""
-    return ", ".join(str(i) for i in idx) + more
+    where = {"line": " of the file (the header is line 1)", "data row": " (counting from 1)"}.get(noun, "")
+    return f"{noun}(s) " + ", ".join(str(i) for i in idx) + more + where
 
 
-def _parse_scales(col: pd.Series) -> pd.Series:
+def _parse_scales(col: pd.Series, rows: str = "row") -> pd.Series:
     """Response type names; an empty cell is the default (Yes/No), an unknown name is an error."""
     names = col.astype("string").str.strip()
     names = names.where(names.notna() & (names != ""), DEFAULT_SCALE).astype(object)
     unknown = ~names.isin(list(RESPONSE_TYPES))
     if unknown.any():
         vals = ", ".join(sorted({f"'{v}'" for v in names[unknown].head(5)}))
-        raise TableError(f"column 'scale' names unknown response type(s) {vals} in row(s) "
-                         f"{_rows(col.index[unknown])}; known: {', '.join(RESPONSE_TYPES)}")
+        raise TableError(f"column 'scale' names unknown response type(s) {vals} in "
+                         f"{_rows(col.index[unknown], rows)}; known: {', '.join(RESPONSE_TYPES)}")
     return names
 
 
-def _parse_answers(col: pd.Series, scales: pd.Series | None = None) -> pd.Series:
+def _parse_answers(col: pd.Series, scales: pd.Series | None = None, noun: str = "row") -> pd.Series:
     """Accept the scale's values (1/0, '1'/'0', 1.0/0.0 for Yes/No) and empty/NaN for invalid; reject
     anything else. Without a scale column every row is Yes/No."""
     as_str = col.astype("string").str.strip()
@@ -108,7 +112,7 @@ def _parse_answers(col: pd.Series, scales: pd.Series | None = None) -> pd.Series
             want = (f"{rtype.describe_values()} or empty (invalid)" if rtype.scored
                     else f"empty ('{scale}' replies have no score)")
             raise TableError(f"column 'answer'{where} must be {want}; found {', '.join(vals)} "
-                             f"in row(s) {_rows(col.index[bad])}")
+                             f"in {_rows(col.index[bad], noun)}")
     return num.astype("Int8")
 
 
@@ -127,21 +131,36 @@ def read_table(path: str | Path, min_perturbations: int = 2) -> pd.DataFrame:
     suffix = path.suffix.lower()
     try:
         if suffix == ".parquet":
-            df = pd.read_parquet(path)
+            df, rows = pd.read_parquet(path), "data row"
+            df.index = pd.RangeIndex(1, len(df) + 1)
         elif suffix in (".csv", ".txt"):
             # Keys stay text: persona "007" must not become 7.
-            df = pd.read_csv(path, dtype={c: str for c in _TEXT_KEYS}, keep_default_na=False,
-                             na_values={"answer": [""]})
+            df, rows = pd.read_csv(path, dtype={c: str for c in _TEXT_KEYS}, keep_default_na=False,
+                                   na_values={"answer": [""]}), "line"
+            _check_delimiter(df, path)
+            df.index = pd.RangeIndex(2, len(df) + 2)  # errors name the file's lines; the header is line 1
         else:
             raise TableError(f"{path}: unknown table format '{suffix}'; use .csv or .parquet")
     except TableError:
         raise
     except Exception as exc:  # parser errors are user errors: the file is not a table
-        raise TableError(f"{path}: cannot read table ({exc})") from exc
+        raise TableError(f"{path}: cannot read table ({' '.join(str(exc).split())})") from exc
     try:
-        return validate_table(df, min_perturbations=min_perturbations)
+        return validate_table(df, min_perturbations=min_perturbations, rows=rows).reset_index(drop=True)
     except TableError as exc:
         raise TableError(f"{path}: {exc}") from exc
+
+
+def _check_delimiter(df: pd.DataFrame, path: Path) -> None:
+    """A CSV read as one column whose header holds ';' or a tab was written with another separator
+    (spreadsheets in many locales write ';'): say so instead of listing every column as missing."""
+    if len(df.columns) != 1:
+        return
+    header = str(df.columns[0])
+    for sep, name in ((";", "semicolon"), ("\t", "tab")):
+        if sep in header:
+            raise TableError(f"{path}: the file looks {name}-separated (its header is '{header[:60]}'); "
+                             "survey reads comma-separated tables: save it as CSV with commas")
 
 
 def write_table(df: pd.DataFrame, path: str | Path) -> Path:

@@ -90,3 +90,36 @@ def test_an_optional_scale_column_checks_answers_per_response_type(tmp_path):
         validate_table(out.assign(answer=out["answer"].astype(object).where(out.index != 1, 5)))
     with pytest.raises(TableError, match="column 'scale' names unknown response type\\(s\\) 'likert'"):
         validate_table(out.assign(scale=out["scale"].where(out.index != 2, "likert")))
+
+
+def test_csv_errors_name_the_file_line(tmp_path):
+    # the row number used to be the 0-based data index: row 3 was the file's line 5
+    df = small()
+    df["answer"] = df["answer"].astype(object)
+    df.loc[3, "answer"] = "yes"
+    path = tmp_path / "t.csv"
+    df.to_csv(path, index=False)
+    with pytest.raises(TableError) as exc:
+        read_table(path)
+    assert "found yes in line(s) 5 of the file (the header is line 1)" in str(exc.value)
+    assert path.read_text().splitlines()[4].split(",")[5] == "yes"
+    df.assign(answer=df["answer"].astype(str)).to_parquet(tmp_path / "t.parquet", index=False)
+    with pytest.raises(TableError, match="data row\\(s\\) 4 \\(counting from 1\\)"):
+        read_table(tmp_path / "t.parquet")
+    with pytest.raises(TableError, match="in row\\(s\\) 3$"):  # a DataFrame: its own index labels
+        validate_table(df)
+
+
+def test_a_semicolon_separated_file_is_named_as_such(tmp_path):
+    path = tmp_path / "t.csv"
+    small().to_csv(path, index=False, sep=";")
+    with pytest.raises(TableError, match="looks semicolon-separated.*save it as CSV with commas"):
+        read_table(path)
+    small().to_csv(path, index=False, sep="\t")
+    with pytest.raises(TableError, match="looks tab-separated"):
+        read_table(path)
+
+
+def test_a_table_read_from_csv_has_a_plain_index(tmp_path):
+    write_table(small(), tmp_path / "t.csv")
+    assert read_table(tmp_path / "t.csv").index.equals(pd.RangeIndex(len(small())))
