@@ -62,4 +62,3 @@ def main(argv: list[str] | None = None) -> None:
         _fail("interrupted", 130, as_json, prefix="")
     except OSError as exc:  # an output path that cannot be written (bad folder, permissions, full disk)
         _fail(path_error_message(exc), 2, as_json)
-

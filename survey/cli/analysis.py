@@ -4,8 +4,22 @@ from __future__ import annotations
 
 import click
 
-from survey.cli.common import echo_completeness, echo_json, json_option, print_table, study_option
+from survey.cli.common import (
+    DELTA_HELP,
+    DELTA_MEANING,
+    FLIPS_HELP_ONE_TEST,
+    alpha_option,
+    count_type,
+    echo_completeness,
+    echo_json,
+    flips_option,
+    json_option,
+    print_table,
+    seed_option,
+    study_option,
+)
 from survey.cli.sequential import analyze_sequential, sequential_options
+from survey.common.limits import BOOTSTRAP_MAX, WHY
 from survey.data.sources import load_source
 from survey.data.table import write_table
 from survey.stats import ab_tests
@@ -24,8 +38,8 @@ ALT = click.Choice(["two-sided", "greater", "less"])
 @click.option("--kappa", type=float, default=4.0, show_default=True)
 @click.option("--sigma", type=float, default=1.0, show_default=True)
 @click.option("--rho", type=float, default=0.3, show_default=True)
-@click.option("--delta", type=float, default=0.0, show_default=True, help="logit effect of B over A")
-@click.option("--seed", type=int, default=None)
+@click.option("--delta", type=float, default=0.0, show_default=True, help=DELTA_HELP)
+@seed_option(default=None)
 @click.option("--out", type=click.Path(dir_okay=False), required=True, help="output .csv or .parquet")
 @json_option
 def simulate_cmd(n, m, m_b, r, mu, kappa, sigma, rho, delta, seed, out, as_json):
@@ -33,34 +47,34 @@ def simulate_cmd(n, m, m_b, r, mu, kappa, sigma, rho, delta, seed, out, as_json)
     df = simulate(n, m, r, mu=mu, kappa=kappa, sigma=sigma, rho=rho, delta=delta, seed=seed, m_b=m_b)
     path = write_table(df, out)
     info = {"out": str(path), "rows": len(df), "personas": n, "perturbations": {"A": m, "B": m_b or m},
-            "replicates": r}
+            "replicates": r, "delta": {"value": delta, "meaning": DELTA_MEANING}}
     if as_json:
         echo_json(info)
     else:
-        click.echo(f"wrote {len(df)} rows to {path}")
+        click.echo(f"wrote {len(df)} rows to {path}" + (f" (delta = {delta:g}: {DELTA_MEANING})" if delta else ""))
 
 
 @click.command("analyze")
 @click.argument("table", metavar="TABLE_OR_STORE", type=click.Path(dir_okay=False))
 @click.option("--a", "a", default=None, help="message A (default: the first of two, or the one --b leaves)")
 @click.option("--b", "b", default=None, help="message B (default: the second of two, or the one --a leaves)")
-@click.option("--flips", type=click.IntRange(min=1), default=9999, show_default=True,
-              help="random sign vectors when m > 40 (below that the test is exact)")
-@click.option("--seed", type=int, default=0, show_default=True)
+@flips_option(9999, FLIPS_HELP_ONE_TEST)
+@seed_option()
 @click.option("--alternative", type=ALT, default="two-sided", show_default=True)
-@click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
-              show_default=True)
+@alpha_option(help="level at which the sign-flip test decides; the CI is 1 - alpha unless --confidence")
+@click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
+              help="level of the effect's CI  [default: 1 - alpha]")
 @click.option("--probabilities", is_flag=True,
               help="use the exact per-cell P(Yes) (p_yes, local model in exact mode) instead of answer rates")
 @sequential_options("replay a stopping rule over the pairs in collection order")
 @study_option
 @json_option
-def analyze_cmd(table, a, b, flips, seed, alternative, confidence, probabilities, study, as_json, **seq):
+def analyze_cmd(table, a, b, flips, seed, alternative, alpha, confidence, probabilities, study, as_json, **seq):
     """Test message A vs B for every model in a long table (one independent analysis per model)."""
     if seq["seq_method"]:
-        return analyze_sequential(load_source(table, study), a, b, alternative, None, seed, probabilities,
+        return analyze_sequential(load_source(table, study), a, b, alternative, alpha, seed, probabilities,
                                   as_json, seq)
-    res = analyze(load_source(table, study), a, b, alternative=alternative, confidence=confidence,
+    res = analyze(load_source(table, study), a, b, alternative=alternative, alpha=alpha, confidence=confidence,
                   flips=flips, seed=seed, probabilities=probabilities)
     if as_json:
         echo_json(res.to_dict())
@@ -80,15 +94,17 @@ def analyze_cmd(table, a, b, flips, seed, alternative, confidence, probabilities
         print_table("tests", ["test", "statistic", "p-value", "note"],
                     [[ab_tests.label(name), t.statistic, t.pvalue, ab_tests.get(name).note(t)]
                      for name, t in r.tests.items()])
+        verdict = "significant" if res.significant(r.model) else "not significant"
+        click.echo(f"decision at alpha = {res.alpha:g} (sign-flip test, valid for any rho): {verdict}")
 
 
 @click.command("estimate")
 @click.argument("table", metavar="TABLE_OR_STORE", type=click.Path(dir_okay=False))
 @click.option("--message", required=True, help="the message whose responses are fitted")
 @click.option("--model", "model", default=None, help="model to fit (default: every model)")
-@click.option("--bootstrap", type=click.IntRange(min=0), default=200, show_default=True,
+@click.option("--bootstrap", type=count_type(0, BOOTSTRAP_MAX, WHY["bootstrap"]), default=200, show_default=True,
               help="bootstrap resamples of personas and perturbations for standard errors (0: none)")
-@click.option("--seed", type=int, default=0, show_default=True)
+@seed_option()
 @click.option("--method", type=click.Choice(["moments", "appendix-c"]), default="moments", show_default=True,
               help="moments: unbiased on the probability scale (needs r >= 2, else appendix C with a note); "
                    "appendix-c: the paper's estimator, biased, for comparison")

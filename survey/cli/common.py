@@ -5,6 +5,9 @@ from __future__ import annotations
 import click
 
 from survey.common.formatting import fmt, to_json  # noqa: F401 - re-exported for the command modules
+from survey.common.limits import check_alpha, check_count, check_flips, check_seed
+from survey.errors import SurveyError
+from survey.stats.beta_logit import DELTA_MEANING  # noqa: F401 - re-exported for the command modules
 
 
 def echo_json(obj) -> None:
@@ -35,3 +38,62 @@ def print_table(title: str, columns: list[str], rows: list[list]) -> None:
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 study_option = click.option("--study", default=None, help="study to read, when a store holds several")
+
+
+# Two --flips defaults, on purpose: one test's p-value (analyze, compare, report) wants 9999 random sign
+# vectors (Monte Carlo s.e. about 0.002 at p = 0.05); plan and validate compute thousands of tests and
+# average their rejections, where 1000 per test suffice and 9999 would take ten times as long.
+FLIPS_HELP_ONE_TEST = ("random sign vectors when the sign-flip test is not exact (more than 40 paraphrase pairs); "
+                       "9999 puts a p-value near 0.05 within about 0.002")
+FLIPS_HELP_SIMULATED = ("random sign vectors per simulated survey when m > 12 (exact below); 1000 suffice "
+                        "because rejection rates average over many surveys")
+DELTA_HELP = "logit shift of B over A (positive: B more often Yes; the effect T is A - B, hence negative)"
+
+
+class _Checked(click.ParamType):
+    """A flag value checked by survey.common.limits: the same bound and message as the library call,
+    before any file is read or model loaded. Whole numbers may be written 1e4."""
+
+    def __init__(self, name: str, check, number=float):
+        self.name, self._check, self._number = name, check, number
+
+    def convert(self, value, param, ctx):
+        if value is None or isinstance(value, (int, float)) and not isinstance(value, bool):
+            number = value
+        else:
+            try:
+                number = self._number(str(value).strip())
+            except ValueError:
+                self.fail(f"'{value}' is not a number", param, ctx)
+        try:
+            return self._check(number, "")
+        except SurveyError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+def _int(text: str):
+    """A whole number, also written as 1e4 or 1_000 (a float that is not whole is refused by the check)."""
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+def seed_option(default=0, help="random seed (a whole number from 0 to 2^63 - 1)"):
+    return click.option("--seed", type=_Checked("seed", check_seed, _int), default=default,
+                        show_default=default is not None, help=help)
+
+
+def flips_option(default, help):
+    return click.option("--flips", type=_Checked("count", check_flips, _int), default=default, show_default=True,
+                        help=help)
+
+
+def count_type(low: int, high: int, why: str) -> click.ParamType:
+    """A whole number in [low, high]; ``why`` says where the upper bound comes from."""
+    return _Checked("count", lambda v, _: check_count(v, "", low, high, why), _int)
+
+
+def alpha_option(default=0.05, help="significance level of the tests"):
+    return click.option("--alpha", type=_Checked("level", check_alpha), default=default,
+                        show_default=default is not None, help=help)

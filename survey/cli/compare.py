@@ -6,7 +6,17 @@ import re
 
 import click
 
-from survey.cli.common import echo_completeness, echo_json, fmt, json_option, print_table
+from survey.cli.common import (
+    FLIPS_HELP_ONE_TEST,
+    alpha_option,
+    echo_completeness,
+    echo_json,
+    flips_option,
+    fmt,
+    json_option,
+    print_table,
+    seed_option,
+)
 from survey.common.progress import progress_bar
 from survey.data.sources import load_source
 from survey.errors import SurveyError
@@ -45,7 +55,7 @@ def parse_sizes(text: str | None) -> dict[str, float] | None:
 @click.option("--a", "a", default=None, help="message A (default: the first message)")
 @click.option("--b", "b", default=None, help="message B (default: the second message)")
 @click.option("--sizes", default=None, help="model sizes to order the plot, e.g. 'm1=3e9,m2=8B,m3=135M'")
-@click.option("--alpha", type=float, default=0.05, show_default=True)
+@alpha_option()
 @click.option("--holm-models", is_flag=True, help="Holm-adjust the per-model p-values before counting directions")
 @click.option("--adjust", type=click.Choice(ADJUSTMENTS), default="holm", show_default=True,
               help="adjustment across message pairs (bh = Benjamini-Hochberg)")
@@ -53,9 +63,9 @@ def parse_sizes(text: str | None) -> dict[str, float] | None:
               help="fit (mu, kappa, sigma, rho) on message A's or B's responses, or skip")
 @click.option("--ties", type=click.Choice(TIES), default="drop", show_default=True,
               help="agreement: a cell with as many Yes as No answers is left out, or counted as No/Yes")
-@click.option("--flips", type=int, default=9999, show_default=True, help="random sign vectors when not exact")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--confidence", type=float, default=0.95, show_default=True)
+@flips_option(9999, FLIPS_HELP_ONE_TEST)
+@seed_option()
+@click.option("--confidence", type=float, default=None, help="level of the effect CIs  [default: 1 - alpha]")
 @click.option("--plot", "plot", type=click.Path(dir_okay=False), default=None,
               help="also save the effect-by-model plot (.png, .svg or .pdf)")
 @json_option
@@ -66,9 +76,7 @@ def compare_cmd(table, study, a, b, sizes, alpha, holm_models, adjust, fit, ties
     Flags "conclusion depends on the model" when significant effects disagree in sign or the
     effects differ across models (heterogeneity test at the perturbation level).
     """
-    if flips < 1:
-        raise SurveyError("--flips must be >= 1")
-    if not 0 < confidence < 1:
+    if confidence is not None and not 0 < confidence < 1:
         raise SurveyError("--confidence must be between 0 and 1")
     size_map = parse_sizes(sizes)  # before the progress bar starts: a bad flag is one clean line
     src = load_source(table, study)
@@ -88,7 +96,7 @@ def compare_cmd(table, study, a, b, sizes, alpha, holm_models, adjust, fit, ties
         echo_json({**out.to_dict(), "plot": plot})
         return
     echo_completeness(out.completeness)
-    _print_models(res, out.note, confidence)
+    _print_models(res, out.note, confidence or 1 - alpha)
     if out.agreement is not None:
         _print_agreement(out.agreement)
     for m in out.messages:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import click
 
-from survey.cli.common import echo_json, json_option, print_table
+from survey.cli.common import alpha_option, count_type, echo_json, json_option, print_table, seed_option
+from survey.common.limits import FLIPS_MAX, WHY
 from survey.common.progress import progress_bar
 from survey.errors import SurveyError
 from survey.freetext import DBPAOptions, dbpa, dbpa_family, parse_hist_range
@@ -29,15 +30,17 @@ def _options(f):
         click.option("--embedder", type=click.Choice(["minilm", "mistral-embed", "dashscope"]), default=None,
                      help="text embedder (default minilm: local all-MiniLM-L6-v2, no network)"),
         click.option("--embed-url", default=None, help="provider API root for mistral-embed / dashscope"),
-        click.option("--permutations", "n_perm", type=int, default=None,
-                     help="relabelings B (default 1000); fewer possible relabelings are enumerated exactly"),
-        click.option("--bins", type=int, default=None, help="histogram bins for js (default 30)"),
+        click.option("--permutations", "n_perm", type=count_type(1, FLIPS_MAX, WHY["permutations"]), default=None,
+                     help="relabelings B (default 1000: each one recomputes the discrepancy between two sets of "
+                          "embeddings, far costlier than a sign flip); fewer possible relabelings are enumerated "
+                          "exactly"),
+        click.option("--bins", type=int, default=None, help="histogram bins for js (default 30, at most 10,000)"),
         click.option("--range", "hist_range", default=None,
                      help="histogram range for js: pooled (default, [min, max] of P0 and P1), all-pairs, or LO,HI"),
         click.option("--cache", "cache_path", type=click.Path(dir_okay=False), default=None,
                      help="embedding cache (SQLite); default: the store itself, or TABLE.embeddings.sqlite"),
         click.option("--no-cache", is_flag=True, help="embed without reading or writing a cache"),
-        click.option("--seed", type=int, default=None, help="random seed (default 0)"),
+        seed_option(default=None, help="random seed (default 0)"),
         click.option("--plot", "plot", type=click.Path(dir_okay=False), default=None,
                      help="PNG of the P0/P1 histograms and null distribution (default dbpa.png / FILE.dbpa.png)"),
         click.option("--no-plot", is_flag=True, help="write no plot"),
@@ -62,7 +65,7 @@ def _options(f):
               help="perturbation units: relabel any of them, or swap pair j of A with pair j of B (sign-flip analogue)")
 @click.option("--per-persona", is_flag=True, help="also test A vs B inside each persona, adjusted across personas")
 @click.option("--correction", type=click.Choice(CORRECTIONS), default=None, help="multiplicity adjustment (default holm)")
-@click.option("--alpha", type=float, default=None, help="level for rejections and TPR/FPR (default 0.05)")
+@alpha_option(default=None, help="level for rejections and TPR/FPR (default 0.05)")
 @click.option("--max-per-unit", type=int, default=None,
               help="keep at most N outputs per (message, perturbation), drawn with --seed")
 @_options

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from survey.cli.common import echo_json, json_option
+from survey.cli.common import alpha_option, echo_json, json_option, seed_option
 from survey.errors import SurveyError
 from survey.registry.files import SHIPPED_ROOT
 from survey.study.study import Study
@@ -29,9 +29,10 @@ def find_study(path: str) -> Path:
               help="study to run (free backends only: local or simulated)")
 @click.option("--out", default="reports/demo", show_default=True, type=click.Path(file_okay=False),
               help="report folder")
-@click.option("--seed", type=int, default=0, show_default=True, help="seed of the analysis")
+@seed_option(help="seed of the analysis")
+@alpha_option()
 @json_option
-def demo_cmd(study_path, out, seed, as_json):
+def demo_cmd(study_path, out, seed, alpha, as_json):
     """Run a real survey on the embedded local models and write OUT/index.html, results.json, table.csv."""
     from survey.reporting.entry import report
 
@@ -56,14 +57,14 @@ def demo_cmd(study_path, out, seed, as_json):
     df = study.table()
     messages = [m.id or m.perturbations for m in study.spec.messages]
     results = report(df, out, title=f"Demo survey: {' vs '.join(messages)} "
-                                    f"({', '.join(m.name for m in study.spec.models)})", seed=seed)
+                                    f"({', '.join(m.name for m in study.spec.models)})", seed=seed, alpha=alpha)
     index = Path(out) / "index.html"
     if as_json:
         echo_json({"report": str(index), "results": results["results"]})
         return
     for r in results["results"]:
         eff, p = r["effect"], r["tests"]["permutation"]["pvalue"]
-        click.echo(f"{r['model']}: {r['a']} vs {r['b']}: effect {eff['estimate']:+.3f} "
+        click.echo(f"{r['model']}: {r['a']} vs {r['b']}: effect P(Yes|{r['a']}) - P(Yes|{r['b']}) = {eff['estimate']:+.3f} "
                    f"CI [{eff['ci'][0]:+.3f}, {eff['ci'][1]:+.3f}], sign-flip p = {p:.3g}")
     across = results.get("across_models")
     if across:  # two or more models: is the conclusion model-conditional?

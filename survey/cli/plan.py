@@ -8,15 +8,29 @@ from pathlib import Path
 
 import click
 
-from survey.cli.common import echo_completeness, echo_json, json_option, print_table, study_option, to_json
+from survey.cli.common import (
+    DELTA_HELP,
+    FLIPS_HELP_SIMULATED,
+    alpha_option,
+    count_type,
+    echo_completeness,
+    echo_json,
+    flips_option,
+    json_option,
+    print_table,
+    seed_option,
+    study_option,
+    to_json,
+)
 from survey.cli.sequential import design_options, print_sequential_plan, sequential_options
 from survey.common.progress import progress_bar
 from survey.data.sources import load_source
 from survey.errors import SurveyError
 from survey.stats import ab_tests
 from survey.stats.ab_tests import DECISION_TEST
+from survey.stats.permutation import cannot_reject_note
 from survey.stats.planning import PlanResult, Validation, plan, validate
-from survey.stats.planning.validity import DEFAULT_DRAWS
+from survey.stats.planning.validity import CANNOT_REJECT, DEFAULT_DRAWS
 
 ALT = click.Choice(["two-sided", "greater", "less"])
 
@@ -42,7 +56,7 @@ def _progress(enabled: bool):
 @click.option("--kappa", type=float, help="Beta precision a+b (default 4)")
 @click.option("--sigma", type=float, help="perturbation s.d. on the logit scale (default 1)")
 @click.option("--rho", type=float, help="shared share of the perturbation variance (default 0.3)")
-@click.option("--delta", type=float, required=True, help="logit effect of B over A to detect (0 gives the size)")
+@click.option("--delta", type=float, required=True, help=f"effect to detect (0 gives the size): {DELTA_HELP}")
 @click.option("--from-estimate", type=click.Path(dir_okay=False), help="read mu, kappa, sigma, rho from `survey estimate --json` output")
 @click.option("--from-table", type=click.Path(dir_okay=False), help="estimate mu, kappa, sigma, rho from a long table (with --message)")
 @click.option("--model", "model", default=None, help="model to take from --from-estimate/--from-table")
@@ -53,10 +67,14 @@ def _progress(enabled: bool):
 @click.option("--budget", "budgets", multiple=True, help="total queries N = 2nmr; repeat or comma-separate [default: 200..10000, 10 values]")
 @click.option("--strategy", "strategies", multiple=True, help="allocation n:m:r, e.g. 1:4:1; repeatable [default: 8 strategies]")
 @click.option("--design", "designs", multiple=True, help="an explicit n,m,r triple; repeatable")
-@click.option("--alpha", type=float, default=0.05, show_default=True)
+@click.option("--max-paraphrases", type=count_type(2, 10**6, "no set holds more"), default=None,
+              help="paraphrases per message the sets hold: recommendations stay within it")
+@click.option("--sets", "sets", multiple=True, help="perturbation sets the study will use (names or files; "
+              "repeatable): recommendations stay within the smallest")
+@alpha_option()
 @click.option("--simulations", type=int, default=1000, show_default=True, help="simulated surveys per design")
-@click.option("--flips", type=int, default=1000, show_default=True, help="random sign vectors when m > 12 (exact below)")
-@click.option("--seed", type=int, default=0, show_default=True)
+@flips_option(1000, FLIPS_HELP_SIMULATED)
+@seed_option()
 @click.option("--alternative", type=ALT, default="two-sided", show_default=True)
 @click.option("--target-power", type=float, default=None, help="also find the cheapest n,m,r reaching this power")
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="also write the JSON result here")
@@ -64,14 +82,15 @@ def _progress(enabled: bool):
 @click.option("--no-plot", is_flag=True, help="do not draw the plot")
 @sequential_options("also simulate a sequential rule whose maximum is each design's m")
 @json_option
-def plan_cmd(mu, kappa, sigma, rho, delta, from_estimate, from_table, model, message, study, method, budgets,
-             strategies, designs, alpha, simulations, flips, seed, alternative, target_power, out, plot, no_plot,
-             as_json, **seq):
+def plan_cmd(mu, kappa, sigma, rho, delta, from_estimate, from_table, model, message, study, method, budgets, strategies,
+             designs, max_paraphrases, sets, alpha, simulations, flips, seed, alternative, target_power, out, plot,
+             no_plot, as_json, **seq):
     """Simulate the power of each test for allocation strategies and budgets; find the cheapest design."""
     res = plan(delta, mu=mu, kappa=kappa, sigma=sigma, rho=rho, from_estimate=from_estimate, from_table=from_table,
                model=model, message=message, study=study, budgets=_ints(budgets, "--budget") if budgets else None,
                strategies=strategies, designs=designs, alpha=alpha, simulations=simulations, flips=flips, seed=seed,
-               alternative=alternative, target_power=target_power, method=method, progress=_progress(not as_json),
+               alternative=alternative, target_power=target_power, method=method, max_paraphrases=max_paraphrases,
+               sets=[x for s in sets for x in s.split(",")], progress=_progress(not as_json),
                sequential=design_options(seq) if seq["seq_method"] else None)
     doc = res.to_dict()
     if not no_plot:
@@ -123,11 +142,12 @@ def _print_plan(res: PlanResult, plot: str | None) -> None:
 @click.option("--b", "b", default=None, help="... against message B (power by sub-sampling)")
 @click.option("--model", "model", default=None, help="model to check [default: every model]")
 @click.option("--config", "configs", multiple=True, help="n,m,r sub-sample size; repeatable [default: the paper's six, clipped to the table]")
-@click.option("--draws", type=int, default=DEFAULT_DRAWS, show_default=True, help="random sub-samples per configuration")
-@click.option("--alpha", type=float, default=0.05, show_default=True)
+@click.option("--draws", type=count_type(10, 100_000, "a rejection rate from 100,000 draws is already within 0.002"),
+              default=DEFAULT_DRAWS, show_default=True, help="random sub-samples per configuration")
+@alpha_option()
 @click.option("--confidence", type=float, default=0.95, show_default=True, help="level of the Clopper-Pearson intervals")
-@click.option("--flips", type=int, default=1000, show_default=True, help="random sign vectors when m > 12 (exact below)")
-@click.option("--seed", type=int, default=0, show_default=True)
+@flips_option(1000, FLIPS_HELP_SIMULATED)
+@seed_option()
 @click.option("--alternative", type=ALT, default="two-sided", show_default=True)
 @click.option("--plot", type=click.Path(dir_okay=False), default=None, help="ECDF plot [default: reports/validate.png; one file per model]")
 @click.option("--no-plot", is_flag=True)
@@ -172,9 +192,14 @@ def _print_validity(res: Validation, plots: list[str]) -> None:
         for x in results:
             if x.requested is not None and tuple(x.requested) != tuple(x.config):
                 click.echo(f"note: default configuration {tuple(x.requested)} clipped to the table: {tuple(x.config)}")
+        small = sorted({x.config[1] for x in results if cannot_reject_note(x.config[1], res.alpha, res.alternative)})
+        if small:
+            click.echo(f"note: {cannot_reject_note(max(small), res.alpha, res.alternative)} "
+                       f"(configurations with m = {', '.join(map(str, small))})")
     if null:
         click.echo("a valid test has alpha inside or above its interval: 'oversized' means the interval lies "
-                   "above alpha; 'conservative' below (expected for the sign-flip test at small m)")
+                   f"above alpha; 'conservative' below; '{CANNOT_REJECT}': the sign-flip test's smallest "
+                   "p-value (2/2^m two-sided) exceeds alpha, so it rejects nothing whatever the data")
     for p in plots:
         click.echo(f"plot: {p}")
 

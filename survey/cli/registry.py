@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from survey.cli.common import echo_json, json_option, print_table
+from survey.cli.common import echo_json, json_option, print_table, seed_option
 from survey.common.progress import progress_bar
 from survey.errors import SurveyError
 from survey.registry import (
@@ -110,7 +110,7 @@ def _generation_options(f):
         click.option("--model", "model_ref", required=True, help="BACKEND:MODEL_ID, e.g. mistral:mistral-small-latest"),
         click.option("--count", type=click.IntRange(min=1), required=True, help="how many to keep"),
         click.option("--out", required=True, type=click.Path(dir_okay=False), help="file to write"),
-        click.option("--seed", type=int, default=None, help="provider seed of the first request (+1 per request)"),
+        seed_option(default=None, help="provider seed of the first request (+1 per request)"),
         click.option("--temperature", type=click.FloatRange(min=0), default=1.0, show_default=True),
         click.option("--max-attempts", type=click.IntRange(min=1), default=10, show_default=True,
                      help="requests to make at most before giving up"),

@@ -7,7 +7,14 @@ from pathlib import Path
 
 import click
 
-from survey.cli.common import echo_json, json_option
+from survey.cli.common import (
+    FLIPS_HELP_ONE_TEST,
+    alpha_option,
+    echo_json,
+    flips_option,
+    json_option,
+    seed_option,
+)
 from survey.errors import SurveyError
 
 
@@ -33,22 +40,23 @@ def _read_json(path: str | None, option: str) -> dict | None:
 @click.option("--a", "a", default=None, help="message A (default: every pair of messages)")
 @click.option("--b", "b", default=None, help="message B")
 @click.option("--title", default=None)
-@click.option("--alpha", type=float, default=0.05, show_default=True)
+@alpha_option()
 @click.option("--sizes", default=None, help="model sizes for ordering, e.g. 'm1=3B,m2=8e9'")
 @click.option("--plan", "plan_json", type=click.Path(dir_okay=False), help="`survey plan --json` output")
 @click.option("--validate", "validate_json", type=click.Path(dir_okay=False), help="`survey validate --json` output")
 @click.option("--dbpa", "dbpa_json", type=click.Path(dir_okay=False), help="`survey dbpa --json` output")
-@click.option("--seed", type=int, default=0, show_default=True)
+@flips_option(9999, FLIPS_HELP_ONE_TEST)
+@seed_option()
 @json_option
-def report_cmd(source, out, study, a, b, title, alpha, sizes, plan_json, validate_json, dbpa_json, seed,
+def report_cmd(source, out, study, a, b, title, alpha, sizes, plan_json, validate_json, dbpa_json, flips, seed,
                as_json):
     """Write OUT/index.html (plots inlined), OUT/results.json and OUT/table.csv."""
-    from survey.reporting.entry import report
     from survey.cli.compare import parse_sizes
+    from survey.reporting.entry import report
 
     extras = {"plan": _read_json(plan_json, "--plan"), "validate": _read_json(validate_json, "--validate"),
               "dbpa": _read_json(dbpa_json, "--dbpa")}
-    results = report(source, out, study=study, title=title, a=a, b=b, alpha=alpha, seed=seed,
+    results = report(source, out, study=study, title=title, a=a, b=b, alpha=alpha, seed=seed, flips=flips,
                      sizes=parse_sizes(sizes), extras=extras)
     index = Path(out) / "index.html"
     if as_json:

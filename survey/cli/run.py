@@ -42,6 +42,8 @@ def _print_plan(plan: Plan) -> None:
         if notes:
             click.echo(f"{m['model']}: " + "; ".join(notes))
     click.echo(f"total to send: {plan.to_send} queries, estimated cost {_money(plan.cost)}")
+    for w in plan.warnings:
+        click.echo(f"warning: {w}", err=True)
 
 
 def _print_sets(plan: Plan) -> None:

@@ -14,8 +14,11 @@ from survey.collect.engine import estimate_tokens
 from survey.collect.pricing import cost, price_of
 from survey.collect.store import Store
 from survey.errors import SurveyError
+from survey.stats.permutation import cannot_reject_note
 from survey.study.design import QueryDesign, build_design, prompt_hash
 from survey.study.spec import ModelSpec, StudySpec
+
+DEFAULT_ALPHA = 0.05  # the level the analyses use unless told otherwise (--alpha)
 
 
 @dataclass
@@ -79,6 +82,19 @@ class Plan:
 
         return study_context(self.design)
 
+    @property
+    def warnings(self) -> list[str]:
+        """Design problems no run can fix: a message with so few paraphrases that the sign-flip test can
+        never reject at alpha = 0.05 (two-sided: m <= 5, whose smallest p-value is 2/2^m)."""
+        if not self.study.question.response.scored:
+            return []
+        out = []
+        for m in self.design.messages:
+            note = cannot_reject_note(len(m.items), DEFAULT_ALPHA)
+            if note:
+                out.append(f"message '{m.id}' has {len(m.items)} paraphrases: {note}; add paraphrases")
+        return out
+
     def to_dict(self) -> dict:
         d = self.design
         ctx = self.context
@@ -89,7 +105,7 @@ class Plan:
                 "replicates": self.study.replicates, "cells_per_model": d.n_cells,
                 "queries_per_model": d.queries_per_model, "to_send": self.to_send,
                 "est_cost_usd": self.cost, "budget": self.study.budget.model_dump(),
-                "models": [m.to_dict() for m in self.models]}
+                "models": [m.to_dict() for m in self.models], "warnings": self.warnings}
 
     def check_budget(self) -> None:
         """Refuse, naming the cap and the numbers, a run that would exceed the study's budget."""

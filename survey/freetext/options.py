@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
+from survey.common.limits import Alpha, Flips, Seed
 from survey.embed import EMBEDDERS
 from survey.errors import SurveyError, pydantic_message
 from survey.stats.dbpa.family import CORRECTIONS
@@ -57,18 +58,18 @@ class DBPAOptions(BaseModel):
     omegas: list[Omega] = Field(default_factory=lambda: ["js"], min_length=1)
     embedder: EmbedderName = "minilm"
     embed_url: str | None = None
-    n_resamples: int = Field(1000, ge=1)
-    bins: int = Field(30, ge=2)
+    n_resamples: Flips = 1000
+    bins: int = Field(30, ge=2, le=10_000)  # more bins than outputs only adds empty ones
     hist_range: HistRange = "pooled"
     cache: bool = True
     cache_path: Path | None = None
-    seed: int = 0
+    seed: Seed = 0
     unit: Literal["perturbation", "output"] = "perturbation"
     scheme: Literal["relabel", "swap"] = "relabel"
     per_persona: bool = False
     max_per_unit: int | None = Field(None, ge=1)
     correction: Literal[CORRECTIONS] = "holm"  # type: ignore[valid-type]
-    alpha: float = Field(0.05, gt=0, lt=1)
+    alpha: Alpha = 0.05
 
     @classmethod
     def of(cls, options: DBPAOptions | dict | None = None, **values) -> DBPAOptions:
@@ -80,7 +81,7 @@ class DBPAOptions(BaseModel):
         try:
             return cls(**given)
         except ValidationError as exc:
-            raise SurveyError(pydantic_message(exc)) from exc
+            raise SurveyError(pydantic_message(exc, "", cls)) from exc
 
     def test_options(self) -> dict:
         """Keywords of the statistics in survey.stats.dbpa."""

@@ -10,17 +10,19 @@ from pathlib import Path
 
 import pandas as pd
 
+from survey.common.limits import check_alpha, check_flips, check_seed
 from survey.errors import SurveyError
 
 
 def report(data, out: str | Path, *, study: str | None = None,
            title: str | None = None, a: str | None = None, b: str | None = None, alpha: float = 0.05,
-           seed: int = 0, sizes: dict | None = None, extras: dict | None = None) -> dict:
+           seed: int = 0, flips: int = 9999, sizes: dict | None = None, extras: dict | None = None) -> dict:
     """Write the report of `survey report` into folder ``out`` (index.html, results.json, table.csv).
 
     ``data``: a long table, a survey.data.sources.Source, or the path of a table file (.csv/.parquet)
     or a store (.sqlite; ``study`` picks one when it holds several). ``a``/``b``: the two messages, or
-    neither for every pair.
+    neither for every pair. ``flips``: random sign vectors when a sign-flip test is not exact (as in
+    survey.analyze).
     ``sizes``: model -> size, to order the across-model plot. ``extras``: optional {"plan", "validate",
     "dbpa"} results (their ``to_dict()``/--json output) to add as sections. Returns the results dict
     written to results.json.
@@ -28,8 +30,9 @@ def report(data, out: str | Path, *, study: str | None = None,
     from survey.data.sources import load_source
     from survey.reporting import build_report
 
-    if not 0 < alpha < 1:
-        raise SurveyError(f"alpha (--alpha) must be between 0 and 1; got {alpha}")
+    alpha = check_alpha(alpha, "alpha (--alpha)")
+    check_seed(seed, "seed (--seed)")
+    check_flips(flips, "flips (--flips)")
     if (a is None) != (b is None):
         raise SurveyError("give both --a and --b, or neither (then every pair of messages is compared)")
     # a path is opened as a Source: the report then shows the study's context and completeness
@@ -41,4 +44,5 @@ def report(data, out: str | Path, *, study: str | None = None,
 
         with Store(src.path) as store:
             extras["sequential"] = read_paths(store, src.study) or None
-    return build_report(src, out, title=title, a=a, b=b, alpha=alpha, seed=seed, sizes=sizes, extras=extras)
+    return build_report(src, out, title=title, a=a, b=b, alpha=alpha, seed=seed, n_resamples=flips, sizes=sizes,
+                        extras=extras)

@@ -16,9 +16,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from survey.common.limits import BOOTSTRAP_MAX, Alpha, Flips, Seed
 from survey.data.completeness import Completeness, split_source
 from survey.data.table import models_in, pick_messages, require_messages, require_models
 from survey.errors import SurveyError, TableError, pydantic_message
+from survey.stats.ab_tests import DECISION_TEST
 from survey.stats.comparison import Comparison, compare_messages
 from survey.stats.estimate import estimate as estimate_model
 
@@ -26,17 +28,18 @@ from survey.stats.estimate import estimate as estimate_model
 class AnalyzeOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
     alternative: Literal["two-sided", "greater", "less"] = "two-sided"
-    confidence: float = Field(default=0.95, gt=0, lt=1)
-    flips: int = Field(default=9999, ge=1)
-    seed: int | None = 0
+    alpha: Alpha = 0.05
+    confidence: float | None = Field(default=None, gt=0, lt=1)  # None: 1 - alpha
+    flips: Flips = 9999
+    seed: Seed | None = 0
     probabilities: bool = False
     pairing: list[tuple[str, str]] | None = None
 
 
 class EstimateOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    bootstrap: int = Field(default=200, ge=0)
-    seed: int | None = 0
+    bootstrap: int = Field(default=200, ge=0, le=BOOTSTRAP_MAX)
+    seed: Seed | None = 0
     method: Literal["moments", "appendix-c"] = "moments"
 
 
@@ -44,21 +47,28 @@ def _check(cls, source: str, **values):
     try:
         return cls(**values)
     except ValidationError as exc:
-        raise SurveyError(pydantic_message(exc, source)) from exc
+        raise SurveyError(pydantic_message(exc, source, cls)) from exc
 
 
 class Analysis(dict):
     """model -> Comparison, in table order; ``left_out`` holds the reason of each model left out;
     ``completeness`` what the data rests on (the study and the queries expected, stored, failed)."""
 
-    def __init__(self, comparisons=(), left_out=(), completeness: Completeness | None = None):
+    def __init__(self, comparisons=(), left_out=(), completeness: Completeness | None = None,
+                 alpha: float = 0.05):
         super().__init__((c.model, c) for c in comparisons)
         self.left_out = list(left_out)
         self.completeness = completeness
+        self.alpha = alpha
+
+    def significant(self, model: str) -> bool:
+        """Whether the deciding test (the sign-flip test) rejects A = B at ``alpha`` for this model."""
+        return bool(self[model].tests[DECISION_TEST].pvalue <= self.alpha)
 
     def to_dict(self) -> dict:
-        return {"results": [c.to_dict() for c in self.values()], "left_out": self.left_out,
-                **_provenance(self.completeness)}
+        return {"alpha": self.alpha, "decided_by": DECISION_TEST,
+                "results": [{**c.to_dict(), "significant": self.significant(c.model)} for c in self.values()],
+                "left_out": self.left_out, **_provenance(self.completeness)}
 
 
 class Estimates(dict):
@@ -95,31 +105,35 @@ def _each_model(models, run, catch: type[Exception], reason) -> tuple[list, list
 
 
 def analyze(df, a: str | None = None, b: str | None = None, *, models: list[str] | None = None,
-            alternative: str = "two-sided", confidence: float = 0.95, flips: int = 9999, seed: int | None = 0,
+            alternative: str = "two-sided", alpha: float = 0.05, confidence: float | None = None,
+            flips: int = 9999, seed: int | None = 0,
             probabilities: bool = False, pairing: list[tuple[str, str]] | None = None,
             completeness: Completeness | None = None) -> Analysis:
     """Message A vs B for every model (or those named): every A/B test and the effect with its CI.
 
-    With two messages in the table, a and b may be left out (or one of them). ``flips``: random sign
-    vectors when there are more than 40 perturbation pairs (below that the test is exact).
+    With two messages in the table, a and b may be left out (or one of them). ``alpha``: the level at
+    which each result says whether the sign-flip test rejects (``significant``); the effect's interval
+    has confidence 1 - alpha unless ``confidence`` is given. ``flips``: random sign vectors when there
+    are more than 40 perturbation pairs (below that the test is exact).
     ``probabilities``: test the exact per-cell P(Yes) (``p_yes``) instead of answer rates.
     ``pairing``: [(A id, B id), ...] for every model; by default design or natural order of the ids
     (survey.data.pairing). Each result's ``pairs`` and ``to_dict()`` say which pairs were formed.
     ``df``: a long table or a Source (survey.data.sources.load_source); ``completeness`` overrides its own.
     """
     df, completeness = split_source(df, completeness)
-    opts = _check(AnalyzeOptions, "analyze options", alternative=alternative, confidence=confidence,
+    opts = _check(AnalyzeOptions, "analyze options", alternative=alternative, alpha=alpha, confidence=confidence,
                   flips=flips, seed=seed, probabilities=probabilities, pairing=pairing)
+    confidence = 1 - opts.alpha if opts.confidence is None else opts.confidence
     a, b = pick_messages(df, a, b)
     require_models(df, models or [])
 
     def run(model: str) -> Comparison:
         return compare_messages(df, model, a, b, alternative=opts.alternative, n_resamples=opts.flips,
-                                seed=opts.seed, confidence=opts.confidence, probabilities=opts.probabilities,
+                                seed=opts.seed, confidence=confidence, probabilities=opts.probabilities,
                                 pairing=opts.pairing)
 
     done, left_out = _each_model(models or models_in(df), run, TableError, lambda m, exc: str(exc))
-    return Analysis(done, left_out, completeness)
+    return Analysis(done, left_out, completeness, opts.alpha)
 
 
 def estimate(df, message: str, model: str | None = None, *, bootstrap: int = 200, seed: int | None = 0,

@@ -16,7 +16,13 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from scipy.special import expit, logit
 
+from survey.common.limits import check_seed, check_simulated_rows
 from survey.errors import SurveyError, pydantic_message
+
+# The sign convention, said wherever delta or the effect is shown: delta (the paper's model) is B over A,
+# the effect T (the paper's test statistic) is A minus B, so a positive delta gives a negative T.
+DELTA_MEANING = ("logit shift of message B over A: a positive delta makes B more often Yes, "
+                 "so the effect T = P(Yes|A) - P(Yes|B) is negative")
 
 
 class ModelParams(BaseModel):
@@ -25,9 +31,10 @@ class ModelParams(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     mu: float = Field(0.5, gt=0, lt=1, description="mean persona base rate, in (0, 1)")
     kappa: float = Field(4.0, gt=0, allow_inf_nan=False, description="Beta precision a + b, > 0 and finite")
-    sigma: float = Field(1.0, ge=0, description="total perturbation s.d. on the logit scale, >= 0")
+    sigma: float = Field(1.0, ge=0, allow_inf_nan=False, description="total perturbation s.d. on the logit scale, >= 0")
     rho: float = Field(0.3, ge=0, le=1, description="share of perturbation variance common to all personas")
-    delta: float = Field(0.0, description="logit shift of message B over A (H0: 0)")
+    delta: float = Field(0.0, allow_inf_nan=False, description="logit shift of message B over A (H0: 0): positive "
+                         "makes B more often Yes, so the effect T = mean P(Yes|A) - P(Yes|B) is negative")
 
     @property
     def a(self) -> float:
@@ -42,7 +49,7 @@ def make_params(**kwargs) -> ModelParams:
     try:
         return ModelParams(**{k: v for k, v in kwargs.items() if v is not None})
     except ValidationError as exc:
-        raise SurveyError(pydantic_message(exc, "model parameters")) from exc
+        raise SurveyError(pydantic_message(exc, "model parameters", ModelParams)) from exc
 
 
 def draw_probabilities(params: ModelParams, n: int, m_a: int, m_b: int, rng: np.random.Generator,
@@ -82,8 +89,10 @@ def simulate(n: int, m: int, r: int, mu: float = 0.5, kappa: float = 4.0, sigma:
              messages: tuple[str, str] = ("A", "B"), model: str = "simulated") -> pd.DataFrame:
     """A long table of simulated Yes/No answers: n personas, m (and m_b) perturbations, r replicates."""
     _check_design(n, m, r, m_b)
+    check_seed(seed, "seed")
     params = make_params(mu=mu, kappa=kappa, sigma=sigma, rho=rho, delta=delta)
     m_b = m if m_b is None else m_b
+    check_simulated_rows(n * (m + m_b) * r, f"{n} personas x {m} + {m_b} perturbations x {r} replicates")
     rng = np.random.default_rng(seed)
     pa, pb = draw_probabilities(params, n, m, m_b, rng)
     frames = []

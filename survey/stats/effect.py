@@ -48,10 +48,13 @@ class EffectResult:
     confidence: float
     method: str
     exact: bool = True  # False: the p-values inverted are Monte Carlo estimates
+    # The sign convention: T = mean over pairs of theta(A) - theta(B), Helm & Priebe's statistic, so a
+    # positive T favours A (while the Beta-logit delta is B over A: a positive delta gives a negative T).
+    direction: str = "A - B"
 
     def to_dict(self) -> dict:
         return {"estimate": self.estimate, "ci": list(self.ci), "confidence": self.confidence,
-                "method": self.method, "exact": self.exact}
+                "method": self.method, "exact": self.exact, "direction": self.direction}
 
 
 def effect_ci(d, confidence: float = 0.95, n_resamples: int = 9999, seed=0,

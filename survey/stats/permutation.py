@@ -126,6 +126,32 @@ def sign_flip_test(d, alternative: str = "two-sided", method: str = "auto",
                              alternative, sums / m)
 
 
+def smallest_pvalue(m: int, alternative: str = "two-sided") -> float:
+    """The smallest p-value the exact sign-flip test can give with m pairs: 1/2^m one-sided, 2/2^m
+    two-sided (all signs of one direction). Below alpha the test can never reject, whatever the data."""
+    _check_alternative(alternative)
+    return min(1.0, (2.0 if alternative == "two-sided" else 1.0) / 2.0 ** m)
+
+
+def pairs_needed(alpha: float, alternative: str = "two-sided") -> int:
+    """The fewest pairs m at which the sign-flip test can reject at ``alpha`` (6 two-sided at 0.05)."""
+    m = 1
+    while smallest_pvalue(m, alternative) > alpha:
+        m += 1
+    return m
+
+
+def cannot_reject_note(m: int, alpha: float, alternative: str = "two-sided") -> str | None:
+    """A sentence saying the sign-flip test cannot reject at this m and alpha, or None when it can."""
+    p = smallest_pvalue(m, alternative)
+    if p <= alpha:
+        return None
+    side = "two-sided" if alternative == "two-sided" else "one-sided"
+    return (f"with m = {m} paraphrase pairs the sign-flip test cannot reject at alpha = {alpha:g}: its smallest "
+            f"{side} p-value is {'2' if side == 'two-sided' else '1'}/2^{m} = {p:.3g}; it needs "
+            f"m >= {pairs_needed(alpha, alternative)}")
+
+
 def _tail_count(null_sums, s_obs, gamma, alternative) -> int:
     if alternative == "greater":
         return int(np.count_nonzero(null_sums >= s_obs - gamma))

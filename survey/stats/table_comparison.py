@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from survey.common.limits import check_alpha, check_flips, check_seed
 from survey.data.completeness import Completeness, split_source
 from survey.data.table import messages_in, models_in, pick_messages
 from survey.errors import SurveyError
@@ -43,7 +44,7 @@ def comparison_steps(df: pd.DataFrame) -> int:
 def compare_table(df, a: str | None = None, b: str | None = None, *,
                   sizes: dict[str, float] | None = None, alpha: float = 0.05, adjust_models: str = "none",
                   adjust_messages: str = "holm", fit: str = "a", ties: str = "drop", n_resamples: int = 9999,
-                  seed=0, confidence: float = 0.95, progress=None,
+                  seed=0, confidence: float | None = None, progress=None,
                   completeness: Completeness | None = None) -> TableComparison:
     """A vs B across the models of a validated long table, their agreement, and (with three or more
     messages) every pair of messages per model.
@@ -53,8 +54,13 @@ def compare_table(df, a: str | None = None, b: str | None = None, *,
     ``adjust_messages`` across a model's message pairs. A model whose message pairs cannot be tested
     (e.g. every answer invalid) is left out with its reason. ``progress()`` is called
     ``comparison_steps(df)`` times. ``df``: a long table or a Source (survey.data.sources); the result
-    carries its completeness (or ``completeness``).
+    carries its completeness (or ``completeness``). The intervals have ``confidence``, by default
+    1 - ``alpha``; ``n_resamples`` are the random sign vectors (``--flips``) when a test is not exact.
     """
+    alpha = check_alpha(alpha)
+    check_flips(n_resamples)
+    check_seed(seed)
+    confidence = 1 - alpha if confidence is None else confidence
     df, completeness = split_source(df, completeness)
     named = a is not None or b is not None
     a, b = pick_messages(df, a, b, first_two=True)

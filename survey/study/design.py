@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from survey.backends.base import Query
+from survey.common.limits import STUDY_QUERIES_MAX, WHY
 from survey.errors import SurveyError
 from survey.study.spec import MessageSpec, ModelSpec, StudySpec
 
@@ -114,7 +115,12 @@ def build_design(study: StudySpec, load_personas: Callable | None = None,
         _enough_paraphrases(messages)
     _no_duplicates([str(p.id) for p in personas], f"persona set '{pset.name}'")
     _no_duplicates([m.id for m in messages], "study messages (set id = ... to tell them apart)")
-    return QueryDesign(study, pset, personas, messages)
+    design = QueryDesign(study, pset, personas, messages)
+    if design.queries_per_model > STUDY_QUERIES_MAX:
+        raise SurveyError(f"the study asks {len(personas):,} personas x {sum(len(m.items) for m in messages):,} "
+                          f"paraphrases x {study.replicates:,} replicates = {design.queries_per_model:,} queries per "
+                          f"model; the limit is {STUDY_QUERIES_MAX:,} ({WHY['queries']}): lower replicates or counts")
+    return design
 
 
 def _enough_paraphrases(messages: list[MessageDesign]) -> None:

@@ -23,6 +23,7 @@ from pydantic import (
     model_validator,
 )
 
+from survey.common.limits import Seed
 from survey.errors import SurveyError, pydantic_message
 from survey.registry.files import NAME_RE as _ID  # one id rule for studies and registry sets
 from survey.registry.files import study_base_dir
@@ -46,7 +47,7 @@ class PersonaSpec(_Strict):
 
     set: str = Field(description="persona set name (personas/NAME.*) or a path to a persona file")
     count: int | None = Field(None, ge=1, description="how many personas; all of the set when absent")
-    sample_seed: int | None = Field(
+    sample_seed: Seed | None = Field(
         None, description="draw `count` personas at random with this seed instead of taking the first")
     template: str | None = Field(
         None, description="system prompt template overriding the set's, e.g. for free-text answers")
@@ -251,7 +252,7 @@ def parse_study(data: dict, source: str = "study", base_dir: Path | None = None)
     try:
         study = StudySpec.model_validate(data)
     except ValidationError as exc:
-        raise SurveyError(pydantic_message(exc, source)) from exc
+        raise SurveyError(pydantic_message(exc, source, StudySpec)) from exc
     if base_dir is not None:
         study._base_dir = base_dir
     return study

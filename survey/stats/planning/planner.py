@@ -20,16 +20,25 @@ from pathlib import Path
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from survey.common.limits import PLAN_BUDGET_MAX, WHY, Alpha, Flips, Seed, check_simulation_work
 from survey.data.table import models_in, require_models
 from survey.errors import SurveyError, pydantic_message
 from survey.stats import ab_tests
 from survey.stats.ab_tests import DECISION_TEST, label
-from survey.stats.beta_logit import ModelParams, make_params
+from survey.stats.beta_logit import DELTA_MEANING, ModelParams, make_params
 from survey.stats.estimate import EstimateResult, estimate
+from survey.stats.planning.paraphrases import (
+    ParaphraseLimit,
+    paraphrase_limit,
+    paraphrase_warnings,
+    small_m_warnings,
+    within,
+)
 from survey.stats.planning.power import (
     DEFAULT_BUDGETS,
     DEFAULT_STRATEGIES,
     PowerResult,
+    SurveySize,
     best_per_budget,
     cheapest_design,
     designs_for,
@@ -52,9 +61,10 @@ class PlanOptions(BaseModel):
     """Numeric options of `survey plan`; pydantic names the bad one and its range."""
 
     model_config = ConfigDict(extra="forbid")
-    alpha: float = Field(gt=0, lt=1)
+    alpha: Alpha
     simulations: int = Field(ge=20, le=1_000_000)
-    flips: int = Field(ge=19)
+    flips: Flips = Field(ge=19)
+    seed: Seed
     budgets: list[int] = Field(min_length=1)
     target_power: float | None = Field(default=None, gt=0, lt=1)
 
@@ -63,7 +73,24 @@ def check_options(cls: type[BaseModel], **values) -> BaseModel:
     try:
         return cls(**values)
     except ValidationError as exc:
-        raise SurveyError(pydantic_message(exc, "options")) from exc
+        raise SurveyError(pydantic_message(exc, "options", cls)) from exc
+
+
+def check_plan_size(budgets: list[int], triples: list[tuple], grid: list[SurveySize], simulations: int,
+                    flips: int, exact_max_m: int = 12) -> None:
+    """Refuse budgets past PLAN_BUDGET_MAX and a grid whose simulation would take more than about a minute."""
+    for budget in budgets:
+        if budget > PLAN_BUDGET_MAX:
+            raise SurveyError(f"--budget {budget:,} is above {PLAN_BUDGET_MAX:,} queries, the most a plan "
+                              f"simulates ({WHY['budget']})")
+    for n, m, r in triples:
+        if 2 * n * m * r > PLAN_BUDGET_MAX:
+            raise SurveyError(f"design {n},{m},{r} costs {2 * n * m * r:,} queries, above the {PLAN_BUDGET_MAX:,} "
+                              f"a plan simulates ({WHY['budget']})")
+    distinct = {(d.n, d.m, d.r) for d in grid}
+    work = simulations * sum(n * m * r + (flips * m if m > exact_max_m else 0) for n, m, r in distinct)
+    check_simulation_work(work, f"{simulations} simulations x {len(distinct)} designs x (answers + flips x m)",
+                          "lower --simulations, --flips or the budgets")
 
 
 def read_estimates(path: str | Path) -> list[dict]:
@@ -153,12 +180,13 @@ class PlanResult:
     cheapest: dict | None  # the fewest-query design reaching target_power
     target_power: float | None
     warnings: list[str] = field(default_factory=list)
+    paraphrases: ParaphraseLimit | None = None  # the most paraphrases the sets hold, when known
     sequential: list[dict] | None = None  # per design: the sequential rule's power and expected queries
 
     def describe(self) -> str:
         p = self.params
         return (f"mu={p.mu:g}, kappa={p.kappa:g}, sigma={p.sigma:g}, rho={p.rho:g}, "
-                f"delta={p.delta:g}; {self.simulations} simulated surveys per design")
+                f"delta={p.delta:g} (B over A, logit); {self.simulations} simulated surveys per design")
 
     def to_dict(self) -> dict:
         return {"params": {**self.params.model_dump(), "source": self.source},
@@ -166,7 +194,9 @@ class PlanResult:
                 "alternative": self.alternative, "flips": self.flips, "mc_error": mc_error(self.simulations),
                 "results": [r.to_dict() for r in self.results], "best": self.best,
                 "cheapest": self.cheapest, "target_power": self.target_power,
-                "warnings": self.warnings, "plot": None, "sequential": self.sequential}
+                "warnings": self.warnings, "plot": None, "delta_meaning": DELTA_MEANING,
+                "max_paraphrases": self.paraphrases.to_dict() if self.paraphrases else None,
+                "sequential": self.sequential}
 
 
 def plan(delta: float, *, mu: float | None = None, kappa: float | None = None, sigma: float | None = None,
@@ -174,20 +204,23 @@ def plan(delta: float, *, mu: float | None = None, kappa: float | None = None, s
          message: str | None = None, study: str | None = None, budgets: Iterable[int] | None = None,
          strategies: Iterable[str] | None = None, designs: Iterable[str | tuple] = (), alpha: float = 0.05,
          simulations: int = 1000, flips: int = 1000, seed: int = 0, alternative: str = "two-sided",
-         target_power: float | None = None, method: str = "moments", progress: Progress = no_progress,
-         sequential=None) -> PlanResult:
+         target_power: float | None = None, method: str = "moments", max_paraphrases: int | None = None,
+         sets: Iterable[str] = (), progress: Progress = no_progress, sequential=None) -> PlanResult:
     """Simulated power of each test for allocation strategies n:m:r at budgets N = 2nmr, and explicit
     designs ("n,m,r" or (n, m, r)); with ``target_power``, also the cheapest design reaching it.
 
     Parameters not given default to mu 0.5, kappa 4, sigma 1, rho 0.3, or come from ``from_estimate``
     / ``from_table`` (see load_params; ``method`` fits the table); a given one overrides the one read.
     Without strategies and designs, the eight default strategies are planned at ``budgets``
-    (default 200..10000).
+    (default 200..10000). ``delta`` is the logit shift of B over A (positive: B more often Yes).
+    The recommendations (best per budget, cheapest) stay within ``max_paraphrases`` per message, or
+    the size of the smallest of the perturbation ``sets`` named; without either, those that exceed
+    the paraphrases in the source table or estimate are flagged (survey.stats.planning.paraphrases).
     ``sequential``: a SequentialDesign (or its fields as a dict): each design's m becomes its maximum
     pairs, and the result's ``sequential`` rows give the rule's power and expected queries beside the
     fixed design's (survey.stats.sequential.planning).
     """
-    opts = check_options(PlanOptions, alpha=alpha, simulations=simulations, flips=flips,
+    opts = check_options(PlanOptions, alpha=alpha, simulations=simulations, flips=flips, seed=seed,
                          budgets=list(DEFAULT_BUDGETS if budgets is None else budgets), target_power=target_power)
     values, source = load_params(from_estimate, from_table, model, message, study, method)
     values.update({k: v for k, v in zip(PARAMS, (mu, kappa, sigma, rho), strict=True) if v is not None})
@@ -198,7 +231,10 @@ def plan(delta: float, *, mu: float | None = None, kappa: float | None = None, s
         parse_strategy(s)
     if not strategy_list and not triples:
         strategy_list = list(DEFAULT_STRATEGIES)
+    check_plan_size(opts.budgets, triples, [], opts.simulations, opts.flips)
+    limit = paraphrase_limit(max_paraphrases, sets or (), from_estimate, from_table, model, message, study)
     grid = designs_for(strategy_list, opts.budgets, triples)
+    check_plan_size([], [], grid, opts.simulations, opts.flips)
     with progress("simulating designs", len(grid)) as advance:
         results = estimate_power(params, grid, opts.simulations, opts.alpha, seed, alternative, opts.flips,
                                  progress=advance)
@@ -213,8 +249,8 @@ def plan(delta: float, *, mu: float | None = None, kappa: float | None = None, s
     cheapest = None
     if opts.target_power is not None:
         with progress("searching the cheapest design", None):
-            cheapest = cheapest_design(params, results, opts.target_power, opts.simulations, opts.alpha,
-                                       seed, alternative, opts.flips)
+            cheapest = cheapest_design(params, within(results, limit), opts.target_power, opts.simulations,
+                                       opts.alpha, seed, alternative, opts.flips)
     decisive = label(DECISION_TEST)
     invalid = [label(t) for t in results[0].power if not ab_tests.get(t).valid_when_rho_positive]
     warnings = []
@@ -224,5 +260,8 @@ def plan(delta: float, *, mu: float | None = None, kappa: float | None = None, s
     if opts.target_power is not None and cheapest is None:
         warnings.append(f"no design reached power {opts.target_power:g} with the {decisive} test; "
                         "try larger --budget values or another --strategy")
+    best = best_per_budget(within(results, limit))
+    warnings += small_m_warnings((r.design.m for r in results), opts.alpha, alternative)
+    warnings += paraphrase_warnings(limit, best, cheapest)
     return PlanResult(params, source, opts.alpha, opts.simulations, seed, alternative, opts.flips, results,
-                      best_per_budget(results), cheapest, opts.target_power, warnings, seq_rows)
+                      best, cheapest, opts.target_power, warnings, limit, seq_rows)

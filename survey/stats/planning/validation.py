@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from survey.common.limits import Alpha, Flips, Seed
 from survey.data.completeness import Completeness, split_source
 from survey.data.table import messages_in, models_in, require_messages, require_models
 from survey.errors import SurveyError
@@ -23,9 +24,10 @@ from survey.stats.planning.validity import DEFAULT_CONFIGS, DEFAULT_DRAWS, Valid
 
 class ValidateOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    alpha: float = Field(gt=0, lt=1)
+    alpha: Alpha
     draws: int = Field(ge=10, le=100_000)
-    flips: int = Field(ge=19)
+    flips: Flips = Field(ge=19)
+    seed: Seed
     confidence: float = Field(gt=0, lt=1)
 
 
@@ -39,10 +41,11 @@ class Validation:
     seed: int
     by_model: dict[str, list[ValidityResult]]  # model -> one result per configuration
     completeness: Completeness | None = None  # what the table rests on (survey.data.completeness)
+    alternative: str = "two-sided"
 
     def to_dict(self) -> dict:
         return {"condition": self.condition, "table": self.source, "alpha": self.alpha, "draws": self.draws,
-                "confidence": self.confidence, "seed": self.seed,
+                "confidence": self.confidence, "seed": self.seed, "alternative": self.alternative,
                 "results": [r.to_dict() for res in self.by_model.values() for r in res], "plots": [],
                 **({"study": self.completeness.study, "completeness": self.completeness.to_dict()}
                    if self.completeness else {})}
@@ -58,7 +61,7 @@ def validate(df, message: str | None = None, a: str | None = None, b: str | None
     (power). Clopper-Pearson intervals at ``confidence``. ``df``: a long table or a Source
     (survey.data.sources); the result carries its completeness (or ``completeness``)."""
     df, completeness = split_source(df, completeness)
-    opts = check_options(ValidateOptions, alpha=alpha, draws=draws, flips=flips, confidence=confidence)
+    opts = check_options(ValidateOptions, alpha=alpha, draws=draws, flips=flips, seed=seed, confidence=confidence)
     if message is not None and (a is not None or b is not None):
         raise SurveyError("give --message (null split) or --a and --b (alternative), not both")
     if message is None and (a is None or b is None):
@@ -77,4 +80,4 @@ def validate(df, message: str | None = None, a: str | None = None, b: str | None
                                            opts.alpha, seed, alternative, opts.flips, opts.confidence,
                                            progress=advance)
     return Validation("null" if message else "alternative", source, opts.alpha, opts.draws, opts.confidence,
-                      seed, by_model, completeness)
+                      seed, by_model, completeness, alternative)

@@ -22,17 +22,22 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from survey.common.limits import check_simulation_work
 from survey.common.threads import one_blas_thread
 from survey.data.table import first_appearance
 from survey.data.pairing import perturbation_order
 from survey.errors import SurveyError, TableError
 from survey.stats import ab_tests
-from survey.stats.ab_tests import ByTest, batched_pvalues, with_aliases
+from survey.stats.ab_tests import DECISION_TEST, ByTest, batched_pvalues, with_aliases
 from survey.stats.comparison import nanmean
+from survey.stats.permutation import cannot_reject_note
 
 # The paper's six configurations: two persona counts, and m/r of 5/5, 5/20 and 20/5.
 DEFAULT_CONFIGS = ((10, 5, 5), (10, 5, 20), (10, 20, 5), (50, 5, 5), (50, 5, 20), (50, 20, 5))
 DEFAULT_DRAWS = 200
+# The sign-flip test's verdict when its smallest p-value (2/2^m two-sided) exceeds alpha: a rate of 0
+# then says nothing about its size, so "conservative" would mislead.
+CANNOT_REJECT = "cannot reject at this m"
 
 
 def __getattr__(name: str):
@@ -76,7 +81,7 @@ class TestRate:
     draws: int
     rate: float
     ci: tuple[float, float]  # Clopper-Pearson
-    verdict: str  # null: "oversized", "conservative" or "ok"; alternative: "power"
+    verdict: str  # null: "oversized", "conservative", "ok" or CANNOT_REJECT (sign-flip, small m); alternative: "power"
 
     def to_dict(self) -> dict:
         return {"rate": self.rate, "ci": list(self.ci), "rejections": self.rejections,
@@ -214,11 +219,16 @@ def validity_study(df: pd.DataFrame, model: str, a: str, b: str | None = None,
         ra, rb = responses(df, model, a, pers, reps), responses(df, model, b, pers, reps)
     lim = limits(ra, rb)
     cfgs = fit_configs(DEFAULT_CONFIGS if configs is None else configs, lim, clip=configs is None)
+    check_simulation_work(draws * sum(n * m * r + (flips * m if m > 12 else 0) for _, (n, m, r) in cfgs),
+                          f"{draws} draws x {len(cfgs)} configurations x (answers + flips x m)",
+                          "lower --draws or --flips")
     out = []
     for asked, cfg in cfgs:
         with one_blas_thread():  # small products: a second BLAS thread only waits on shared cores
             pv = subsample_pvalues(ra.y, None if null else rb.y, cfg, draws, [seed, *cfg], alternative, flips)
         rates = ByTest({t: rejection_rate(p, alpha, confidence, null) for t, p in pv.items()})
+        if null and DECISION_TEST in rates and cannot_reject_note(cfg[1], alpha, alternative):
+            rates[DECISION_TEST].verdict = CANNOT_REJECT
         out.append(ValidityResult(model, "null" if null else "alternative", a if not null else f"{a}/1",
                                   b if not null else f"{a}/2", cfg, alpha, rates, pv, asked))
         if progress:

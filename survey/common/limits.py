@@ -1,0 +1,108 @@
+"""Bounds on the seeds, counts and sizes a user may ask for, each with its reason.
+
+A value past a bound is refused with one line that states the bound and why, instead of a numpy
+traceback, a MemoryError or a run that takes hours. The CLI checks its flags with these (so a bad
+flag stops before any file is read or model loaded) and the library calls check them again, so
+Python callers get the same messages. The ``Seed``, ``Flips``, ``Alpha`` types plug into pydantic
+option models.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Annotated
+
+import numpy as np
+from pydantic import AfterValidator
+
+from survey.errors import SurveyError
+
+SEED_MAX = 2**63 - 1  # numpy takes any seed >= 0; a store or a JSON reader may not take more than 64 bits
+FLIPS_MAX = 100_000
+BOOTSTRAP_MAX = 10_000
+SIMULATED_ROWS_MAX = 2_000_000
+PLAN_BUDGET_MAX = 1_000_000
+SIMULATION_WORK_MAX = 10_000_000_000
+STUDY_QUERIES_MAX = 10_000_000
+
+WHY = {
+    "seed": "numpy's random generators take no negative seed, and seeds are stored as 64-bit integers",
+    "flips": "p-values then resolve to 1/(flips + 1) = 1e-5, finer than any alpha in use; more flips cost "
+             "memory (8 bytes per flip and paraphrase pair) and time without changing a decision",
+    "permutations": "p-values then resolve to 1/(B + 1) = 1e-5, finer than any alpha in use; more relabelings "
+                    "only take longer",
+    "bootstrap": "standard errors from 10,000 resamples are already within 1% of their limit; more only take longer",
+    "rows": "a table that size takes about 1 GB of memory and 15 s; the tests need far fewer answers",
+    "budget": "every simulated survey draws each of its answers: a plan at a million queries takes tens of "
+              "seconds, larger ones take hours",
+    "queries": "a study that size could not be collected in reasonable time or money; "
+               "its design alone would take minutes and gigabytes to build",
+}
+
+
+def _fail(what: str, value, bound: str, why: str) -> None:
+    raise SurveyError(f"{what} must be {bound}; got {value} ({why})".strip())
+
+
+def check_seed(seed, what: str = "seed") -> int | None:
+    """A seed for numpy's generators: None, or a whole number from 0 to 2^63 - 1. (A numpy Generator or
+    SeedSequence a Python caller passes goes through unchanged.)"""
+    if seed is None or isinstance(seed, (np.random.Generator, np.random.SeedSequence)):
+        return seed
+    if isinstance(seed, float) and seed.is_integer():
+        seed = int(seed)
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed <= SEED_MAX:
+        _fail(what, seed, "a whole number from 0 to 2^63 - 1", WHY["seed"])
+    return int(seed)
+
+
+def check_count(value, what: str, low: int, high: int, why: str) -> int:
+    """A whole number in [low, high]; ``why`` says where the upper bound comes from."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if isinstance(value, float) and math.isfinite(value) and value == int(value):
+            value = int(value)
+        else:
+            _fail(what, value, f"a whole number from {low:,} to {high:,}", why)
+    if value < low:
+        raise SurveyError(f"{what} must be at least {low:,}; got {value}".strip())
+    if value > high:
+        _fail(what, value, f"at most {high:,}", why)
+    return int(value)
+
+
+def check_flips(flips, what: str = "flips") -> int:
+    return check_count(flips, what, 1, FLIPS_MAX, WHY["flips"])
+
+
+def check_alpha(alpha, what: str = "alpha") -> float:
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise SurveyError(f"{what} must be a level between 0 and 1 (exclusive), e.g. 0.05; got {alpha}".strip())
+    return float(alpha)
+
+
+def check_simulated_rows(rows: int, how: str) -> None:
+    """A simulated table of ``rows`` rows (``how`` spells out the product)."""
+    if rows > SIMULATED_ROWS_MAX:
+        raise SurveyError(f"{how} = {rows:,} rows; simulate writes at most {SIMULATED_ROWS_MAX:,} ({WHY['rows']})")
+
+
+def check_simulation_work(work: float, how: str, fix: str) -> None:
+    """Simulated answers plus sign flips a planning or validity run would compute."""
+    if work > SIMULATION_WORK_MAX:
+        raise SurveyError(f"this would compute about {work:.2g} simulated answers and sign flips ({how}); "
+                          f"the limit is {SIMULATION_WORK_MAX:.0e}, about a minute: {fix}")
+
+
+def _pydantic(check):
+    def run(value):
+        try:
+            return check(value, "")
+        except SurveyError as exc:  # pydantic wraps a ValueError and names the field itself
+            raise ValueError(str(exc)) from None
+    return AfterValidator(run)
+
+
+Seed = Annotated[int, _pydantic(check_seed)]
+Flips = Annotated[int, _pydantic(check_flips)]
+Alpha = Annotated[float, _pydantic(check_alpha)]

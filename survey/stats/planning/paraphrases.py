@@ -1,0 +1,114 @@
+"""What a plan's recommendations may ask of the paraphrase sets, and when the sign-flip test cannot reject.
+
+A design's m is the number of paraphrases per message. The plan must not recommend more than the
+sets hold without saying so: when the sets are named (``sets``) or their size given
+(``max_paraphrases``) the recommendations are capped to designs within them; when the size is only
+inferred from the data the plan was fitted on (a table, an estimate), the recommendations that
+exceed it are flagged. Separately, at m pairs the exact sign-flip test's smallest p-value is 2/2^m
+(two-sided): designs whose m cannot reach alpha are named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from survey.errors import SurveyError
+from survey.stats.permutation import cannot_reject_note
+
+
+@dataclass(frozen=True)
+class ParaphraseLimit:
+    """The most paraphrases per message the sets hold (``m``), where that came from, and whether the
+    plan's recommendations are capped to it (named sets, a given size) or only flagged (inferred)."""
+
+    m: int
+    source: str
+    capped: bool
+
+    def to_dict(self) -> dict:
+        return {"max": self.m, "source": self.source, "capped": self.capped}
+
+
+def paraphrase_limit(max_paraphrases: int | None = None, sets: Iterable[str] = (), from_estimate=None,
+                     from_table=None, model: str | None = None, message: str | None = None,
+                     study: str | None = None) -> ParaphraseLimit | None:
+    """The limit from the sets or size given, else inferred from the plan's source, else None."""
+    sets = [s for s in sets if s]
+    if max_paraphrases is not None:
+        if isinstance(max_paraphrases, bool) or not isinstance(max_paraphrases, int) or max_paraphrases < 2:
+            raise SurveyError(f"max_paraphrases must be a whole number >= 2 (the tests pair paraphrases); "
+                              f"got {max_paraphrases}")
+        return ParaphraseLimit(max_paraphrases, "given", True)
+    if sets:
+        from survey.registry import load_perturbation_set
+
+        sizes = {s: len(load_perturbation_set(s).items) for s in sets}
+        return ParaphraseLimit(min(sizes.values()), _sizes(sizes, "sets"), True)
+    sizes = _sizes_in_source(from_estimate, from_table, model, message, study)
+    return ParaphraseLimit(min(sizes.values()), _sizes(sizes, "the plan's source holds"), False) if sizes else None
+
+
+def _sizes(sizes: dict[str, int], what: str) -> str:
+    return f"{what} " + ", ".join(f"{k} ({v})" for k, v in sizes.items())
+
+
+def _sizes_in_source(from_estimate, from_table, model, message, study) -> dict[str, int]:
+    """Paraphrases per message in the data the parameters come from (message -> count)."""
+    if from_table is not None:
+        import pandas as pd
+
+        from survey.data.sources import load_long_table
+
+        df = from_table if isinstance(from_table, pd.DataFrame) else load_long_table(from_table, study, 0)
+        if model is not None:
+            df = df[df["model"] == model]
+        return {str(k): int(v) for k, v in df.groupby("message", sort=False)["perturbation"].nunique().items()}
+    if from_estimate is not None and not hasattr(from_estimate, "n_perturbations"):
+        from survey.stats.planning.planner import pick_estimate, read_estimates
+
+        doc = from_estimate.to_dict() if hasattr(from_estimate, "to_dict") else from_estimate
+        rows = doc.get("results", []) if isinstance(doc, dict) else read_estimates(from_estimate)
+        row = pick_estimate(rows, model, message, "the estimate")
+        n = row.get("n_perturbations")
+        return {str(row.get("message")): int(n)} if isinstance(n, (int, float)) else {}
+    if from_estimate is not None:
+        return {"the estimate": int(from_estimate.n_perturbations)}
+    return {}
+
+
+def within(results_or_rows, limit: ParaphraseLimit | None) -> list:
+    """The designs (PowerResults or dicts with "m") a capped limit allows; all of them otherwise."""
+    if limit is None or not limit.capped:
+        return list(results_or_rows)
+    return [r for r in results_or_rows if _m(r) <= limit.m]
+
+
+def _m(x) -> int:
+    return x["m"] if isinstance(x, dict) else x.design.m
+
+
+def paraphrase_warnings(limit: ParaphraseLimit | None, best: list[dict], cheapest: dict | None) -> list[str]:
+    """Recommendations that ask for more paraphrases than the sets hold (flagged, when not capped)."""
+    if limit is None:
+        return []
+    out = []
+    if limit.capped:
+        return [f"recommendations are limited to m <= {limit.m} paraphrases per message ({limit.source})"]
+    if cheapest is not None and cheapest["m"] > limit.m:
+        out.append(f"the cheapest design needs m = {cheapest['m']} paraphrases per message, more than "
+                   f"{limit.source}; write more paraphrases or pass --max-paraphrases {limit.m} to plan within them")
+    over = sorted({b["budget"] for b in best if b["m"] > limit.m})
+    if over:
+        out.append(f"the best strategy at budget(s) {', '.join(map(str, over))} needs more than {limit.m} "
+                   f"paraphrases per message ({limit.source}); pass --max-paraphrases {limit.m} to plan within them")
+    return out
+
+
+def small_m_warnings(ms: Iterable[int], alpha: float, alternative: str) -> list[str]:
+    """One warning for the designs whose m is too small for the sign-flip test ever to reject."""
+    small = sorted({m for m in ms if cannot_reject_note(m, alpha, alternative)})
+    if not small:
+        return []
+    return [f"{cannot_reject_note(max(small), alpha, alternative)}; designs with m = {', '.join(map(str, small))} "
+            "have power 0 with it whatever the effect"]

@@ -1,0 +1,258 @@
+"""Every command fed a battery of bad inputs: each must stop with exit status 2 and a message of at
+most two lines (on stderr, or with --json one JSON object {"error": ...} on stdout), never a
+traceback, a hang or a silent success. No model is loaded; the inputs are small."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from survey.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _table(m: int = 6, n: int = 3) -> pd.DataFrame:
+    return pd.DataFrame([dict(model="sim", message=msg, perturbation=f"{msg.lower()}{j}", persona=f"p{i}",
+                              replicate=0, answer=(i + j + (msg == "B")) % 2, response=f"{msg} {i} {j}")
+                         for msg in "AB" for j in range(m) for i in range(n)])
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("bad")
+    f = {"dir": d}
+    f["table"] = d / "t.csv"
+    _table().to_csv(f["table"], index=False)
+    f["semicolon"] = d / "semi.csv"
+    _table().to_csv(f["semicolon"], index=False, sep=";")
+    f["bad_answer"] = d / "bad_answer.csv"
+    bad = _table()
+    bad["answer"] = bad["answer"].astype(object)
+    bad.loc[4, "answer"] = "yes"
+    bad.to_csv(f["bad_answer"], index=False)
+    f["one_pert"] = d / "one.csv"
+    _table(m=1).to_csv(f["one_pert"], index=False)
+    f["empty"] = d / "empty.csv"
+    f["empty"].write_text("")
+    f["header_only"] = d / "header.csv"
+    f["header_only"].write_text("model,message,perturbation,persona,replicate,answer\n")
+    f["binary"] = d / "binary.csv"
+    f["binary"].write_bytes(bytes(range(256)) * 4)
+    f["xlsx"] = d / "t.xlsx"
+    f["xlsx"].write_text("x")
+    f["afile"] = d / "afile"
+    f["afile"].write_text("a file, not a folder")
+    f["notjson"] = d / "notjson.json"
+    f["notjson"].write_text("{not json")
+    f["list_json"] = d / "list.json"
+    f["list_json"].write_text("[1, 2]")
+    sim = (ROOT / "studies" / "sim.toml").read_text()
+    sim = sim.replace("count = 30", "count = 4").replace("count = 20", "count = 3")
+    sim = sim.replace("replicates = 3", "replicates = 1")
+    studies = {
+        "study": sim,
+        "typo": sim.replace("replicates = 1", "replicates = 1\nreplicats = 2"),
+        "typo_model": sim.replace("concurrency = 16", "concurency = 16"),
+        "huge": sim.replace("replicates = 1", "replicates = 1000000000"),
+        "neg_reps": sim.replace("replicates = 1", "replicates = -1"),
+        "store_in_file": sim.replace('store = "sim.sqlite"', 'store = "afile/sim.sqlite"'),
+        "bad_toml": "name = \n",
+        "paid": sim.replace('backend = "simulated"', 'backend = "mistral"\nmodel_id = "mistral-small-latest"'),
+        "neg_sample_seed": sim.replace("count = 4", "count = 4\nsample_seed = -1"),
+    }
+    for name, text in studies.items():
+        f[name] = d / f"{name}.toml"
+        f[name].write_text(text)
+    try:
+        main(["run", str(f["study"]), "--yes", "--json"])
+    except SystemExit as exc:
+        assert exc.code in (0, None)
+    f["store"] = d / "sim.sqlite"
+    assert f["store"].exists()
+    return f
+
+
+T, STORE = "{table}", "{store}"
+CASES = [
+    # simulate
+    ("simulate", "--out", "{dir}/s.csv", "--seed", "-1"),
+    ("simulate", "--out", "{dir}/s.csv", "--personas", "100000", "--perturbations", "1000"),
+    ("simulate", "--out", "{dir}/s.csv", "--personas", "0"),
+    ("simulate", "--out", "{dir}/s.csv", "--perturbations", "1"),
+    ("simulate", "--out", "{dir}/s.csv", "--replicates", "0"),
+    ("simulate", "--out", "{dir}/s.csv", "--perturbations-b", "1"),
+    ("simulate", "--out", "{dir}/s.csv", "--mu", "1.5"),
+    ("simulate", "--out", "{dir}/s.csv", "--rho", "2"),
+    ("simulate", "--out", "{dir}/s.csv", "--kappa", "-1"),
+    ("simulate", "--out", "{dir}/s.csv", "--delta", "nan"),
+    ("simulate", "--out", "{dir}/s.txt"),
+    ("simulate", "--out", "{afile}/s.csv"),
+    # analyze
+    ("analyze", T, "--seed", "-1"),
+    ("analyze", T, "--flips", "1e11"),
+    ("analyze", T, "--flips", "100000000000"),
+    ("analyze", T, "--flips", "0"),
+    ("analyze", T, "--confidence", "1.5"),
+    ("analyze", T, "--alpha", "2"),
+    ("analyze", T, "--a", "Z"),
+    ("analyze", T, "--alternative", "bigger"),
+    ("analyze", T, "--study", "x"),
+    ("analyze", "{dir}/missing.csv"),
+    ("analyze", "{semicolon}"),
+    ("analyze", "{bad_answer}"),
+    ("analyze", "{one_pert}"),
+    ("analyze", "{empty}"),
+    ("analyze", "{header_only}"),
+    ("analyze", "{binary}"),
+    ("analyze", "{xlsx}"),
+    ("analyze", STORE, "--study", "nope"),
+    # estimate
+    ("estimate", T, "--message", "A", "--seed", "-1"),
+    ("estimate", T, "--message", "Z"),
+    ("estimate", T, "--message", "A", "--bootstrap", "-1"),
+    ("estimate", T, "--message", "A", "--bootstrap", "1e9"),
+    ("estimate", T, "--message", "A", "--model", "nope"),
+    # plan
+    ("plan", "--delta", "0.3", "--no-plot", "--seed", "-1"),
+    ("plan", "--delta", "0.3", "--no-plot", "--flips", "1e11"),
+    ("plan", "--delta", "0.3", "--no-plot", "--budget", "1e13"),
+    ("plan", "--delta", "0.3", "--no-plot", "--budget", "5"),
+    ("plan", "--delta", "0.3", "--no-plot", "--budget", "abc"),
+    ("plan", "--delta", "0.3", "--no-plot", "--design", "100000,100000,1000"),
+    ("plan", "--delta", "0.3", "--no-plot", "--simulations", "1000000"),
+    ("plan", "--delta", "0.3", "--no-plot", "--alpha", "0"),
+    ("plan", "--delta", "0.3", "--no-plot", "--simulations", "5"),
+    ("plan", "--delta", "0.3", "--no-plot", "--strategy", "1:0:1"),
+    ("plan", "--delta", "0.3", "--no-plot", "--design", "1,1,1"),
+    ("plan", "--delta", "0.3", "--no-plot", "--target-power", "2"),
+    ("plan", "--delta", "0.3", "--no-plot", "--mu", "2"),
+    ("plan", "--delta", "0.3", "--no-plot", "--from-estimate", "{dir}/missing.json"),
+    ("plan", "--delta", "0.3", "--no-plot", "--from-estimate", "{notjson}"),
+    ("plan", "--delta", "0.3", "--no-plot", "--from-table", T),
+    ("plan", "--no-plot"),
+    # validate
+    ("validate", T, "--message", "A", "--no-plot", "--flips", "1e11"),
+    ("validate", T, "--message", "A", "--no-plot", "--seed", "-1"),
+    ("validate", T, "--message", "A", "--no-plot", "--alpha", "1.5"),
+    ("validate", T, "--message", "A", "--no-plot", "--draws", "0"),
+    ("validate", T, "--message", "A", "--no-plot", "--draws", "1e12"),
+    ("validate", T, "--message", "A", "--no-plot", "--config", "1,1"),
+    ("validate", T, "--message", "Z", "--no-plot"),
+    ("validate", T, "--message", "A", "--no-plot", "--confidence", "0"),
+    # compare
+    ("compare", T, "--flips", "0"),
+    ("compare", T, "--flips", "1e11"),
+    ("compare", T, "--seed", "-1"),
+    ("compare", T, "--alpha", "5"),
+    ("compare", T, "--sizes", "sim=big"),
+    ("compare", T, "--adjust", "bogus"),
+    ("compare", T, "--confidence", "2"),
+    ("compare", T, "--plot", "{dir}/plot.xyz"),
+    # report
+    ("report", T, "--out", "{dir}/r1", "--alpha", "0"),
+    ("report", T, "--out", "{dir}/r2", "--plan", "{notjson}"),
+    ("report", T, "--out", "{dir}/r3", "--validate", "{list_json}"),
+    ("report", T, "--out", "{afile}"),
+    ("report", T, "--out", "{dir}/r4", "--seed", "-1"),
+    ("report", T, "--out", "{dir}/r5", "--sizes", "x"),
+    ("report", T, "--out", "{dir}/r6", "--a", "Z"),
+    # run
+    ("run", "{dir}/missing.toml", "--dry-run"),
+    ("run", "{typo}", "--dry-run"),
+    ("run", "{typo_model}", "--dry-run"),
+    ("run", "{bad_toml}", "--dry-run"),
+    ("run", "{huge}", "--dry-run"),
+    ("run", "{neg_reps}", "--dry-run"),
+    ("run", "{neg_sample_seed}", "--dry-run"),
+    ("run", "{store_in_file}", "--dry-run"),
+    ("run", "{study}", "--max-attempts", "0"),
+    ("run", "{study}", "--model", "nope", "--dry-run"),
+    ("run", "{table}"),
+    ("batch", "export", "{study}", "--model", "nope", "--out", "{dir}/b.jsonl"),
+    ("batch", "export", "{study}", "--model", "sim", "--out", "{dir}/b.jsonl"),
+    ("batch", "import", "{study}", "{notjson}", "--model", "sim"),
+    ("batch", "import", "{study}", "{dir}/missing.jsonl", "--model", "sim"),
+    # export
+    ("export", "{dir}/missing.sqlite", "--out", "{dir}/e.csv"),
+    ("export", STORE, "--out", "{dir}/e.txt"),
+    ("export", T, "--out", "{dir}/e.csv"),
+    ("export", STORE, "--out", "{dir}/e.csv", "--study", "nope"),
+    ("export", STORE, "--out", "{afile}/e.csv"),
+    # status
+    ("status", "{dir}/missing.sqlite"),
+    ("status", STORE, "--study", "nope"),
+    ("status", T),
+    # personas / perturbations
+    ("personas", "show", "no-such-set"),
+    ("personas", "show", "shoppers", "--limit", "-1"),
+    ("personas", "generate", "--model", "simulated:x", "--count", "0", "--out", "{dir}/p.jsonl"),
+    ("personas", "generate", "--model", "simulated:x", "--count", "3", "--out", "{dir}/p.txt"),
+    ("personas", "generate", "--model", "nobackend:x", "--count", "3", "--out", "{dir}/p.jsonl"),
+    ("personas", "generate", "--model", "simulated:x", "--count", "3", "--out", "{dir}/p.jsonl",
+     "--seed", "-1"),
+    ("personas", "list", "--bogus"),
+    ("perturbations", "show", "no-such-set"),
+    ("perturbations", "show", "sneakers", "--similarity", "2"),
+    ("perturbations", "generate", "--model", "simulated:x", "--count", "3", "--out", "{dir}/q.txt",
+     "--message", "Buy"),
+    ("perturbations", "generate", "--model", "simulated:x", "--count", "3", "--out", "{dir}/q.yaml"),
+    ("perturbations", "list", "extra"),
+    # dbpa
+    ("dbpa",),
+    ("dbpa", T, "--permutations", "0"),
+    ("dbpa", T, "--permutations", "1e11"),
+    ("dbpa", T, "--bins", "0"),
+    ("dbpa", T, "--range", "0.5"),
+    ("dbpa", T, "--alpha", "2"),
+    ("dbpa", T, "--seed", "-1"),
+    ("dbpa", "--family", "{dir}/missing.yaml"),
+    ("dbpa", T, "--family", "{notjson}"),
+    # demo
+    ("demo", "--study", "{dir}/missing.toml"),
+    ("demo", "--study", "{paid}", "--out", "{dir}/demo"),
+    ("demo", "--seed", "-1", "--out", "{dir}/demo"),
+    ("demo", "--alpha", "2", "--out", "{dir}/demo"),
+]
+
+
+def _run(capsys, argv: list[str]) -> tuple[object, str, str]:
+    code: object = 0
+    try:
+        main(argv)
+    except SystemExit as exc:  # anything else propagates: a traceback fails the test
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+@pytest.mark.parametrize("case", CASES, ids=[" ".join(c) for c in CASES])
+def test_bad_input_is_one_clear_error(files, capsys, monkeypatch, case, as_json):
+    monkeypatch.chdir(files["dir"])
+    argv = [a.format(**{k: str(v) for k, v in files.items()}) for a in case] + (["--json"] if as_json else [])
+    code, out, err = _run(capsys, argv)
+    assert "Traceback" not in out + err
+    assert code == 2, f"exit {code}: {out[-500:]}{err[-500:]}"
+    if as_json:
+        doc = json.loads(out)
+        assert list(doc) == ["error"]
+        message = doc["error"]
+    else:
+        message = err
+    lines = message.strip().splitlines()
+    assert 1 <= len(lines) <= 2, message
+
+
+def test_the_battery_covers_every_command():
+    from survey.cli import cli
+
+    covered = {c[0] for c in CASES} | {" ".join(c[:2]) for c in CASES}
+    for name, cmd in cli.commands.items():
+        subs = getattr(cmd, "commands", None)
+        for sub in subs or [None]:
+            assert (f"{name} {sub}" if sub else name) in covered, f"no bad input for `survey {name} {sub or ''}`"
+    assert len(CASES) >= 60
