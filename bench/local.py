@@ -7,8 +7,13 @@ other processes on the machine hits both sides alike. The baseline is the same b
 ``kv_reuse = false``: every prompt is evaluated from its first token.
 
 Also printed: evaluated tokens per cell, the largest P(Yes|Yes or No) difference between the two
-(should be ~0), and queries per second at r = 3 (the replicates of a cell reuse its one pass).
+(should be 0), and queries per second at r = 3 (the replicates of a cell reuse its one pass).
 The last line is the cells-per-second ratio, reuse / naive.
+
+``--multi-seq N`` measures instead the alternative to today's one-sequence path: N cells of a persona
+decoded in one llama.cpp batch, one sequence each, sharing the persona prefix (KV cells copied with
+seq_cp). It prints both paths' cells/s, the largest difference of P(Yes|Yes or No) from a fresh
+evaluation, and last ``ratio: multi / one-sequence``. ``--model gemma3-270m`` runs either on Gemma.
 """
 
 from __future__ import annotations
@@ -18,12 +23,13 @@ import time
 
 from survey.backends import Query, create_backend
 from survey.registry import load_persona_set, load_perturbation_set
-from survey.study.spec import PAPER_QUESTION
+from survey.responses.binary import PAPER_QUESTION
 
 
 def cells(n_personas: int, n_perturbations: int) -> list[Query]:
+    """Persona-major cells: the sneaker paraphrases, then the boot ones when more are asked for."""
     personas = load_persona_set("shoppers")
-    perts = load_perturbation_set("sneakers").items[:n_perturbations]
+    perts = (load_perturbation_set("sneakers").items + load_perturbation_set("boots").items)[:n_perturbations]
     return [Query(study="bench", model="smollm2", message="sneakers", perturbation=p.id, persona=persona.id,
                   replicate=0, system=personas.system_prompt(persona),
                   user=PAPER_QUESTION.format(perturbation=p.text), seed=1)
@@ -35,11 +41,19 @@ def main() -> None:
     ap.add_argument("--personas", type=int, default=5)
     ap.add_argument("--perturbations", type=int, default=8)
     ap.add_argument("--threads", type=int, default=1, help="1 is fastest on a busy 2-core machine")
+    ap.add_argument("--model", default="smollm2", help="local model id or GGUF path (smollm2, gemma3-270m)")
+    ap.add_argument("--multi-seq", type=int, default=0, metavar="N",
+                    help="compare N-cell multi-sequence batches against the one-sequence path")
     args = ap.parse_args()
 
     queries = cells(args.personas, args.perturbations)
-    reuse = create_backend("local", "smollm2", n_threads=args.threads)
-    naive = create_backend("local", "smollm2", n_threads=args.threads, kv_reuse=False)
+    if args.multi_seq:
+        from multi_seq import compare_multi_sequence  # bench/multi_seq.py, next to this file
+
+        compare_multi_sequence(args.model, queries, args.multi_seq, args.threads)
+        return
+    reuse = create_backend("local", args.model, n_threads=args.threads)
+    naive = create_backend("local", args.model, n_threads=args.threads, kv_reuse=False)
     for b in (reuse, naive):  # warm-up on an unrelated prompt: first-call allocations are not measured
         b.complete_sync(Query("warm", "m", "x", "x", "x", 0, "You are a shopper.", "Hello?"))
     t = {"reuse": 0.0, "naive": 0.0}
