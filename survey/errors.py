@@ -52,10 +52,16 @@ def pydantic_message(exc, source: str = "", model=None) -> str:
     return prefix + "; ".join(parts)
 
 
-def _suggestion(key: str, allowed: list[str]) -> str:
+def did_you_mean(key: str, allowed: list[str]) -> str | None:
+    """The allowed name closest to a misspelt ``key``, if any is close."""
     close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _suggestion(key: str, allowed: list[str]) -> str:
+    close = did_you_mean(key, allowed)
     if close:
-        return f" (did you mean '{close[0]}'?)"
+        return f" (did you mean '{close}'?)"
     return f" (allowed: {', '.join(allowed)})" if allowed else ""
 
 

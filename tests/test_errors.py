@@ -87,3 +87,22 @@ def test_a_file_where_a_folder_is_needed_is_named(tmp_path):
         assert f"'{afile}' is a file, not a folder" in path_error_message(err)
     assert path_error_message(PermissionError(13, "Permission denied", "/x")) == "/x: Permission denied"
     assert Path(afile).read_text() == "x"
+
+
+def test_other_checked_inputs_suggest_the_key_too(tmp_path):
+    from survey.backends.provider import parse_options
+    from survey.backends.simulated import SimulatedOptions
+    from survey.freetext.family import load_family
+    from survey.registry import load_perturbation_set
+
+    with pytest.raises(SurveyError, match="simulated backend options: muu: unknown key \\(did you mean 'mu'\\?\\)"):
+        parse_options(SimulatedOptions, "simulated", {"muu": 0.4})
+    family = tmp_path / "family.yaml"
+    family.write_text("base: {texts: [a, b]}\ncomparisons:\n  - {name: x, texts: [c]}\npermutatons: 10\n")
+    with pytest.raises(SurveyError, match="permutatons: unknown key \\(did you mean 'permutations'\\?\\)"):
+        load_family(family)
+    paraphrases = tmp_path / "typo.yaml"
+    paraphrases.write_text("message: m\nparaphrases:\n  - id: p1\n    text: hi\n  - idd: p2\n    text: yo\n")
+    with pytest.raises(SurveyError, match="idd: Extra inputs are not permitted \\(did you mean 'id'\\? otherwise "
+                                          "remove this key\\)"):
+        load_perturbation_set(paraphrases)

@@ -40,7 +40,7 @@ def parse_options(cls: type[_Options], backend: str, options: dict) -> _Options:
     try:
         return cls(**options)
     except ValidationError as exc:
-        raise SurveyError(pydantic_message(exc, f"{backend} backend options")) from None
+        raise SurveyError(pydantic_message(exc, f"{backend} backend options", cls)) from None
 
 
 def api_key_from_env(var: str, backend: str) -> str:

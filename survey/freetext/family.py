@@ -19,6 +19,7 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from survey.common.limits import Alpha, Flips, Seed
 from survey.common.threads import one_blas_thread
 from survey.errors import SurveyError, pydantic_message
 from survey.freetext.inputs import default_cache_path, embed, make_embedder, text_rows
@@ -73,12 +74,12 @@ class FamilyFile(BaseModel):
     comparisons: list[FamilyComparison] = Field(min_length=1)
     omega: Omega = "js"
     embedder: EmbedderName = "minilm"
-    permutations: int = Field(1000, ge=1)
+    permutations: Flips = 1000
     correction: Literal[CORRECTIONS] = "holm"  # type: ignore[valid-type]
-    alpha: float = Field(0.05, gt=0, lt=1)
-    bins: int = Field(30, ge=2)
+    alpha: Alpha = 0.05
+    bins: int = Field(30, ge=2, le=10_000)
     hist_range: HistRange = "pooled"
-    seed: int = 0
+    seed: Seed = 0
 
     @field_validator("comparisons")
     @classmethod
@@ -127,7 +128,7 @@ def _validate(raw, where: str) -> FamilyFile:
     try:
         return FamilyFile.model_validate(raw)
     except ValidationError as exc:
-        raise SurveyError(pydantic_message(exc, where)) from exc
+        raise SurveyError(pydantic_message(exc, where, FamilyFile)) from exc
 
 
 def _select(df, sel: dict, what: str) -> list[str]:

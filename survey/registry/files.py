@@ -23,7 +23,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from survey.errors import SurveyError
+from survey.errors import SurveyError, allowed_keys, did_you_mean
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 _BUILTIN_ROOT = Path(__file__).resolve().parent / "builtin"
@@ -128,11 +128,13 @@ def set_name(path: Path) -> str:
     return path.stem
 
 
-def located_error(exc: ValidationError, path: Path, line_of: Callable[[tuple], int | None]) -> SurveyError:
+def located_error(exc: ValidationError, path: Path, line_of: Callable[[tuple], int | None],
+                  model=None) -> SurveyError:
     """A pydantic error -> one SurveyError line naming the file, line, field and fix of each problem.
 
     Validators that know a better location (e.g. the second of two duplicate ids) put it in the
-    error context as ``loc``; otherwise the pydantic location is used.
+    error context as ``loc``; otherwise the pydantic location is used. With ``model`` (the pydantic
+    class validated) a misspelt key gets the closest allowed name.
     """
     parts = []
     errors = exc.errors()
@@ -144,6 +146,9 @@ def located_error(exc: ValidationError, path: Path, line_of: Callable[[tuple], i
         field = ".".join(str(x) for x in loc if not isinstance(x, int)) or "(set)"
         msg = err.get("msg", "invalid").removeprefix("Value error, ")
         fix = _FIXES.get(err.get("type", ""))
+        if err.get("type") == "extra_forbidden" and model is not None and loc:
+            close = did_you_mean(str(loc[-1]), allowed_keys(model, loc[:-1]))
+            fix = f"did you mean '{close}'? otherwise remove this key" if close else fix
         parts.append(f"{where}: {field}: {msg}" + (f" ({fix})" if fix else ""))
     if len(errors) > MAX_ERRORS:
         parts.append(f"... and {len(errors) - MAX_ERRORS} more")

@@ -225,7 +225,7 @@ def read_persona_set(path: str | os.PathLike, name: str | None = None) -> Person
         if not records:
             raise SurveyError(f"{path}: no personas; add one JSON object per line, e.g. "
                               '{"id": "0", "age": 25, "gender": "male"}') from None
-        raise located_error(exc, path, line_of) from None
+        raise located_error(exc, path, line_of, PersonaSetHeader) from None
 
 
 def load_persona_set(name_or_path: str | os.PathLike, study_dir: str | os.PathLike | None = None) -> PersonaSet:

@@ -129,7 +129,7 @@ def read_perturbation_set(path: str | os.PathLike, name: str | None = None) -> P
         return PerturbationSet.model_validate({**data, "name": name or set_name(path), "source": path,
                                                "sha256": hashlib.sha256(raw_bytes).hexdigest()})
     except ValidationError as exc:
-        raise located_error(exc, path, line_of) from None
+        raise located_error(exc, path, line_of, PerturbationSet) from None
 
 
 def load_perturbation_set(name_or_path: str | os.PathLike,

@@ -29,10 +29,10 @@ class ModelParams(BaseModel):
     """Parameters of the Beta-logit model; errors name the field and its allowed range."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    mu: float = Field(0.5, gt=0, lt=1, description="mean persona base rate, in (0, 1)")
+    mu: float = Field(0.5, gt=0, lt=1, allow_inf_nan=False, description="mean persona base rate, in (0, 1)")
     kappa: float = Field(4.0, gt=0, allow_inf_nan=False, description="Beta precision a + b, > 0 and finite")
     sigma: float = Field(1.0, ge=0, allow_inf_nan=False, description="total perturbation s.d. on the logit scale, >= 0")
-    rho: float = Field(0.3, ge=0, le=1, description="share of perturbation variance common to all personas")
+    rho: float = Field(0.3, ge=0, le=1, allow_inf_nan=False, description="share of perturbation variance common to all personas")
     delta: float = Field(0.0, allow_inf_nan=False, description="logit shift of message B over A (H0: 0): positive "
                          "makes B more often Yes, so the effect T = mean P(Yes|A) - P(Yes|B) is negative")
 

@@ -50,6 +50,17 @@ def files(tmp_path_factory) -> dict[str, Path]:
     f["notjson"].write_text("{not json")
     f["list_json"] = d / "list.json"
     f["list_json"].write_text("[1, 2]")
+    f["bad_parquet"] = d / "bad.parquet"
+    bad.assign(answer=bad["answer"].astype(str)).to_parquet(f["bad_parquet"], index=False)
+    f["persona_typo"] = d / "typo_personas.jsonl"
+    f["persona_typo"].write_text('{"templat": "Age {age}."}\n{"id": "a", "age": 3}\n')
+    f["pert_typo"] = d / "typo_perts.yaml"
+    f["pert_typo"].write_text("message: m\nparaphrases:\n  - id: p1\n    text: hi\n  - idd: p2\n    text: yo\n")
+    f["family_typo"] = d / "family.yaml"
+    f["family_typo"].write_text("base: {texts: [a, b]}\ncomparisons:\n  - {name: x, texts: [c]}\npermutatons: 10\n")
+    f["family_huge"] = d / "family_huge.yaml"
+    f["family_huge"].write_text("base: {texts: [a, b]}\ncomparisons:\n  - {name: x, texts: [c]}\n"
+                                "permutations: 100000000000\n")
     sim = (ROOT / "studies" / "sim.toml").read_text()
     sim = sim.replace("count = 30", "count = 4").replace("count = 20", "count = 3")
     sim = sim.replace("replicates = 3", "replicates = 1")
@@ -63,6 +74,8 @@ def files(tmp_path_factory) -> dict[str, Path]:
         "bad_toml": "name = \n",
         "paid": sim.replace('backend = "simulated"', 'backend = "mistral"\nmodel_id = "mistral-small-latest"'),
         "neg_sample_seed": sim.replace("count = 4", "count = 4\nsample_seed = -1"),
+        "option_typo": sim.replace("mu = 0.45", "muu = 0.45"),
+        "nan_option": sim.replace("mu = 0.45", "mu = nan"),
     }
     for name, text in studies.items():
         f[name] = d / f"{name}.toml"
@@ -110,6 +123,9 @@ CASES = [
     ("analyze", "{binary}"),
     ("analyze", "{xlsx}"),
     ("analyze", STORE, "--study", "nope"),
+    ("analyze", "{bad_parquet}"),
+    ("analyze", T, "--seed", "1.5"),
+    ("analyze", T, "--alpha", "abc"),
     # estimate
     ("estimate", T, "--message", "A", "--seed", "-1"),
     ("estimate", T, "--message", "Z"),
@@ -170,6 +186,8 @@ CASES = [
     ("run", "{neg_sample_seed}", "--dry-run"),
     ("run", "{store_in_file}", "--dry-run"),
     ("run", "{study}", "--max-attempts", "0"),
+    ("run", "{option_typo}", "--dry-run"),
+    ("run", "{nan_option}", "--dry-run"),
     ("run", "{study}", "--model", "nope", "--dry-run"),
     ("run", "{table}"),
     ("batch", "export", "{study}", "--model", "nope", "--out", "{dir}/b.jsonl"),
@@ -195,12 +213,14 @@ CASES = [
     ("personas", "generate", "--model", "simulated:x", "--count", "3", "--out", "{dir}/p.jsonl",
      "--seed", "-1"),
     ("personas", "list", "--bogus"),
+    ("personas", "show", "{persona_typo}"),
     ("perturbations", "show", "no-such-set"),
     ("perturbations", "show", "sneakers", "--similarity", "2"),
     ("perturbations", "generate", "--model", "simulated:x", "--count", "3", "--out", "{dir}/q.txt",
      "--message", "Buy"),
     ("perturbations", "generate", "--model", "simulated:x", "--count", "3", "--out", "{dir}/q.yaml"),
     ("perturbations", "list", "extra"),
+    ("perturbations", "show", "{pert_typo}"),
     # dbpa
     ("dbpa",),
     ("dbpa", T, "--permutations", "0"),
@@ -211,6 +231,10 @@ CASES = [
     ("dbpa", T, "--seed", "-1"),
     ("dbpa", "--family", "{dir}/missing.yaml"),
     ("dbpa", T, "--family", "{notjson}"),
+    ("dbpa", "--family", "{family_typo}"),
+    ("dbpa", "--family", "{family_huge}"),
+    ("compare", "{semicolon}"),
+    ("validate", T, "--a", "A", "--b", "B", "--no-plot", "--config", "100,100,100"),
     # demo
     ("demo", "--study", "{dir}/missing.toml"),
     ("demo", "--study", "{paid}", "--out", "{dir}/demo"),
