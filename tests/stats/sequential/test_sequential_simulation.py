@@ -62,3 +62,17 @@ def test_futility_saves_queries_under_the_null():
                                    simulations=RUNS, seed=13)
     assert oc.ratio <= 0.6, oc.ratio
     assert oc.power <= ALPHA + 2.5 * SE
+
+
+@pytest.mark.slow
+def test_one_design_reaches_every_savings_goal():
+    """A maximum of 46 pairs with futility buys back the power futility costs; ratios are against 40 pairs."""
+    design = make_design(spending="power:2", max_pairs=46, futility=0.1, futility_from=0.3)
+    ratios, powers = [], []
+    for i, delta in enumerate((DELTA_80, 2 * DELTA_80, 0.0)):
+        oc = operating_characteristics(design, make_params(rho=0.3, delta=delta), N, R, simulations=RUNS, seed=21 + i)
+        ratios.append(oc.expected_pairs / PAIRS)
+        powers.append(oc.power)
+    assert powers[0] >= 0.78 - 2 * np.sqrt(0.2 * 0.8 / RUNS) and ratios[0] <= 0.75, (powers, ratios)
+    assert ratios[1] <= 0.45 and ratios[2] <= 0.6 + 0.02, ratios  # 0.599 in bench/sequential.py
+    assert powers[2] <= ALPHA + 2.5 * SE
