@@ -54,9 +54,9 @@ def demo_cmd(study_path, out, seed, alpha, as_json):
             sys.exit(interrupted_status(result.report))
         if result.failed:
             raise SurveyError(f"{result.failed} queries failed; see `survey status {study.store_path}`")
-    df = study.table()
+    source = study.load()  # the store's rows with the study's context (question, sets, paraphrase texts)
     messages = [m.id or m.perturbations for m in study.spec.messages]
-    results = report(df, out, title=f"Demo survey: {' vs '.join(messages)} "
+    results = report(source, out, title=f"Demo survey: {' vs '.join(messages)} "
                                     f"({', '.join(m.name for m in study.spec.models)})", seed=seed, alpha=alpha)
     index = Path(out) / "index.html"
     if as_json:
