@@ -216,12 +216,25 @@ def test_bad_model_files_and_names_are_survey_errors(tmp_path):
     fake.write_text("not a model")
     with pytest.raises(SurveyError, match="not a GGUF"):
         create_backend("local", "smollm2", gguf=str(fake))
-    with pytest.raises(SurveyError, match="unknown"):
+    with pytest.raises(SurveyError, match="unknown: use 'smollm2' or 'gemma3-270m'"):
         create_backend("local", "llama-70b")
     broken = tmp_path / "broken.gguf"
     broken.write_bytes(b"GGUF" + b"\0" * 64)  # right magic, no model: llama.cpp refuses it
     with pytest.raises(SurveyError, match="could not load"):
         create_backend("local", str(broken))  # at construction, before any query is sent
+
+
+def test_a_chat_model_can_be_prompted_as_plain_text(exact):
+    backend = create_backend("local", "smollm2", n_threads=THREADS, prompt_format="completion")
+    try:
+        rt = backend.runtime
+        assert exact.runtime.prompt_format == "chat" and rt.prompt_format == "completion"
+        assert rt.render(PERSONA, "Q?") == f"{PERSONA}\n\nQ?\nAnswer:" and "<|im_start|>" not in rt.render("", "Q?")
+        reply = backend.complete_sync(query())
+        assert reply.text in ("Yes", "No") and 0 < reply.p_yes < 1
+        assert reply.p_yes != exact.complete_sync(query()).p_yes  # another prompt, another distribution
+    finally:
+        backend.close()
 
 
 def test_prompt_longer_than_the_context_is_a_final_backend_error():
