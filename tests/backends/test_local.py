@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 import pytest
+from llama_reference import fresh_next_token_probabilities
 from scipy import stats
 
 from survey.backends import BackendError, Query, create_backend
@@ -67,8 +68,6 @@ def test_yes_no_variants_are_the_single_token_spellings(exact):
 
 
 def test_exact_probabilities_match_a_direct_logits_computation(exact):
-    from llama_cpp import Llama
-
     reply = exact.complete_sync(query())
     y, n = reply.extra["p_yes_raw"], reply.extra["p_no_raw"]
     assert reply.extra["mode"] == "exact" and 0 < y and 0 < n and y + n <= 1
@@ -78,15 +77,7 @@ def test_exact_probabilities_match_a_direct_logits_computation(exact):
     rt = exact.runtime
     tokens = rt.tokenize(rt.render(PERSONA, QUESTION.format(p=PERTURBATIONS[0])))
     assert reply.prompt_tokens == len(tokens)
-    fresh = Llama(str(default_gguf_path()), n_ctx=512, n_threads=THREADS, n_threads_batch=THREADS,
-                  logits_all=True, verbose=False)
-    try:
-        fresh.eval(tokens)
-        logits = fresh.scores[len(tokens) - 1].astype(np.float64)
-    finally:
-        fresh.close()
-    p = np.exp(logits - logits.max())
-    p /= p.sum()
+    p = fresh_next_token_probabilities(default_gguf_path(), tokens, THREADS)
     variants = rt.label_tokens(BINARY.labels)
     assert y == pytest.approx(p[variants[1]].sum(), rel=1e-4)
     assert n == pytest.approx(p[variants[0]].sum(), rel=1e-4)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from llama_reference import fresh_next_token_probabilities
 
 from survey.backends import Query, create_backend
 from survey.backends.llama_runtime import COMPLETION_TEMPLATE, LlamaRuntime, log_softmax
@@ -92,23 +93,13 @@ def test_the_vocabulary_scan_runs_once_per_model_file(gemma, monkeypatch):
 
 
 def test_exact_mode_matches_a_direct_logits_computation(gemma):
-    from llama_cpp import Llama
-
     reply = gemma.complete_sync(query())
     y, n = reply.extra["p_yes_raw"], reply.extra["p_no_raw"]
     assert 0 < y and 0 < n and y + n <= 1 and reply.p_yes == pytest.approx(y / (y + n), rel=1e-12)
     assert y + n > 0.2  # the "Answer:" cue puts a large share of the mass on Yes/No (measured ~0.5)
     rt = gemma.runtime
     tokens = rt.tokenize(rt.render(PERSONA, QUESTION.format(p=PERTURBATIONS[0])))
-    fresh = Llama(str(gemma.gguf), n_ctx=512, n_threads=THREADS, n_threads_batch=THREADS,
-                  logits_all=True, verbose=False)
-    try:
-        fresh.eval(tokens)
-        logits = fresh.scores[len(tokens) - 1].astype(np.float64)
-    finally:
-        fresh.close()
-    p = np.exp(logits - logits.max())
-    p /= p.sum()
+    p = fresh_next_token_probabilities(gemma.gguf, tokens, THREADS)
     variants = rt.label_tokens(BINARY.labels)
     assert y == pytest.approx(p[variants[1]].sum(), rel=1e-4)
     assert n == pytest.approx(p[variants[0]].sum(), rel=1e-4)
