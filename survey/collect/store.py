@@ -317,8 +317,8 @@ class Store:
                   FROM responses WHERE {' AND '.join(where)}
                   ORDER BY model, seq IS NULL, seq, message, persona, perturbation, replicate"""
         df = pd.read_sql_query(sql, self.db, params=() if study is None else (study,))
-        df["answer"] = df["answer"].astype("Int8")
         df["scale"] = df["study"].map({s: self.scale(s) for s in df["study"].unique()}).astype(object)
+        df["answer"] = df["answer"].astype("Int8")
         df["replicate"] = df["replicate"].astype("int64")
         for col in ("prompt_tokens", "completion_tokens", "seq"):
             df[col] = df[col].astype("Int64")

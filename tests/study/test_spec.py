@@ -97,7 +97,7 @@ max_cost = 3.5
 
 @pytest.mark.parametrize("patch, fragments", [
     (("replicates = 1", "replicates = 0"), ["replicates", "greater than or equal to 1"]),
-    (('backend = "simulated"', 'backend = "openai"'), ["models.0.backend", "unknown backend 'openai'"]),
+    (('backend = "simulated"', 'backend = "openia"'), ["models.0.backend", "unknown backend 'openia'"]),
     (('backend = "simulated"', 'backend = "mistral"'), ["set model_id"]),
     (('name = "sim"', 'name = "my model"'), ["models.0.name", "letters, digits"]),
     (('set = "shoppers"', 'sett = "shoppers"'), ["personas.set", "personas.sett"]),

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from survey.errors import SurveyError
 from survey.data.pairing import natural_key
+from survey.errors import SurveyError
 from survey.stats.across_messages import ADJUSTMENTS as CORRECTIONS
 from survey.stats.across_messages import (
     adjust_pvalues,  # Bonferroni, Holm, BH; checked against statsmodels there

@@ -24,8 +24,8 @@ from scipy import stats
 
 from survey.common.limits import check_simulation_work
 from survey.common.threads import one_blas_thread
-from survey.data.table import first_appearance
 from survey.data.pairing import perturbation_order
+from survey.data.table import first_appearance
 from survey.errors import SurveyError, TableError
 from survey.stats import ab_tests
 from survey.stats.ab_tests import DECISION_TEST, ByTest, batched_pvalues, with_aliases
