@@ -73,7 +73,8 @@ def effect_ci(d, confidence: float = 0.95, n_resamples: int = 9999, seed=0,
     if m == 0:
         raise SurveyError("an effect interval needs at least one paired perturbation")
     alpha = 1 - confidence
-    est = float(d.sum() / m)
+    # On the 1e-12 grid of the differences: a zero effect prints as 0, not as summation noise (1.7e-18).
+    est = round(float(d.sum() / m), 12)
     if m <= _ORDER_STATISTICS_MAX_M:
         lo, hi = _subset_mean_interval(d, alpha, bounds)
         method, exact = "sign-flip inversion (exact)", True
@@ -125,7 +126,7 @@ def _bisection_interval(d: np.ndarray, alpha: float, bounds, n_resamples: int, s
             gamma = 1e-9 * (scale + m * abs(delta))
             return (np.count_nonzero(np.abs(null) >= abs(obs) - gamma) + 1) / (n_resamples + 1.0)
 
-    est = float(total / m)
+    est = round(float(total / m), 12)
     spread = float(np.max(np.abs(d - est))) + 1e-12
     zero_accepted = sign_flip_test(d).pvalue > alpha if exact else None
 

@@ -118,11 +118,11 @@ def sign_flip_test(d, alternative: str = "two-sided", method: str = "auto",
         pvalue = count / total
         null = subset_sums(d) / m if m <= 16 else _flip_sample(d, 9999, rng) / m
         name = "enumeration" if m <= _ENUMERATE_MAX_M else "meet-in-the-middle"
-        return PermutationResult(s_obs / m, float(pvalue), True, name, 2 ** m, alternative, null)
+        return PermutationResult(round(s_obs / m, 12), float(pvalue), True, name, 2 ** m, alternative, null)
     sums = _flip_sample(d, int(n_resamples), rng)
     count = _tail_count(sums, s_obs, gamma, alternative)
     pvalue = (1 + count) / (1 + n_resamples)
-    return PermutationResult(s_obs / m, float(pvalue), False, "monte-carlo", int(n_resamples),
+    return PermutationResult(round(s_obs / m, 12), float(pvalue), False, "monte-carlo", int(n_resamples),
                              alternative, sums / m)
 
 

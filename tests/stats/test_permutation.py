@@ -135,3 +135,13 @@ def test_bad_alternative_is_user_error():
     # an exact test far beyond the automatic range is refused before it allocates 2^(m/2) sums
     with pytest.raises(SurveyError, match="monte-carlo"):
         sign_flip_test(np.ones(51), method="exact")
+
+
+def test_a_zero_effect_is_reported_as_zero_not_summation_noise():
+    # 0.1 + 0.2 - 0.3 + 0.1 - 0.1 is 1.1e-17 in floating point; the report printed such noise as "1.73e-18".
+    from survey.stats import effect_ci
+
+    d = np.array([0.1, 0.2, -0.3, 0.1, -0.1])
+    assert d.sum() / len(d) != 0
+    assert sign_flip_test(d).statistic == 0.0
+    assert effect_ci(d).estimate == 0.0
