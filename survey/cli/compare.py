@@ -168,6 +168,8 @@ def _print_agreement(ag) -> None:
     click.echo(f"Fleiss' kappa across {len(ag.models)} models on {ag.n_cells_all} cells: {fmt(ag.fleiss_kappa)} "
                f"({d['fleiss_interpretation']}); mean pairwise kappa {fmt(ag.mean_kappa)}. "
                f"kappa >= {STRONG} is the usual bar for strong agreement; LLM judges averaged 0.118 (Liu et al. 2025).")
+    for note in ag.notes:
+        click.echo(f"note: {note}")
 
 
 def _print_messages(mc) -> None:

@@ -145,6 +145,7 @@ def models_section(df: pd.DataFrame, a: str, b: str, alpha: float, sizes: dict |
         f"({interpret_kappa(agree.fleiss_kappa)}); mean pairwise Cohen's κ = {fmt(mean_k, 3)}. κ ≥ 0.6 is the usual "
         "bar for strong agreement; LLM judges averaged 0.118 in Liu et al. (2025), “Statistically Significant Results "
         "On Biases and Errors of LLMs Do Not Guarantee Generalizable Results”.")
+    sec.paragraphs.extend(f"Note: {n}." for n in agree.notes)
     sec.tables.append(records_table([p.to_dict() for p in agree.pairs]))
     return sec, {"models": res.to_dict(), "agreement": agree.to_dict()}
 

@@ -156,6 +156,7 @@ class AgreementResult:
     pairs: list[PairAgreement]
     fleiss_kappa: float | None
     labels: pd.DataFrame = field(repr=False)
+    notes: list[str] = field(default_factory=list)  # why a kappa is degenerate, in words
 
     @property
     def mean_kappa(self) -> float | None:
@@ -176,7 +177,7 @@ class AgreementResult:
                 "pairs": [p.to_dict() for p in self.pairs], "mean_pairwise_kappa": finite(self.mean_kappa),
                 "fleiss_kappa": finite(self.fleiss_kappa),
                 "fleiss_interpretation": interpret_kappa(self.fleiss_kappa),
-                "strong_bar": STRONG, "reference_llm_judges_kappa": REFERENCE_LLM_JUDGES}
+                "strong_bar": STRONG, "reference_llm_judges_kappa": REFERENCE_LLM_JUDGES, "notes": self.notes}
 
 
 
@@ -197,4 +198,20 @@ def model_agreement(df: pd.DataFrame, models: list[str] | None = None, messages:
         pairs.append(PairAgreement(ma, mb, len(both), float(np.mean(x == y)), cohen_kappa(x, y)))
     full = labels.dropna()
     fk = fleiss_kappa(full.to_numpy()) if len(full) else None
-    return AgreementResult(names, sources, ties, n_ties, len(labels), len(full), pairs, fk, labels)
+    return AgreementResult(names, sources, ties, n_ties, len(labels), len(full), pairs, fk, labels,
+                           _constant_label_notes(labels))
+
+
+def _constant_label_notes(labels: pd.DataFrame) -> list[str]:
+    """A model that gives one label in every cell makes kappa degenerate: chance agreement then equals
+    observed agreement (kappa = 0) or is undefined, whatever the other model does. Say so, since a kappa
+    of 0 next to 0% agreement otherwise reads as a contradiction."""
+    notes = []
+    for model in labels.columns:
+        values = labels[model].dropna().unique()
+        if len(values) == 1:
+            word = BINARY.labels.get(int(values[0]), str(values[0]))
+            notes.append(f"model '{model}' gives the same label ({word}) in every cell, so Cohen's and Fleiss' "
+                         "kappa are degenerate for it (0, negative or undefined whatever the other models say); "
+                         "read the percent agreement instead")
+    return notes

@@ -147,3 +147,18 @@ def test_interpretation_and_errors():
         model_agreement(df)
     with pytest.raises(SurveyError, match="ties"):
         model_agreement(df, ties="coin")
+
+
+def test_a_model_with_one_label_everywhere_is_named_as_degenerate_kappa():
+    # The two-model demo: one model says Yes in every cell, the other mostly No; kappa 0 beside 0% agreement
+    # reads as a contradiction unless the result says why.
+    rows = []
+    for j, persona in enumerate(["P1", "P2", "P3", "P4"]):
+        rows += [("always", "A", f"p{k}", persona, 0, 1) for k in range(3)]
+        rows += [("mixed", "A", f"p{k}", persona, 0, int(k == j % 3)) for k in range(3)]
+    res = model_agreement(_table(rows))
+    assert len(res.notes) == 1 and "'always'" in res.notes[0] and "(Yes)" in res.notes[0]
+    assert res.to_dict()["notes"] == res.notes
+    varied = model_agreement(_table([r for r in rows if r[0] == "mixed"] + [("other", *r[1:]) for r in rows
+                                                                          if r[0] == "mixed"]))
+    assert varied.notes == []
