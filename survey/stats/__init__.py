@@ -1,4 +1,10 @@
-"""Pure statistical functions: arrays and tables in, small result objects out (no I/O)."""
+"""Pure statistical functions: arrays and tables in, small result objects out (no I/O).
+
+The core tests are imported eagerly; everything else is resolved on first use (module ``__getattr__``),
+so that submodules can import each other without cycles and ``import survey.stats`` stays light.
+"""
+
+import importlib
 
 from survey.stats.classic import TestResult, sign_test, wilcoxon_test
 from survey.stats.comparison import Comparison, compare_messages, paired_differences
@@ -11,9 +17,51 @@ from survey.stats.permutation import (
     unpaired_permutation_test,
 )
 
-__all__ = [
+_EAGER = [
     "Comparison", "EffectResult", "EstimateResult", "PermutationResult", "TestResult",
     "compare_messages", "effect_ci", "estimate", "estimate_counts", "fit_beta",
     "paired_differences", "sign_flip_pvalues", "sign_flip_test", "sign_test",
     "unpaired_permutation_test", "wilcoxon_test",
 ]
+
+# public name -> the module that defines it
+_LAZY = {
+    "ABTest": "survey.stats.ab_tests",
+    "analyze": "survey.stats.analysis", "Analysis": "survey.stats.analysis",
+    "adjust_pvalues": "survey.stats.across_messages", "compare_all_messages": "survey.stats.across_messages",
+    "MessagesComparison": "survey.stats.across_messages", "PairResult": "survey.stats.across_messages",
+    "compare_models": "survey.stats.across_models", "model_heterogeneity": "survey.stats.across_models",
+    "ModelsComparison": "survey.stats.across_models", "ModelSummary": "survey.stats.across_models",
+    "compare_table": "survey.stats.table_comparison", "TableComparison": "survey.stats.table_comparison",
+    "cohen_kappa": "survey.stats.agreement", "fleiss_kappa": "survey.stats.agreement",
+    "model_agreement": "survey.stats.agreement", "AgreementResult": "survey.stats.agreement",
+    "sign_flip_heterogeneity": "survey.stats.heterogeneity", "welch_heterogeneity": "survey.stats.heterogeneity",
+    "HeterogeneityResult": "survey.stats.heterogeneity",
+    "sign_pvalues": "survey.stats.batched", "wilcoxon_pvalues": "survey.stats.batched",
+    "unpaired_permutation_pvalues": "survey.stats.permutation", "smallest_pvalue": "survey.stats.permutation",
+    "ModelParams": "survey.stats.beta_logit", "simulate": "survey.stats.beta_logit",
+    "simulate_counts": "survey.stats.beta_logit", "draw_probabilities": "survey.stats.beta_logit",
+    "moment_estimate": "survey.stats.estimate",
+    "plan": "survey.stats.planning", "validate": "survey.stats.planning",
+    "PlanResult": "survey.stats.planning", "Validation": "survey.stats.planning",
+    "sequential_test": "survey.stats.sequential", "replay": "survey.stats.sequential",
+    "confidence_sequence": "survey.stats.sequential", "SequentialDesign": "survey.stats.sequential",
+    "SequentialResult": "survey.stats.sequential",
+    "dbpa_test": "survey.stats.dbpa", "dbpa_units": "survey.stats.dbpa", "dbpa_family": "survey.stats.dbpa",
+    "dbpa_alignment": "survey.stats.dbpa", "roc_from_pvalues": "survey.stats.dbpa", "DBPAResult": "survey.stats.dbpa",
+}
+
+__all__ = sorted(_EAGER + list(_LAZY))
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'survey.stats' has no attribute '{name}'")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
