@@ -6,6 +6,7 @@ so that submodules can import each other without cycles and ``import survey.stat
 
 import importlib
 
+# ruff: noqa: F401  (the eager imports are re-exports: __all__ below is computed, which ruff cannot read)
 from survey.stats.classic import TestResult, sign_test, wilcoxon_test
 from survey.stats.comparison import Comparison, compare_messages, paired_differences
 from survey.stats.effect import EffectResult, effect_ci
