@@ -7,7 +7,6 @@ import math
 import dashscope
 import pytest
 from fakes.common import answer_for, complete_once, query_cell
-from fakes.dashscope_server import DashScopeFake
 
 from survey.backends import create_backend
 from survey.backends.base import BackendError, Query, Reply
@@ -17,10 +16,8 @@ KEY = "sk-ds-test-5ecret-key-0f-user"
 
 
 @pytest.fixture
-def fake(monkeypatch):
-    monkeypatch.setenv("DASHSCOPE_API_KEY", KEY)
-    with DashScopeFake(api_key=KEY, lifetime=120) as server:
-        yield server
+def fake(fake_server):
+    return fake_server("dashscope", KEY)
 
 
 def query(i=0, model_id="qwen3-8b", **kw):

@@ -20,10 +20,8 @@ KEY = "mk-test-5ecret-0f-the-user"
 
 
 @pytest.fixture
-def fake(monkeypatch):
-    monkeypatch.setenv("MISTRAL_API_KEY", KEY)
-    with MistralFake(api_key=KEY, lifetime=120) as server:
-        yield server
+def fake(fake_server):
+    return fake_server("mistral", KEY)
 
 
 def query(i=0, **kw):

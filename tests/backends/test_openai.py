@@ -20,10 +20,8 @@ KEY = "sk-test-5ecret-0f-the-openai-user"
 
 
 @pytest.fixture
-def fake(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    with OpenAIFake(api_key=KEY, lifetime=120) as server:
-        yield server
+def fake(fake_server):
+    return fake_server("openai", KEY)
 
 
 def query(i=0, **kw):
