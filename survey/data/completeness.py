@@ -37,6 +37,7 @@ class ModelCompleteness:
     failed: int | None  # rows without a reply; None when the source cannot tell
     failures: dict[str, int] = field(default_factory=dict)  # error code -> rows
     grid: int | None = None
+    stopped: str | None = None  # a study bought in rounds: why the rest was not needed (expected is what was bought)
 
     @property
     def missing(self) -> int | None:
@@ -64,14 +65,16 @@ class ModelCompleteness:
             fails = "failed unknown"
         if self.expected is not None:
             return (f"model {self.model}: {self.stored} of {self.expected} expected queries stored "
-                    f"({self.fraction:.0%}), {fails}, {self.missing} missing")
+                    f"({self.fraction:.0%}), {fails}, {self.missing} missing"
+                    + (f"; {self.stopped}" if self.stopped else ""))
         return (f"model {self.model}: {self.stored} of the {self.grid} queries of its own grid present"
                 + (f", {fails}" if self.failed is not None else "") + f", {self.grid_missing} missing")
 
     def to_dict(self) -> dict:
         return {"model": self.model, "expected": self.expected, "stored": self.stored, "failed": self.failed,
                 "missing": self.missing, "fraction": self.fraction, "complete": self.complete,
-                "failures": dict(self.failures), "grid": self.grid, "grid_missing": self.grid_missing}
+                "failures": dict(self.failures), "grid": self.grid, "grid_missing": self.grid_missing,
+                "stopped": self.stopped}
 
 
 @dataclass

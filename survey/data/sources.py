@@ -71,12 +71,14 @@ def load_source(path: str | Path, study: str | None = None, min_perturbations: i
         study = study or (str(df["study"].iloc[0]) if len(df) else (st.studies() or [None])[0])
         ctx = st.context(study) if study else None
         states = st.states(study) if study else pd.DataFrame()
+        rounds = _sequential_decisions(st, study) if study else {}
     held = len(df)
     if ctx:
         inside = in_design(df, ctx)
         outside = outside_design(states, ctx)
         df = df[inside].reset_index(drop=True)
         completeness = _store_completeness(states[in_design(states, ctx)], ctx, study, str(path), outside)
+        _stopped_early(completeness, ctx, rounds)
     else:
         completeness = _store_completeness(states, None, study, str(path), {})
     if df.empty and held:
@@ -147,6 +149,30 @@ def _natural(ids) -> list[str]:
     import re
 
     return sorted(ids, key=lambda s: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)])
+
+
+def _sequential_decisions(store, study: str) -> dict[str, dict]:
+    from survey.collect.sequential import read_paths
+
+    return read_paths(store, study)
+
+
+def _stopped_early(completeness: Completeness, ctx: dict, rounds: dict[str, dict]) -> None:
+    """A model whose sequential test decided before the last round was bought only the rounds it needed:
+    its expected queries are those rounds' (per paraphrase, as the recorded design expects), not the
+    whole design's, so it is not reported as incomplete for queries the stopping rule chose not to buy."""
+    paraphrases = sum(len(m.get("paraphrases") or []) for m in ctx.get("messages") or [])
+    for m in completeness.models:
+        doc = rounds.get(m.model)
+        if not doc or doc.get("decision") not in ("reject", "futility") or not m.expected or not paraphrases:
+            continue
+        if doc["pairs"] >= doc.get("max_pairs", doc["pairs"] + 1):
+            continue
+        bought = round(m.expected * 2 * doc["pairs"] / paraphrases)
+        m.stopped = (f"stopped by the sequential test ({doc['decision']}) after {doc['pairs']} of "
+                     f"{doc['max_pairs']} paraphrase pairs: {m.expected - bought} queries of the full design "
+                     "were not needed")
+        m.expected = bought
 
 
 def _store_completeness(states: pd.DataFrame, ctx: dict | None, study: str | None, path: str,

@@ -182,3 +182,15 @@ def test_a_run_interrupted_during_a_rounds_batch_job_resumes_that_job(tmp_path, 
     later = [j for j in _BatchJobs.submits[2:]]
     assert not any(held & {q.custom_id for q in _BatchJobs.jobs[j]} for j in later)  # never resubmitted
     assert len(study.table()) == 2 * doc["pairs"] * 20 * 2
+
+
+def test_a_study_that_stopped_early_is_complete_for_what_it_bought(tmp_path):
+    # Before, the queries the stopping rule chose not to buy counted as "missing" and every analysis warned
+    # that the study was incomplete.
+    study = _study(tmp_path, -2.0)
+    study.run(yes=True, progress=False)
+    doc = _paths(study)["sim"]
+    m = study.load().completeness.model("sim")
+    assert m.expected == 2 * doc["pairs"] * 20 * 2 == m.stored and m.missing == 0 and m.complete
+    assert "stopped by the sequential test (reject)" in m.stopped and not study.load().completeness.warnings()
+    assert m.to_dict()["stopped"] == m.stopped
