@@ -33,9 +33,9 @@ from survey.backends.provider import (
     ProviderOptions,
     api_key_from_env,
     connect_hint,
+    first_token_logprobs,
     http_error,
     http_url,
-    merge_top_logprobs,
     parse_options,
     redact,
     request_line,
@@ -351,7 +351,7 @@ def to_reply(resp: models.ChatCompletionResponse) -> Reply:
         extra["reasoning"] = reasoning
     return Reply(text=text, model_id=resp.model, prompt_tokens=usage.prompt_tokens if usage else None,
                  completion_tokens=usage.completion_tokens if usage else None,
-                 logprobs=_first_token_logprobs(choice), extra=extra)
+                 logprobs=first_token_logprobs(choice), extra=extra)
 
 
 def _flatten(content) -> tuple[str | None, str]:
@@ -368,19 +368,6 @@ def _flatten(content) -> tuple[str | None, str]:
         elif isinstance(chunk, models.ThinkChunk):
             thinking += [t.text for t in chunk.thinking if isinstance(t, models.TextChunk)]
     return "".join(text), "".join(thinking)
-
-
-def _first_token_logprobs(choice) -> dict[str, float] | None:
-    lp = getattr(choice, "logprobs", None)
-    content = getattr(lp, "content", None)
-    if not isinstance(content, list) or not content:
-        return None
-    first = content[0]
-    top = first.top_logprobs if isinstance(first.top_logprobs, list) else []
-    pairs = [(t.token, t.logprob) for t in top]
-    if first.token not in {t for t, _ in pairs}:
-        pairs.append((first.token, first.logprob))
-    return merge_top_logprobs(pairs)
 
 
 def _not_json(body: str | None) -> bool:

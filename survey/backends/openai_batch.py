@@ -20,7 +20,7 @@ import json
 from collections.abc import Iterable
 
 from survey.backends.base import BackendError, Query, Reply
-from survey.backends.provider import http_error, merge_top_logprobs, redact
+from survey.backends.provider import first_token_logprobs, http_error, redact
 
 CHAT_URL = "/v1/chat/completions"
 # OpenAI batch status -> the engine's terms (survey.collect.store.TERMINAL_BATCH); others upper-cased
@@ -73,19 +73,6 @@ def to_reply(resp, secret: str | None = None) -> Reply:
                  prompt_tokens=getattr(usage, "prompt_tokens", None),
                  completion_tokens=getattr(usage, "completion_tokens", None),
                  logprobs=first_token_logprobs(choice), extra=extra)
-
-
-def first_token_logprobs(choice) -> dict[str, float] | None:
-    """token -> logprob of the first generated token: its top alternatives plus the sampled token.
-    vLLM's -9999 stands for an impossible token; it is kept (it is exactly 0 probability)."""
-    content = getattr(getattr(choice, "logprobs", None), "content", None)
-    if not content:
-        return None
-    first = content[0]
-    pairs = [(t.token, t.logprob) for t in (getattr(first, "top_logprobs", None) or [])]
-    if first.token not in {t for t, _ in pairs}:
-        pairs.append((first.token, first.logprob))
-    return merge_top_logprobs(pairs)
 
 
 def parse_result_line(row: dict, secret: str | None = None) -> tuple[str | None, Reply | BackendError]:

@@ -125,6 +125,21 @@ def http_url(value: str | None) -> str | None:
     return value.rstrip("/")
 
 
+def first_token_logprobs(choice) -> dict[str, float] | None:
+    """token -> logprob of the first generated token of an OpenAI-shaped choice (OpenAI, vLLM, Mistral):
+    its top alternatives plus the sampled token. vLLM's -9999 stands for an impossible token; it is kept
+    (it is exactly 0 probability). Anything but a list (None, the Mistral SDK's UNSET) means none."""
+    content = getattr(getattr(choice, "logprobs", None), "content", None)
+    if not isinstance(content, list) or not content:
+        return None
+    first = content[0]
+    top = getattr(first, "top_logprobs", None)
+    pairs = [(t.token, t.logprob) for t in (top if isinstance(top, list) else [])]
+    if first.token not in {t for t, _ in pairs}:
+        pairs.append((first.token, first.logprob))
+    return merge_top_logprobs(pairs)
+
+
 def merge_top_logprobs(pairs: Iterable[tuple[str, float]]) -> dict[str, float] | None:
     """token -> logprob; a token string seen twice (distinct token ids) keeps its total probability."""
     out: dict[str, float] = {}
