@@ -1,15 +1,16 @@
 """The DashScope backend through the real dashscope SDK against the fake server on 127.0.0.1."""
 
 import asyncio
+import functools
 import logging
 import math
 
 import dashscope
 import pytest
-from fakes.common import answer_for, complete_once, query_cell
+from fakes.common import answer_for, complete_once, injected_error, query_cell, shopper_query
 
 from survey.backends import create_backend
-from survey.backends.base import BackendError, Query, Reply
+from survey.backends.base import BackendError, Reply
 from survey.errors import SurveyError
 
 KEY = "sk-ds-test-5ecret-key-0f-user"
@@ -20,11 +21,7 @@ def fake(fake_server):
     return fake_server("dashscope", KEY)
 
 
-def query(i=0, model_id="qwen3-8b", **kw):
-    base = dict(study="st", model="qwen", message="boots", perturbation=f"p{i}", persona=f"P{i}", replicate=0,
-                system=f"You are shopper {i}.", user=f"Would you buy boots {i}?", model_id=model_id,
-                temperature=1.0, max_tokens=1, seed=5)
-    return Query(**(base | kw))
+query = functools.partial(shopper_query, model_id="qwen3-8b", model="qwen", product="boots", seed=5)
 
 
 def backend(fake, model_id="qwen3-8b", **opts):
@@ -80,15 +77,10 @@ FAULTS = [  # kind, retryable, status, code
 
 @pytest.mark.parametrize("kind,retryable,status,code", FAULTS)
 def test_returned_error_codes_map_to_retry_or_not(fake, kind, retryable, status, code):
-    fake.inject(kind, retry_after=3 if kind == "rate_limit" else None)
-    q = query()
-    with pytest.raises(BackendError) as info:
-        complete_once(backend(fake), q)
-    err = info.value
+    err = injected_error(fake, backend(fake), query(), kind, retry_after=3 if kind == "rate_limit" else None)
     assert (err.retryable, err.status, err.code) == (retryable, status, code)
-    assert err.retry_after == (3.0 if kind == "rate_limit" else None)
+    assert err.retry_after == (3.0 if kind == "rate_limit" else None) and KEY not in str(err)
     assert sum(fake.requests.values()) == 1 and fake.served == {}
-    assert KEY not in str(err)
 
 
 def test_dropped_connection_is_retryable(fake):
@@ -101,10 +93,8 @@ def test_dropped_connection_is_retryable(fake):
 
 
 def test_timeout_is_retryable(fake):
-    fake.inject("timeout", delay=10)
-    with pytest.raises(BackendError) as info:
-        complete_once(backend(fake, timeout=0.3), query())
-    assert info.value.retryable and info.value.code == "timeout"
+    err = injected_error(fake, backend(fake, timeout=0.3), query(), "timeout", delay=10)
+    assert err.retryable and err.code == "timeout"
 
 
 def test_non_yes_no_text_is_a_reply(fake):

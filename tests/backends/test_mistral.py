@@ -1,18 +1,17 @@
 """The Mistral backend through the real mistralai SDK against the fake server on 127.0.0.1."""
 
 import asyncio
-import dataclasses
+import functools
 import json
-import logging
 import math
 
 import pytest
-from fakes.common import answer_for, complete_once, query_cell
+from fakes.common import answer_for, complete_once, injected_error, query_cell, run_batch, shopper_query
 from fakes.mistral_server import MistralFake
 from mistralai.client import Mistral
 
 from survey.backends import create_backend
-from survey.backends.base import BackendError, Query, Reply
+from survey.backends.base import BackendError, Reply
 from survey.backends.provider import retry_after_seconds
 from survey.errors import SurveyError
 
@@ -24,30 +23,20 @@ def fake(fake_server):
     return fake_server("mistral", KEY)
 
 
-def query(i=0, **kw):
-    base = dict(study="st", model="small", message="sneakers", perturbation=f"p{i}", persona=f"P{i}", replicate=0,
-                system=f"You are shopper {i}.", user=f"Would you buy sneakers {i}?", model_id="mistral-small-latest",
-                temperature=1.0, max_tokens=1, seed=11)
-    return Query(**(base | kw))
+query = functools.partial(shopper_query, model_id="mistral-small-latest")
 
 
 def backend(fake, **opts):
     return create_backend("mistral", "mistral-small-latest", server_url=fake.url, **opts)
 
 
-def test_success_reports_text_usage_pinned_model_and_first_token_logprobs(fake):
+def test_success_reports_the_pinned_model_and_the_no_logprob(fake):
+    """The rest of a successful reply is checked for every provider in test_chat_providers.py."""
     q = query(logprobs=True, top_logprobs=3)
     reply = complete_once(backend(fake), q)
-    answer, p_yes = answer_for(query_cell(q))
-    assert isinstance(reply, Reply)
-    assert reply.text == answer
+    p_yes = answer_for(query_cell(q))[1]
     assert reply.model_id == "mistral-small-2509"  # the provider's pinned id, not the alias we sent
-    assert reply.prompt_tokens > 0 and reply.completion_tokens == 1
-    assert reply.extra["finish_reason"] == "length"
-    assert set(reply.logprobs) == {"Yes", "No", " Yes"}
-    assert reply.logprobs["Yes"] == pytest.approx(math.log(0.97 * p_yes))
     assert reply.logprobs["No"] == pytest.approx(math.log(0.97 * (1 - p_yes)))
-    assert fake.served[query_cell(q)] == 1 and sum(fake.requests.values()) == 1
 
 
 def test_no_logprobs_unless_asked(fake):
@@ -78,30 +67,18 @@ FAULTS = [  # kind, retryable, status, code
 
 @pytest.mark.parametrize("kind,retryable,status,code", FAULTS)
 def test_each_fault_maps_to_backend_error_after_exactly_one_request(fake, kind, retryable, status, code):
-    fake.inject(kind, retry_after=7 if kind == "rate_limit" else None)
     q = query()
-    with pytest.raises(BackendError) as info:
-        complete_once(backend(fake), q)
-    err = info.value
+    err = injected_error(fake, backend(fake), q, kind, retry_after=7 if kind == "rate_limit" else None)
     assert (err.retryable, err.status, err.code) == (retryable, status, code)
-    assert err.retry_after == (7.0 if kind == "rate_limit" else None)
+    assert err.retry_after == (7.0 if kind == "rate_limit" else None) and KEY not in str(err)
     assert sum(fake.requests.values()) == 1  # SDK retries are off: the engine owns backoff
     assert fake.served[query_cell(q)] == 0
-    assert KEY not in str(err)
 
 
 def test_timeout_is_retryable(fake):
-    fake.inject("timeout", delay=10)
-    with pytest.raises(BackendError) as info:
-        complete_once(backend(fake, timeout=0.3), query())
-    assert info.value.retryable and info.value.code == "timeout"
+    err = injected_error(fake, backend(fake, timeout=0.3), query(), "timeout", delay=10)
+    assert err.retryable and err.code == "timeout"
     assert fake.served == {}
-
-
-def test_non_yes_no_text_is_a_reply_not_an_error(fake):
-    fake.inject("text")
-    reply = complete_once(backend(fake), query())
-    assert reply.text == "Maybe, it depends on the price."
 
 
 def test_wrong_key_is_not_retryable_and_never_echoed(monkeypatch):
@@ -137,36 +114,11 @@ def test_extra_params_reach_the_wire(fake):
     assert reply.text in {"Yes", "No"}
 
 
-def test_one_client_per_event_loop(fake):
-    b = backend(fake)
-    assert isinstance(asyncio.run(b.complete(query(1))), Reply)
-    assert isinstance(asyncio.run(b.complete(query(2))), Reply)  # a new loop gets a new client
-
-
-def test_debug_logging_never_shows_the_key(fake, monkeypatch, caplog):
-    monkeypatch.setenv("MISTRAL_DEBUG", "1")  # the SDK would log request headers
-    caplog.set_level(logging.DEBUG)
-    complete_once(backend(fake), query())
-    fake.inject("bad_key")
-    with pytest.raises(BackendError):
-        complete_once(backend(fake), query())
-    assert KEY not in caplog.text
-
-
 def test_batch_submit_poll_fetch(fake):
     qs = [query(i, logprobs=True, top_logprobs=2) for i in range(6)]
     fake.inject("content_filter", route="batch", match="sneakers 2?")
     fake.inject("server_error", route="batch", match="sneakers 4?")
-    b = backend(fake)
-
-    async def go():
-        job_id = await b.submit_batch(qs)
-        statuses = [await b.batch_status(job_id) for _ in range(3)]
-        results = await b.fetch_batch(job_id)
-        await b.aclose()
-        return job_id, statuses, results
-
-    job_id, statuses, results = asyncio.run(go())
+    job_id, statuses, results = run_batch(backend(fake), qs)
     assert statuses == ["RUNNING", "SUCCESS", "SUCCESS"]
     job = fake.jobs[job_id]
     assert job["model"] == "mistral-small-latest" and job["metadata"]["study"] == "st"
@@ -187,29 +139,6 @@ def test_batch_submit_poll_fetch(fake):
             assert isinstance(res, Reply) and res.text == answer_for(query_cell(q))[0]
             assert res.model_id == "mistral-small-2509" and set(res.logprobs) >= {"Yes", "No"}
     assert sum(fake.served.values()) == 4
-
-
-def test_identical_batch_resubmission_reuses_the_job(fake):
-    """A run killed between creating a job and storing its id must not pay for the job twice."""
-    qs = [query(i) for i in range(3)]
-    b = backend(fake)
-
-    async def go():
-        first = await b.submit_batch(qs)
-        again = await b.submit_batch(qs)
-        other = await b.submit_batch(qs[:2])
-        await b.aclose()
-        return first, again, other
-
-    first, again, other = asyncio.run(go())
-    assert first == again != other
-    assert fake.jobs_created == 2
-
-
-def test_batch_mixing_models_is_refused(fake):
-    b = backend(fake)
-    with pytest.raises(ValueError, match="one model"):
-        asyncio.run(b.submit_batch([query(0), dataclasses.replace(query(1), model_id="other")]))
 
 
 def test_fake_embeddings_are_deterministic_through_the_sdk(fake):

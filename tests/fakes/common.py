@@ -78,6 +78,17 @@ def query_cell(q) -> Cell:
     return (q.model_id, q.system, q.user, q.provider_seed)
 
 
+def shopper_query(i: int = 0, *, model_id: str, product: str = "sneakers", model: str = "small", seed: int = 11,
+                  **kw):
+    """A survey Query of persona P{i} about paraphrase p{i}: prompts differ by ``i``, so the fakes key them apart."""
+    from survey.backends.base import Query
+
+    base = dict(study="st", model=model, message=product, perturbation=f"p{i}", persona=f"P{i}", replicate=0,
+                system=f"You are shopper {i}.", user=f"Would you buy {product} {i}?", model_id=model_id,
+                temperature=1.0, max_tokens=1, seed=seed)
+    return Query(**(base | kw))
+
+
 def complete_once(backend, q):
     """One backend call in a fresh event loop, closing the backend afterwards."""
     async def go():
@@ -86,6 +97,40 @@ def complete_once(backend, q):
         finally:
             await backend.aclose()
     return asyncio.run(go())
+
+
+def run_batch(backend, queries, polls: int = 3):
+    """Submit a batch, read its status ``polls`` times, fetch its results and close: (job_id, statuses, results)."""
+    async def go():
+        job_id = await backend.submit_batch(queries)
+        statuses = [await backend.batch_status(job_id) for _ in range(polls)]
+        results = await backend.fetch_batch(job_id)
+        await backend.aclose()
+        return job_id, statuses, results
+    return asyncio.run(go())
+
+
+def resubmitted_batch_ids(backend, queries):
+    """Job ids of submitting ``queries``, the same queries again, then all but the last: (first, again, other)."""
+    async def go():
+        first = await backend.submit_batch(queries)
+        again = await backend.submit_batch(queries)
+        other = await backend.submit_batch(queries[:-1])
+        await backend.aclose()
+        return first, again, other
+    return asyncio.run(go())
+
+
+def injected_error(fake, backend, q, kind: str, **inject):
+    """The BackendError one call of ``q`` raises after ``fake`` is told to fail with ``kind``."""
+    import pytest
+
+    from survey.backends.base import BackendError
+
+    fake.inject(kind, **inject)
+    with pytest.raises(BackendError) as info:
+        complete_once(backend, q)
+    return info.value
 
 
 def top_tokens(p_yes: float, k: int) -> list[tuple[str, float]]:
