@@ -11,16 +11,15 @@ Run standalone (benchmarks): ``PYTHONPATH=tests python -m fakes.mistral_server -
 
 from __future__ import annotations
 
-import itertools
 import json
 import time
 import uuid
 
 from aiohttp import web
 
+from .batch import BatchFake
 from .common import (
     Cell,
-    FakeServer,
     answer_for,
     chat_cell,
     fake_embedding,
@@ -45,25 +44,22 @@ _ERRORS = {  # kind -> (status, body); bodies follow the shapes Mistral's API re
 }
 
 
-class MistralFake(FakeServer):
+class MistralFake(BatchFake):
     """``reasoning=True`` answers with content chunks (thinking + text) like Magistral models.
     ``pinned`` maps requested model ids to the id the fake reports (default: '-latest' -> '-2509')."""
 
     name = "mistral"
     errors = _ERRORS
+    PENDING, RUNNING = ("QUEUED", "RUNNING"), "RUNNING"
+    NOT_FOUND = {"file": "File not found", "job": "Batch job not found"}
 
-    def __init__(self, *, reasoning: bool = False, embed_dim: int = 1024, batch_polls: int = 2,
-                 pinned: dict[str, str] | None = None, **kw):
+    def __init__(self, *, reasoning: bool = False, embed_dim: int = 1024, pinned: dict[str, str] | None = None,
+                 **kw):
         super().__init__(**kw)
         self.reasoning = reasoning
         self.embed_dim = embed_dim
-        self.batch_polls = batch_polls
         self.pinned = pinned or {}
-        self.files: dict[str, dict] = {}
-        self.jobs: dict[str, dict] = {}
-        self.jobs_created = 0
         self.unknown_models: set[str] = set()
-        self._ids = itertools.count(1)
 
     def add_routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/chat/completions", self._chat)
@@ -152,9 +148,7 @@ class MistralFake(FakeServer):
         rec = {"id": fid, "object": "file", "bytes": len(content), "created_at": int(time.time()),
                "filename": name, "purpose": purpose, "sample_type": sample_type, "source": source,
                "num_lines": content.count(b"\n"), "mimetype": "application/jsonl"}
-        with self._lock:
-            self.files[fid] = {"meta": rec, "content": content}
-        return rec
+        return self.keep_file(rec, content)
 
     async def _upload(self, request: web.Request) -> web.Response:
         if (denied := self._admit(request, "files")) is not None:
@@ -165,17 +159,10 @@ class MistralFake(FakeServer):
         rec = self._file_record(field.filename, content, str(form.get("purpose", "batch")), "batch_request", "upload")
         return web.json_response(rec)
 
-    async def _download(self, request: web.Request) -> web.Response:
-        if (denied := self._admit(request, "files")) is not None:
-            return denied
-        rec = self.files.get(request.match_info["file_id"])
-        if rec is None:
-            return web.json_response({"detail": "File not found"}, status=404)
-        return web.Response(body=rec["content"], content_type="application/octet-stream")
+    def not_found(self, message: str) -> web.Response:
+        return web.json_response({"detail": message}, status=404)
 
     # ---- batch jobs ----
-    def _job_view(self, job: dict) -> dict:
-        return {k: v for k, v in job.items() if not k.startswith("_")}
 
     async def _create_job(self, request: web.Request) -> web.Response:
         if (denied := self._admit(request, "batch")) is not None:
@@ -192,10 +179,7 @@ class MistralFake(FakeServer):
                "errors": [], "status": "QUEUED", "created_at": int(time.time()), "total_requests": len(lines),
                "completed_requests": 0, "succeeded_requests": 0, "failed_requests": 0,
                "output_file": None, "error_file": None, "_lines": lines, "_polls": 0}
-        with self._lock:
-            self.jobs[job_id] = job
-            self.jobs_created += 1
-        return web.json_response(self._job_view(job))
+        return self.keep_job(job)
 
     async def _list_jobs(self, request: web.Request) -> web.Response:
         if (denied := self._admit(request, "batch")) is not None:
@@ -203,34 +187,18 @@ class MistralFake(FakeServer):
         known = {"page", "page_size", "model", "agent_id", "created_after", "created_by_me", "status", "order_by"}
         meta = {k: v for k, v in request.query.items() if k not in known}
         statuses = request.query.getall("status", [])
-        found = [self._job_view(j) for j in self.jobs.values()
+        found = [self.job_view(j) for j in self.jobs.values()
                  if all((j.get("metadata") or {}).get(k) == v for k, v in meta.items())
                  and (not statuses or j["status"] in statuses)]
         return web.json_response({"object": "list", "total": len(found), "data": found})
 
-    async def _get_job(self, request: web.Request) -> web.Response:
-        if (denied := self._admit(request, "batch")) is not None:
-            return denied
-        job = self.jobs.get(request.match_info["job_id"])
-        if job is None:
-            return web.json_response({"detail": "Batch job not found"}, status=404)
-        if job["status"] in ("QUEUED", "RUNNING"):
-            job["_polls"] += 1
-            if job["_polls"] >= self.batch_polls:
-                self._run_job(job)
-            else:
-                job["status"] = "RUNNING"
-        return web.json_response(self._job_view(job))
-
     async def _cancel_job(self, request: web.Request) -> web.Response:
-        if (denied := self._admit(request, "batch")) is not None:
-            return denied
-        job = self.jobs.get(request.match_info["job_id"])
-        if job is None:
-            return web.json_response({"detail": "Batch job not found"}, status=404)
-        if job["status"] in ("QUEUED", "RUNNING"):
+        job, refused = self.requested_job(request)
+        if refused is not None:
+            return refused
+        if job["status"] in self.PENDING:
             job["status"] = "CANCELLED"
-        return web.json_response(self._job_view(job))
+        return web.json_response(self.job_view(job))
 
     def _run_job(self, job: dict) -> None:
         """Answer every line; per-line faults go to the error file as Mistral reports them."""

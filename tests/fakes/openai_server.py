@@ -19,14 +19,14 @@ Run standalone (benchmarks): ``PYTHONPATH=tests python -m fakes.openai_server --
 
 from __future__ import annotations
 
-import itertools
 import json
 import time
 import uuid
 
 from aiohttp import web
 
-from .common import Cell, FakeServer, Rule, answer_for, chat_cell, jsonl, serve_forever, top_tokens
+from .batch import BatchFake
+from .common import Cell, Rule, answer_for, chat_cell, jsonl, serve_forever, top_tokens
 
 
 def _error(status: int, message: str, etype: str, code: str | None) -> tuple[int, dict]:
@@ -48,27 +48,24 @@ _ERRORS = {  # kind -> (status, body), in OpenAI's error shape
 }
 
 
-class OpenAIFake(FakeServer):
+class OpenAIFake(BatchFake):
     """``reported`` maps requested model ids to the id the fake reports (default: "-latest" -> "-2025-08-07").
     ``served_models``: the ids GET /v1/models lists (default: ["fake-model"])."""
 
     name = "openai"
     errors = _ERRORS
+    PENDING, RUNNING = ("validating", "in_progress"), "in_progress"
+    NOT_FOUND = {"file": "No such File object", "job": "No batch found"}
 
-    def __init__(self, *, logprobs_style: str = "openai", batch_polls: int = 2, reported: dict | None = None,
+    def __init__(self, *, logprobs_style: str = "openai", reported: dict | None = None,
                  served_models: list[str] | None = None, **kw):
         super().__init__(**kw)
         if logprobs_style not in ("openai", "vllm", "llamacpp", "none"):
             raise ValueError(f"logprobs_style {logprobs_style!r}")
         self.logprobs_style = logprobs_style
-        self.batch_polls = batch_polls
         self.reported = reported or {}
         self.served_models = served_models or ["fake-model"]
-        self.files: dict[str, dict] = {}
-        self.jobs: dict[str, dict] = {}
-        self.jobs_created = 0
         self.bodies: list[dict] = []  # chat request bodies, in arrival order (tests read the wire)
-        self._ids = itertools.count(1)
 
     @property
     def base_url(self) -> str:
@@ -150,9 +147,7 @@ class OpenAIFake(FakeServer):
         fid = f"file-{uuid.uuid4().hex[:24]}"
         rec = {"id": fid, "object": "file", "bytes": len(content), "created_at": int(time.time()),
                "filename": name, "purpose": purpose, "status": "processed"}
-        with self._lock:
-            self.files[fid] = {"meta": rec, "content": content}
-        return rec
+        return self.keep_file(rec, content)
 
     async def _upload(self, request: web.Request) -> web.Response:
         if (denied := self._admit(request, "files")) is not None:
@@ -161,19 +156,11 @@ class OpenAIFake(FakeServer):
         field = form["file"]
         return web.json_response(self._file_record(field.filename, field.file.read(), str(form.get("purpose"))))
 
-    async def _download(self, request: web.Request) -> web.Response:
-        if (denied := self._admit(request, "files")) is not None:
-            return denied
-        rec = self.files.get(request.match_info["file_id"])
-        if rec is None:
-            status, body = _error(404, "No such File object", "invalid_request_error", None)
-            return web.json_response(body, status=status)
-        return web.Response(body=rec["content"], content_type="application/octet-stream")
+    def not_found(self, message: str) -> web.Response:
+        status, body = _error(404, message, "invalid_request_error", None)
+        return web.json_response(body, status=status)
 
     # ---- batches ----
-    @staticmethod
-    def _view(job: dict) -> dict:
-        return {k: v for k, v in job.items() if not k.startswith("_")}
 
     async def _create_job(self, request: web.Request) -> web.Response:
         if (denied := self._admit(request, "batch")) is not None:
@@ -192,32 +179,14 @@ class OpenAIFake(FakeServer):
                "output_file_id": None, "error_file_id": None, "created_at": int(time.time()),
                "request_counts": {"total": len(lines), "completed": 0, "failed": 0},
                "metadata": body.get("metadata"), "_lines": lines, "_polls": 0}
-        with self._lock:
-            self.jobs[job_id] = job
-            self.jobs_created += 1
-        return web.json_response(self._view(job))
+        return self.keep_job(job)
 
     async def _list_jobs(self, request: web.Request) -> web.Response:
         if (denied := self._admit(request, "batch")) is not None:
             return denied
-        data = [self._view(j) for j in reversed(list(self.jobs.values()))][: int(request.query.get("limit", 20))]
+        data = [self.job_view(j) for j in reversed(list(self.jobs.values()))][: int(request.query.get("limit", 20))]
         return web.json_response({"object": "list", "data": data, "first_id": data[0]["id"] if data else None,
                                   "last_id": data[-1]["id"] if data else None, "has_more": False})
-
-    async def _get_job(self, request: web.Request) -> web.Response:
-        if (denied := self._admit(request, "batch")) is not None:
-            return denied
-        job = self.jobs.get(request.match_info["job_id"])
-        if job is None:
-            status, body = _error(404, "No batch found", "invalid_request_error", None)
-            return web.json_response(body, status=status)
-        if job["status"] in ("validating", "in_progress"):
-            job["_polls"] += 1
-            if job["_polls"] >= self.batch_polls:
-                self._run_job(job)
-            else:
-                job["status"] = "in_progress"
-        return web.json_response(self._view(job))
 
     async def _cancel_job(self, request: web.Request) -> web.Response:
         if (denied := self._admit(request, "batch")) is not None:
@@ -225,7 +194,7 @@ class OpenAIFake(FakeServer):
         job = self.jobs.get(request.match_info["job_id"])
         if job is not None and job["status"] in ("validating", "in_progress"):
             job["status"] = "cancelled"
-        return web.json_response(self._view(job) if job else {})
+        return web.json_response(self.job_view(job) if job else {})
 
     def _run_job(self, job: dict) -> None:
         """Answer every line; a faulted line goes to the error file with its HTTP status and body."""
