@@ -32,6 +32,15 @@ class BatchFake(FakeServer):
     def _run_job(self, job: dict) -> None:
         raise NotImplementedError
 
+    def add_batch_routes(self, app: web.Application, jobs: str) -> None:
+        """The file routes and the job routes under ``jobs`` (e.g. "/v1/batches")."""
+        app.router.add_post("/v1/files", self._upload)
+        app.router.add_get("/v1/files/{file_id}/content", self._download)
+        app.router.add_post(jobs, self._create_job)
+        app.router.add_get(jobs, self._list_jobs)
+        app.router.add_get(jobs + "/{job_id}", self._get_job)
+        app.router.add_post(jobs + "/{job_id}/cancel", self._cancel_job)
+
     @staticmethod
     def job_view(job: dict) -> dict:
         return {k: v for k, v in job.items() if not k.startswith("_")}

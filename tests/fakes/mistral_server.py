@@ -65,12 +65,7 @@ class MistralFake(BatchFake):
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_get("/v1/models/{model_id}", self._model_card)
         app.router.add_post("/v1/embeddings", self._embeddings)
-        app.router.add_post("/v1/files", self._upload)
-        app.router.add_get("/v1/files/{file_id}/content", self._download)
-        app.router.add_post("/v1/batch/jobs", self._create_job)
-        app.router.add_get("/v1/batch/jobs", self._list_jobs)
-        app.router.add_get("/v1/batch/jobs/{job_id}", self._get_job)
-        app.router.add_post("/v1/batch/jobs/{job_id}/cancel", self._cancel_job)
+        self.add_batch_routes(app, "/v1/batch/jobs")
 
     def reported_model(self, model: str) -> str:
         return self.pinned.get(model, model.replace("-latest", "-2509"))

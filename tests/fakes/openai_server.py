@@ -74,12 +74,7 @@ class OpenAIFake(BatchFake):
     def add_routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_get("/v1/models", self._models)
-        app.router.add_post("/v1/files", self._upload)
-        app.router.add_get("/v1/files/{file_id}/content", self._download)
-        app.router.add_post("/v1/batches", self._create_job)
-        app.router.add_get("/v1/batches", self._list_jobs)
-        app.router.add_get("/v1/batches/{job_id}", self._get_job)
-        app.router.add_post("/v1/batches/{job_id}/cancel", self._cancel_job)
+        self.add_batch_routes(app, "/v1/batches")
 
     def reported_model(self, model: str) -> str:
         return self.reported.get(model, model.replace("-latest", "-2025-08-07"))
