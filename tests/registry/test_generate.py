@@ -10,10 +10,10 @@ import types
 
 import pytest
 import yaml
+from cli_result import run_cli
 
 from survey import backends
 from survey.backends.base import Backend, BackendError, Query, Reply
-from survey.cli import main
 from survey.errors import SurveyError
 from survey.registry import load_persona_set, load_perturbation_set
 from survey.registry.dedup import (
@@ -218,16 +218,6 @@ def fake_model(monkeypatch):
     monkeypatch.setitem(backends.BACKENDS, "fake", f"{module.__name__}:FakeBackend")
     assert isinstance(FakeBackend(), Backend)
     return FakeBackend
-
-
-def run_cli(capsys, *args):
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_perturbations_generate(fake_model, capsys, tmp_path, monkeypatch):

@@ -8,8 +8,8 @@ import subprocess
 import sys
 
 import pytest
+from cli_result import run_cli
 
-from survey.cli import main
 from survey.errors import SurveyError
 from survey.registry import (
     DEFAULT_TEMPLATE,
@@ -216,16 +216,6 @@ def test_models_validate_when_built_in_code():
 
 
 # ---- CLI -------------------------------------------------------------------------------------------
-
-def run_cli(capsys, *args) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
-
 
 def test_cli_list_and_show(capsys, monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
