@@ -4,6 +4,7 @@ import asyncio
 from collections import Counter
 
 import pytest
+from batch_jobs import keep_job
 
 from survey.backends.base import BackendError, Capabilities, Query, Reply
 from survey.collect.engine import Engine, ModelRun
@@ -219,10 +220,7 @@ class FakeBatch(ScriptedBackend):
         self.polls_until_done, self.drop, self.fail = polls_until_done, set(drop), set(fail)
 
     async def submit_batch(self, queries):
-        job_id = f"job-{len(self.jobs) + 1}"
-        self.jobs[job_id] = list(queries)
-        self.submits.append(job_id)
-        return job_id
+        return keep_job(self.jobs, self.submits, queries)
 
     async def batch_status(self, job_id):
         self.polls[job_id] += 1

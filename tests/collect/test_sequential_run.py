@@ -1,5 +1,6 @@
 """A study with [sequential] is bought in rounds of paraphrase pairs and stops when the test decides."""
 import pytest
+from batch_jobs import keep_job
 
 import survey
 from survey.collect.sequential import read_paths
@@ -118,10 +119,7 @@ def _batch_backend():
         capabilities = Capabilities(paid=False, needs_model_id=False, batch=True)
 
         async def submit_batch(self, queries):
-            job_id = f"job-{len(_BatchJobs.jobs) + 1}"
-            _BatchJobs.jobs[job_id] = list(queries)
-            _BatchJobs.submits.append(job_id)
-            return job_id
+            return keep_job(_BatchJobs.jobs, _BatchJobs.submits, queries)
 
         async def batch_status(self, job_id):
             if job_id == _BatchJobs.hold:
