@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from shoe_study import shoe_study_toml
 
 from survey import backends
 from survey.collect.engine import Engine
@@ -19,22 +20,7 @@ from survey.study.spec import load_study
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "providers.md"
 
-STUDY = """
-name = "docs-example"
-store = "store.sqlite"
-replicates = 2
-[personas]
-set = "shoppers"
-count = 3
-[[messages]]
-id = "sneakers"
-perturbations = "sneakers"
-count = 2
-[[messages]]
-id = "boots"
-perturbations = "boots"
-count = 2
-"""
+STUDY = shoe_study_toml("docs-example", "store.sqlite", replicates=2, personas=3, paraphrases=2)
 
 
 def doc_blocks(lang: str) -> list[str]:

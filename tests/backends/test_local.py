@@ -16,6 +16,7 @@ from llama_reference import (
     shopper_query,
 )
 from scipy import stats
+from shoe_study import shoe_study_toml
 
 from survey.backends import BackendError, Query, create_backend
 from survey.backends.llama_runtime import default_gguf_path, log_softmax
@@ -232,25 +233,7 @@ def test_prompt_longer_than_the_context_is_a_final_backend_error():
         backend.close()
 
 
-STUDY = f"""
-name = "local-tiny"
-store = "tiny.sqlite"
-replicates = 3
-
-[personas]
-set = "shoppers"
-count = 2
-
-[[messages]]
-id = "sneakers"
-perturbations = "sneakers"
-count = 2
-
-[[messages]]
-id = "boots"
-perturbations = "boots"
-count = 2
-
+STUDY = shoe_study_toml("local-tiny", "tiny.sqlite", replicates=3, personas=2, paraphrases=2) + f"""
 [[models]]
 name = "smollm2"
 backend = "local"

@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
+from shoe_study import shoe_study_toml
 
 from survey.collect.store import Store
 from survey.errors import SurveyError
@@ -15,22 +16,7 @@ from survey.study.design import build_design
 from survey.study.study import Study
 
 STRAY = '{"id": "stray", "age": 1, "gender": "f", "occupation": "o", "income": "low", "marital_status": "single"}\n'
-STUDY = """
-name = "inputs"
-store = "store.sqlite"
-replicates = 1
-[personas]
-set = "shoppers"
-count = 3
-[[messages]]
-id = "sneakers"
-perturbations = "sneakers"
-count = 3
-[[messages]]
-id = "boots"
-perturbations = "boots"
-count = 3
-[[models]]
+STUDY = shoe_study_toml("inputs", "store.sqlite", replicates=1, personas=3, paraphrases=3) + """[[models]]
 name = "sim"
 backend = "simulated"
 seed = 1
