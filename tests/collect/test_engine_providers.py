@@ -23,6 +23,7 @@ import pytest
 from fakes.dashscope_server import DashScopeFake
 from fakes.mistral_server import MistralFake
 from fakes.openai_server import OpenAIFake
+from shoe_study import shoe_study_toml
 
 from survey.collect.engine import Engine
 from survey.collect.run_plan import make_plan
@@ -65,22 +66,7 @@ by_provider = pytest.mark.parametrize("prov", PROVIDERS, ids=[p.backend for p in
 def write_study(tmp_path, backend, model_id, options, *, personas=4, per=3, r=2, batch=False, concurrency=8,
                 name="prov"):
     opts = ", ".join(f"{k} = {json.dumps(v)}" for k, v in options.items())
-    text = f"""
-name = "{name}"
-store = "store.sqlite"
-replicates = {r}
-[personas]
-set = "shoppers"
-count = {personas}
-[[messages]]
-id = "sneakers"
-perturbations = "sneakers"
-count = {per}
-[[messages]]
-id = "boots"
-perturbations = "boots"
-count = {per}
-[[models]]
+    text = shoe_study_toml(name, "store.sqlite", replicates=r, personas=personas, paraphrases=per) + f"""[[models]]
 name = "m1"
 backend = "{backend}"
 model_id = "{model_id}"
