@@ -18,7 +18,6 @@ Design choices:
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import hashlib
 import inspect
@@ -30,6 +29,7 @@ from pydantic import Field, field_validator
 
 from survey.backends.base import BackendError, Capabilities, Query, Reply
 from survey.backends.provider import (
+    ClientPerLoop,
     ProviderOptions,
     api_key_from_env,
     connect_hint,
@@ -37,6 +37,7 @@ from survey.backends.provider import (
     http_error,
     http_url,
     parse_options,
+    pooled_http_client,
     redact,
     request_line,
     status_hint,
@@ -121,7 +122,7 @@ def _chat_params() -> frozenset[str]:
                                                                               "timeout_ms", "http_headers"}
 
 
-class MistralBackend:
+class MistralBackend(ClientPerLoop):
     name = "mistral"
     capabilities = Capabilities(paid=True, batch=True, prices=LIST_PRICES, batch_discount=0.5)
     options_model = MistralOptions  # checked by a dry run without creating the SDK client
@@ -132,29 +133,19 @@ class MistralBackend:
         self.model_id = model_id
         self.options = parse_options(MistralOptions, "mistral", options)
         self._key = api_key_from_env(self.options.api_key_env, "mistral")
-        self._client: Mistral | None = None
-        self._http: httpx2.AsyncClient | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._allowed = _chat_params()
 
     def __repr__(self) -> str:  # never show the key
         return f"MistralBackend(model_id={self.model_id!r}, server_url={self.options.server_url!r})"
 
     # ---- client per event loop ----
-    def client(self) -> Mistral:
-        import httpx2
+    def new_client(self) -> tuple[httpx2.AsyncClient, Mistral]:
         from mistralai.client import Mistral
         from mistralai.client.utils.logger import NoOpLogger
 
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._loop is not loop:
-            limit = self.options.max_connections
-            self._http = httpx2.AsyncClient(follow_redirects=True, limits=httpx2.Limits(
-                max_connections=limit, max_keepalive_connections=limit))
-            self._client = Mistral(api_key=self._key, server_url=self.options.server_url, async_client=self._http,
-                                   timeout_ms=int(self.options.timeout * 1000), debug_logger=NoOpLogger())
-            self._loop = loop
-        return self._client
+        http = pooled_http_client(self.options.max_connections, follow_redirects=True)
+        return http, Mistral(api_key=self._key, server_url=self.options.server_url, async_client=http,
+                             timeout_ms=int(self.options.timeout * 1000), debug_logger=NoOpLogger())
 
     async def preflight(self) -> None:
         """Retrieve the model's card (GET /v1/models/{id}): free, and it needs the server, the key and
@@ -163,11 +154,6 @@ class MistralBackend:
             await self.client().models.retrieve_async(model_id=self.model_id)
         except Exception as exc:
             raise self.map_error(exc) from None
-
-    async def aclose(self) -> None:
-        http, self._http, self._client = self._http, None, None
-        if http is not None and self._loop is asyncio.get_running_loop():
-            await http.aclose()
 
     # ---- requests ----
     def _messages(self, q: Query) -> list[dict]:

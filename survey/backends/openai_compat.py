@@ -21,7 +21,6 @@ Design choices:
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 import sys
 import urllib.parse
@@ -34,12 +33,14 @@ from survey.backends.dashscope import LIST_PRICES as DASHSCOPE_PRICES
 from survey.backends.dashscope import THINKING_HYBRID
 from survey.backends.openai_batch import OpenAIBatchMixin, error_fields, request_body, to_reply
 from survey.backends.provider import (
+    ClientPerLoop,
     ProviderOptions,
     api_key_from_env,
     connect_hint,
     http_error,
     http_url,
     parse_options,
+    pooled_http_client,
     redact,
     request_line,
     status_hint,
@@ -120,7 +121,7 @@ def thinking_off(preset: str, model_id: str) -> bool:
     return preset == "dashscope-compatible" and model_id.lower().startswith(THINKING_HYBRID)
 
 
-class OpenAIBackend(OpenAIBatchMixin):
+class OpenAIBackend(OpenAIBatchMixin, ClientPerLoop):
     name = "openai"
     # What a study's model entry gets depends on its options: see capabilities_for.
     capabilities = _PAID
@@ -153,33 +154,18 @@ class OpenAIBackend(OpenAIBatchMixin):
             if not self.options.keyless:
                 raise
             self._key = PLACEHOLDER_KEY
-        self._client: AsyncOpenAI | None = None
-        self._http: httpx2.AsyncClient | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._said_no_logprobs = False
 
     def __repr__(self) -> str:  # never show the key
         return f"OpenAIBackend(model_id={self.model_id!r}, base_url={self.base_url!r})"
 
     # ---- client per event loop ----
-    def client(self) -> AsyncOpenAI:
-        import httpx2
+    def new_client(self) -> tuple[httpx2.AsyncClient, AsyncOpenAI]:
         from openai import AsyncOpenAI
 
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._loop is not loop:
-            limit = self.options.max_connections
-            self._http = httpx2.AsyncClient(limits=httpx2.Limits(max_connections=limit,
-                                                                 max_keepalive_connections=limit))
-            self._client = AsyncOpenAI(api_key=self._key, base_url=self.base_url, max_retries=0,
-                                       timeout=self.options.timeout, http_client=self._http)
-            self._loop = loop
-        return self._client
-
-    async def aclose(self) -> None:
-        http, self._http, self._client = self._http, None, None
-        if http is not None and self._loop is asyncio.get_running_loop():
-            await http.aclose()
+        http = pooled_http_client(self.options.max_connections)
+        return http, AsyncOpenAI(api_key=self._key, base_url=self.base_url, max_retries=0,
+                                 timeout=self.options.timeout, http_client=http)
 
     # ---- requests ----
     def body(self, q: Query) -> dict:

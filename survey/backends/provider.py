@@ -7,6 +7,7 @@ build, so it cannot reach a Reply, an error row, a log line or an export.
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import math
 import os
@@ -123,6 +124,38 @@ def http_url(value: str | None) -> str | None:
                                   "'https://{bare}' (or 'http://{bare}' for a server without TLS)",
                                   {"value": value, "bare": bare})
     return value.rstrip("/")
+
+
+class ClientPerLoop:
+    """One SDK client per event loop (the SDKs' async HTTP clients are bound to the loop they first ran
+    on), built by the subclass's new_client() -> (its httpx2 client, the SDK client), closed by aclose()."""
+
+    _client = None
+    _http = None
+    _loop: asyncio.AbstractEventLoop | None = None
+
+    def new_client(self) -> tuple:
+        raise NotImplementedError
+
+    def client(self):
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._loop is not loop:
+            self._http, self._client = self.new_client()
+            self._loop = loop
+        return self._client
+
+    async def aclose(self) -> None:
+        http, self._http, self._client = self._http, None, None
+        if http is not None and self._loop is asyncio.get_running_loop():
+            await http.aclose()
+
+
+def pooled_http_client(max_connections: int, **kwargs):
+    """An httpx2 async client keeping up to ``max_connections`` connections open."""
+    import httpx2
+
+    return httpx2.AsyncClient(limits=httpx2.Limits(max_connections=max_connections,
+                                                   max_keepalive_connections=max_connections), **kwargs)
 
 
 def first_token_logprobs(choice) -> dict[str, float] | None:
