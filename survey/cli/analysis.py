@@ -10,6 +10,7 @@ from survey.cli.common import (
     FLIPS_HELP_ONE_TEST,
     alpha_option,
     count_type,
+    echo_basis,
     echo_completeness,
     echo_json,
     flips_option,
@@ -79,9 +80,7 @@ def analyze_cmd(table, a, b, flips, seed, alternative, alpha, confidence, probab
     if as_json:
         echo_json(res.to_dict())
         return
-    echo_completeness(res.completeness)
-    for reason in res.left_out:
-        click.echo(f"left out: {reason}", err=True)
+    echo_basis(res)
     for r in res.values():
         lo, hi = r.effect.ci
         perts = ", ".join(f"{k} {v}" for k, v in r.n_perturbations.items())

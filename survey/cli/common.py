@@ -24,6 +24,13 @@ def echo_completeness(completeness) -> None:
         click.secho(f"WARNING: {w}", fg="yellow", bold=True)
 
 
+def echo_basis(result) -> None:
+    """What a per-model result rests on: its completeness, then each model it had to leave out, and why."""
+    echo_completeness(result.completeness)
+    for reason in result.left_out:
+        click.echo(f"left out: {reason}", err=True)
+
+
 def print_table(title: str, columns: list[str], rows: list[list]) -> None:
     from rich.console import Console
     from rich.table import Table

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from survey.cli.common import echo_completeness, echo_json, print_table
+from survey.cli.common import echo_basis, echo_json, print_table
 
 METHOD = click.Choice(["group-sequential", "betting"])
 
@@ -51,9 +51,7 @@ def analyze_sequential(source, a, b, alternative, alpha, seed, probabilities, as
     if as_json:
         echo_json(res.to_dict())
         return
-    echo_completeness(res.completeness)
-    for reason in res.left_out:
-        click.echo(f"left out: {reason}", err=True)
+    echo_basis(res)
     for r in res.values():
         s, c = r.result, r.comparison
         click.echo(f"\nmodel {r.model}: {c.a} vs {c.b}, {c.n_paired} pairs in collection order; {s.design.describe()}")

@@ -9,7 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from survey.cli import main
+from cli_result import run_cli
+
 from survey.data.table import read_table
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,14 +26,7 @@ def small_sim(tmp_path, extra="", personas=8, perts=6, reps=2, latency=0.0):
     return path
 
 
-def cli(capsys, *args):
-    code = 0
-    try:
-        main([str(a) for a in args])
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
+cli = run_cli
 
 
 def test_run_export_analyze_end_to_end(tmp_path, capsys):

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import click
 import pytest
+from cli_result import run_cli
 
-from survey.cli import cli, main
+from survey.cli import cli
 from survey.stats.beta_logit import simulate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,14 +22,7 @@ def _params(name: str) -> dict[str, click.Parameter]:
     return {p.name: p for p in cli.commands[name].params}
 
 
-def _run(capsys, *args) -> tuple[int, str, str]:
-    code = 0
-    try:
-        main([str(a) for a in args])
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return code, out, err
+_run = run_cli
 
 
 @pytest.mark.parametrize("name", TESTING)
