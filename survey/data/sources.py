@@ -23,6 +23,7 @@ from survey.data.completeness import (
     grid_counts,
     table_completeness,
 )
+from survey.data.pairing import natural_key
 from survey.data.table import read_table, validate_table
 from survey.errors import SurveyError
 
@@ -136,19 +137,13 @@ def outside_design(states: pd.DataFrame, ctx: dict) -> dict:
     if "model" in d:
         info["models"] = sorted(set(out["model"].astype(str)) - d["model"])
     if "persona" in d:
-        info["personas"] = _natural(set(out["persona"].astype(str)) - d["persona"])
+        info["personas"] = sorted(set(out["persona"].astype(str)) - d["persona"], key=natural_key)
     if "cell" in d:
         cells = set(zip(out["message"].astype(str), out["perturbation"].astype(str), strict=True)) - d["cell"]
         info["paraphrases"] = [f"{m}/{p}" for m, p in sorted(cells)]
     if "replicate" in d:
         info["replicates"] = sorted(set(out["replicate"].astype(int)) - d["replicate"])
     return info
-
-
-def _natural(ids) -> list[str]:
-    import re
-
-    return sorted(ids, key=lambda s: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)])
 
 
 def _sequential_decisions(store, study: str) -> dict[str, dict]:
