@@ -10,6 +10,7 @@ import click
 from survey.cli.common import alpha_option, echo_json, json_option, seed_option
 from survey.errors import SurveyError
 from survey.registry.files import SHIPPED_ROOT
+from survey.stats.ab_tests import DECISION_TEST
 from survey.study.study import Study
 
 
@@ -63,7 +64,7 @@ def demo_cmd(study_path, out, seed, alpha, as_json):
         echo_json({"report": str(index), "results": results["results"]})
         return
     for r in results["results"]:
-        eff, p = r["effect"], r["tests"]["permutation"]["pvalue"]
+        eff, p = r["effect"], r["tests"][DECISION_TEST]["pvalue"]
         click.echo(f"{r['model']}: {r['a']} vs {r['b']}: effect P(Yes|{r['a']}) - P(Yes|{r['b']}) = {eff['estimate']:+.3f} "
                    f"CI [{eff['ci'][0]:+.3f}, {eff['ci'][1]:+.3f}], sign-flip p = {p:.3g}")
     across = results.get("across_models")
