@@ -47,6 +47,7 @@ class ModelRun:
     tpm: float | None = None
     batch: bool = False
     response: ResponseType = BINARY  # the study's question type: parses replies, scores first-token logprobs
+    seq: dict[tuple, int] | None = None  # query key -> place in the whole design; None: the order of ``queries``
 
 
 @dataclass
@@ -172,7 +173,7 @@ class Engine:
 
     async def _run_model(self, run: ModelRun, rep: ModelReport, bar) -> None:
         done = self.store.done_keys(run.study, run.name)
-        self._seq[run.name] = {q.key: i for i, q in enumerate(run.queries)}
+        self._seq[run.name] = run.seq or {q.key: i for i, q in enumerate(run.queries)}
         todo = [q for q in run.queries if q.key not in done]  # a stored reply is never sent again
         rep.skipped = len(run.queries) - len(todo)
         if run.batch:

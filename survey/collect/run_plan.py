@@ -38,6 +38,7 @@ class ModelPlan:
     cost: float | None = 0.0
     spent: float | None = 0.0  # from the billed tokens of stored replies
     open_jobs: list[str] = field(default_factory=list)
+    seq: dict[tuple, int] = field(default_factory=dict)  # query key -> place in the whole design (kept by a round's slice)
 
     def to_dict(self) -> dict:
         s = self.spec
@@ -168,7 +169,8 @@ def _model_plan(study: StudySpec, design: QueryDesign, spec: ModelSpec, store: S
     jobs = store.batch_jobs(study.name, spec.name, open_only=True)
     in_jobs = {cid for j in jobs for cid in j["custom_ids"]}
     failed = store.keys(study.name, spec.name, "failed")
-    plan = ModelPlan(spec, queries, [], open_jobs=[j["job_id"] for j in jobs])
+    plan = ModelPlan(spec, queries, [], open_jobs=[j["job_id"] for j in jobs],
+                     seq={q.key: i for i, q in enumerate(queries)})
     for q in queries:
         if q.key in done:
             plan.replies += 1

@@ -56,15 +56,6 @@ def messages_and_pairs(plan: Plan) -> tuple[str, str, list[tuple[str, str]]]:
     return a, b, pairs[:spec.max_pairs]
 
 
-def _fix_design_order(store: Store, plan: Plan) -> None:
-    # The engine numbers a run's queries from 0; a round is a slice of the design, so put back each
-    # row's place in the whole design, which pairing by design order reads.
-    rows = [(i, *q.key) for m in plan.models for i, q in enumerate(m.queries)]
-    store.db.executemany("UPDATE responses SET seq = ? WHERE study = ? AND model = ? AND message = ? AND "
-                         "perturbation = ? AND persona = ? AND replicate = ?", rows)
-    store.db.commit()
-
-
 def _round_plan(plan: Plan, models: set[str], keep) -> Plan:
     return replace(plan, models=[replace(m, queries=[q for q in m.queries if keep(q)],
                                          missing=[q for q in m.missing if keep(q)])
@@ -94,8 +85,7 @@ async def collect_in_rounds(engine, plan: Plan, collect) -> dict[str, dict]:
         def keep(q, upto=upto):
             j = rank.get((q.message, q.perturbation))
             return j < upto if j is not None else q.message not in (a, b)
-        await collect(engine, _round_plan(plan, active, keep))
-        _fix_design_order(store, plan)
+        await collect(engine, _round_plan(plan, active, keep))  # rows keep their place in the whole design (ModelPlan.seq)
         if getattr(engine, "report", None) is not None and engine.report.incomplete:
             break  # interrupted or failed: a rerun resumes from the stored rows
         table = store.to_long_table(study)
