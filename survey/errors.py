@@ -52,6 +52,16 @@ def pydantic_message(exc, source: str = "", model=None) -> str:
     return prefix + "; ".join(parts)
 
 
+def validated(cls, source: str = "options", **values):
+    """``cls(**values)``, a pydantic model; a bad value is a SurveyError naming the field (pydantic_message)."""
+    from pydantic import ValidationError
+
+    try:
+        return cls(**values)
+    except ValidationError as exc:
+        raise SurveyError(pydantic_message(exc, source, cls)) from exc
+
+
 def did_you_mean(key: str, allowed: list[str]) -> str | None:
     """The allowed name closest to a misspelt ``key``, if any is close."""
     close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)

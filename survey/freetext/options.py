@@ -7,11 +7,11 @@ import math
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from survey.common.limits import Alpha, Flips, Seed
 from survey.embed import EMBEDDERS
-from survey.errors import SurveyError, pydantic_message
+from survey.errors import SurveyError, validated
 from survey.stats.dbpa.family import CORRECTIONS
 from survey.stats.dbpa.omega import OMEGAS
 
@@ -78,10 +78,7 @@ class DBPAOptions(BaseModel):
         if isinstance(options, DBPAOptions):
             options = options.model_dump(include=options.model_fields_set)
         given = {k: v for k, v in {**(options or {}), **values}.items() if v is not None}
-        try:
-            return cls(**given)
-        except ValidationError as exc:
-            raise SurveyError(pydantic_message(exc, "", cls)) from exc
+        return validated(cls, "", **given)
 
     def test_options(self) -> dict:
         """Keywords of the statistics in survey.stats.dbpa."""

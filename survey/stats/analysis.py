@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from survey.common.limits import BOOTSTRAP_MAX, Alpha, Flips, Seed
 from survey.data.completeness import Completeness, split_source
 from survey.data.table import models_in, pick_messages, require_messages, require_models
-from survey.errors import SurveyError, TableError, pydantic_message
+from survey.errors import SurveyError, TableError, validated
 from survey.stats.ab_tests import DECISION_TEST
 from survey.stats.comparison import Comparison, compare_messages
 from survey.stats.estimate import estimate as estimate_model
@@ -41,13 +41,6 @@ class EstimateOptions(BaseModel):
     bootstrap: int = Field(default=200, ge=0, le=BOOTSTRAP_MAX)
     seed: Seed | None = 0
     method: Literal["moments", "appendix-c"] = "moments"
-
-
-def _check(cls, source: str, **values):
-    try:
-        return cls(**values)
-    except ValidationError as exc:
-        raise SurveyError(pydantic_message(exc, source, cls)) from exc
 
 
 class Analysis(dict):
@@ -121,7 +114,7 @@ def analyze(df, a: str | None = None, b: str | None = None, *, models: list[str]
     ``df``: a long table or a Source (survey.data.sources.load_source); ``completeness`` overrides its own.
     """
     df, completeness = split_source(df, completeness)
-    opts = _check(AnalyzeOptions, "analyze options", alternative=alternative, alpha=alpha, confidence=confidence,
+    opts = validated(AnalyzeOptions, "analyze options", alternative=alternative, alpha=alpha, confidence=confidence,
                   flips=flips, seed=seed, probabilities=probabilities, pairing=pairing)
     confidence = 1 - opts.alpha if opts.confidence is None else opts.confidence
     a, b = pick_messages(df, a, b)
@@ -145,7 +138,7 @@ def estimate(df, message: str, model: str | None = None, *, bootstrap: int = 200
     and perturbations give standard errors and 95% percentile intervals (0: none). ``df`` and
     ``completeness`` as in analyze."""
     df, completeness = split_source(df, completeness)
-    opts = _check(EstimateOptions, "estimate options", bootstrap=bootstrap, seed=seed, method=method)
+    opts = validated(EstimateOptions, "estimate options", bootstrap=bootstrap, seed=seed, method=method)
     require_messages(df, [message])
     models = models_in(df) if model is None else [model]
     require_models(df, models)

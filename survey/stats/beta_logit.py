@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 from scipy.special import expit, logit
 
 from survey.common.limits import check_seed, check_simulated_rows
-from survey.errors import SurveyError, pydantic_message
+from survey.errors import SurveyError, validated
 
 # The sign convention, said wherever delta or the effect is shown: delta (the paper's model) is B over A,
 # the effect T (the paper's test statistic) is A minus B, so a positive delta gives a negative T.
@@ -46,10 +46,7 @@ class ModelParams(BaseModel):
 
 
 def make_params(**kwargs) -> ModelParams:
-    try:
-        return ModelParams(**{k: v for k, v in kwargs.items() if v is not None})
-    except ValidationError as exc:
-        raise SurveyError(pydantic_message(exc, "model parameters", ModelParams)) from exc
+    return validated(ModelParams, "model parameters", **{k: v for k, v in kwargs.items() if v is not None})
 
 
 def draw_probabilities(params: ModelParams, n: int, m_a: int, m_b: int, rng: np.random.Generator,

@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from survey.common.limits import PLAN_BUDGET_MAX, WHY, Alpha, Flips, Seed, check_simulation_work
 from survey.data.table import models_in, require_models
-from survey.errors import SurveyError, pydantic_message
+from survey.errors import SurveyError, validated
 from survey.stats import ab_tests
 from survey.stats.ab_tests import DECISION_TEST, label
 from survey.stats.beta_logit import DELTA_MEANING, ModelParams, make_params
@@ -67,13 +67,6 @@ class PlanOptions(BaseModel):
     seed: Seed
     budgets: list[int] = Field(min_length=1)
     target_power: float | None = Field(default=None, gt=0, lt=1)
-
-
-def check_options(cls: type[BaseModel], **values) -> BaseModel:
-    try:
-        return cls(**values)
-    except ValidationError as exc:
-        raise SurveyError(pydantic_message(exc, "options", cls)) from exc
 
 
 def check_plan_size(budgets: list[int], triples: list[tuple], grid: list[SurveySize], simulations: int,
@@ -220,7 +213,7 @@ def plan(delta: float, *, mu: float | None = None, kappa: float | None = None, s
     pairs, and the result's ``sequential`` rows give the rule's power and expected queries beside the
     fixed design's (survey.stats.sequential.planning).
     """
-    opts = check_options(PlanOptions, alpha=alpha, simulations=simulations, flips=flips, seed=seed,
+    opts = validated(PlanOptions, alpha=alpha, simulations=simulations, flips=flips, seed=seed,
                          budgets=list(DEFAULT_BUDGETS if budgets is None else budgets), target_power=target_power)
     values, source = load_params(from_estimate, from_table, model, message, study, method)
     values.update({k: v for k, v in zip(PARAMS, (mu, kappa, sigma, rho), strict=True) if v is not None})

@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from survey.common.limits import Alpha, Flips, Seed
 from survey.data.completeness import Completeness, split_source
 from survey.data.table import messages_in, models_in, require_messages, require_models
-from survey.errors import SurveyError
-from survey.stats.planning.planner import Progress, check_options, no_progress
+from survey.errors import SurveyError, validated
+from survey.stats.planning.planner import Progress, no_progress
 from survey.stats.planning.power import parse_design
 from survey.stats.planning.validity import DEFAULT_CONFIGS, DEFAULT_DRAWS, ValidityResult, validity_study
 
@@ -61,7 +61,7 @@ def validate(df, message: str | None = None, a: str | None = None, b: str | None
     (power). Clopper-Pearson intervals at ``confidence``. ``df``: a long table or a Source
     (survey.data.sources); the result carries its completeness (or ``completeness``)."""
     df, completeness = split_source(df, completeness)
-    opts = check_options(ValidateOptions, alpha=alpha, draws=draws, flips=flips, seed=seed, confidence=confidence)
+    opts = validated(ValidateOptions, alpha=alpha, draws=draws, flips=flips, seed=seed, confidence=confidence)
     if message is not None and (a is not None or b is not None):
         raise SurveyError("give --message (null split) or --a and --b (alternative), not both")
     if message is None and (a is None or b is None):
