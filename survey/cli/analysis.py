@@ -63,7 +63,7 @@ def simulate_cmd(n, m, m_b, r, mu, kappa, sigma, rho, delta, seed, out, as_json)
 @seed_option()
 @click.option("--alternative", type=ALT, default="two-sided", show_default=True)
 @alpha_option(help="level at which the sign-flip test decides; the CI is 1 - alpha unless --confidence")
-@click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=None,
+@click.option("--confidence", type=float, default=None,
               help="level of the effect's CI  [default: 1 - alpha]")
 @click.option("--probabilities", is_flag=True,
               help="use the exact per-cell P(Yes) (p_yes, local model in exact mode) instead of answer rates")
