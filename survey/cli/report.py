@@ -10,6 +10,7 @@ import click
 from survey.cli.common import (
     FLIPS_HELP_ONE_TEST,
     alpha_option,
+    echo_completeness,
     echo_json,
     flips_option,
     json_option,
@@ -52,16 +53,20 @@ def report_cmd(source, out, study, a, b, title, alpha, sizes, plan_json, validat
                as_json):
     """Write OUT/index.html (plots inlined), OUT/results.json and OUT/table.csv."""
     from survey.cli.compare import parse_sizes
+    from survey.data.sources import load_source
     from survey.reporting.entry import report
 
     extras = {"plan": _read_json(plan_json, "--plan"), "validate": _read_json(validate_json, "--validate"),
               "dbpa": _read_json(dbpa_json, "--dbpa")}
-    results = report(source, out, study=study, title=title, a=a, b=b, alpha=alpha, seed=seed, flips=flips,
+    src = load_source(source, study)  # opened here so the output can say what the report rests on
+    results = report(src, out, title=title, a=a, b=b, alpha=alpha, seed=seed, flips=flips,
                      sizes=parse_sizes(sizes), extras=extras)
     index = Path(out) / "index.html"
     if as_json:
-        echo_json({"report": str(index), "results": results["results"]})
+        echo_json({"report": str(index), "study": results.get("study"),
+                   "completeness": results.get("completeness"), "results": results["results"]})
     else:
+        echo_completeness(src.completeness)
         click.echo(f"report written to {index}")
 
 

@@ -1,4 +1,4 @@
-"""analyze, compare, estimate and validate say which study they read and how complete it is: a store
+"""analyze, compare, estimate, validate and report say which study they read and how complete it is: a store
 only 26% collected carries a visible warning in text and JSON, with its failed rows by error code;
 a table says its completeness is unknown."""
 
@@ -17,6 +17,7 @@ COMMANDS = {
     "estimate": ["estimate", "{src}", "--message", "A", "--bootstrap", "0"],
     "validate": ["validate", "{src}", "--a", "A", "--b", "B", "--config", "2,2,1", "--draws", "10", "--flips", "19",
                  "--no-plot"],
+    "report": ["report", "{src}", "--out", "{src}.report", "--flips", "99"],
 }
 
 
