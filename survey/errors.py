@@ -52,8 +52,11 @@ def pydantic_message(exc, source: str = "", model=None) -> str:
     return prefix + "; ".join(parts)
 
 
-def validated(cls, source: str = "options", **values):
-    """``cls(**values)``, a pydantic model; a bad value is a SurveyError naming the field (pydantic_message)."""
+def validated(cls, source: str = "options", /, **values):
+    """``cls(**values)``, a pydantic model; a bad value is a SurveyError naming the field (pydantic_message).
+
+    ``cls`` and ``source`` are positional-only, so a user value named "cls" or "source" is validated like any other.
+    """
     from pydantic import ValidationError
 
     try:

@@ -106,3 +106,21 @@ def test_other_checked_inputs_suggest_the_key_too(tmp_path):
     with pytest.raises(SurveyError, match="idd: Extra inputs are not permitted \\(did you mean 'id'\\? otherwise "
                                           "remove this key\\)"):
         load_perturbation_set(paraphrases)
+
+
+def test_validated_takes_a_value_named_source_or_cls_like_any_other():
+    from pydantic import BaseModel, ConfigDict
+
+    from survey.errors import SurveyError, validated
+
+    class Opts(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        source: str = "x"
+
+    assert validated(Opts, "opts", source="y").source == "y"
+    try:
+        validated(Opts, "opts", cls=1)
+    except SurveyError as exc:
+        assert "cls" in str(exc)
+    else:
+        raise AssertionError("an unknown key 'cls' must be a SurveyError")

@@ -16,11 +16,11 @@ import urllib.parse
 from collections.abc import Iterable
 from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from survey.backends.base import BackendError
-from survey.errors import SurveyError, pydantic_message
+from survey.errors import SurveyError, validated
 
 RETRYABLE_STATUS = {408, 425, 429}  # plus every 5xx
 _Options = TypeVar("_Options", bound=BaseModel)
@@ -38,10 +38,7 @@ class ProviderOptions(BaseModel):
 
 def parse_options(cls: type[_Options], backend: str, options: dict) -> _Options:
     """A backend's options model, or a SurveyError naming each bad option."""
-    try:
-        return cls(**options)
-    except ValidationError as exc:
-        raise SurveyError(pydantic_message(exc, f"{backend} backend options", cls)) from None
+    return validated(cls, f"{backend} backend options", **options)
 
 
 def api_key_from_env(var: str, backend: str) -> str:
