@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from survey.cli.common import alpha_option, echo_json, json_option, seed_option
+from survey.cli.common import alpha_option, echo_completeness, echo_json, json_option, seed_option
+from survey.common.formatting import fmt
 from survey.errors import SurveyError
 from survey.registry.files import SHIPPED_ROOT
 from survey.stats.ab_tests import DECISION_TEST
@@ -61,15 +62,17 @@ def demo_cmd(study_path, out, seed, alpha, as_json):
                                     f"({', '.join(m.name for m in study.spec.models)})", seed=seed, alpha=alpha)
     index = Path(out) / "index.html"
     if as_json:
-        echo_json({"report": str(index), "results": results["results"]})
+        echo_json({"report": str(index), "study": source.study, "completeness": source.completeness.to_dict(),
+                   "results": results["results"]})
         return
+    echo_completeness(source.completeness)
     for r in results["results"]:
         eff, p = r["effect"], r["tests"][DECISION_TEST]["pvalue"]
         click.echo(f"{r['model']}: {r['a']} vs {r['b']}: effect P(Yes|{r['a']}) - P(Yes|{r['b']}) = {eff['estimate']:+.3f} "
                    f"CI [{eff['ci'][0]:+.3f}, {eff['ci'][1]:+.3f}], sign-flip p = {p:.3g}")
     across = results.get("across_models")
     if across:  # two or more models: is the conclusion model-conditional?
-        kappas = ", ".join(f"{p['model_a']} vs {p['model_b']} {p['kappa']:.3f} ({p['interpretation']})"
+        kappas = ", ".join(f"{p['model_a']} vs {p['model_b']} {fmt(p['kappa'], 3)} ({p['interpretation']})"
                            for p in across["agreement"]["pairs"])
         click.echo(f"across models: {across['models']['summary']} Cohen's κ of the cells' answers: {kappas}.")
     click.echo(f"report written to {index.resolve()}")

@@ -49,3 +49,17 @@ def test_demo_study_end_to_end(tmp_path):
     assert again.returncode == 0, again.stderr
     assert "collecting" not in again.stderr and "report written to" in again.stdout
     assert "across models:" in again.stdout and "Cohen's κ" in again.stdout
+
+
+def test_demo_says_what_its_results_rest_on(tmp_path, capsys):
+    # The demo's summary printed effects with no word on the study or its completeness.
+    import shutil
+
+    from cli_result import run_cli
+
+    shutil.copy(ROOT / "studies" / "sim.toml", tmp_path / "sim.toml")
+    code, out, _ = run_cli(capsys, "demo", "--study", tmp_path / "sim.toml", "--out", tmp_path / "r")
+    assert code == 0 and "study 'sim-sneakers-boots'" in out and "expected queries stored (100%)" in out
+    code, out, _ = run_cli(capsys, "demo", "--study", tmp_path / "sim.toml", "--out", tmp_path / "r", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["study"] == "sim-sneakers-boots" and doc["completeness"]["complete"] is True
