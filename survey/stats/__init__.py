@@ -48,6 +48,10 @@ _LAZY = {
     "sequential_test": "survey.stats.sequential", "replay": "survey.stats.sequential",
     "confidence_sequence": "survey.stats.sequential", "SequentialDesign": "survey.stats.sequential",
     "SequentialResult": "survey.stats.sequential",
+    "choice_test": "survey.stats.choice", "choice_pvalues": "survey.stats.choice",
+    "choice_statistics": "survey.stats.choice", "ChoiceResult": "survey.stats.choice",
+    "ChoiceTest": "survey.stats.choice", "simulate_choice_counts": "survey.stats.choice_model",
+    "ChoiceCounts": "survey.stats.choice_model",
     "dbpa_test": "survey.stats.dbpa", "dbpa_units": "survey.stats.dbpa", "dbpa_family": "survey.stats.dbpa",
     "dbpa_alignment": "survey.stats.dbpa", "roc_from_pvalues": "survey.stats.dbpa", "DBPAResult": "survey.stats.dbpa",
 }

@@ -1,0 +1,248 @@
+"""Forced choice between messages A and B: the preference test and the position-bias test (ours).
+
+Helm & Priebe (2026), "When prompt perturbations break your A/B test: A valid statistical test for
+generative surveying", note that their sign-flip test extends to any response with a paraphrase-level
+summary, and name joint presentation as future work. Here one prompt shows paraphrase A_j and B_j
+of pair j and asks which the persona prefers. Language models prefer positions, so every (persona,
+pair) is asked in both orders o in {AB, BA}, r times each.
+
+With c_ijo the share of persona i's valid replies that chose A (in order AB choosing A is choosing
+the first-shown option, in BA the second):
+
+* **Preference**: D_j = mean_o mean_i (c_ijo - 1/2), the order-averaged share choosing A, centred.
+  Under H0 (no preference, A_j and B_j exchangeable) swapping A_j and B_j maps c_ijAB to 1 - c_ijBA
+  and c_ijBA to 1 - c_ijAB, i.e. D_j to -D_j: the D_j are symmetric about 0 whatever the position
+  bias and whatever share rho of the paraphrase variance is common to all personas, and the
+  sign-flip test of survey.stats.permutation applies unchanged. The effect is the share choosing A,
+  mean_j D_j + 1/2, with the exact interval of survey.stats.effect (also as the A - B difference of
+  shares, twice D).
+* **Position bias**: P_j = mean_o mean_i ([chose first] - 1/2) = (mean_i c_ijAB - mean_i c_ijBA) / 2,
+  tested for b = 1/2 (b = mean_j P_j + 1/2, the share choosing the first-shown option) by the same
+  sign flips. A large b means the model reads position, not content. The test is about these
+  personas: a persona's own pull towards a position is not averaged over other personas.
+
+The persona mean is taken per order and then the orders are averaged (mean_o mean_i rather than
+mean_i mean_o): the two agree when every cell has valid replies, and with missing cells each order
+still weighs 1/2, so the position bias still cancels. A pair with no valid reply in one order is
+left out of both tests (``pairs_left_out``).
+
+The per-persona sign and Wilcoxon tests on d_i = mean_j mean_o (c_ijo - 1/2) are given for
+comparison only: they treat personas as independent, which a paraphrase that shifts everyone breaks.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from survey.errors import SurveyError
+from survey.stats.classic import TestResult, sign_test, wilcoxon_test
+from survey.stats.effect import effect_ci
+from survey.stats.permutation import _check_alternative, cannot_reject_note, sign_flip_pvalues, sign_flip_test
+
+POSITION_WARNING = 0.2  # |b - 1/2| above this: most replies follow the position, whatever the content
+PREFERENCE_NOTE = ("valid for any rho and any position bias: under H0 A and B are exchangeable, so each "
+                   "pair's order-averaged preference is symmetric about 0, and averaging the two orders "
+                   "cancels the position bias")
+PERSONA_NOTE = "INVALID when rho > 0: treats personas as independent; for comparison only"
+
+
+@dataclass
+class ChoiceTest:
+    """One sign-flip test on pair-level shares: the preference for A, or the pull of the first position."""
+
+    name: str  # "preference" or "position_bias"
+    statistic: float  # mean_j of the centred pair values (share - 1/2)
+    pvalue: float
+    exact: bool
+    method: str
+    alternative: str
+    share: float  # share choosing A (preference) or the first-shown option (position bias)
+    ci: tuple[float, float]  # of share, by sign-flip inversion
+    confidence: float
+    n_pairs: int
+    what: str  # what share measures, for people
+
+    @property
+    def difference(self) -> float:
+        """share - (1 - share): A minus B in shares (preference), first minus second (position)."""
+        return round(2 * self.statistic, 12)
+
+    @property
+    def difference_ci(self) -> tuple[float, float]:
+        return (2 * self.ci[0] - 1, 2 * self.ci[1] - 1)
+
+    def to_dict(self) -> dict:
+        return {"statistic": self.statistic, "pvalue": self.pvalue, "exact": self.exact, "method": self.method,
+                "alternative": self.alternative, "share": self.share, "ci": list(self.ci),
+                "difference": self.difference, "difference_ci": list(self.difference_ci),
+                "confidence": self.confidence, "n_pairs": self.n_pairs, "what": self.what}
+
+
+@dataclass
+class ChoiceResult:
+    """Forced choice between A and B: ``.preference`` decides; ``.position_bias`` says how far the
+    model reads position. ``.statistic`` and ``.pvalue`` are the preference test's."""
+
+    a: str
+    b: str
+    n_personas: int
+    n_pairs: int  # pairs used: valid replies in both orders
+    pairs_left_out: list  # pair labels (or indices) without valid replies in one order or both
+    replicates: int  # most replies asked per (persona, pair, order), valid or not
+    invalid: int  # replies that chose neither option
+    empty_cells: int  # (persona, pair, order) cells without a valid reply
+    preference: ChoiceTest
+    position_bias: ChoiceTest
+    persona_tests: dict[str, TestResult]  # sign and Wilcoxon on per-persona preferences: INVALID when rho > 0
+    notes: list[str]
+    warning: str | None  # set when the position bias is large or significant
+    d_pair: np.ndarray = field(repr=False)  # preference per pair (share choosing A - 1/2), NaN if left out
+    position_pair: np.ndarray = field(repr=False)  # pull of the first position per pair, NaN if left out
+    d_persona: np.ndarray = field(repr=False)  # per-persona order-averaged preference
+    pairs: list = field(default_factory=list)  # pair labels, e.g. (A id, B id), of d_pair's entries
+
+    @property
+    def statistic(self) -> float:
+        return self.preference.statistic
+
+    @property
+    def pvalue(self) -> float:
+        return self.preference.pvalue
+
+    @property
+    def note(self) -> str:
+        return "; ".join(self.notes)
+
+    def to_dict(self) -> dict:
+        return {"a": self.a, "b": self.b, "n_personas": self.n_personas, "n_pairs": self.n_pairs,
+                "pairs": [list(p) if isinstance(p, tuple) else p for p in self.pairs],
+                "pairs_left_out": [list(p) if isinstance(p, tuple) else p for p in self.pairs_left_out],
+                "replicates": self.replicates, "invalid": self.invalid, "empty_cells": self.empty_cells,
+                "preference": self.preference.to_dict(), "position_bias": self.position_bias.to_dict(),
+                "persona_tests": {k: {**v.to_dict(), "note": PERSONA_NOTE} for k, v in self.persona_tests.items()},
+                "notes": list(self.notes), "warning": self.warning}
+
+
+def _nanmean(x: np.ndarray, axis: int) -> np.ndarray:
+    with warnings.catch_warnings():  # an all-NaN slice is a cell or pair without valid replies: NaN is the answer
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.nanmean(x, axis=axis)
+
+
+def _shares_of_a(first_ab, valid_ab, first_ba, valid_ba) -> tuple[np.ndarray, np.ndarray]:
+    """c_ijAB and c_ijBA, the shares choosing A per (..., persona, pair); NaN without valid replies."""
+    f_ab, v_ab, f_ba, v_ba = (np.asarray(x, dtype=float) for x in (first_ab, valid_ab, first_ba, valid_ba))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        c_ab = np.where(v_ab > 0, f_ab / v_ab, np.nan)
+        c_ba = np.where(v_ba > 0, (v_ba - f_ba) / v_ba, np.nan)  # in BA, A is the second-shown option
+    return c_ab, c_ba
+
+
+def choice_statistics(first_ab, valid_ab, first_ba, valid_ba) -> tuple[np.ndarray, np.ndarray]:
+    """(D_j, P_j) per (..., pair) from counts per (..., persona, pair): the preference for A and the pull
+    of the first position, both centred at 1/2; NaN where a pair has no valid reply in some order."""
+    c_ab, c_ba = _shares_of_a(first_ab, valid_ab, first_ba, valid_ba)
+    s_ab, s_ba = _nanmean(c_ab, axis=-2), _nanmean(c_ba, axis=-2)
+    # Shares are fractions of r: round so that values equal in exact arithmetic tie exactly in the tests.
+    return np.round((s_ab + s_ba) / 2 - 0.5, 12), np.round((s_ab - s_ba) / 2, 12)
+
+
+def persona_preferences(first_ab, valid_ab, first_ba, valid_ba) -> np.ndarray:
+    """d_i = mean_j mean_o (c_ijo - 1/2) per (..., persona), over the pairs the persona answered in both orders."""
+    c_ab, c_ba = _shares_of_a(first_ab, valid_ab, first_ba, valid_ba)
+    return np.round(_nanmean((c_ab + c_ba) / 2 - 0.5, axis=-1), 12)
+
+
+def choice_pvalues(first_ab, valid_ab, first_ba, valid_ba, alternative: str = "two-sided",
+                   n_resamples: int = 1000, exact_max_m: int = 12, seed=None) -> tuple[np.ndarray, np.ndarray]:
+    """(preference p-values, position-bias p-values) for a batch: inputs (S, n, m), row s being survey s.
+
+    The position-bias test is two-sided. A pair left out (NaN) enters as 0, which adds nothing to
+    any signed sum and gives the same exact p-value as dropping it.
+    """
+    d, pos = choice_statistics(first_ab, valid_ab, first_ba, valid_ba)
+    d, pos = np.atleast_2d(d), np.atleast_2d(pos)
+    kw = dict(n_resamples=n_resamples, exact_max_m=exact_max_m, seed=seed)
+    return (sign_flip_pvalues(np.nan_to_num(d, nan=0.0), alternative, **kw),
+            sign_flip_pvalues(np.nan_to_num(pos, nan=0.0), "two-sided", **kw))
+
+
+def _check_counts(arrays) -> tuple[np.ndarray, ...]:
+    out = tuple(np.asarray(x, dtype=float) for x in arrays)
+    if out[0].ndim != 2 or any(x.shape != out[0].shape for x in out):
+        raise SurveyError("forced-choice counts must be four (personas x pairs) arrays of one shape; got shapes "
+                          + ", ".join(str(x.shape) for x in out))
+    f_ab, v_ab, f_ba, v_ba = out
+    if any(np.isnan(x).any() or (x < 0).any() for x in out) or (f_ab > v_ab).any() or (f_ba > v_ba).any():
+        raise SurveyError("forced-choice counts must be whole numbers >= 0, the chose-first counts at most "
+                          "the valid counts")
+    return out
+
+
+def _sign_flip(values: np.ndarray, name: str, what: str, alternative: str, confidence: float,
+               n_resamples: int, seed) -> ChoiceTest:
+    test = sign_flip_test(values, alternative, n_resamples=n_resamples, seed=seed)
+    eff = effect_ci(values, confidence=confidence, n_resamples=n_resamples, seed=seed, bounds=(-0.5, 0.5))
+    return ChoiceTest(name, test.statistic, test.pvalue, test.exact, test.method, alternative,
+                      round(eff.estimate + 0.5, 12), (eff.ci[0] + 0.5, eff.ci[1] + 0.5), confidence,
+                      len(values), what)
+
+
+def position_warning(position: ChoiceTest, alpha: float) -> str | None:
+    """A sentence when the model picks by position: large (|b - 1/2| > 0.2) or significant at ``alpha``."""
+    b = position.share
+    side = "first" if b > 0.5 else "second"
+    share = f"{max(b, 1 - b):.0%} of valid replies chose the {side}-shown option"
+    if abs(b - 0.5) > POSITION_WARNING:
+        return (f"position bias: {share}; the model reads position, not content. Averaging both orders keeps "
+                "the preference test valid, but most replies carry no information about A and B")
+    if position.pvalue <= alpha:
+        return (f"position bias: {share} (p = {position.pvalue:.3g}); averaging both orders cancels it in "
+                "the preference test")
+    return None
+
+
+def choice_test(first_ab, valid_ab, first_ba, valid_ba, *, a: str = "A", b: str = "B",
+                alternative: str = "two-sided", alpha: float = 0.05, confidence: float | None = None,
+                n_resamples: int = 9999, seed=0, invalid: int = 0, replicates: int | None = None,
+                pairs: list | None = None) -> ChoiceResult:
+    """The forced-choice tests of A vs B from counts per (persona i, pair j), each (n, m):
+
+    ``first_ab`` of ``valid_ab`` valid replies chose the first-shown option when A_j was shown first;
+    ``first_ba`` of ``valid_ba`` when B_j was shown first. ``alternative`` "greater" means A is
+    preferred. ``invalid``: replies that chose neither option (counted, reported); ``replicates``:
+    replies asked per cell (default the most valid ones seen); ``pairs``: a label per column (default
+    its index). Intervals have ``confidence``, by default 1 - ``alpha``; ``alpha`` also decides when
+    the position bias is called significant.
+    """
+    _check_alternative(alternative)
+    confidence = 1 - alpha if confidence is None else confidence
+    f_ab, v_ab, f_ba, v_ba = _check_counts((first_ab, valid_ab, first_ba, valid_ba))
+    n, m = f_ab.shape
+    labels = list(range(m)) if pairs is None else list(pairs)
+    if len(labels) != m:
+        raise SurveyError(f"{len(labels)} pair labels for {m} pairs")
+    d, pos = choice_statistics(f_ab, v_ab, f_ba, v_ba)
+    used = ~np.isnan(d)
+    if not used.any():
+        raise SurveyError(f"no pair of '{a}' and '{b}' has valid replies in both orders")
+    pref = _sign_flip(d[used], "preference", f"share choosing {a}", alternative, confidence, n_resamples, seed)
+    position = _sign_flip(pos[used], "position_bias", "share choosing the first-shown option", "two-sided",
+                          confidence, n_resamples, seed)
+    d_pers = persona_preferences(f_ab, v_ab, f_ba, v_ba)
+    persona = {"sign": sign_test(d_pers, alternative)}
+    if (~np.isnan(d_pers)).any():
+        persona["wilcoxon"] = wilcoxon_test(d_pers, alternative)
+    notes = [f"preference test: {PREFERENCE_NOTE}"]
+    small = cannot_reject_note(int(used.sum()), alpha, alternative)
+    notes += [small] if small else []
+    return ChoiceResult(
+        a=a, b=b, n_personas=n, n_pairs=int(used.sum()), pairs_left_out=[labels[j] for j in np.flatnonzero(~used)],
+        replicates=int(max(v_ab.max(), v_ba.max())) if replicates is None else int(replicates),
+        invalid=int(invalid), empty_cells=int((v_ab == 0).sum() + (v_ba == 0).sum()),
+        preference=pref, position_bias=position, persona_tests=persona, notes=notes,
+        warning=position_warning(position, alpha), d_pair=d, position_pair=pos, d_persona=d_pers,
+        pairs=[labels[j] for j in np.flatnonzero(used)])
