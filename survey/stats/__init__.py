@@ -51,7 +51,8 @@ _LAZY = {
     "choice_test": "survey.stats.choice", "choice_pvalues": "survey.stats.choice",
     "choice_statistics": "survey.stats.choice", "ChoiceResult": "survey.stats.choice",
     "ChoiceTest": "survey.stats.choice", "simulate_choice_counts": "survey.stats.choice_model",
-    "ChoiceCounts": "survey.stats.choice_model",
+    "ChoiceCounts": "survey.stats.choice_model", "choice_table": "survey.stats.choice_model",
+    "compare_choice": "survey.stats.choice",
     "dbpa_test": "survey.stats.dbpa", "dbpa_units": "survey.stats.dbpa", "dbpa_family": "survey.stats.dbpa",
     "dbpa_alignment": "survey.stats.dbpa", "roc_from_pvalues": "survey.stats.dbpa", "DBPAResult": "survey.stats.dbpa",
 }

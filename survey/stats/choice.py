@@ -36,8 +36,10 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
-from survey.errors import SurveyError
+from survey.data.pairing import natural_key
+from survey.errors import SurveyError, TableError
 from survey.stats.classic import TestResult, sign_test, wilcoxon_test
 from survey.stats.effect import effect_ci
 from survey.stats.permutation import _check_alternative, cannot_reject_note, sign_flip_pvalues, sign_flip_test
@@ -103,6 +105,7 @@ class ChoiceResult:
     position_pair: np.ndarray = field(repr=False)  # pull of the first position per pair, NaN if left out
     d_persona: np.ndarray = field(repr=False)  # per-persona order-averaged preference
     pairs: list = field(default_factory=list)  # pair labels, e.g. (A id, B id), of d_pair's entries
+    pairs_one_order: dict = field(default_factory=dict)  # (A id, B id) -> the only order asked; left out
 
     @property
     def statistic(self) -> float:
@@ -120,6 +123,7 @@ class ChoiceResult:
         return {"a": self.a, "b": self.b, "n_personas": self.n_personas, "n_pairs": self.n_pairs,
                 "pairs": [list(p) if isinstance(p, tuple) else p for p in self.pairs],
                 "pairs_left_out": [list(p) if isinstance(p, tuple) else p for p in self.pairs_left_out],
+                "pairs_one_order": [[*p, o] for p, o in self.pairs_one_order.items()],
                 "replicates": self.replicates, "invalid": self.invalid, "empty_cells": self.empty_cells,
                 "preference": self.preference.to_dict(), "position_bias": self.position_bias.to_dict(),
                 "persona_tests": {k: {**v.to_dict(), "note": PERSONA_NOTE} for k, v in self.persona_tests.items()},
@@ -246,3 +250,89 @@ def choice_test(first_ab, valid_ab, first_ba, valid_ba, *, a: str = "A", b: str 
         preference=pref, position_bias=position, persona_tests=persona, notes=notes,
         warning=position_warning(position, alpha), d_pair=d, position_pair=pos, d_persona=d_pers,
         pairs=[labels[j] for j in np.flatnonzero(used)])
+
+
+# --- from the long table ---------------------------------------------------------------------------------
+
+CHOICE_SCALE = "choice"
+_NEEDED = ("second", "second_perturbation")
+
+
+def _pair_rows(sub: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
+    """The rows of A vs B, each with its pair (A id, B id), its order ("AB": A shown first) and whether
+    it chose the first-shown option; ``first`` is a probability in exact mode, else 0/1."""
+    ab = sub[(sub["message"] == a) & (sub["second"] == b)]
+    ba = sub[(sub["message"] == b) & (sub["second"] == a)]
+    return pd.concat([
+        ab.assign(a_id=ab["perturbation"], b_id=ab["second_perturbation"], order="AB"),
+        ba.assign(a_id=ba["second_perturbation"], b_id=ba["perturbation"], order="BA"),
+    ], ignore_index=True).astype({"a_id": str, "b_id": str})
+
+
+def _check_disjoint(rows: pd.DataFrame, a: str, b: str) -> None:
+    # The sign-flip test treats pairs as independent: a paraphrase in two pairs would tie them together.
+    pairs = rows[["a_id", "b_id"]].drop_duplicates()
+    for col, msg in (("a_id", a), ("b_id", b)):
+        twice = pairs[col][pairs[col].duplicated()]
+        if len(twice):
+            pid = twice.iloc[0]
+            partners = sorted(pairs.loc[pairs[col] == pid, "b_id" if col == "a_id" else "a_id"], key=natural_key)
+            raise TableError(f"paraphrase '{pid}' of '{msg}' is paired with {', '.join(partners)}; the forced-choice "
+                             "test needs each paraphrase in one pair (shown with one partner, in both orders)")
+
+
+def compare_choice(df: pd.DataFrame, model: str, a: str, b: str, *, alternative: str = "two-sided",
+                   alpha: float = 0.05, confidence: float | None = None, n_resamples: int = 9999, seed=0,
+                   probabilities: bool = False) -> ChoiceResult:
+    """The forced-choice tests of A vs B for one model of a long table (``choice_test`` on its counts).
+
+    A forced-choice row's ``message``/``perturbation`` are what was shown first, ``second`` and
+    ``second_perturbation`` what was shown second, and ``answer`` the position chosen (1 or 2, empty
+    when invalid). Pairs (A_j, B_j) come from the rows themselves, in natural order of the A ids. A pair
+    asked in one order only is left out and named in ``pairs_one_order`` (averaging the orders is what
+    cancels position bias); a pair without a valid reply in some order is in ``pairs_left_out``.
+    ``probabilities``: use exact mode's ``expected`` position (2 - expected = P(first)) instead of answers.
+    """
+    missing = [c for c in _NEEDED if c not in df.columns]
+    if missing:
+        raise TableError(f"missing column(s) {', '.join(missing)}: a forced-choice table names what was shown second")
+    sub = df[df["model"] == model]
+    if "scale" in sub.columns:
+        sub = sub[sub["scale"] == CHOICE_SCALE]
+    if sub.empty:
+        raise TableError(f"no forced-choice rows for model '{model}'")
+    rows = _pair_rows(sub, a, b)
+    if rows.empty:
+        shown = sorted({f"{x} vs {y}" for x, y in zip(sub["message"], sub["second"], strict=True)})
+        raise TableError(f"model '{model}' has no forced-choice rows of '{a}' against '{b}'; it has {', '.join(shown)}")
+    _check_disjoint(rows, a, b)
+    if probabilities:
+        if "expected" not in rows.columns:
+            raise TableError("exact mode needs the 'expected' column")
+        rows["first"] = 2 - pd.to_numeric(rows["expected"], errors="coerce")
+    else:
+        rows["first"] = pd.to_numeric(rows["answer"], errors="coerce").map({1: 1.0, 2: 0.0})
+    orders = rows.groupby(["a_id", "b_id"])["order"].agg(lambda o: frozenset(o))
+    complete = sorted((p for p, o in orders.items() if len(o) == 2), key=lambda p: (natural_key(p[0]), natural_key(p[1])))
+    one_order = {p: ("A first only" if "AB" in o else "B first only")
+                 for p, o in sorted(orders.items(), key=lambda x: natural_key(x[0][0])) if len(o) == 1}
+    if not complete:
+        raise TableError(f"model '{model}': no pair of '{a}' and '{b}' was asked in both orders")
+    personas = list(pd.unique(rows["persona"]))
+    used = rows.set_index(["a_id", "b_id"]).loc[complete].reset_index()
+    cells = used.groupby(["order", "persona", "a_id", "b_id"])["first"].agg(["sum", "count", "size"])
+    index = pd.MultiIndex.from_tuples(complete, names=["a_id", "b_id"])
+
+    def grid(order: str, col: str) -> np.ndarray:
+        part = cells.xs(order, level="order")[col].unstack(["a_id", "b_id"])
+        return part.reindex(index=personas, columns=index).fillna(0).to_numpy(dtype=float)
+
+    result = choice_test(grid("AB", "sum"), grid("AB", "count"), grid("BA", "sum"), grid("BA", "count"),
+                         a=a, b=b, alternative=alternative, alpha=alpha, confidence=confidence,
+                         n_resamples=n_resamples, seed=seed, invalid=int(used["first"].isna().sum()),
+                         replicates=int(cells["size"].max()), pairs=complete)
+    result.pairs_one_order = one_order
+    if one_order:
+        result.notes.append(f"{len(one_order)} pair(s) asked in one order only were left out, since only both "
+                            f"orders cancel position bias: {', '.join(f'{x}/{y}' for x, y in one_order)}")
+    return result

@@ -27,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy.special import expit, logit
 
 from survey.errors import SurveyError
@@ -85,3 +86,36 @@ def simulate_choice_counts(n: int, m: int, r: int, rng: np.random.Generator, *, 
     valid_ab = rng.binomial(r, 1 - invalid, p_ab.shape) if invalid else np.full(p_ab.shape, r)
     valid_ba = rng.binomial(r, 1 - invalid, p_ba.shape) if invalid else np.full(p_ba.shape, r)
     return ChoiceCounts(rng.binomial(valid_ab, p_ab), valid_ab, rng.binomial(valid_ba, p_ba), valid_ba)
+
+
+def choice_table(counts: ChoiceCounts, r: int, messages: tuple[str, str] = ("A", "B"),
+                 model: str = "simulated") -> pd.DataFrame:
+    """The long table (forced-choice columns) holding one survey's counts, r replies per (persona, pair, order).
+
+    Rows follow the table contract: ``message``/``perturbation`` were shown first, ``second`` and
+    ``second_perturbation`` second, ``answer`` is the position chosen (1, 2, or <NA> when invalid).
+    Within a cell the first replicates are those that chose first, then second, then the invalid
+    ones: replicates are exchangeable, so their order carries nothing.
+    """
+    f_ab, v_ab, f_ba, v_ba = (np.asarray(x) for x in counts.arrays())
+    if f_ab.ndim != 2:
+        raise SurveyError("choice_table takes one survey: counts of shape (personas, pairs)")
+    if max(v_ab.max(), v_ba.max()) > r:
+        raise SurveyError(f"more valid replies than the {r} replicates asked")
+    n, m = f_ab.shape
+    a, b = messages
+    width = max(2, len(str(m)))
+    ids = {msg: np.char.add(f"{msg}-", np.char.zfill(np.arange(1, m + 1).astype(str), width)) for msg in messages}
+    persona_ids = np.char.add("P", np.char.zfill(np.arange(1, n + 1).astype(str), 3))
+    ii, jj, kk = (x.ravel() for x in np.meshgrid(np.arange(n), np.arange(m), np.arange(r), indexing="ij"))
+    frames = []
+    for first, second, chose_first, valid in ((a, b, f_ab, v_ab), (b, a, f_ba, v_ba)):
+        answer = np.where(kk < chose_first[ii, jj], 1, np.where(kk < valid[ii, jj], 2, 0))
+        frames.append(pd.DataFrame({
+            "model": model, "message": first, "perturbation": ids[first][jj], "persona": persona_ids[ii],
+            "replicate": kk, "answer": pd.array(np.where(answer == 0, None, answer), dtype="Int16"),
+            "scale": "choice", "second": second, "second_perturbation": ids[second][jj],
+            "order": f"{first}|{second}",
+            "chosen": np.where(answer == 1, first, np.where(answer == 2, second, "")),
+        }))
+    return pd.concat(frames, ignore_index=True)
