@@ -1,0 +1,116 @@
+"""Simulated long tables on any scale the generative models cover: Yes/No (the Beta-logit model,
+survey.stats.beta_logit) and rating scales (the ordinal model, survey.stats.ordinal), and the one place
+that turns a scale name into the model's scores."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from survey.common.limits import check_seed, check_simulated_rows
+from survey.errors import SurveyError
+from survey.stats import beta_logit
+from survey.stats.ordinal import (
+    OrdinalParams,
+    cumulative_probabilities,
+    draw_locations,
+    expected_score,
+    make_ordinal_params,
+)
+
+SCALE_CHOICES = "binary, likertK (scores 1..K, e.g. likert5), likertLOW-HIGH or ratingLOW-HIGH (e.g. likert0-4, rating0-10)"
+_NAMED = re.compile(r"^likert(\d+)$")
+_RANGE = re.compile(r"^(?:likert|rating)(-?\d+)-(-?\d+)$")
+
+
+def ordinal_scores(scale: str) -> tuple[int, int] | None:
+    """(lowest, highest) score of a rating scale; None for "binary"; a SurveyError naming the valid
+    choices for anything else. A registered response type (survey.responses) is asked first."""
+    if scale == "binary":
+        return None
+    rtype = _registered(scale)
+    if rtype is not None:
+        values = sorted(rtype.values)
+        if getattr(rtype, "ordinal", False) and values == list(range(values[0], values[-1] + 1)):
+            return values[0], values[-1]
+        raise SurveyError(f"scale '{scale}' has no simulation model; choose one of {SCALE_CHOICES}")
+    found = _NAMED.match(str(scale))
+    low, high = (1, int(found.group(1))) if found else (None, None)
+    found = _RANGE.match(str(scale))
+    if found:
+        low, high = int(found.group(1)), int(found.group(2))
+    if low is None or not 2 <= high - low + 1 <= 101:
+        raise SurveyError(f"unknown scale '{scale}'; choose one of {SCALE_CHOICES} (2 to 101 points)")
+    return low, high
+
+
+def _registered(scale: str):
+    from survey.responses import RESPONSE_TYPES
+
+    return RESPONSE_TYPES.get(scale)
+
+
+def scale_params(scale: str, *, tau=None, sigma=None, rho=None, delta=None, cuts=None) -> OrdinalParams:
+    """The ordinal model's parameters for a rating scale name (see ordinal_scores)."""
+    bounds = ordinal_scores(scale)
+    if bounds is None:
+        raise SurveyError("scale 'binary' uses the Beta-logit model (mu, kappa), not the ordinal one")
+    low, high = bounds
+    return make_ordinal_params(points=high - low + 1, low=low, tau=tau, sigma=sigma, rho=rho, delta=delta,
+                               cuts=None if cuts is None else tuple(cuts))
+
+
+def simulate_table(params: OrdinalParams, n: int, m: int, r: int, seed=None, m_b: int | None = None,
+                   model: str = "simulated", messages: tuple[str, str] = ("A", "B"),
+                   scale: str | None = None) -> pd.DataFrame:
+    """A long table of simulated ratings, laid out like survey.stats.beta_logit.simulate's Yes/No table:
+    n personas P001.., m (and m_b) perturbations A-01.. / B-01.., r replicates; ``answer`` is the score
+    (Int16), ``scale`` the scale's name (default params.scale) and ``expected`` the cell's true mean score,
+    as exact mode reports it."""
+    beta_logit._check_design(n, m, r, m_b)
+    check_seed(seed, "seed")
+    m_b = m if m_b is None else m_b
+    check_simulated_rows(n * (m + m_b) * r, f"{n} personas x {m} + {m_b} perturbations x {r} replicates")
+    rng = np.random.default_rng(seed)
+    lam_a, lam_b = draw_locations(params, n, m, m_b, rng)
+    width = max(2, len(str(max(m, m_b))))
+    frames = []
+    for msg, lam in zip(messages, (lam_a, lam_b), strict=True):
+        mm = lam.shape[1]
+        # a replicate's score: low plus the number of cut points its uniform draw lies above
+        f = cumulative_probabilities(params.cut_points, lam)[:, :, None, :]  # (n, mm, 1, K-1)
+        y = params.low + (rng.random((n, mm, r, 1)) > f).sum(axis=-1)
+        ii, jj, kk = np.meshgrid(np.arange(n), np.arange(mm), np.arange(r), indexing="ij")
+        frames.append(pd.DataFrame({
+            "model": model, "message": msg,
+            "perturbation": np.char.add(f"{msg}-", np.char.zfill((jj.ravel() + 1).astype(str), width)),
+            "persona": np.char.add("P", np.char.zfill((ii.ravel() + 1).astype(str), 3)),
+            "replicate": kk.ravel(), "answer": y.ravel(), "scale": scale or params.scale,
+            "expected": expected_score(params, lam)[ii.ravel(), jj.ravel()],
+        }))
+    out = pd.concat(frames, ignore_index=True)
+    out["answer"] = out["answer"].astype("Int16")
+    return out
+
+
+def simulate(n: int, m: int, r: int, mu: float | None = None, kappa: float | None = None, sigma: float = 1.0,
+             rho: float = 0.3, delta: float = 0.0, seed=None, m_b: int | None = None,
+             messages: tuple[str, str] = ("A", "B"), model: str = "simulated", scale: str = "binary",
+             tau: float | None = None, cuts=None) -> pd.DataFrame:
+    """A long table of simulated answers on ``scale``: "binary" (Yes/No from the Beta-logit model, with
+    mu default 0.5 and kappa default 4) or a rating scale such as "likert5" (the ordinal model, with tau
+    default 1 and cuts default logit(c/K)). sigma, rho and delta keep their meaning on the logit scale."""
+    bounds = ordinal_scores(scale)
+    if bounds is None:
+        if tau is not None or cuts is not None:
+            raise SurveyError("tau and cuts belong to rating scales; a binary survey takes mu and kappa")
+        return beta_logit.simulate(n, m, r, mu=0.5 if mu is None else mu, kappa=4.0 if kappa is None else kappa,
+                                   sigma=sigma, rho=rho, delta=delta, seed=seed, m_b=m_b, messages=messages,
+                                   model=model)
+    if mu is not None or kappa is not None:
+        raise SurveyError(f"mu and kappa belong to the binary model; scale '{scale}' takes tau (persona s.d.) "
+                          "and cuts (cut points) instead")
+    params = scale_params(scale, tau=tau, sigma=sigma, rho=rho, delta=delta, cuts=cuts)
+    return simulate_table(params, n, m, r, seed, m_b, model, messages, scale)
