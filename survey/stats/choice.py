@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from survey.common.limits import check_alpha, check_flips, check_seed
 from survey.data.pairing import natural_key
 from survey.errors import SurveyError, TableError
 from survey.stats.classic import TestResult, sign_test, wilcoxon_test
@@ -181,7 +182,7 @@ def _check_counts(arrays) -> tuple[np.ndarray, ...]:
                           + ", ".join(str(x.shape) for x in out))
     f_ab, v_ab, f_ba, v_ba = out
     if any(np.isnan(x).any() or (x < 0).any() for x in out) or (f_ab > v_ab).any() or (f_ba > v_ba).any():
-        raise SurveyError("forced-choice counts must be whole numbers >= 0, the chose-first counts at most "
+        raise SurveyError("forced-choice counts must be numbers >= 0, the chose-first counts at most "
                           "the valid counts")
     return out
 
@@ -223,7 +224,9 @@ def choice_test(first_ab, valid_ab, first_ba, valid_ba, *, a: str = "A", b: str 
     the position bias is called significant.
     """
     _check_alternative(alternative)
-    confidence = 1 - alpha if confidence is None else confidence
+    alpha, seed = check_alpha(alpha), check_seed(seed)
+    check_flips(n_resamples)
+    confidence = 1 - alpha if confidence is None else check_alpha(confidence, "confidence")
     f_ab, v_ab, f_ba, v_ba = _check_counts((first_ab, valid_ab, first_ba, valid_ba))
     n, m = f_ab.shape
     labels = list(range(m)) if pairs is None else list(pairs)

@@ -191,6 +191,10 @@ def test_no_pair_with_both_orders_or_bad_counts_are_user_errors():
         choice_test(FIRST_AB + 3, VALID, FIRST_BA, VALID)
     with pytest.raises(SurveyError, match="pair labels"):
         choice_test(FIRST_AB, VALID, FIRST_BA, VALID, pairs=["only one"])
+    with pytest.raises(SurveyError, match="alpha must be a level between 0 and 1"):
+        choice_test(FIRST_AB, VALID, FIRST_BA, VALID, alpha=5)
+    with pytest.raises(SurveyError, match="confidence must be a level"):
+        choice_test(FIRST_AB, VALID, FIRST_BA, VALID, confidence=95)
 
 
 # --- notes and warnings -------------------------------------------------------------------------------
