@@ -87,6 +87,25 @@ class Query:
     # the question's response type (survey.responses): its labels are what a backend that reads
     # first-token probabilities (local) scores
     scale: str = "binary"
+    # the type itself when the study configures it (e.g. a Likert scale with its own words); else the
+    # scale name's type
+    response: Any = field(default=None, compare=False, hash=False, repr=False)
+    # forced choice: the message and paraphrase shown second (``message``/``perturbation`` are shown first)
+    second: str | None = None
+    second_perturbation: str | None = None
+
+    @property
+    def response_type(self):
+        from survey.responses import response_type
+
+        return self.response if self.response is not None else response_type(self.scale)
+
+    @property
+    def shown(self) -> dict[str, str]:
+        """What a forced-choice query showed, for the store: empty for one-message questions."""
+        if self.second is None:
+            return {}
+        return {"second": self.second, "second_perturbation": str(self.second_perturbation)}
 
     @property
     def key(self) -> tuple:
@@ -117,7 +136,9 @@ class Reply:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     logprobs: dict[str, float] | None = None  # first-token top log-probabilities, token -> logprob
-    p_yes: float | None = None  # exact mode: P(Yes | Yes or No) for this cell
+    # exact mode: the cell's expected score given a valid answer (for Yes/No, P(Yes | Yes or No));
+    # the table's ``expected`` column. Put the distribution over scores in extra["distribution"].
+    p_yes: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # provenance the backend wants stored
 
 

@@ -41,7 +41,7 @@ from survey.backends.llama_runtime import (
 from survey.backends.local_models import bundled_gguf
 from survey.backends.provider import parse_options
 from survey.errors import SurveyError
-from survey.responses import ResponseType, response_type
+from survey.responses import ResponseType
 
 PARAMS = {"top_p"}  # the only extra provider parameter this backend understands
 FIRST_TOKEN_CACHE = 64  # prompts whose first-token logits are kept (~200 KB each for SmolLM2, 1 MB for Gemma)
@@ -180,7 +180,7 @@ class LocalBackend:
         seed = self.options.seed if query.seed is None else query.seed
         rng = np.random.default_rng(replicate_seed(seed, query.key))
         prompt = rt.render(query.system, query.user)
-        rtype = response_type(query.scale)
+        rtype = query.response_type
         exact = self.options.mode == "exact"
         try:
             with rt.lock:

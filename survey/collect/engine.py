@@ -260,12 +260,16 @@ class Engine:
                      batch_job: str | None = None, key: tuple | None = None) -> None:
         answer = run.response.parse(reply.text)
         p_yes = reply.p_yes if reply.p_yes is not None else run.response.score_from_logprobs(reply.logprobs)
+        extra = dict(reply.extra)
+        if p_yes is not None and "distribution" not in extra and run.response.scale != "binary":
+            extra["distribution"] = run.response.distribution_from_logprobs(reply.logprobs)
+        extra.update(q.shown if q else {})  # forced choice: what was shown second
         new = self.store.record(
             key or q.key, status="ok", prompt_hash=prompt_hash(q) if q else None,
             requested_model=q.model_id if q else None, reported_model=reply.model_id,
             response=reply.text, answer=answer, logprobs=reply.logprobs, p_yes=p_yes,
             prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
-            attempts=attempts, batch_job=batch_job, extra=reply.extra,
+            attempts=attempts, batch_job=batch_job, extra=extra or None,
             seq=self._seq.get(run.name, {}).get(key or q.key))
         if new:
             rep.stored += 1

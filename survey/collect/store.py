@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from survey.data.scale_columns import add_scale_columns
 from survey.errors import SurveyError, path_error_message
 from survey.responses import DEFAULT_SCALE, response_type
 
@@ -318,7 +319,8 @@ class Store:
                   ORDER BY model, seq IS NULL, seq, message, persona, perturbation, replicate"""
         df = pd.read_sql_query(sql, self.db, params=() if study is None else (study,))
         df["scale"] = df["study"].map({s: self.scale(s) for s in df["study"].unique()}).astype(object)
-        df["answer"] = df["answer"].astype("Int8")
+        df["answer"] = df["answer"].astype("Int16")
+        add_scale_columns(df)
         df["replicate"] = df["replicate"].astype("int64")
         for col in ("prompt_tokens", "completion_tokens", "seq"):
             df[col] = df[col].astype("Int64")

@@ -1,9 +1,12 @@
 """The long response table: the contract between collection and analysis.
 
 One row per query with the columns ``model, message, perturbation, persona, replicate, answer``
-(1 = Yes, 0 = No, empty = invalid), plus optional ``response`` (raw text) and provenance columns.
-An optional ``scale`` column names each row's response type (survey.responses); its answers must be
-that type's values or empty. Rows without a scale are Yes/No; free text (``text``) has no answer.
+(the score: 1 = Yes, 0 = No for Yes/No; the point for a rating scale; empty = invalid), plus
+optional ``response`` (raw text) and provenance columns. A ``scale`` column names each row's
+response type (survey.responses: ``binary``, ``likert5``, ``rating0-10``, ``choice``, ``text``); its
+answers must be that type's values or empty. A table from the store always has it; a hand-made
+table without it is Yes/No unless the caller names its scale (``--scale`` on the command line).
+Free text (``text``) has no answer. Forced choice adds the columns of survey.data.scale_columns.
 Anything that produces this table can be analysed; the analyses never care where it came from.
 """
 
@@ -16,18 +19,22 @@ import numpy as np
 import pandas as pd
 
 from survey.data.pairing import perturbation_order
+from survey.data.scale_columns import CHOICE_COLUMNS
 from survey.errors import SurveyError, TableError
-from survey.responses import DEFAULT_SCALE, RESPONSE_TYPES, response_type
+from survey.responses import DEFAULT_SCALE, is_scale, known_scales, response_type
 
 KEY = ["model", "message", "perturbation", "persona", "replicate"]
 COLUMNS = [*KEY, "answer"]
 _TEXT_KEYS = ["model", "message", "perturbation", "persona"]
 
 
-def validate_table(df: pd.DataFrame, min_perturbations: int = 2, *, rows: str = "row") -> pd.DataFrame:
+def validate_table(df: pd.DataFrame, min_perturbations: int = 2, *, rows: str = "row",
+                   scale: str | None = None) -> pd.DataFrame:
     """Check a long table against the contract and return a normalised copy.
 
-    Key columns become strings, ``replicate`` an int, ``answer`` a nullable Int8 (<NA> = invalid).
+    Key columns become strings, ``replicate`` an int, ``answer`` a nullable Int16 (<NA> = invalid).
+    ``scale``: the response type of a table without a ``scale`` column (default Yes/No); a table
+    that has one must agree with it.
     Raises TableError naming the problem and, where possible, the offending rows by their index
     label; ``rows`` names what the labels are: "row" (a DataFrame's index), "line" (a CSV file's line
     numbers, the header being line 1) or "data row" (counted from 1).
@@ -56,6 +63,12 @@ def validate_table(df: pd.DataFrame, min_perturbations: int = 2, *, rows: str = 
     out["replicate"] = rep.astype("int64")
     if "scale" in out.columns:
         out["scale"] = _parse_scales(out["scale"], rows)
+        if scale is not None and not out["scale"].eq(response_type(scale).scale).all():
+            found = ", ".join(sorted(pd.unique(out["scale"])))
+            raise TableError(f"the table's scale column says {found}, not '{scale}'; drop --scale (the column "
+                             "names the scale) or fix the column")
+    elif scale is not None:
+        out["scale"] = response_type(scale).scale
     out["answer"] = _parse_answers(out["answer"], out.get("scale"), rows)
     dup = out.duplicated(KEY, keep=False)
     if dup.any():
@@ -88,11 +101,12 @@ def _parse_scales(col: pd.Series, rows: str = "row") -> pd.Series:
     """Response type names; an empty cell is the default (Yes/No), an unknown name is an error."""
     names = col.astype("string").str.strip()
     names = names.where(names.notna() & (names != ""), DEFAULT_SCALE).astype(object)
-    unknown = ~names.isin(list(RESPONSE_TYPES))
+    known = {v: is_scale(v) for v in pd.unique(names)}
+    unknown = ~names.map(known).astype(bool)
     if unknown.any():
         vals = ", ".join(sorted({f"'{v}'" for v in names[unknown].head(5)}))
         raise TableError(f"column 'scale' names unknown response type(s) {vals} in "
-                         f"{_rows(col.index[unknown], rows)}; known: {', '.join(RESPONSE_TYPES)}")
+                         f"{_rows(col.index[unknown], rows)}; known: {known_scales()}")
     return names
 
 
@@ -109,22 +123,33 @@ def _parse_answers(col: pd.Series, scales: pd.Series | None = None, noun: str = 
         if bad.any():
             vals = sorted({str(v) for v in col[bad].head(5)})
             where = "" if scales is None else f" in rows of scale '{scale}'"
-            want = (f"{rtype.describe_values()} or empty (invalid)" if rtype.scored
+            want = (f"{_describe(rtype)} or empty (invalid)" if rtype.scored
                     else f"empty ('{scale}' replies have no score)")
+            hint = ("; a table of another scale needs a 'scale' column or --scale (e.g. --scale likert5)"
+                    if scales is None and num[bad].notna().all() else "")
             raise TableError(f"column 'answer'{where} must be {want}; found {', '.join(vals)} "
-                             f"in {_rows(col.index[bad], noun)}")
-    return num.astype("Int8")
+                             f"in {_rows(col.index[bad], noun)}{hint}")
+    return num.astype("Int16")
+
+
+def _describe(rtype) -> str:
+    """"1 (Yes), 0 (No)"; a long scale by its range: "whole numbers 0 to 10"."""
+    if getattr(rtype, "ordinal", False) and rtype.points > 5:
+        return f"whole numbers {rtype.low} to {rtype.high}"
+    return rtype.describe_values()
 
 
 def invalid_answers(df: pd.DataFrame) -> int:
     """Rows whose answer is empty although their response type scores replies (free text never counts)."""
-    scored = [s for s in RESPONSE_TYPES if RESPONSE_TYPES[s].scored]
-    rows = df["scale"].isin(scored) if "scale" in df.columns else True
+    rows = True
+    if "scale" in df.columns:
+        scored = {v: response_type(v).scored for v in pd.unique(df["scale"])}
+        rows = df["scale"].map(scored).astype(bool)
     return int((df["answer"].isna() & rows).sum())
 
 
-def read_table(path: str | Path, min_perturbations: int = 2) -> pd.DataFrame:
-    """Read a long table from CSV or Parquet and validate it."""
+def read_table(path: str | Path, min_perturbations: int = 2, scale: str | None = None) -> pd.DataFrame:
+    """Read a long table from CSV or Parquet and validate it (``scale``: see validate_table)."""
     path = Path(path)
     if not path.exists():
         raise TableError(f"{path}: no such file")
@@ -135,7 +160,7 @@ def read_table(path: str | Path, min_perturbations: int = 2) -> pd.DataFrame:
             df.index = pd.RangeIndex(1, len(df) + 1)
         elif suffix in (".csv", ".txt"):
             # Keys stay text: persona "007" must not become 7.
-            df, rows = pd.read_csv(path, dtype={c: str for c in _TEXT_KEYS}, keep_default_na=False,
+            df, rows = pd.read_csv(path, dtype={c: str for c in (*_TEXT_KEYS, *CHOICE_COLUMNS)}, keep_default_na=False,
                                    na_values={"answer": [""]}), "line"
             _check_delimiter(df, path)
             df.index = pd.RangeIndex(2, len(df) + 2)  # errors name the file's lines; the header is line 1
@@ -146,7 +171,8 @@ def read_table(path: str | Path, min_perturbations: int = 2) -> pd.DataFrame:
     except Exception as exc:  # parser errors are user errors: the file is not a table
         raise TableError(f"{path}: cannot read table ({' '.join(str(exc).split())})") from exc
     try:
-        return validate_table(df, min_perturbations=min_perturbations, rows=rows).reset_index(drop=True)
+        return validate_table(df, min_perturbations=min_perturbations, rows=rows,
+                              scale=scale).reset_index(drop=True)
     except TableError as exc:
         raise TableError(f"{path}: {exc}") from exc
 
@@ -180,25 +206,35 @@ def write_table(df: pd.DataFrame, path: str | Path) -> Path:
 
 @dataclass
 class CellCounts:
-    """Yes and valid counts per (persona, perturbation) cell of one model and message."""
+    """Score sums and valid counts per (persona, perturbation) cell of one model and message.
+
+    For Yes/No the score sum is the Yes count (also ``yes``); for a rating scale it is the sum of the
+    points, so ``theta`` is the cell's mean score either way (Helm & Priebe (2026): the sign-flip test
+    needs only a perturbation-level summary, e.g. mean ratings).
+    """
 
     message: str
     personas: list[str]
     perturbations: list[str]
-    yes: np.ndarray  # (n, m) yes counts
+    total: np.ndarray  # (n, m) sum of the valid answers' scores (Yes count for Yes/No)
     valid: np.ndarray  # (n, m) valid answers
     invalid: np.ndarray  # (n, m) invalid answers
     replicates: int = 0
     empty_cells: list[tuple[str, str]] = field(default_factory=list)
-    p: np.ndarray | None = None  # (n, m) exact P(Yes | Yes or No) per cell, when analysed that way
+    p: np.ndarray | None = None  # (n, m) exact expected score per cell, when analysed that way
+
+    @property
+    def yes(self) -> np.ndarray:
+        """The Yes counts of a Yes/No question: its score sums."""
+        return self.total
 
     @property
     def theta(self) -> np.ndarray:
-        """theta_hat_ij = yes / valid (or the exact probability); NaN marks a cell with no valid answer."""
+        """theta_hat_ij = mean score (or the exact expected score); NaN marks a cell with no valid answer."""
         if self.p is not None:
             return self.p
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(self.valid > 0, self.yes / np.maximum(self.valid, 1), np.nan)
+            return np.where(self.valid > 0, self.total / np.maximum(self.valid, 1), np.nan)
 
     @property
     def n_invalid(self) -> int:
@@ -210,15 +246,26 @@ def first_appearance(values: pd.Series) -> list[str]:
     return list(pd.unique(values))
 
 
+def expected_column(sub: pd.DataFrame) -> pd.Series | None:
+    """Exact mode's expected score per row: ``expected``, else the older ``p_yes``; None if neither has values."""
+    for col in ("expected", "p_yes"):
+        if col in sub and sub[col].notna().any():
+            return pd.to_numeric(sub[col], errors="coerce")
+    return None
+
+
 def cell_counts(df: pd.DataFrame, model: str, message: str, personas: list[str] | None = None,
-                probabilities: bool = False, perturbations: list[str] | None = None) -> CellCounts:
+                probabilities: bool = False, perturbations: list[str] | None = None,
+                value=None) -> CellCounts:
     """Aggregate one (model, message) of a validated table into per-cell counts.
 
     ``perturbations`` fixes the column order (and set), e.g. a comparison's pairs first; by default
     the design or natural order of survey.data.pairing. ``personas`` fixes the row order (and set)
     so that two messages line up; personas absent for this message get empty cells.
-    ``probabilities``: theta is the mean of the ``p_yes`` column per cell (a local model's exact
-    P(Yes | Yes or No)), free of replicate noise; cells without it are empty.
+    ``probabilities``: theta is the mean of the ``expected`` column per cell (exact mode's expected
+    score, P(Yes | Yes or No) for Yes/No), free of replicate noise; cells without it are empty.
+    ``value``: a function of the answer column giving what to average instead of the score (e.g. the
+    top-2-box indicator); it sees only valid answers.
     """
     sub = df[(df["model"] == model) & (df["message"] == message)]
     if sub.empty:
@@ -227,27 +274,31 @@ def cell_counts(df: pd.DataFrame, model: str, message: str, personas: list[str] 
     perts = list(perturbations) if perturbations is not None else perturbation_order(sub)
     pers = personas if personas is not None else first_appearance(sub["persona"])
     ans = sub["answer"]
+    valid = ans.notna()
+    score = (ans if value is None else value(ans)).astype("Float64").where(valid, 0.0).fillna(0.0)
     g = pd.DataFrame({
         "persona": sub["persona"], "perturbation": sub["perturbation"],
-        "yes": (ans == 1).fillna(False).astype(int), "valid": ans.notna().astype(int),
-        "invalid": ans.isna().astype(int),
+        "total": score.astype(float), "valid": valid.astype(int), "invalid": (~valid).astype(int),
     }).groupby(["persona", "perturbation"], sort=False).sum()
     shape = (len(pers), len(perts))
     mats = {}
-    for col in ("yes", "valid", "invalid"):
+    for col in ("total", "valid", "invalid"):
         wide = g[col].unstack("perturbation").reindex(index=pers, columns=perts)
-        mats[col] = wide.fillna(0).to_numpy(dtype=np.int64).reshape(shape)
+        mats[col] = wide.fillna(0).to_numpy(dtype=float if col == "total" else np.int64).reshape(shape)
+    if np.all(mats["total"] == np.round(mats["total"])):
+        mats["total"] = mats["total"].astype(np.int64)  # integer scores stay integers: ties stay exact
     empty = [(pers[i], perts[j]) for i, j in zip(*np.nonzero(mats["valid"] == 0), strict=True)]
     reps = int(sub.groupby(["persona", "perturbation"]).size().max())
     p = None
     if probabilities:
-        if "p_yes" not in sub or sub["p_yes"].isna().all():
-            raise TableError(f"message '{message}' of model '{model}' has no p_yes column values; "
-                             "probabilities come from a local model in exact mode")
-        p = (pd.to_numeric(sub["p_yes"], errors="coerce").groupby([sub["persona"], sub["perturbation"]], sort=False)
+        expected = expected_column(sub)
+        if expected is None:
+            raise TableError(f"message '{message}' of model '{model}' has no exact expected scores (the expected or "
+                             "p_yes column); they come from a local model in exact mode or a provider's logprobs")
+        p = (expected.groupby([sub["persona"], sub["perturbation"]], sort=False)
              .mean().unstack().reindex(index=pers, columns=perts).to_numpy(dtype=float))
         empty = [(pers[i], perts[j]) for i, j in zip(*np.nonzero(np.isnan(p)), strict=True)]
-    return CellCounts(message, list(pers), perts, mats["yes"], mats["valid"], mats["invalid"],
+    return CellCounts(message, list(pers), perts, mats["total"], mats["valid"], mats["invalid"],
                       reps, empty, p)
 
 

@@ -6,6 +6,10 @@ is one ResponseType subclass (survey/responses/base.py) plus one ``register`` li
 
     response_type("binary").parse("**Yes**")   -> 1
     response_type("text").scored               -> False
+    response_type("likert5").values            -> {1, 2, 3, 4, 5}
+
+Rating scales are families named by their points (survey.responses.scales): ``likert5``,
+``likert0-4``, ``rating0-10``; they are built from the name on first use, not registered one by one.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ from survey.errors import SurveyError
 from survey.registry.files import NAME_RE
 from survey.responses.base import ResponseType
 from survey.responses.binary import Binary
+from survey.responses.choice import Choice
+from survey.responses.scales import OrdinalScale, from_name, likert, rating
 from survey.responses.text import FreeText
 
 RESPONSE_TYPES: dict[str, ResponseType] = {}
@@ -28,8 +34,10 @@ def register(rtype: ResponseType) -> ResponseType:
                           f"'_', '-' or '.'; got {scale!r}")
     if scale in RESPONSE_TYPES:
         raise SurveyError(f"a response type '{scale}' is already registered ({type(RESPONSE_TYPES[scale]).__name__})")
-    if "{perturbation}" not in getattr(rtype, "template", ""):
-        raise SurveyError(f"response type '{scale}': its template must contain {{perturbation}}")
+    slots = getattr(rtype, "slots", ("perturbation",))
+    if not all("{" + slot + "}" in getattr(rtype, "template", "") for slot in slots):
+        raise SurveyError(f"response type '{scale}': its template must contain "
+                          + " and ".join("{" + slot + "}" for slot in slots))
     if not isinstance(getattr(rtype, "max_tokens", None), int) or rtype.max_tokens < 1:
         raise SurveyError(f"response type '{scale}': max_tokens must be a whole number >= 1")
     words = [label.casefold() for label in rtype.labels.values()]
@@ -41,13 +49,37 @@ def register(rtype: ResponseType) -> ResponseType:
 
 def response_type(scale: str) -> ResponseType:
     """The registered type of a scale name; a SurveyError names the known ones."""
-    try:
+    if scale in RESPONSE_TYPES:
         return RESPONSE_TYPES[scale]
-    except KeyError:
-        raise SurveyError(f"unknown response type '{scale}'; choose one of {', '.join(RESPONSE_TYPES)}") from None
+    if scale not in _FAMILY_CACHE:
+        family = from_name(scale) if isinstance(scale, str) else None
+        if family is None:
+            raise SurveyError(f"unknown response type '{scale}'; choose one of {known_scales()}")
+        _FAMILY_CACHE[scale] = family
+    return _FAMILY_CACHE[scale]
+
+
+def is_scale(scale) -> bool:
+    """True when ``scale`` names a response type (registered or a rating-scale family member)."""
+    try:
+        response_type(scale)
+    except SurveyError:
+        return False
+    return True
+
+
+def known_scales() -> str:
+    """For messages: the registered names and the rating families."""
+    return ", ".join([*RESPONSE_TYPES, "likertK (e.g. likert5)", "likertLO-HI (e.g. likert0-4)",
+                      "ratingLO-HI (e.g. rating0-10)"])
+
+
+_FAMILY_CACHE: dict[str, ResponseType] = {}
 
 
 BINARY = register(Binary())
 register(FreeText())
+CHOICE = register(Choice())
 
-__all__ = ["BINARY", "DEFAULT_SCALE", "RESPONSE_TYPES", "ResponseType", "register", "response_type"]
+__all__ = ["BINARY", "CHOICE", "DEFAULT_SCALE", "RESPONSE_TYPES", "OrdinalScale", "ResponseType", "is_scale",
+           "known_scales", "likert", "rating", "register", "response_type"]

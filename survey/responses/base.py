@@ -38,12 +38,24 @@ class ResponseType:
       (empty: the reply is kept as text and never scored);
     - ``template``: the default question, with ``{perturbation}`` where the paraphrase goes;
     - ``max_tokens``: the default reply length.
+
+    Optional: ``slots`` (the template's placeholders; forced choice shows two paraphrases),
+    ``ordinal`` (scores are ordered points with ``low``, ``high`` and a ``top_box``) and
+    ``answer_instruction()`` (the system prompt's last sentence, which says how to answer).
     """
 
     scale: str
     labels: Mapping[int, str] = MappingProxyType({})
     template: str
     max_tokens: int
+    slots: tuple[str, ...] = ("perturbation",)
+    ordinal: bool = False
+    top_box: frozenset[int] = frozenset()
+
+    def answer_instruction(self) -> str:
+        """How the persona prompt tells the model to answer; Yes/No's sentence is the persona sets' own."""
+        words = " or ".join(f"'{w}'" for w in self.labels.values())
+        return f"Answer ONLY {words}. Do not explain." if words else ""
 
     @property
     def values(self) -> frozenset[int]:
@@ -82,8 +94,8 @@ class ResponseType:
             return None
         return sum(value * p for value, p in mass.items()) / total
 
-    def score_from_logprobs(self, logprobs: Mapping[str, float] | None) -> float | None:
-        """exact_score from first-token top log-probabilities.
+    def distribution_from_logprobs(self, logprobs: Mapping[str, float] | None) -> dict[int, float] | None:
+        """Each score's share of the label mass among first-token top log-probabilities.
 
         Every top token that parses as a label adds to that label's mass (" Yes", "yes", "YES" all
         count as Yes); None when no label appears among the top tokens.
@@ -95,7 +107,13 @@ class ResponseType:
             value = self.parse(token)
             if value is not None and lp is not None and math.isfinite(lp):
                 mass[value] += math.exp(lp)
-        return self.exact_score(mass)
+        total = sum(mass.values())
+        return {v: m / total for v, m in mass.items()} if total > 0 else None
+
+    def score_from_logprobs(self, logprobs: Mapping[str, float] | None) -> float | None:
+        """exact_score from first-token top log-probabilities (see distribution_from_logprobs)."""
+        dist = self.distribution_from_logprobs(logprobs)
+        return None if dist is None else self.exact_score(dist)
 
     def draw(self, mass: Mapping[int, float], u: float) -> int:
         """The score a uniform draw ``u`` picks from the labels' distribution (inverse CDF, label order).

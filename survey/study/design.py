@@ -36,8 +36,13 @@ class QueryDesign:
     messages: list[MessageDesign]
 
     @property
+    def is_choice(self) -> bool:
+        return "first" in getattr(self.study.question.response, "slots", ())
+
+    @property
     def n_cells(self) -> int:
-        """(persona, perturbation) cells across messages, per model."""
+        """(persona, perturbation) cells across messages, per model; for forced choice, (persona, pair,
+        order) cells, one per paraphrase shown first."""
         return len(self.personas) * sum(len(m.items) for m in self.messages)
 
     @property
@@ -48,10 +53,16 @@ class QueryDesign:
         return model.max_tokens or self.study.question.default_max_tokens
 
     def system_prompt(self, persona) -> str:
-        """The set's rendering, or the study's own template filled with the persona's attributes."""
+        """The set's rendering, or the study's own template filled with the persona's attributes.
+
+        Persona sets end their prompt with the Yes/No instruction of Helm & Priebe (2026). For another
+        response type that sentence is replaced by the type's own ("Answer ONLY with a whole number from
+        1 to 5."), or the persona would be told to answer Yes or No to a rating question. A study's own
+        ``[personas] template`` is used as written.
+        """
         template = self.study.personas.template
         if template is None:
-            return self.persona_set.system_prompt(persona)
+            return answer_in_kind(self.persona_set.system_prompt(persona), self.study.question.response)
         try:
             return template.format_map({**persona.attributes, "id": persona.id})
         except KeyError as exc:
@@ -61,14 +72,23 @@ class QueryDesign:
             raise SurveyError(f"personas.template is not a valid template ({exc}); "
                               "write literal braces as {{ and }}") from exc
 
+    @property
+    def choice_pairs(self) -> list[tuple[Any, Any]]:
+        """Forced choice: paraphrase j of the first message with paraphrase j of the second, in set order."""
+        first, second = self.messages
+        return list(zip(first.items, second.items, strict=False))
+
     def queries(self, model: ModelSpec) -> Iterator[Query]:
         """Every query of one model, persona-major."""
         template = self.study.question.resolved_template
-        questions = {(m.id, p.id): template.format(perturbation=p.text) for m in self.messages for p in m.items}
         common = dict(study=self.study.name, model=model.name, model_id=model.model_id,
                       temperature=model.temperature, max_tokens=self.max_tokens(model), seed=model.seed,
                       logprobs=model.logprobs, top_logprobs=model.top_logprobs, params=dict(model.params),
-                      scale=self.study.question.type)
+                      scale=self.study.question.type, response=self.study.question.response)
+        if self.is_choice:
+            yield from self._choice_queries(template, common)
+            return
+        questions = {(m.id, p.id): template.format(perturbation=p.text) for m in self.messages for p in m.items}
         for persona in self.personas:
             system = self.system_prompt(persona)
             for msg in self.messages:
@@ -77,6 +97,35 @@ class QueryDesign:
                     for k in range(self.study.replicates):
                         yield Query(message=msg.id, perturbation=str(pert.id), persona=str(persona.id),
                                     replicate=k, system=system, user=user, **common)
+
+
+    def _choice_queries(self, template: str, common: dict) -> Iterator[Query]:
+        """Each (persona, pair, replicate) in both orders: a row per order, keyed by the message shown first."""
+        (ma, mb), pairs = self.messages, self.choice_pairs
+        for persona in self.personas:
+            system = self.system_prompt(persona)
+            for (first, pf), (second, ps) in _both_orders(ma, mb, pairs):
+                user = template.format(first=pf.text, second=ps.text)
+                for k in range(self.study.replicates):
+                    yield Query(message=first.id, perturbation=str(pf.id), persona=str(persona.id), replicate=k,
+                                system=system, user=user, second=second.id, second_perturbation=str(ps.id),
+                                **common)
+
+
+def _both_orders(ma: MessageDesign, mb: MessageDesign, pairs) -> Iterator[tuple]:
+    for pa, pb in pairs:
+        yield (ma, pa), (mb, pb)
+        yield (mb, pb), (ma, pa)
+
+
+def answer_in_kind(prompt: str, response) -> str:
+    """The persona prompt with its Yes/No instruction replaced by the response type's (see system_prompt)."""
+    from survey.responses import BINARY
+
+    yes_no = BINARY.answer_instruction()
+    if not response.scored or response.scale == BINARY.scale or yes_no not in prompt:
+        return prompt  # free text keeps the prompt it always had: stored replies' hashes stay valid
+    return prompt.replace(yes_no, response.answer_instruction())
 
 
 def prompt_hash(q: Query) -> str:
@@ -113,6 +162,8 @@ def build_design(study: StudySpec, load_personas: Callable | None = None,
         messages.append(MessageDesign(spec.id or str(pert.message), spec, items, pert))
     if study.question.response.scored:
         _enough_paraphrases(messages)
+    if "first" in getattr(study.question.response, "slots", ()):
+        _choice_messages(messages)
     _no_duplicates([str(p.id) for p in personas], f"persona set '{pset.name}'")
     _no_duplicates([m.id for m in messages], "study messages (set id = ... to tell them apart)")
     design = QueryDesign(study, pset, personas, messages)
@@ -132,6 +183,18 @@ def _enough_paraphrases(messages: list[MessageDesign]) -> None:
             raise SurveyError(f"message '{m.id}' has {len(m.items)} paraphrase ({source}); the A/B tests pair "
                               "paraphrases and need at least 2 per message, so analyze, report and compare would "
                               "refuse its answers: set count >= 2 or add paraphrases to the set")
+
+
+def _choice_messages(messages: list[MessageDesign]) -> None:
+    """Forced choice shows paraphrase j of one message beside paraphrase j of the other: two messages,
+    as many paraphrases each, or some paraphrases would be paid for and never paired."""
+    if len(messages) != 2:
+        raise SurveyError(f"type = 'choice' compares two messages in one prompt; the study has {len(messages)} "
+                          f"({', '.join(m.id for m in messages)}): give exactly two [[messages]]")
+    a, b = messages
+    if len(a.items) != len(b.items):
+        raise SurveyError(f"type = 'choice' pairs paraphrase j of '{a.id}' with paraphrase j of '{b.id}'; they have "
+                          f"{len(a.items)} and {len(b.items)}: set the same count for both messages")
 
 
 def _pick_personas(personas: list, study: StudySpec) -> list:

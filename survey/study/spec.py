@@ -19,6 +19,7 @@ from pydantic import (
     Field,
     PrivateAttr,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -27,7 +28,7 @@ from survey.common.limits import Seed
 from survey.errors import SurveyError, pydantic_message
 from survey.registry.files import NAME_RE as _ID  # one id rule for studies and registry sets
 from survey.registry.files import study_base_dir
-from survey.responses import DEFAULT_SCALE, ResponseType, response_type
+from survey.responses import DEFAULT_SCALE, ResponseType, likert, rating, response_type
 from survey.study.sequential import SequentialSpec
 
 
@@ -68,16 +69,33 @@ class MessageSpec(_Strict):
 
 class QuestionSpec(_Strict):
     """The question after the persona prompt: its response type (survey.responses), template and
-    reply length; the template and length default to the type's."""
+    reply length; the template and length default to the type's.
+
+    ``type = "likert"`` takes ``points`` (default 5), optional ``labels`` (the words a model answers
+    with; default the scores' digits) and ``scores`` (consecutive whole numbers; default 1..K);
+    ``type = "rating"`` takes ``low`` and ``high`` (default 0 and 10). ``type`` may also be a scale's
+    full name ("likert5", "rating0-10"); after validation it always is.
+    """
 
     type: str = Field(
         DEFAULT_SCALE, validation_alias=AliasChoices("type", "mode"),
-        description="response type (survey.responses): 'binary': Yes/No answers parsed into 1/0; 'text': free "
-                    "text (DBPA), answer empty. `mode` is accepted as the older name of this key")
+        description="response type (survey.responses): 'binary' (Yes/No parsed into 1/0), 'likert' (K labelled "
+                    "points), 'rating' (a numeric range such as 0-10), 'choice' (forced choice between the two "
+                    "messages, asked in both orders) or 'text' (free text for DBPA, answer empty). `mode` is "
+                    "accepted as the older name of this key")
     template: str | None = Field(
-        None, description="question shown after the persona prompt; must contain {perturbation}")
+        None, description="question shown after the persona prompt; must contain {perturbation} "
+                          "({first} and {second} for choice)")
     max_tokens: int | None = Field(
-        None, ge=1, description="reply length; default: the response type's (binary 1, text 80)")
+        None, ge=1, description="reply length; default: the response type's (binary 1, scales 3, text 80)")
+    points: int | None = Field(None, ge=2, le=101, description="likert: number of points K (default 5)")
+    labels: list[str] | None = Field(None, min_length=2, description="likert: the K answer words, lowest first "
+                                     "(default: the scores' digits, which exact mode reads as single tokens)")
+    scores: list[int] | None = Field(None, min_length=2, description="likert: consecutive whole-number scores, "
+                                     "lowest first (default 1..K)")
+    low: int | None = Field(None, description="rating: the lowest point (default 0)")
+    high: int | None = Field(None, description="rating: the highest point (default 10)")
+    _response: ResponseType | None = PrivateAttr(None)
 
     @model_validator(mode="before")
     @classmethod
@@ -89,6 +107,8 @@ class QuestionSpec(_Strict):
     @field_validator("type")
     @classmethod
     def _known_type(cls, v: str) -> str:
+        if v in ("likert", "rating"):  # built with their knobs below
+            return v
         try:
             return response_type(v).scale
         except SurveyError as exc:  # pydantic names the field only for a ValueError
@@ -96,21 +116,55 @@ class QuestionSpec(_Strict):
 
     @field_validator("template")
     @classmethod
-    def _has_slot(cls, v: str | None) -> str | None:
-        if v is None:
+    def _has_slots(cls, v: str | None, info: ValidationInfo) -> str | None:
+        if v is None or "type" not in info.data:
             return v
-        if "{perturbation}" not in v:
-            raise ValueError("the template must contain {perturbation} where the paraphrase goes")
+        kind = info.data["type"]
+        slots = () if kind in ("likert", "rating") else getattr(response_type(kind), "slots", ())
+        slots = slots or ("perturbation",)
+        missing = [s for s in slots if "{" + s + "}" not in v]
+        if missing:
+            where = " and ".join("{" + s + "}" for s in slots)
+            raise ValueError(f"the template must contain {where} where the paraphrase"
+                             f"{'s go' if len(slots) > 1 else ' goes'}")
         try:
-            v.format(perturbation="x")
+            v.format(**dict.fromkeys(slots, "x"))
         except (KeyError, IndexError, ValueError) as exc:
-            raise ValueError(f"the template has a placeholder other than {{perturbation}} ({exc}); "
+            raise ValueError(f"the template has a placeholder other than "
+                             f"{', '.join('{' + s + '}' for s in slots)} ({exc}); "
                              "write literal braces as {{ and }}") from exc
         return v
 
+    @model_validator(mode="after")
+    def _build_type(self) -> QuestionSpec:
+        kind = self.type
+        knobs = {"likert": ("points", "labels", "scores"), "rating": ("low", "high")}
+        given = [k for k in ("points", "labels", "scores", "low", "high") if getattr(self, k) is not None]
+        wrong = [k for k in given if k not in knobs.get(kind, ())]
+        if wrong:
+            allowed = {k: ", ".join(v) for k, v in knobs.items()}
+            raise ValueError(f"{', '.join(wrong)} only apply to type = 'likert' ({allowed['likert']}) or "
+                             f"'rating' ({allowed['rating']}), not to type = '{kind}'")
+        try:
+            if kind == "likert":
+                points = self.points or (len(self.labels) if self.labels else len(self.scores or ()) or 5)
+                for what, seq in (("labels", self.labels), ("scores", self.scores)):
+                    if seq is not None and len(seq) != points:
+                        raise SurveyError(f"{what} has {len(seq)} entries for {points} points; give one per point")
+                rtype = likert(points, self.labels, self.scores, max_tokens=self.max_tokens)
+            elif kind == "rating":
+                rtype = rating(0 if self.low is None else self.low, 10 if self.high is None else self.high)
+            else:
+                rtype = response_type(kind)
+        except SurveyError as exc:  # pydantic names the field only for a ValueError
+            raise ValueError(str(exc)) from exc
+        self.type = rtype.scale
+        self._response = rtype
+        return self
+
     @property
     def response(self) -> ResponseType:
-        return response_type(self.type)
+        return self._response or response_type(self.type)
 
     @property
     def mode(self) -> str:

@@ -90,7 +90,7 @@ def test_a_registered_type_runs_from_study_to_validated_table(agree, tmp_path):
     assert pd.isna(by_reply["Hmm"]) and invalid_answers(table) == 8
     # the exact score from first-token log-probabilities is the expected score over the labels
     mass = {2: math.exp(-0.5), 1: math.exp(-3.0), 0: math.exp(-1.5)}
-    assert table["p_yes"].iloc[0] == pytest.approx((2 * mass[2] + mass[1]) / sum(mass.values()))
+    assert table["expected"].iloc[0] == pytest.approx((2 * mass[2] + mass[1]) / sum(mass.values()))
     # the validator checks answers against this scale's values
     bad = table.assign(answer=table["answer"].astype(object).where(table.index != 0, 3))
     with pytest.raises(TableError, match="rows of scale 'agree-test' must be 2 \\(Agree\\), 1 \\(Neutral\\), "

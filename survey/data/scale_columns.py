@@ -1,0 +1,55 @@
+"""The long table's columns that depend on the response type, derived from a store's rows.
+
+* ``expected``: exact mode's expected score of the cell (first-token label distribution); for Yes/No
+  it is P(Yes | Yes or No), also kept under its older name ``p_yes`` (empty for other scales, where
+  the number is a score, not a probability).
+* ``distribution``: that distribution, JSON {score: probability}, for scales other than Yes/No.
+* forced choice: ``second`` and ``second_perturbation`` (what was shown second), ``order``
+  ("A|B", the message ids in the order shown) and ``chosen`` (the message at the position answered;
+  empty for an invalid reply). ``message``/``perturbation`` are what was shown first and ``answer``
+  is the position chosen, 1 or 2.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+
+CHOICE_COLUMNS = ("second", "second_perturbation", "order", "chosen")
+
+
+def _loads(text) -> dict:
+    if not isinstance(text, str) or not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def add_scale_columns(df: pd.DataFrame) -> pd.DataFrame:
+    """Add the columns above to a store's table (``p_yes``, ``extra``, ``scale`` columns) in place."""
+    if df.empty:
+        df["expected"] = pd.Series(dtype=float)
+        return df
+    df["expected"] = pd.to_numeric(df["p_yes"], errors="coerce")
+    binary = df["scale"].eq("binary")
+    df.loc[~binary, "p_yes"] = np.nan
+    extras = df["extra"].map(_loads)
+    if (~binary).any():
+        dist = extras.map(lambda e: json.dumps(e["distribution"], sort_keys=True) if e.get("distribution") else None)
+        if dist.notna().any():
+            df["distribution"] = dist.astype(object)
+    choice = df["scale"].eq("choice")
+    if choice.any():
+        df["second"] = extras.map(lambda e: e.get("second")).where(choice).astype(object)
+        df["second_perturbation"] = extras.map(lambda e: e.get("second_perturbation")).where(choice).astype(object)
+        df["order"] = (df["message"] + "|" + df["second"].fillna("")).where(choice).astype(object)
+        ans = df["answer"]
+        chosen = np.where(ans.eq(1).fillna(False), df["message"],
+                          np.where(ans.eq(2).fillna(False), df["second"], None))
+        df["chosen"] = pd.Series(chosen, index=df.index, dtype=object).where(choice)
+    return df
