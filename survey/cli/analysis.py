@@ -25,7 +25,8 @@ from survey.data.sources import load_source
 from survey.data.table import write_table
 from survey.stats import ab_tests
 from survey.stats.analysis import analyze, estimate
-from survey.stats.beta_logit import simulate
+from survey.stats.ordinal import DELTA_MEANING_ORDINAL
+from survey.stats.ordinal_table import SCALE_CHOICES, ordinal_scores, parse_cuts, simulate
 
 ALT = click.Choice(["two-sided", "greater", "less"])
 
@@ -35,24 +36,35 @@ ALT = click.Choice(["two-sided", "greater", "less"])
 @click.option("--perturbations", "m", type=int, default=10, show_default=True, help="m perturbations per message")
 @click.option("--perturbations-b", "m_b", type=int, default=None, help="m for message B if it differs")
 @click.option("--replicates", "r", type=int, default=5, show_default=True, help="r replicates per cell")
-@click.option("--mu", type=float, default=0.5, show_default=True)
-@click.option("--kappa", type=float, default=4.0, show_default=True)
+@click.option("--scale", default="binary", show_default=True,
+              help=f"answer scale: {SCALE_CHOICES}; a rating scale is simulated from the ordinal model")
+@click.option("--mu", type=float, default=None, show_default="0.5", help="binary: mean persona Yes-rate")
+@click.option("--kappa", type=float, default=None, show_default="4.0", help="binary: Beta precision a+b")
+@click.option("--tau", type=float, default=None, show_default="1.0",
+              help="rating scales: persona s.d. on the latent logit scale")
+@click.option("--cuts", default=None, help="rating scales: K-1 increasing cut points on the latent logit scale, "
+              "comma-separated [default: logit(c/K)]")
 @click.option("--sigma", type=float, default=1.0, show_default=True)
 @click.option("--rho", type=float, default=0.3, show_default=True)
 @click.option("--delta", type=float, default=0.0, show_default=True, help=DELTA_HELP)
 @seed_option(default=None)
 @click.option("--out", type=click.Path(dir_okay=False), required=True, help="output .csv or .parquet")
 @json_option
-def simulate_cmd(n, m, m_b, r, mu, kappa, sigma, rho, delta, seed, out, as_json):
-    """Simulate respondents from the Beta-logit model and write a long table."""
-    df = simulate(n, m, r, mu=mu, kappa=kappa, sigma=sigma, rho=rho, delta=delta, seed=seed, m_b=m_b)
+def simulate_cmd(n, m, m_b, r, scale, mu, kappa, tau, cuts, sigma, rho, delta, seed, out, as_json):
+    """Simulate respondents (Yes/No: the Beta-logit model; rating scales: the ordinal model) and write a long table."""
+    rating = ordinal_scores(scale) is not None
+    df = simulate(n, m, r, mu=mu, kappa=kappa, sigma=sigma, rho=rho, delta=delta, seed=seed, m_b=m_b, scale=scale,
+                  tau=tau, cuts=parse_cuts(cuts))
     path = write_table(df, out)
+    meaning = DELTA_MEANING_ORDINAL if rating else DELTA_MEANING
     info = {"out": str(path), "rows": len(df), "personas": n, "perturbations": {"A": m, "B": m_b or m},
-            "replicates": r, "delta": {"value": delta, "meaning": DELTA_MEANING}}
+            "replicates": r, "delta": {"value": delta, "meaning": meaning}}
+    if rating:
+        info["scale"] = scale
     if as_json:
         echo_json(info)
     else:
-        click.echo(f"wrote {len(df)} rows to {path}" + (f" (delta = {delta:g}: {DELTA_MEANING})" if delta else ""))
+        click.echo(f"wrote {len(df)} rows to {path}" + (f" (delta = {delta:g}: {meaning})" if delta else ""))
 
 
 @click.command("analyze")

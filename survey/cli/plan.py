@@ -28,6 +28,7 @@ from survey.data.sources import load_source
 from survey.errors import SurveyError
 from survey.stats import ab_tests
 from survey.stats.ab_tests import DECISION_TEST
+from survey.stats.ordinal_table import SCALE_CHOICES, ordinal_scores, parse_cuts
 from survey.stats.permutation import cannot_reject_note
 from survey.stats.planning import PlanResult, Validation, plan, validate
 from survey.stats.planning.validity import CANNOT_REJECT, DEFAULT_DRAWS
@@ -51,7 +52,15 @@ def _progress(enabled: bool):
     return lambda label, total: progress_bar(label, total, enabled)
 
 
+SCALE_HELP = f"answer scale: {SCALE_CHOICES}; a rating scale is simulated from the ordinal model"
+TAU_HELP = "rating scales: persona s.d. on the latent logit scale (default 1)"
+CUTS_HELP = "rating scales: K-1 increasing cut points on the latent logit scale, comma-separated [default: logit(c/K)]"
+
+
 @click.command("plan")
+@click.option("--scale", default="binary", show_default=True, help=SCALE_HELP)
+@click.option("--tau", type=float, default=None, help=TAU_HELP)
+@click.option("--cuts", default=None, help=CUTS_HELP)
 @click.option("--mu", type=float, help="mean persona Yes-rate (default 0.5, or read from a source)")
 @click.option("--kappa", type=float, help="Beta precision a+b (default 4)")
 @click.option("--sigma", type=float, help="perturbation s.d. on the logit scale (default 1)")
@@ -82,11 +91,12 @@ def _progress(enabled: bool):
 @click.option("--no-plot", is_flag=True, help="do not draw the plot")
 @sequential_options("also simulate a sequential rule whose maximum is each design's m")
 @json_option
-def plan_cmd(mu, kappa, sigma, rho, delta, from_estimate, from_table, model, message, study, method, budgets, strategies,
+def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, from_estimate, from_table, model, message, study, method, budgets, strategies,
              designs, max_paraphrases, sets, alpha, simulations, flips, seed, alternative, target_power, out, plot,
              no_plot, as_json, **seq):
     """Simulate the power of each test for allocation strategies and budgets; find the cheapest design."""
-    res = plan(delta, mu=mu, kappa=kappa, sigma=sigma, rho=rho, from_estimate=from_estimate, from_table=from_table,
+    ordinal_scores(scale)  # a bad --scale stops here, before any file is read
+    res = plan(delta, scale=scale, tau=tau, cuts=parse_cuts(cuts), mu=mu, kappa=kappa, sigma=sigma, rho=rho, from_estimate=from_estimate, from_table=from_table,
                model=model, message=message, study=study, budgets=_ints(budgets, "--budget") if budgets else None,
                strategies=strategies, designs=designs, alpha=alpha, simulations=simulations, flips=flips, seed=seed,
                alternative=alternative, target_power=target_power, method=method, max_paraphrases=max_paraphrases,

@@ -46,6 +46,8 @@ class OrdinalParams(BaseModel):
     rho: float = Field(0.3, ge=0, le=1, allow_inf_nan=False, description="share of perturbation variance common to all personas")
     delta: float = Field(0.0, allow_inf_nan=False, description="latent logit shift of message B over A (H0: 0)")
     cuts: tuple[float, ...] | None = Field(None, description="K-1 increasing cut points; default logit(c/K)")
+    name: str | None = Field(None, max_length=40, description="the scale's name, e.g. rating0-10 [default: "
+                             "likertK for scores 1..K, else likertLOW-HIGH]")
 
     @model_validator(mode="after")
     def _check_cuts(self):
@@ -73,7 +75,9 @@ class OrdinalParams(BaseModel):
 
     @property
     def scale(self) -> str:
-        """The response type's name: likertK for scores 1..K, else likertLOW-HIGH."""
+        """The response type's name: ``name`` if given, else likertK for scores 1..K, else likertLOW-HIGH."""
+        if self.name:
+            return self.name
         return f"likert{self.points}" if self.low == 1 else f"likert{self.low}-{self.high}"
 
     def summary(self) -> dict:
@@ -83,6 +87,7 @@ class OrdinalParams(BaseModel):
 
 
 def make_ordinal_params(**kwargs) -> OrdinalParams:
+    """OrdinalParams from keywords (None values take the defaults); a bad value is a SurveyError naming it."""
     return validated(OrdinalParams, "ordinal model parameters", **{k: v for k, v in kwargs.items() if v is not None})
 
 

@@ -47,9 +47,13 @@ def ordinal_scores(scale: str) -> tuple[int, int] | None:
 
 
 def _registered(scale: str):
-    from survey.responses import RESPONSE_TYPES
+    """The response type survey.responses resolves the name to, or None (then the name is parsed here)."""
+    from survey.responses import response_type
 
-    return RESPONSE_TYPES.get(scale)
+    try:
+        return response_type(scale)
+    except SurveyError:
+        return None
 
 
 def scale_params(scale: str, *, tau=None, sigma=None, rho=None, delta=None, cuts=None) -> OrdinalParams:
@@ -58,7 +62,7 @@ def scale_params(scale: str, *, tau=None, sigma=None, rho=None, delta=None, cuts
     if bounds is None:
         raise SurveyError("scale 'binary' uses the Beta-logit model (mu, kappa), not the ordinal one")
     low, high = bounds
-    return make_ordinal_params(points=high - low + 1, low=low, tau=tau, sigma=sigma, rho=rho, delta=delta,
+    return make_ordinal_params(points=high - low + 1, low=low, name=scale, tau=tau, sigma=sigma, rho=rho, delta=delta,
                                cuts=None if cuts is None else tuple(cuts))
 
 
@@ -113,4 +117,15 @@ def simulate(n: int, m: int, r: int, mu: float | None = None, kappa: float | Non
         raise SurveyError(f"mu and kappa belong to the binary model; scale '{scale}' takes tau (persona s.d.) "
                           "and cuts (cut points) instead")
     params = scale_params(scale, tau=tau, sigma=sigma, rho=rho, delta=delta, cuts=cuts)
-    return simulate_table(params, n, m, r, seed, m_b, model, messages, scale)
+    return simulate_table(params, n, m, r, seed, m_b, model, messages)
+
+
+def parse_cuts(text: str | None) -> tuple[float, ...] | None:
+    """'-1.5,-0.5,0.5,1.5' -> cut points (the model checks their number and order); None stays None."""
+    if text is None:
+        return None
+    try:
+        return tuple(float(x) for x in str(text).split(","))
+    except ValueError:
+        raise SurveyError(f"--cuts takes K-1 increasing numbers separated by commas, e.g. -1.4,-0.4,0.4,1.4; "
+                          f"got '{text}'") from None

@@ -92,7 +92,8 @@ def test_scale_names():
     assert ordinal_scores("likert0-4") == (0, 4)
     assert ordinal_scores("rating0-10") == (0, 10)
     assert ordinal_scores("binary") is None
-    assert scale_params("rating0-10").scale == "likert0-10"
+    assert scale_params("rating0-10").scale == "rating0-10"
+    assert make_ordinal_params(points=11, low=0).scale == "likert0-10"
     assert make_ordinal_params(points=7).scale == "likert7"
     for bad in ("likert", "likert1", "rating5-1", "choice", "text", "stars5"):
         with pytest.raises(SurveyError, match="binary, likertK"):

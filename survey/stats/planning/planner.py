@@ -27,6 +27,8 @@ from survey.stats import ab_tests
 from survey.stats.ab_tests import DECISION_TEST, label
 from survey.stats.beta_logit import DELTA_MEANING, ModelParams, make_params
 from survey.stats.estimate import EstimateResult, estimate
+from survey.stats.ordinal import DELTA_MEANING_ORDINAL, OrdinalParams
+from survey.stats.ordinal_table import ordinal_scores, scale_params
 from survey.stats.planning.paraphrases import (
     ParaphraseLimit,
     paraphrase_limit,
@@ -161,7 +163,7 @@ def load_params(from_estimate=None, from_table=None, model: str | None = None, m
 
 @dataclass
 class PlanResult:
-    params: ModelParams
+    params: ModelParams | OrdinalParams  # OrdinalParams: a rating scale (survey.stats.ordinal)
     source: str  # where mu, kappa, sigma, rho came from
     alpha: float
     simulations: int
@@ -178,16 +180,23 @@ class PlanResult:
 
     def describe(self) -> str:
         p = self.params
+        if isinstance(p, OrdinalParams):
+            cuts = ", ".join(f"{c:.2f}" for c in p.cut_points)
+            return (f"{p.scale}: tau={p.tau:g}, sigma={p.sigma:g}, rho={p.rho:g}, delta={p.delta:g} (B over A, "
+                    f"latent logit), cuts {cuts}; {self.simulations} simulated surveys per design")
         return (f"mu={p.mu:g}, kappa={p.kappa:g}, sigma={p.sigma:g}, rho={p.rho:g}, "
                 f"delta={p.delta:g} (B over A, logit); {self.simulations} simulated surveys per design")
 
     def to_dict(self) -> dict:
-        return {"params": {**self.params.model_dump(), "source": self.source},
+        ordinal = isinstance(self.params, OrdinalParams)
+        params = self.params.summary() if ordinal else self.params.model_dump()
+        return {"params": {**params, "source": self.source},
                 "alpha": self.alpha, "simulations": self.simulations, "seed": self.seed,
                 "alternative": self.alternative, "flips": self.flips, "mc_error": mc_error(self.simulations),
                 "results": [r.to_dict() for r in self.results], "best": self.best,
                 "cheapest": self.cheapest, "target_power": self.target_power,
-                "warnings": self.warnings, "plot": None, "delta_meaning": DELTA_MEANING,
+                "warnings": self.warnings, "plot": None,
+                "delta_meaning": DELTA_MEANING_ORDINAL if ordinal else DELTA_MEANING,
                 "max_paraphrases": self.paraphrases.to_dict() if self.paraphrases else None,
                 "sequential": self.sequential}
 
@@ -198,7 +207,8 @@ def plan(delta: float, *, mu: float | None = None, kappa: float | None = None, s
          strategies: Iterable[str] | None = None, designs: Iterable[str | tuple] = (), alpha: float = 0.05,
          simulations: int = 1000, flips: int = 1000, seed: int = 0, alternative: str = "two-sided",
          target_power: float | None = None, method: str = "moments", max_paraphrases: int | None = None,
-         sets: Iterable[str] = (), progress: Progress = no_progress, sequential=None) -> PlanResult:
+         sets: Iterable[str] = (), progress: Progress = no_progress, sequential=None, scale: str = "binary",
+         tau: float | None = None, cuts: Iterable[float] | None = None) -> PlanResult:
     """Simulated power of each test for allocation strategies n:m:r at budgets N = 2nmr, and explicit
     designs ("n,m,r" or (n, m, r)); with ``target_power``, also the cheapest design reaching it.
 
@@ -212,12 +222,23 @@ def plan(delta: float, *, mu: float | None = None, kappa: float | None = None, s
     ``sequential``: a SequentialDesign (or its fields as a dict): each design's m becomes its maximum
     pairs, and the result's ``sequential`` rows give the rule's power and expected queries beside the
     fixed design's (survey.stats.sequential.planning).
+    ``scale``: "binary" (the Beta-logit model) or a rating scale such as "likert5", simulated from the
+    ordinal model (survey.stats.ordinal) with persona s.d. ``tau`` (default 1) and ``cuts`` (default
+    logit(c/K)); sigma, rho and delta keep their meaning on the latent logit scale, and the tests run on
+    the mean score per cell.
     """
     opts = validated(PlanOptions, alpha=alpha, simulations=simulations, flips=flips, seed=seed,
                          budgets=list(DEFAULT_BUDGETS if budgets is None else budgets), target_power=target_power)
-    values, source = load_params(from_estimate, from_table, model, message, study, method)
-    values.update({k: v for k, v in zip(PARAMS, (mu, kappa, sigma, rho), strict=True) if v is not None})
-    params = make_params(**values, delta=delta)
+    if ordinal_scores(scale) is not None:
+        _check_rating_inputs(scale, mu, kappa, from_estimate, from_table, sequential)
+        params, source = scale_params(scale, tau=tau, sigma=sigma, rho=rho, delta=delta, cuts=cuts), "given"
+    else:
+        if tau is not None or cuts is not None:
+            raise SurveyError("--tau and --cuts belong to rating scales (e.g. --scale likert5); "
+                              "a binary survey takes --mu and --kappa")
+        values, source = load_params(from_estimate, from_table, model, message, study, method)
+        values.update({k: v for k, v in zip(PARAMS, (mu, kappa, sigma, rho), strict=True) if v is not None})
+        params = make_params(**values, delta=delta)
     triples = [parse_design(d) if isinstance(d, str) else tuple(d) for d in designs]
     strategy_list = list(strategies or [])
     for s in strategy_list:
@@ -258,3 +279,16 @@ def plan(delta: float, *, mu: float | None = None, kappa: float | None = None, s
     warnings += paraphrase_warnings(limit, best, cheapest)
     return PlanResult(params, source, opts.alpha, opts.simulations, seed, alternative, opts.flips, results,
                       best, cheapest, opts.target_power, warnings, limit, seq_rows)
+
+
+def _check_rating_inputs(scale, mu, kappa, from_estimate, from_table, sequential) -> None:
+    """What a rating-scale plan cannot take (yet): the binary model's parameters and sources."""
+    if mu is not None or kappa is not None:
+        raise SurveyError(f"--mu and --kappa belong to the binary model; scale '{scale}' takes --tau (persona "
+                          "s.d.) and --cuts (cut points) on the latent logit scale")
+    if from_estimate is not None or from_table is not None:
+        raise SurveyError(f"--from-estimate and --from-table fit the binary model; for scale '{scale}' give "
+                          "--tau, --sigma, --rho (survey.stats.ordinal_estimate fits them on rating answers)")
+    if sequential is not None:
+        raise SurveyError(f"the sequential rule is simulated for Yes/No surveys only; plan scale '{scale}' "
+                          "without it")

@@ -12,8 +12,8 @@ Rounding rule (ours), for weights w = (w_n, w_m, w_r) and budget N:
 The total never exceeds N; over the default strategies and budgets 100..20000 it uses 98% of N
 on average and at least 88%, and each factor stays within 15% of its ideal in 95% of cases.
 
-Speed: S surveys are simulated at once (binomial counts per cell via survey.stats.beta_logit.simulate_counts),
-and each test of survey.stats.ab_tests that planning simulates runs its batched function on the
+Speed: S surveys are simulated at once (binomial counts per cell via survey.stats.beta_logit.simulate_counts,
+or for a rating scale the per-cell score sums of survey.stats.ordinal.simulate_score_sums), and each test of survey.stats.ab_tests that planning simulates runs its batched function on the
 whole (S, ·) batch (sign_flip_pvalues, survey.stats.batched's sign and Wilcoxon p-values).
 """
 
@@ -30,6 +30,7 @@ from survey.errors import SurveyError
 from survey.stats import ab_tests
 from survey.stats.ab_tests import DECISION_TEST, ByTest, batched_pvalues, with_aliases
 from survey.stats.beta_logit import ModelParams, simulate_counts
+from survey.stats.ordinal import OrdinalParams, simulate_score_sums
 
 MINIMUM = (2, 2, 1)  # n >= 2 personas, m >= 2 perturbations, r >= 1 replicate
 # Eight strategies: the balanced point, the three corners (persona-, perturbation-,
@@ -148,21 +149,25 @@ def designs_for(strategies: Iterable[str], budgets: Iterable[int],
     return out
 
 
-def simulate_pvalues(params: ModelParams, n: int, m: int, r: int, simulations: int,
+def simulate_pvalues(params: ModelParams | OrdinalParams, n: int, m: int, r: int, simulations: int,
                      rng: np.random.Generator, alternative: str = "two-sided", flips: int = 1000,
                      exact_max_m: int = 12, tests: Iterable[str] | None = None) -> ByTest:
     """p-values of each test (default: every test planning simulates) on ``simulations`` surveys of
-    design (n, m, r), simulated in batches."""
+    design (n, m, r), simulated in batches: Yes/No surveys for ModelParams, rating-scale surveys (mean
+    scores per cell) for OrdinalParams."""
     tests = ab_tests.names(power=True) if tests is None else tuple(ab_tests.canonical(t) for t in tests)
     out = ByTest({t: np.empty(simulations) for t in tests})
-    step = max(1, _MAX_CELLS // (n * m))
+    # a rating scale draws K category counts per cell: K times the memory of a Yes count
+    step = max(1, _MAX_CELLS // (n * m * getattr(params, "points", 1)))
     test_seed = int(rng.integers(2**63))  # one set of random sign vectors for every batch of this design
+    # per cell: Yes counts, or sums of r scores; either is r times the cell's mean answer
+    draw = simulate_score_sums if isinstance(params, OrdinalParams) else simulate_counts
     for start in range(0, simulations, step):
         S = min(step, simulations - start)
-        ya, yb = simulate_counts(params, n, m, m, r, rng, size=(S,))
+        ya, yb = draw(params, n, m, m, r, rng, size=(S,))
         diff = ya - yb  # (S, n, m) integers
         # D-bar_j, D-hat_i and theta-bar_j up to the factors 1/(n r), 1/(m r) and 1/(n r): the tests
-        # are scale-free, and integer sums keep ties exact in floating point.
+        # are scale-free (and the unpaired one shift-free), and integer sums keep ties exact in floating point.
         samples = {"pairs": (diff.sum(axis=1).astype(float),), "personas": (diff.sum(axis=2).astype(float),),
                    "means": (ya.sum(axis=1).astype(float), yb.sum(axis=1).astype(float))}
         pv = batched_pvalues(samples, tests, alternative, flips, exact_max_m, test_seed)
@@ -178,7 +183,7 @@ def design_seed(seed: int, design: SurveySize | tuple) -> np.random.Generator:
     return np.random.default_rng([int(seed), n, m, r])
 
 
-def estimate_power(params: ModelParams, designs: list[SurveySize], simulations: int = 1000,
+def estimate_power(params: ModelParams | OrdinalParams, designs: list[SurveySize], simulations: int = 1000,
                    alpha: float = 0.05, seed: int = 0, alternative: str = "two-sided",
                    flips: int = 1000, exact_max_m: int = 12, keep_pvalues: bool = False,
                    progress: Callable[[int], None] | None = None) -> list[PowerResult]:
@@ -215,7 +220,7 @@ def best_per_budget(results: list[PowerResult], test: str = DECISION_TEST) -> li
             for b, r in sorted(by_budget.items())]
 
 
-def cheapest_design(params: ModelParams, results: list[PowerResult], target: float,
+def cheapest_design(params: ModelParams | OrdinalParams, results: list[PowerResult], target: float,
                     simulations: int = 1000, alpha: float = 0.05, seed: int = 0,
                     alternative: str = "two-sided", flips: int = 1000, exact_max_m: int = 12,
                     test: str = DECISION_TEST, tolerance: float = 0.02) -> dict | None:
