@@ -34,5 +34,8 @@ class Choice(NumericLabels):
             text = rest[6:]
         return super().parse(text)
 
+    def describe_values(self) -> str:
+        return "1 (the option shown first), 2 (the option shown second)"
+
     def answer_instruction(self) -> str:
         return "Answer ONLY '1' or '2'. Do not explain."

@@ -85,6 +85,9 @@ class OrdinalScale(ResponseType):
     def parse(self, text: str | None) -> int | None:
         return NumericLabels.parse(self, text) if self.numeric else ResponseType.parse(self, text)
 
+    def describe_values(self) -> str:
+        return ", ".join(map(str, self.labels)) if self.numeric else super().describe_values()
+
     @property
     def low(self) -> int:
         return min(self.labels)
