@@ -239,3 +239,19 @@ def estimate_ordinal(counts, n_boot: int = 200, seed=0) -> OrdinalEstimate:
         notes.append(f"{int((valid < 2).sum())} cells with fewer than 2 valid answers add nothing to the within-cell moment")
     return OrdinalEstimate(k, n, m, est["tau"], est["sigma"], est["rho"], [float(x) for x in point["cuts"][0]],
                            se, ci, n_boot, clamped, notes)
+
+
+def category_counts(df, model: str, message: str, low: int, high: int) -> np.ndarray:
+    """(personas, paraphrases, K) counts of valid answers per score low..high for one model's message in a
+    long table; an answer outside the scale or missing is invalid and not counted."""
+    sub = df[(df["model"] == model) & (df["message"] == message)]
+    if sub.empty:
+        raise SurveyError(f"no answers of model '{model}' to message '{message}'")
+    personas, paraphrases = sub["persona"].astype(str), sub["perturbation"].astype(str)
+    i, persona_names = personas.factorize()
+    j, paraphrase_names = paraphrases.factorize()
+    answer = sub["answer"].astype("Float64").to_numpy(dtype=float, na_value=np.nan)
+    ok = np.isfinite(answer) & (answer >= low) & (answer <= high) & (answer == np.round(answer))
+    counts = np.zeros((len(persona_names), len(paraphrase_names), high - low + 1), int)
+    np.add.at(counts, (i[ok], j[ok], answer[ok].astype(int) - low), 1)
+    return counts

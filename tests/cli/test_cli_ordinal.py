@@ -58,6 +58,7 @@ def test_plan_text_output_names_the_scale(capsys):
     (("--scale", "likert5", "--cuts", "2,1,0,-1"), "increasing"),
     (("--scale", "likert5", "--tau", "-1"), "tau"),
     (("--scale", "likert5", "--from-estimate", "est.json"), "--from-estimate"),
+    (("--scale", "likert5", "--from-table", "ratings.csv"), "--message"),
 ])
 def test_plan_bad_rating_inputs_exit_2(capsys, args, words):
     code, out, err = run_cli(capsys, *PLAN, "--delta", "0.3", *args)
@@ -106,3 +107,19 @@ def test_simulate_binary_json_is_unchanged(capsys, tmp_path):
     df = pd.read_csv(tmp_path / "b.csv")
     expected = survey.simulate(4, 2, 2, seed=3)
     assert list(df.columns) == list(expected.columns) and (df["answer"].to_numpy() == expected["answer"]).all()
+
+
+def test_plan_from_a_rating_table(capsys, tmp_path):
+    table = tmp_path / "ratings.csv"
+    code, _, _ = run_cli(capsys, "simulate", "--scale", "likert5", "--personas", "50", "--perturbations", "20",
+                         "--replicates", "5", "--sigma", "1", "--rho", "0.5", "--seed", "4", "--out", table)
+    assert code == 0
+    code, out, _ = run_cli(capsys, *PLAN, "--scale", "likert5", "--from-table", table, "--message", "A",
+                           "--delta", "0.3", "--rho", "0.2", "--json")
+    assert code == 0
+    p = json.loads(out)["params"]
+    assert "ordinal moments" in p["source"] and p["rho"] == 0.2  # a flag overrides the fitted value
+    assert 0.5 < p["tau"] < 1.6 and 0.5 < p["sigma"] < 1.5 and len(p["cuts"]) == 4
+    code, _, err = run_cli(capsys, *PLAN, "--scale", "likert7", "--from-table", table, "--message", "A",
+                           "--delta", "0.3")
+    assert code == 2 and "on scale likert5" in err

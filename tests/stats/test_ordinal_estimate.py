@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import integrate, stats
 from scipy.special import expit
@@ -134,3 +135,19 @@ def test_estimator_input_errors():
         estimate_ordinal(np.ones((5, 4), int))
     with pytest.raises(SurveyError, match="n_boot"):
         estimate_ordinal(np.full((5, 4, 3), 2), n_boot=-1)
+
+
+def test_category_counts_from_a_long_table_skip_invalid_answers():
+    from survey.stats.ordinal_estimate import category_counts
+    from survey.stats.ordinal_table import simulate_table
+
+    df = simulate_table(make_ordinal_params(points=5), 6, 3, 4, seed=2)
+    df["answer"] = df["answer"].astype("Int16")
+    df.loc[0, "answer"] = pd.NA
+    df.loc[1, "answer"] = 9  # off the scale: invalid, never clipped
+    counts = category_counts(df, "simulated", "A", 1, 5)
+    assert counts.shape == (6, 3, 5) and counts.sum() == 6 * 3 * 4 - 2
+    first = df.loc[(df.message == "A") & (df.persona == "P002") & (df.perturbation == "A-02"), "answer"]
+    assert counts[1, 1] @ np.arange(1, 6) == first.sum()
+    with pytest.raises(SurveyError, match="no answers"):
+        category_counts(df, "simulated", "C", 1, 5)

@@ -17,6 +17,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -230,8 +231,11 @@ def plan(delta: float, *, mu: float | None = None, kappa: float | None = None, s
     opts = validated(PlanOptions, alpha=alpha, simulations=simulations, flips=flips, seed=seed,
                          budgets=list(DEFAULT_BUDGETS if budgets is None else budgets), target_power=target_power)
     if ordinal_scores(scale) is not None:
-        _check_rating_inputs(scale, mu, kappa, from_estimate, from_table, sequential)
-        params, source = scale_params(scale, tau=tau, sigma=sigma, rho=rho, delta=delta, cuts=cuts), "given"
+        _check_rating_inputs(scale, mu, kappa, from_estimate, sequential)
+        fitted, source = _rating_params_from_table(scale, from_table, model, message, study)
+        given = {"tau": tau, "sigma": sigma, "rho": rho, "cuts": cuts}
+        fitted.update({k: v for k, v in given.items() if v is not None})
+        params = scale_params(scale, delta=delta, **fitted)
     else:
         if tau is not None or cuts is not None:
             raise SurveyError("--tau and --cuts belong to rating scales (e.g. --scale likert5); "
@@ -281,14 +285,49 @@ def plan(delta: float, *, mu: float | None = None, kappa: float | None = None, s
                       best, cheapest, opts.target_power, warnings, limit, seq_rows)
 
 
-def _check_rating_inputs(scale, mu, kappa, from_estimate, from_table, sequential) -> None:
+def _check_rating_inputs(scale, mu, kappa, from_estimate, sequential) -> None:
     """What a rating-scale plan cannot take (yet): the binary model's parameters and sources."""
     if mu is not None or kappa is not None:
         raise SurveyError(f"--mu and --kappa belong to the binary model; scale '{scale}' takes --tau (persona "
                           "s.d.) and --cuts (cut points) on the latent logit scale")
-    if from_estimate is not None or from_table is not None:
-        raise SurveyError(f"--from-estimate and --from-table fit the binary model; for scale '{scale}' give "
-                          "--tau, --sigma, --rho (survey.stats.ordinal_estimate fits them on rating answers)")
+    if from_estimate is not None:
+        raise SurveyError(f"--from-estimate reads the binary model's estimate; for scale '{scale}' give --tau, "
+                          "--sigma, --rho, or --from-table to fit them on rating answers")
     if sequential is not None:
         raise SurveyError(f"the sequential rule is simulated for Yes/No surveys only; plan scale '{scale}' "
                           "without it")
+
+
+def _rating_params_from_table(scale, from_table, model, message, study) -> tuple[dict, str]:
+    """tau, sigma, rho and cuts fitted on one message of a rating table (survey.stats.ordinal_estimate),
+    or nothing when no table is given."""
+    if from_table is None:
+        return {}, "given"
+    from survey.stats.ordinal_estimate import category_counts, estimate_ordinal
+
+    if not message:
+        raise SurveyError("--from-table needs --message: the message whose answers are fitted")
+    df, source = from_table, "the table"
+    if not isinstance(df, pd.DataFrame):
+        from survey.data.sources import load_long_table
+
+        df, source = load_long_table(from_table, study, min_perturbations=0), str(from_table)
+    models = models_in(df)
+    if model is None and len(models) > 1:
+        raise SurveyError(f"{source} has several models ({', '.join(models)}); choose one with --model")
+    mdl = model or models[0]
+    require_models(df, [mdl])
+    scales = set(df.loc[(df["model"] == mdl) & (df["message"] == message), "scale"].astype(str)) \
+        if "scale" in df.columns else set()
+    if scales and scales != {scale}:
+        raise SurveyError(f"{source}: the answers of message {message} are on scale {', '.join(sorted(scales))}; "
+                          f"plan with that --scale, not '{scale}'")
+    low, high = ordinal_scores(scale)
+    est = estimate_ordinal(category_counts(df, mdl, message, low, high), n_boot=0)
+    clamped = f"; {'; '.join(n for n in est.notes if n.startswith('clamped'))}" if est.clamped else ""
+    # a point nobody chose ties two cuts, and sigma = 0 leaves rho undefined: both are edges the simulation
+    # cannot take, so nudge the tie apart (1e-6 logits) and read an undefined rho as 0
+    cuts = np.maximum.accumulate(np.asarray(est.cuts)) + 1e-6 * np.arange(len(est.cuts))
+    rho = est.rho if np.isfinite(est.rho) else 0.0
+    return ({"tau": est.tau, "sigma": est.sigma, "rho": rho, "cuts": [float(c) for c in cuts]},
+            f"estimated by ordinal moments from {source} (model {mdl}, message {message}){clamped}")
