@@ -67,11 +67,11 @@ def test_fleiss_two_raters_is_scotts_pi_and_degenerate_is_none():
     assert fleiss_kappa(np.ones((5, 3))) is None
 
 
-def _table(rows, p_yes=None):
+def _table(rows, p_yes=None, scale=None):
     df = pd.DataFrame(rows, columns=["model", "message", "perturbation", "persona", "replicate", "answer"])
     if p_yes is not None:
         df["p_yes"] = p_yes
-    return validate_table(df, min_perturbations=0)
+    return validate_table(df, min_perturbations=0, scale=scale)
 
 
 def test_majority_labels_and_ties():
@@ -162,3 +162,139 @@ def test_a_model_with_one_label_everywhere_is_named_as_degenerate_kappa():
     varied = model_agreement(_table([r for r in rows if r[0] == "mixed"] + [("other", *r[1:]) for r in rows
                                                                           if r[0] == "mixed"]))
     assert varied.notes == []
+
+
+# --- rating scales: weighted kappa ----------------------------------------------------------------------
+
+def _sk(x, y, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return cohen_kappa_score(x, y, **kw)
+
+
+def _ordinal_raters(rng, points):
+    """Two raters on `points`, each with its own (sparse) category probabilities, agreeing in part."""
+    n = int(rng.integers(5, 400))
+    px = rng.dirichlet(np.full(len(points), 0.4))
+    py = rng.dirichlet(np.full(len(points), 0.4))
+    py[rng.random(len(points)) < 0.3] = 0.0  # y never uses some points
+    py = py / py.sum() if py.sum() > 0 else np.full(len(points), 1 / len(points))
+    x = rng.choice(points, n, p=px)
+    y = np.where(rng.random(n) < rng.uniform(0, 0.9), x, rng.choice(points, n, p=py))
+    return x, y
+
+
+@pytest.mark.parametrize("weights", ["linear", "quadratic", None])
+@pytest.mark.parametrize("seed", range(30))
+def test_weighted_kappa_matches_sklearn_with_and_without_labels(seed, weights):
+    rng = np.random.default_rng(500 + seed)
+    low = int(rng.integers(-2, 2))
+    points = np.arange(low, low + int(rng.integers(2, 12)))  # 2 to 11 points, e.g. likert5, rating0-10
+    x, y = _ordinal_raters(rng, points)
+    for labels in (points, None):
+        ref = _sk(x, y, weights=weights, labels=labels)
+        ours = cohen_kappa(x, y, weights or "none", labels)
+        assert ours is None if np.isnan(ref) else ours == pytest.approx(ref, abs=1e-12)
+
+
+def test_unused_points_count_in_the_weights_as_sklearn_labels_do():
+    # both raters use 1, 2 and 5 of a 5-point scale: without the scale's points 5 sits next to 2
+    x = np.array([1, 1, 2, 2, 5, 5, 1, 2, 5, 1])
+    y = np.array([1, 2, 2, 5, 5, 1, 1, 2, 2, 5])
+    scale = [1, 2, 3, 4, 5]
+    for w in ("linear", "quadratic"):
+        full, used = cohen_kappa(x, y, w, scale), cohen_kappa(x, y, w)
+        assert full == pytest.approx(_sk(x, y, weights=w, labels=scale), abs=1e-12)
+        assert used == pytest.approx(_sk(x, y, weights=w), abs=1e-12)
+        assert abs(full - used) > 0.05
+    # labels outside `labels` are left out, as sklearn's confusion matrix does
+    assert cohen_kappa(x, y, "linear", [1, 2]) == pytest.approx(_sk(x, y, weights="linear", labels=[1, 2]))
+
+
+def test_weighted_kappa_degenerate_cases_and_two_categories():
+    assert cohen_kappa([3, 3, 3], [3, 3, 3], "quadratic", [1, 2, 3, 4, 5]) is None
+    assert np.isnan(_sk([3, 3, 3], [3, 3, 3], weights="quadratic", labels=[1, 2, 3, 4, 5]))
+    assert cohen_kappa([3, 3, 3, 3], [1, 3, 5, 4], "quadratic", range(1, 6)) == 0.0  # one constant rater
+    x, y = [0, 1, 1, 0, 1, 1, 0], [0, 1, 0, 0, 1, 1, 1]  # two categories: weights change nothing
+    assert cohen_kappa(x, y, "linear") == pytest.approx(cohen_kappa(x, y, "quadratic")) == pytest.approx(
+        cohen_kappa(x, y))
+    with pytest.raises(SurveyError, match="weights"):
+        cohen_kappa(x, y, "cubic")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_fleiss_on_many_categories_matches_statsmodels(seed):
+    rng = np.random.default_rng(900 + seed)
+    items, raters, k = int(rng.integers(3, 150)), int(rng.integers(2, 6)), int(rng.integers(3, 11))
+    truth = rng.integers(0, k, items)
+    labels = np.where(rng.random((items, raters)) < 0.6, truth[:, None], rng.integers(0, k, (items, raters)))
+    ref = sm_fleiss(aggregate_raters(labels)[0])
+    assert fleiss_kappa(labels) == pytest.approx(ref, abs=1e-12)
+
+
+def _likert_pair(seed, **y_params):
+    from survey.stats.ordinal_table import scale_params, simulate_table
+
+    x = scale_params("likert5", tau=1.0, sigma=0.6, rho=0.5, delta=0.8)
+    y = scale_params("likert5", **{"tau": 1.0, "sigma": 0.6, "rho": 0.5, "delta": -0.8, **y_params})
+    return validate_table(pd.concat([simulate_table(x, 12, 5, 3, seed=seed, model="x"),
+                                     simulate_table(y, 12, 5, 3, seed=seed + 1, model="y")]))
+
+
+def test_likert_agreement_is_weighted_kappa_on_the_scale_points():
+    df = _likert_pair(31)
+    res = model_agreement(df, source="majority")
+    assert res.scale == "likert5" and res.weights == "quadratic" and res.kappa_name == "weighted kappa (quadratic)"
+    assert res.sources == {"x": "mean", "y": "mean"}
+    both = res.labels.dropna()
+    assert set(np.unique(both.to_numpy())) <= {1.0, 2.0, 3.0, 4.0, 5.0}
+    for w in ("linear", "quadratic", "none"):
+        r = model_agreement(df, source="majority", weights=w)
+        ref = _sk(both["x"], both["y"], weights=None if w == "none" else w, labels=[1, 2, 3, 4, 5])
+        assert r.pairs[0].kappa == pytest.approx(ref, abs=1e-12) and r.weights == w
+    assert res.to_dict()["weights"] == "quadratic" and res.to_dict()["scale"] == "likert5"
+    assert any("Fleiss' kappa is unweighted" in n for n in res.notes)
+    exact = model_agreement(df)  # simulated tables carry the expected score: exact mode
+    assert exact.sources == {"x": "expected", "y": "expected"} and exact.n_ties == {"x": 0, "y": 0}
+    json.dumps(exact.to_dict(), allow_nan=False)
+
+
+def test_likert_cell_label_is_the_point_nearest_the_mean_with_explicit_ties():
+    rows = []
+    # x: (4, 5) halfway -> tie; (2, 2, 3) mean 2.33 -> 2; no valid answer -> tie, never resolved on 5 points
+    for k, (a1, a2, a3) in enumerate([(4, 2, None), (5, 2, None), (None, 3, None)]):
+        rows += [("x", "A", "p1", "P1", k, a1), ("x", "A", "p2", "P1", k, a2), ("x", "A", "p3", "P1", k, a3)]
+        rows += [("y", "A", f"p{j}", "P1", k, 3) for j in (1, 2, 3)]
+    df = _table(rows, scale="likert5")
+    labels, sources, ties = cell_labels(df)
+    assert sources["x"] == "mean" and ties == {"x": 2, "y": 0}
+    assert np.isnan(labels.loc[("A", "P1", "p1"), "x"]) and labels.loc[("A", "P1", "p2"), "x"] == 2.0
+    low, _, _ = cell_labels(df, ties="low")
+    high, _, _ = cell_labels(df, ties="yes")
+    assert low.loc[("A", "P1", "p1"), "x"] == 4.0 and high.loc[("A", "P1", "p1"), "x"] == 5.0
+    assert np.isnan(low.loc[("A", "P1", "p3"), "x"])
+    res = model_agreement(df)
+    assert any("'y'" in n and "(3)" in n for n in res.notes)  # y says 3 everywhere: degenerate, explained
+
+
+def test_agreement_refuses_mixed_scales_free_text_and_bad_weights():
+    df = _likert_pair(33)
+    mixed = pd.concat([df, df.assign(model="z", scale="rating0-10")])
+    with pytest.raises(SurveyError, match="mix"):
+        model_agreement(mixed)
+    with pytest.raises(SurveyError, match="weights"):
+        model_agreement(df, weights="cubic")
+    assert model_agreement(mixed, models=["x", "y"]).scale == "likert5"
+
+
+def test_forced_choice_agreement_is_unweighted_on_the_position():
+    from survey.stats.choice_model import choice_table, simulate_choice_counts
+
+    rng = np.random.default_rng(3)
+    tables = [choice_table(simulate_choice_counts(10, 4, 3, rng, delta=d), 3, model=name)
+              for name, d in (("x", 0.5), ("y", -0.5))]
+    res = model_agreement(validate_table(pd.concat(tables)))
+    assert res.scale == "choice" and res.weights == "none" and res.kappa_name == "Cohen kappa"
+    both = res.labels.dropna()
+    assert set(np.unique(both.to_numpy())) <= {1.0, 2.0}
+    assert res.pairs[0].kappa == pytest.approx(_sk(both["x"], both["y"]), abs=1e-12)
