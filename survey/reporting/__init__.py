@@ -23,6 +23,7 @@ from survey.data.completeness import Completeness, split_source, table_completen
 from survey.data.table import messages_in, models_in, require_messages, validate_table
 from survey.errors import SurveyError, TableError
 from survey.reporting.context import completeness_view, incomplete_note, paraphrase_texts, study_view
+from survey.reporting.scales import BINARY, CHOICE, table_scale
 from survey.reporting.summary import study_summary
 from survey.stats import ab_tests, compare_messages, estimate
 from survey.stats.ab_tests import DECISION_TEST
@@ -77,7 +78,7 @@ def headline(c: Comparison, alpha: float, completeness: Completeness | None = No
             f"p = {p:.3g}, above α = {alpha}).{partial}")
 
 
-def _warnings(c: Comparison, alpha: float) -> list[str]:
+def _warnings(c: Comparison, alpha: float, invalid_means: str = "neither Yes nor No", rates: str = "rates") -> list[str]:
     out = []
     decisive = c.tests[DECISION_TEST]
     for name, res in c.tests.items():
@@ -87,8 +88,8 @@ def _warnings(c: Comparison, alpha: float) -> list[str]:
                        "treats personas as independent while each paraphrase shifts every persona at once; "
                        f"it is not valid here. Rely on the {ab_tests.label(DECISION_TEST)} test.")
     if c.invalid["total"]:
-        out.append(f"{c.model}: {c.invalid['total']} answers were neither Yes nor No; they are excluded from "
-                   f"the rates ({sum(c.empty_cells.values())} persona×paraphrase cells had no valid answer).")
+        out.append(f"{c.model}: {c.invalid['total']} answers were {invalid_means}; they are excluded from "
+                   f"the {rates} ({sum(c.empty_cells.values())} persona×paraphrase cells had no valid answer).")
     return out
 
 
@@ -186,6 +187,27 @@ def exact_section(comps: list[Comparison], alpha: float) -> Section:
     return sec
 
 
+def scale_analyses(df: pd.DataFrame, info, a: str | None, b: str | None, alpha: float, seed: int,
+                   n_resamples: int, left_out: list[str], completeness: Completeness | None,
+                   texts: dict) -> tuple[list[str], list[dict], list[dict], list[str]]:
+    """(headlines, section views, results.json entries, warnings) of a rating-scale or forced-choice table."""
+    if info.kind == CHOICE:
+        from survey.reporting.choice import analyze_choices, choice_headline, choice_view, choice_warnings
+
+        choices = analyze_choices(df, a, b, alpha, seed, n_resamples, left_out)
+        return ([choice_headline(mc, alpha, completeness) for mc in choices], [choice_view(mc, df) for mc in choices],
+                [mc.to_dict() for mc in choices], [w for mc in choices for w in choice_warnings(mc, alpha)])
+    from survey.reporting.scales import ordinal_headline, ordinal_results, ordinal_view, top_box_comparison
+
+    comps = analyze_all(df, a, b, alpha, seed, n_resamples, left_out)
+    boxes = [top_box_comparison(df, c, info, seed, n_resamples) for c in comps]
+    invalid = f"not one of the {len(info.scores)} labels of the {info.name} scale"
+    return ([ordinal_headline(c, tb, info, alpha, completeness) for c, tb in zip(comps, boxes, strict=True)],
+            [ordinal_view(c, tb, df, info, texts) for c, tb in zip(comps, boxes, strict=True)],
+            [ordinal_results(c, tb, info) for c, tb in zip(comps, boxes, strict=True)],
+            [w for c in comps for w in _warnings(c, alpha, invalid, "mean scores")])
+
+
 def build_report(df, out_dir: str | Path, *, title: str | None = None, a: str | None = None,
                  b: str | None = None, alpha: float = 0.05, seed: int = 0, n_resamples: int = 9999,
                  sizes: dict | None = None, extras: dict | None = None, completeness: Completeness | None = None,
@@ -207,29 +229,38 @@ def build_report(df, out_dir: str | Path, *, title: str | None = None, a: str | 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     left_out: list[str] = []
-    comps = analyze_all(df, a, b, alpha, seed, n_resamples, left_out)
+    info = table_scale(df)
+    if info.kind == BINARY:
+        comps = analyze_all(df, a, b, alpha, seed, n_resamples, left_out)
+        exact = exact_probability_comparisons(df, comps, seed, n_resamples)
+        found = [w for c in comps for w in _warnings(c, alpha)]
+        headlines = [headline(c, alpha, completeness) for c in comps]
+        views = [comparison_view(c, df, paraphrase_texts(context)) for c in comps]
+        results_list = [c.to_dict() for c in comps]
+    else:
+        exact, (headlines, views, results_list, found) = [], scale_analyses(
+            df, info, a, b, alpha, seed, n_resamples, left_out, completeness, paraphrase_texts(context))
     summary = study_summary(df)
-    exact = exact_probability_comparisons(df, comps, seed, n_resamples)
-    sections, extra_json = extra_sections(df, extras, alpha=alpha, sizes=sizes, a=a, b=b)
+    sections, extra_json = extra_sections(df, extras, alpha=alpha, sizes=sizes, a=a, b=b, kind=info.kind)
     sections = ([exact_section(exact, alpha)] if exact else []) + sections
-    warnings = [f"Left out: {x}" for x in left_out] + [w for c in comps for w in _warnings(c, alpha)]
+    warnings = [f"Left out: {x}" for x in left_out] + found
     across = extra_json.get("across_models")
     if across and across["models"]["depends_on_model"]:
         warnings.insert(0, "The conclusion depends on the model: " + "; ".join(across["models"]["reasons"])
                         + f". (The heterogeneity test's null: {HETEROGENEITY_NULL}.)")
     warnings = [w[0].upper() + w[1:] for w in completeness.warnings()] + warnings
     results = {"study": completeness.study, "completeness": completeness.to_dict(), "context": context,
-               "summary": summary, "alpha": alpha, "results": [c.to_dict() for c in comps],
+               "summary": summary, "alpha": alpha, "results": results_list,
                **({"left_out": left_out} if left_out else {}),
                **({"exact_probabilities": [c.to_dict() for c in exact]} if exact else {}),
                **extra_json}
     env = Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=select_autoescape(["html", "j2"]))
     html = env.get_template("report.html.j2").render(
         title=title or "Generative survey report", generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        version=__version__, n_rows=len(df), headlines=[headline(c, alpha, completeness) for c in comps],
+        version=__version__, n_rows=len(df), headlines=headlines,
         warnings=warnings, summary=summary, study=study_view(df, context, completeness),
-        completeness=completeness_view(completeness),
-        comparisons=[comparison_view(c, df, paraphrase_texts(context)) for c in comps], extra_sections=sections,
+        completeness=completeness_view(completeness), kind=info.kind, scale=info,
+        comparisons=views, extra_sections=sections,
     )
     (out / "index.html").write_text(html, encoding="utf-8")
     (out / "results.json").write_text(to_json(results), encoding="utf-8")

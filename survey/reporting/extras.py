@@ -150,7 +150,7 @@ def models_section(df: pd.DataFrame, a: str, b: str, alpha: float, sizes: dict |
     return sec, {"models": res.to_dict(), "agreement": agree.to_dict()}
 
 
-def messages_sections(df: pd.DataFrame, alpha: float) -> tuple[list[Section], dict]:
+def messages_sections(df: pd.DataFrame, alpha: float, mean_of: str = "mean P(Yes)") -> tuple[list[Section], dict]:
     """Three or more messages: every pair from the same responses, Holm-adjusted."""
     from survey.stats.across_messages import compare_all_messages
 
@@ -164,7 +164,7 @@ def messages_sections(df: pd.DataFrame, alpha: float) -> tuple[list[Section], di
             sections.append(Section(f"{model}: every pair of messages", paragraphs=[f"Left out: {exc}"]))
             continue
         sec = Section(f"{model}: every pair of messages (Holm-adjusted)", paragraphs=[
-            "Ranking by mean P(Yes): " + " > ".join(res.ranking) + ". Each pair is a sign-flip test on the same "
+            f"Ranking by {mean_of}: " + " > ".join(res.ranking) + ". Each pair is a sign-flip test on the same "
             "responses; p-values are adjusted with Holm's method across all pairs."])
         sec.tables.append(records_table(res.table().to_dict("records")))
         sections.append(sec)
@@ -173,19 +173,28 @@ def messages_sections(df: pd.DataFrame, alpha: float) -> tuple[list[Section], di
 
 
 def extra_sections(df: pd.DataFrame, extras: dict | None, *, alpha: float, sizes: dict | None,
-                   a: str | None, b: str | None) -> tuple[list[Section], dict]:
-    """Across-model and across-message sections (from the table), then those of the given JSON files."""
+                   a: str | None, b: str | None, kind: str = "binary") -> tuple[list[Section], dict]:
+    """Across-model and across-message sections (from the table), then those of the given JSON files.
+
+    ``kind``: the table's response type (survey.reporting.scales): the across-model section fits the
+    Yes/No model, so only a binary table gets it; forced choice compares two messages shown together,
+    so it has no across-message section either."""
     extras = extras or {}
     sections, extra_json = [], {}
-    if len(models_in(df)) >= 2:
+    if len(models_in(df)) >= 2 and kind == "binary":
         msgs = messages_in(df)
         sec, data = models_section(df, a or msgs[0], b or msgs[1], alpha, sizes)
         sections.append(sec)
         extra_json["across_models"] = data
-    msg_secs, msg_json = messages_sections(df, alpha)
-    sections.extend(msg_secs)
-    if msg_json:
-        extra_json["across_messages"] = msg_json
+    elif len(models_in(df)) >= 2:
+        sections.append(Section("Across models", paragraphs=[
+            "The across-model comparison (heterogeneity of effects, agreement) is made for Yes/No answers; for "
+            f"{'forced choice' if kind == 'choice' else 'rating scales'} read each model's section above on its own."]))
+    if kind != "choice":
+        msg_secs, msg_json = messages_sections(df, alpha, "mean P(Yes)" if kind == "binary" else "mean score")
+        sections.extend(msg_secs)
+        if msg_json:
+            extra_json["across_messages"] = msg_json
     if extras.get("sequential"):
         from survey.reporting.sequential import sequential_section
 

@@ -1,0 +1,148 @@
+"""The report's sections for forced choice (scale "choice"): per model and pair of messages the
+preference test (share choosing A, both orders averaged) and the position-bias test (share choosing
+the first-shown option), from survey.stats.choice.compare_choice, with their plots.
+
+Helm & Priebe (2026), "When prompt perturbations break your A/B test: A valid statistical test for
+generative surveying", name joint presentation as future work; the tests are those of
+survey.stats.choice. Rows of a forced-choice table name the message shown first (``message``) and
+second (``second``); ``answer`` is the position chosen (1 first, 2 second).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from survey.common.formatting import fmt
+from survey.data.completeness import Completeness
+from survey.data.table import messages_in, models_in, require_messages
+from survey.errors import SurveyError, TableError
+from survey.reporting.context import incomplete_note
+from survey.stats.choice import PERSONA_NOTE, ChoiceResult, compare_choice
+
+
+@dataclass
+class ModelChoice:
+    """One model's forced choice between two messages."""
+
+    model: str
+    result: ChoiceResult
+
+    def to_dict(self) -> dict:
+        return {"model": self.model, "scale": "choice", **self.result.to_dict()}
+
+
+def choice_message_pairs(df: pd.DataFrame, model: str) -> list[tuple[str, str]]:
+    """The (A, B) pairs shown together to ``model``, A the one listed first in the table."""
+    sub = df[df["model"] == model]
+    order = {m: i for i, m in enumerate(messages_in(df, model))}
+    pairs = {tuple(sorted((str(x), str(y)), key=lambda m: order.get(m, len(order))))
+             for x, y in zip(sub["message"], sub["second"], strict=True) if pd.notna(y) and x != y}
+    return sorted(pairs, key=lambda p: (order.get(p[0], 0), order.get(p[1], 0)))
+
+
+def analyze_choices(df: pd.DataFrame, a: str | None, b: str | None, alpha: float, seed: int, n_resamples: int,
+                    left_out: list[str]) -> list[ModelChoice]:
+    """compare_choice for every model and pair of messages shown together (or the named pair).
+
+    A pair that cannot be tested is described in ``left_out``, so that it does not hide the others;
+    when nothing can be tested, that is the error."""
+    if "second" not in df:
+        raise SurveyError("a forced-choice table needs the 'second' column (the message shown second)")
+    require_messages(df, [a or None, b or None])
+    out = []
+    for model in models_in(df):
+        pairs = [(a, b)] if a and b else choice_message_pairs(df, model)
+        for x, y in pairs:
+            try:
+                out.append(ModelChoice(model, compare_choice(df, model, x, y, alpha=alpha, seed=seed,
+                                                             n_resamples=n_resamples)))
+            except (TableError, SurveyError) as exc:
+                left_out.append(f"model '{model}', {x} vs {y}: {exc}")
+    if not out:
+        raise SurveyError("; ".join(left_out) or "nothing to compare: no two messages were shown together")
+    return out
+
+
+def choice_headline(mc: ModelChoice, alpha: float, completeness: Completeness | None = None) -> str:
+    r, model = mc.result, mc.model
+    pref, pos = r.preference, r.position_bias
+    lo, hi = pref.ci
+    said = (f"personas chose “{r.a}” over “{r.b}” in {pref.share:.0%} of the choices, both orders of presentation "
+            f"averaged ({pref.confidence:.0%} CI {lo:.0%} to {hi:.0%}, over the {r.n_pairs} paraphrase pairs)")
+    position = (f" The first-shown option was chosen {pos.share:.0%} of the time ({pos.confidence:.0%} CI "
+                f"{pos.ci[0]:.0%} to {pos.ci[1]:.0%}; test of no position bias p = {pos.pvalue:.3g}).")
+    partial = incomplete_note(completeness, model)
+    if pref.pvalue <= alpha and pref.share != 0.5:
+        winner = r.a if pref.share > 0.5 else r.b
+        return (f"{model}: personas prefer “{winner}”: {said}; the preference holds across the paraphrase pairs "
+                f"(sign-flip permutation test, p = {pref.pvalue:.3g}).{position}{partial}")
+    return (f"{model}: no reliable preference between “{r.a}” and “{r.b}”: {said}, but paraphrase pairs vary as "
+            f"much as that (sign-flip permutation test, p = {pref.pvalue:.3g}, above α = {alpha}).{position}{partial}")
+
+
+def choice_warnings(mc: ModelChoice, alpha: float) -> list[str]:
+    r, out = mc.result, []
+    for name, t in r.persona_tests.items():
+        if t.pvalue <= alpha < r.preference.pvalue:
+            out.append(f"{mc.model}, {r.a} vs {r.b}: the per-persona {name} test calls this significant (p = "
+                       f"{t.pvalue:.3g}), but it treats personas as independent while each paraphrase pair shifts "
+                       "every persona at once; it is not valid here. Rely on the preference (sign-flip) test.")
+    if r.warning:
+        out.append(f"{mc.model}, {r.a} vs {r.b}: {r.warning}.")
+    if r.invalid:
+        out.append(f"{mc.model}, {r.a} vs {r.b}: {r.invalid} replies chose neither option; they are excluded "
+                   f"from the shares ({r.empty_cells} persona × pair × order cells had no valid reply).")
+    if r.pairs_left_out:
+        out.append(f"{mc.model}, {r.a} vs {r.b}: {len(r.pairs_left_out)} pair(s) without a valid reply in both "
+                   "orders were left out.")
+    return out
+
+
+def order_counts(df: pd.DataFrame, model: str, a: str, b: str) -> dict[str, tuple[int, int, int]]:
+    """Replies by order of presentation: label -> (chose A, chose B, invalid)."""
+    sub = df[df["model"] == model]
+    out = {}
+    for first, second in ((a, b), (b, a)):
+        rows = sub[(sub["message"] == first) & (sub["second"] == second)]
+        ans = pd.to_numeric(rows["answer"], errors="coerce")
+        chose_first, chose_second = int((ans == 1).sum()), int((ans == 2).sum())
+        chose_a, chose_b = (chose_first, chose_second) if first == a else (chose_second, chose_first)
+        out[f"{first} shown first"] = (chose_a, chose_b, int(ans.isna().sum()))
+    return out
+
+
+def choice_view(mc: ModelChoice, df: pd.DataFrame) -> dict:
+    """One forced choice's section (the template's ``kind == "choice"`` block)."""
+    from survey.plots.choice import choice_shares, replies_by_order
+    from survey.reporting import fig_png
+
+    r, model = mc.result, mc.model
+    rows = []
+    for test, null in ((r.preference, "1/2: no preference"), (r.position_bias, "1/2: no position bias")):
+        lo, hi = test.ci
+        rows.append([test.what, f"{test.share:.3f}", f"[{lo:.3f}, {hi:.3f}]", f"{test.difference:+.3f}",
+                     fmt(test.pvalue), test.n_pairs, f"{null}; {test.method}"])
+    persona = [{"name": name, "statistic": fmt(t.statistic), "pvalue": fmt(t.pvalue), "note": PERSONA_NOTE}
+               for name, t in r.persona_tests.items()]
+    conf = f"{r.preference.confidence:.0%}"
+    figs = [
+        fig_png(choice_shares(model, r),
+                f"Per paraphrase pair: left, the share of valid replies choosing “{r.a}”, averaged over both orders "
+                "of presentation (what the preference test uses); right, the share choosing whichever option was "
+                f"shown first (position bias). Solid line and band: the overall share and its {conf} interval "
+                "(sign-flip inversion); dashed: 1/2."),
+        fig_png(replies_by_order(model, r.a, r.b, order_counts(df, model, r.a, r.b)),
+                f"All replies by order of presentation: the share choosing “{r.a}”, choosing “{r.b}”, and invalid. "
+                "A position bias tilts the two orders in opposite directions; averaging them cancels it."),
+    ]
+    return {
+        "kind": "choice", "model": model, "a": r.a, "b": r.b, "confidence": conf,
+        "shares": {"columns": ["what", "share", f"{conf} CI", "difference (share − other)", "p-value", "pairs",
+                               "null; method"], "rows": rows},
+        "persona_tests": persona, "warning": r.warning, "notes": list(r.notes),
+        "design": (f"{r.n_personas} personas; {r.n_pairs} paraphrase pairs used, each asked in both orders; "
+                   f"r = {r.replicates} replicates per order; {r.invalid} invalid replies."),
+        "figures": figs,
+    }
