@@ -1,14 +1,24 @@
-"""Simulated respondents from the Beta-logit model of Helm & Priebe (2026) (survey.stats.beta_logit),
-offline and free.
+"""Simulated respondents, offline and free: Yes/No answers from the Beta-logit model of Helm & Priebe
+(2026) (survey.stats.beta_logit), rating-scale answers from the ordinal model (survey.stats.ordinal)
+and forced choices from the choice model (survey.stats.choice_model); the question's response type
+picks the model.
 
 Every random quantity is a pure function of (seed, ids), never of call order: p_i hashes
 (seed, persona), u_j (seed, message, perturbation), v_ij (seed, message, perturbation, persona) and
 the Yes/No draw adds the replicate. So an interrupted and resumed run, at any concurrency, gives
 exactly the table an uninterrupted run would have given.
 
-Options (the study's ``[models.options]``): mu, kappa, sigma, rho (ModelParams), ``deltas`` (a logit
-shift per message id, e.g. {boots = 0.5}), ``seed`` (else the model's seed, else 0),
-``invalid_rate`` (share of replies that are neither Yes nor No) and ``latency`` (seconds per call).
+Options (the study's ``[models.options]``): mu, kappa (Yes/No persona Beta), sigma, rho (paraphrase
+effects, every model), ``tau`` (rating scales: persona s.d. on the latent scale, default 1; forced
+choice: s.d. of a persona's pull towards the first-shown option, default 0), ``cuts`` (rating scales:
+K-1 increasing cut points, default logit(c/K)), ``position`` (forced choice: share choosing the
+first-shown option between equals, default 0.5), ``deltas`` (a logit shift per message id, e.g.
+{boots = 0.5}: more Yes, higher scores, chosen more often), ``seed`` (else the model's seed, else 0),
+``invalid_rate`` (share of replies that are no answer) and ``latency`` (seconds per call).
+
+Every reply carries the cell's exact expected score as p_yes (P(Yes) for Yes/No, the mean score of a
+rating, the expected position 2 - P(first) of a choice) and, beyond Yes/No, its distribution in
+extra["distribution"].
 """
 
 from __future__ import annotations
@@ -21,10 +31,13 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 from scipy.special import expit, logit
 
-from survey.backends.base import Capabilities, Query, Reply
+from survey.backends.base import BackendError, Capabilities, Query, Reply
 from survey.backends.provider import parse_options
 from survey.errors import SurveyError
 from survey.stats.beta_logit import ModelParams
+from survey.stats.ordinal import OrdinalParams, category_probabilities, make_ordinal_params
+
+NO_ANSWER = "?"  # an invalid reply on a rating or choice question: no label, no number
 
 
 class SimulatedOptions(BaseModel):
@@ -33,6 +46,13 @@ class SimulatedOptions(BaseModel):
     kappa: float = Field(4.0, gt=0)
     sigma: float = Field(1.0, ge=0)
     rho: float = Field(0.3, ge=0, le=1)
+    tau: float | None = Field(None, ge=0, allow_inf_nan=False, description="rating scales: persona s.d. on "
+                              "the latent scale (default 1); choice: s.d. of a persona's first-position pull "
+                              "(default 0)")
+    cuts: list[float] | None = Field(None, description="rating scales: K-1 increasing cut points on the latent "
+                                     "logit scale; default logit(c/K), every point equally likely at 0")
+    position: float = Field(0.5, gt=0, lt=1, description="forced choice: share choosing the first-shown "
+                            "option when both are equally good (0.5: no position bias)")
     deltas: dict[str, float] = Field(default_factory=dict, description="logit shift per message id")
     seed: int | None = None
     invalid_rate: float = Field(0.0, ge=0, le=1)
@@ -71,17 +91,68 @@ class SimulatedBackend:
         if (seed, persona) not in self._base:
             draw = _rng(seed, "persona", persona).beta(p.a, p.b)
             self._base[(seed, persona)] = float(logit(min(max(draw, 1e-12), 1 - 1e-12)))
-        if (seed, message, perturbation) not in self._shared:
-            self._shared[(seed, message, perturbation)] = float(
-                _rng(seed, "u", message, perturbation).normal(0.0, p.sigma * math.sqrt(p.rho)))
-        v = _rng(seed, "v", message, perturbation, persona).normal(0.0, p.sigma * math.sqrt(1 - p.rho))
         shift = self.options.deltas.get(message, 0.0)
-        return float(expit(self._base[(seed, persona)] + shift + self._shared[(seed, message, perturbation)] + v))
+        return float(expit(self._base[(seed, persona)] + shift + self._shared_shift(seed, message, perturbation)
+                           + self._persona_shift(seed, persona, message, perturbation)))
+
+    def _shared_shift(self, seed: int, message: str, perturbation: str) -> float:
+        """u_j: the paraphrase's shift shared by every persona, N(0, rho sigma^2)."""
+        key = (seed, message, perturbation)
+        if key not in self._shared:
+            self._shared[key] = float(_rng(seed, "u", message, perturbation).normal(
+                0.0, self.params.sigma * math.sqrt(self.params.rho)))
+        return self._shared[key]
+
+    def _persona_shift(self, seed: int, persona: str, message: str, perturbation: str) -> float:
+        """v_ij: the paraphrase's shift for this persona only, N(0, (1 - rho) sigma^2)."""
+        sd = self.params.sigma * math.sqrt(1 - self.params.rho)
+        return float(_rng(seed, "v", message, perturbation, persona).normal(0.0, sd))
+
+    def utility(self, seed: int, persona: str, message: str, perturbation: str) -> float:
+        """delta_message + u_j + v_ij: the paraphrase's location for this persona on the latent logit
+        scale (rating scales add the persona's eta_i; forced choice compares two of them)."""
+        return (self.options.deltas.get(message, 0.0) + self._shared_shift(seed, message, perturbation)
+                + self._persona_shift(seed, persona, message, perturbation))
+
+    def ordinal_params(self, rtype) -> OrdinalParams:
+        """The ordinal model on the question's scale; cuts that do not fit it stop the query."""
+        o = self.options
+        try:
+            return make_ordinal_params(points=rtype.points, low=rtype.low, tau=1.0 if o.tau is None else o.tau,
+                                       sigma=o.sigma, rho=o.rho, cuts=None if o.cuts is None else tuple(o.cuts))
+        except SurveyError as exc:
+            raise BackendError(f"simulated backend options on the {rtype.scale} scale: {exc}", retryable=False,
+                               code="bad_options") from exc
+
+    def rating_probabilities(self, seed: int, query: Query) -> dict[int, float]:
+        """P(score) of the query's cell: category_probabilities at lambda = eta_i + delta + u_j + v_ij."""
+        rtype = query.response_type
+        params = self.ordinal_params(rtype)
+        eta = float(_rng(seed, "eta", query.persona).normal(0.0, params.tau))
+        lam = eta + self.utility(seed, query.persona, query.message, query.perturbation)
+        probs = category_probabilities(params, np.array(lam))
+        return {int(s): float(p) for s, p in zip(params.scores, probs, strict=True)}
+
+    def choice_probabilities(self, seed: int, query: Query) -> dict[int, float]:
+        """P(position) of a forced choice (survey.stats.choice_model): logit P(first) = logit(position)
+        + eta_i + U_first - U_second, each paraphrase's utility the same whichever position shows it."""
+        if query.second is None or query.second_perturbation is None:
+            raise BackendError("simulated backend: a forced-choice query needs the message shown second",
+                               retryable=False, code="bad_query")
+        o = self.options
+        eta = float(_rng(seed, "position", query.persona).normal(0.0, o.tau or 0.0))
+        gap = (self.utility(seed, query.persona, query.message, query.perturbation)
+               - self.utility(seed, query.persona, query.second, str(query.second_perturbation)))
+        first = float(expit(logit(o.position) + eta + gap))
+        return {1: first, 2: 1.0 - first}
 
     async def complete(self, query: Query) -> Reply:
         if self.options.latency:
             await asyncio.sleep(self.options.latency)
         seed = self.options.seed if self.options.seed is not None else (query.seed or 0)
+        rtype = query.response_type
+        if getattr(rtype, "ordinal", False) or rtype.scale == "choice":
+            return self._scored(seed, query, rtype)
         p = self.cell_probability(seed, query.persona, query.message, query.perturbation)
         u_invalid, u_yes = _rng(seed, "y", query.message, query.perturbation, query.persona,
                                 query.replicate).random(2)
@@ -92,6 +163,21 @@ class SimulatedBackend:
         return Reply(text=text, model_id=f"simulated/{self.model_id}",
                      prompt_tokens=(len(query.system) + len(query.user)) // 4, completion_tokens=1,
                      logprobs=logprobs, p_yes=p)
+
+    def _scored(self, seed: int, query: Query, rtype) -> Reply:
+        """A rating or a forced choice: the score drawn from the cell's distribution, stored with it."""
+        dist = (self.rating_probabilities(seed, query) if rtype.ordinal
+                else self.choice_probabilities(seed, query))
+        u_invalid, u = _rng(seed, "y", query.message, query.perturbation, query.persona, query.second,
+                            query.second_perturbation, query.replicate).random(2)
+        text = NO_ANSWER if u_invalid < self.options.invalid_rate else rtype.labels[rtype.draw(dist, u)]
+        logprobs = None
+        if query.logprobs:
+            logprobs = {rtype.labels[s]: math.log(max(p, 1e-300)) for s, p in dist.items()}
+        return Reply(text=text, model_id=f"simulated/{self.model_id}",
+                     prompt_tokens=(len(query.system) + len(query.user)) // 4, completion_tokens=1,
+                     logprobs=logprobs, p_yes=sum(s * p for s, p in dist.items()),
+                     extra={"distribution": dist})
 
     async def aclose(self) -> None:
         return None
