@@ -16,9 +16,11 @@ from survey.cli.common import (
     flips_option,
     json_option,
     print_table,
+    scale_option,
     seed_option,
     study_option,
 )
+from survey.cli.scale_output import echo_choice, echo_ordinal_estimate, echo_scale_effect
 from survey.cli.sequential import analyze_sequential, sequential_options
 from survey.common.limits import BOOTSTRAP_MAX, WHY
 from survey.data.sources import load_source
@@ -78,21 +80,31 @@ def simulate_cmd(n, m, m_b, r, scale, mu, kappa, tau, cuts, sigma, rho, delta, s
 @click.option("--confidence", type=float, default=None,
               help="level of the effect's CI  [default: 1 - alpha]")
 @click.option("--probabilities", is_flag=True,
-              help="use the exact per-cell P(Yes) (p_yes, local model in exact mode) instead of answer rates")
+              help="use the exact per-cell expected score (expected; P(Yes) for Yes/No, from a local model in "
+                   "exact mode or a provider's logprobs) instead of answer means")
 @sequential_options("replay a stopping rule over the pairs in collection order")
+@scale_option
 @study_option
 @json_option
-def analyze_cmd(table, a, b, flips, seed, alternative, alpha, confidence, probabilities, study, as_json, **seq):
-    """Test message A vs B for every model in a long table (one independent analysis per model)."""
+def analyze_cmd(table, a, b, flips, seed, alternative, alpha, confidence, probabilities, scale, study, as_json,
+                **seq):
+    """Test message A vs B for every model in a long table (one independent analysis per model).
+
+    Yes/No compares P(Yes); a rating scale compares mean scores (effect in scale points) and the top-2-box;
+    forced choice tests the preference for A with both orders averaged, and reports the position bias."""
     if seq["seq_method"]:
-        return analyze_sequential(load_source(table, study), a, b, alternative, alpha, seed, probabilities,
-                                  as_json, seq)
-    res = analyze(load_source(table, study), a, b, alternative=alternative, alpha=alpha, confidence=confidence,
-                  flips=flips, seed=seed, probabilities=probabilities)
+        return analyze_sequential(load_source(table, study, scale=scale), a, b, alternative, alpha, seed,
+                                  probabilities, as_json, seq)
+    res = analyze(load_source(table, study, scale=scale), a, b, alternative=alternative, alpha=alpha,
+                  confidence=confidence, flips=flips, seed=seed, probabilities=probabilities)
     if as_json:
         echo_json(res.to_dict())
         return
     echo_basis(res)
+    if res.choice:
+        for model, r in res.items():
+            echo_choice(model, r, res.alpha, res.significant(model))
+        return
     for r in res.values():
         lo, hi = r.effect.ci
         perts = ", ".join(f"{k} {v}" for k, v in r.n_perturbations.items())
@@ -100,8 +112,11 @@ def analyze_cmd(table, a, b, flips, seed, alternative, alpha, confidence, probab
                    f"perturbations {perts} ({r.n_paired} pairs), r = {r.replicates}, "
                    f"invalid answers {r.invalid['total']}, empty cells {sum(r.empty_cells.values())}")
         click.echo(r.pairing.describe())
-        click.echo(f"effect T = mean P(Yes|{r.a}) - P(Yes|{r.b}) = {r.effect.estimate:+.4f}, "
-                   f"{r.effect.confidence:.0%} CI [{lo:+.4f}, {hi:+.4f}] ({r.effect.method})")
+        if r.scale == "binary":
+            click.echo(f"effect T = mean P(Yes|{r.a}) - P(Yes|{r.b}) = {r.effect.estimate:+.4f}, "
+                       f"{r.effect.confidence:.0%} CI [{lo:+.4f}, {hi:+.4f}] ({r.effect.method})")
+        else:
+            echo_scale_effect(r)
         print_table("tests", ["test", "statistic", "p-value", "note"],
                     [[ab_tests.label(name), t.statistic, t.pvalue, ab_tests.get(name).note(t)]
                      for name, t in r.tests.items()])
@@ -118,13 +133,15 @@ def analyze_cmd(table, a, b, flips, seed, alternative, alpha, confidence, probab
 @seed_option()
 @click.option("--method", type=click.Choice(["moments", "appendix-c"]), default="moments", show_default=True,
               help="moments: unbiased on the probability scale (needs r >= 2, else appendix C with a note); "
-                   "appendix-c: the paper's estimator, biased, for comparison")
+                   "appendix-c: the paper's estimator, biased, for comparison (Yes/No only)")
+@scale_option
 @study_option
 @json_option
-def estimate_cmd(table, message, model, bootstrap, seed, method, study, as_json):
-    """Estimate mu, kappa, sigma, rho of the Beta-logit model of Helm & Priebe (2026)."""
-    res = estimate(load_source(table, study, min_perturbations=0), message, model, bootstrap=bootstrap, seed=seed,
-                   method=method)
+def estimate_cmd(table, message, model, bootstrap, seed, method, scale, study, as_json):
+    """Estimate mu, kappa, sigma, rho of the Beta-logit model of Helm & Priebe (2026); on a rating scale
+    tau, sigma, rho and the cut points of the ordinal model."""
+    res = estimate(load_source(table, study, min_perturbations=0, scale=scale), message, model,
+                   bootstrap=bootstrap, seed=seed, method=method)
     doc = res.to_dict()
     if as_json:
         echo_json(doc)
@@ -133,6 +150,9 @@ def estimate_cmd(table, message, model, bootstrap, seed, method, study, as_json)
     for reason in doc["left_out"]:
         click.echo(f"left out: {reason}", err=True)
     for res in doc["results"]:
+        if doc["scale"] != "binary":
+            echo_ordinal_estimate(res, message)
+            continue
         se = res["se"]
         ci = res["ci"]
         print_table(f"model {res['model']}, message {message}: {res['n_personas']} personas, "

@@ -45,6 +45,9 @@ def print_table(title: str, columns: list[str], rows: list[list]) -> None:
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 study_option = click.option("--study", default=None, help="study to read, when a store holds several")
+scale_option = click.option("--scale", default=None,
+                            help="response scale of a table without a 'scale' column, e.g. likert5, likert0-4, "
+                                 "rating0-10, choice  [default: binary (Yes/No)]")
 
 
 # Two --flips defaults, on purpose: one test's p-value (analyze, compare, report) wants 9999 random sign

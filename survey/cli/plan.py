@@ -18,6 +18,7 @@ from survey.cli.common import (
     flips_option,
     json_option,
     print_table,
+    scale_option,
     seed_option,
     study_option,
     to_json,
@@ -161,12 +162,13 @@ def _print_plan(res: PlanResult, plot: str | None) -> None:
 @click.option("--alternative", type=ALT, default="two-sided", show_default=True)
 @click.option("--plot", type=click.Path(dir_okay=False), default=None, help="ECDF plot [default: reports/validate.png; one file per model]")
 @click.option("--no-plot", is_flag=True)
+@scale_option
 @study_option
 @json_option
 def validate_cmd(table, message, a, b, model, configs, draws, alpha, confidence, flips, seed, alternative,
-                 plot, no_plot, study, as_json):
+                 plot, no_plot, scale, study, as_json):
     """Rejection rates of every test on random sub-samples: null split (Type-I error) or A vs B (power)."""
-    res = validate(load_source(table, study, min_perturbations=0), message, a, b, model=model, configs=configs,
+    res = validate(load_source(table, study, min_perturbations=0, scale=scale), message, a, b, model=model, configs=configs,
                    draws=draws, alpha=alpha, confidence=confidence, flips=flips, seed=seed, alternative=alternative,
                    source=str(table), progress=_progress(not as_json))
     doc = res.to_dict()

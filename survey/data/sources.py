@@ -26,6 +26,7 @@ from survey.data.completeness import (
 from survey.data.pairing import natural_key
 from survey.data.table import read_table, validate_table
 from survey.errors import SurveyError
+from survey.responses import response_type
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -52,18 +53,23 @@ class Source:
     completeness: Completeness
 
 
-def load_source(path: str | Path, study: str | None = None, min_perturbations: int = 2) -> Source:
+def load_source(path: str | Path, study: str | None = None, min_perturbations: int = 2,
+                scale: str | None = None) -> Source:
     """The validated long table in a .csv/.parquet file or a store, with its study, context and completeness.
 
     A store's rows are scoped to ``study``, or to its only study (an error lists them when it holds several).
+    ``scale``: the response type of a table file without a ``scale`` column (e.g. "likert5"; default Yes/No);
+    a table or store that names its scale must agree with it.
     """
+    if scale is not None:
+        response_type(scale)  # an unknown name fails first, naming the known ones
     path = Path(path)
     if not path.exists():
         raise SurveyError(f"{path}: no such file (give a .csv/.parquet table or a .sqlite store)")
     if not is_store(path):
         if study:
             raise SurveyError("--study applies to a store, not to a table file")
-        df = read_table(path, min_perturbations=min_perturbations)
+        df = read_table(path, min_perturbations=min_perturbations, scale=scale)
         return Source(df, str(path), "table", None, None, table_completeness(df, str(path)))
     from survey.collect.store import Store
 
@@ -87,14 +93,15 @@ def load_source(path: str | Path, study: str | None = None, min_perturbations: i
                           f"design; {completeness.warnings()[-1]}")
     if df.empty:
         raise SurveyError(f"{path}: the store holds no answered queries yet; run the study first")
-    return Source(validate_table(df, min_perturbations=min_perturbations), str(path), "store", study, ctx,
-                  completeness)
+    return Source(validate_table(df, min_perturbations=min_perturbations, scale=scale), str(path), "store", study,
+                  ctx, completeness)
 
 
-def load_long_table(path: str | Path, study: str | None = None, min_perturbations: int = 2) -> pd.DataFrame:
+def load_long_table(path: str | Path, study: str | None = None, min_perturbations: int = 2,
+                    scale: str | None = None) -> pd.DataFrame:
     """The validated long table in a .csv/.parquet file or a store (``study`` picks one when it holds
     several); ``load_source`` also says what it rests on."""
-    return load_source(path, study, min_perturbations).table
+    return load_source(path, study, min_perturbations, scale).table
 
 
 def _design(ctx: dict) -> dict[str, set]:

@@ -6,10 +6,16 @@ with paraphrase j of B in design order (a store's table) or in natural order of 
 surplus is left out of the paired test (and reported with the pairs); the unpaired test uses all.
 A (persona, perturbation) cell with no valid answer has theta = NaN: it is left out of the
 persona and perturbation means that need it, and counted in ``empty_cells``.
+
+On a rating scale theta is the cell's mean score, so D-bar_j, the tests and the effect are in scale
+points (the interval bounded by +-(high - low)); Helm & Priebe note that the sign-flip test needs only a
+perturbation-level summary such as mean ratings. A scale of four or more points also gets the top-2-box
+share (the two highest points) with its own sign-flip test on the same pairs (``Comparison.top_box``).
 """
 
 from __future__ import annotations
 
+import json
 import warnings
 from dataclasses import dataclass, field
 
@@ -18,9 +24,47 @@ import pandas as pd
 
 from survey.data.pairing import Pairing, pair_perturbations
 from survey.data.table import CellCounts, cell_counts, first_appearance
-from survey.errors import TableError
-from survey.stats.ab_tests import ByTest, result_dict, run_tests, with_aliases
+from survey.errors import SurveyError, TableError
+from survey.responses import DEFAULT_SCALE
+from survey.stats.ab_tests import DECISION_TEST, ByTest, result_dict, run_tests, with_aliases
 from survey.stats.effect import EffectResult, effect_ci
+from survey.stats.permutation import sign_flip_test
+from survey.stats.scale_info import ScaleInfo, scale_info, table_scale
+
+
+@dataclass
+class TopBox:
+    """Top-2-box: the share of valid answers on the scale's two highest points, A vs B, with the sign-flip
+    test on the same perturbation pairs as the mean scores and its effect (A - B in shares) and interval.
+
+    Read like a Comparison where it matters: ``tests["sign_flip"]``, ``effect``, ``theta_bar``, ``a``, ``b``."""
+
+    a: str
+    b: str
+    points: list[int]  # the top-box scores
+    shares: dict  # message -> mean over its perturbations of the per-perturbation share
+    tests: ByTest  # "sign_flip" only: the paired test on the share differences
+    effect: EffectResult  # A - B in shares, interval within [-1, 1]
+    theta_bar: dict = field(repr=False)  # message -> per-perturbation shares, paired ones first
+    d_perturbation: np.ndarray = field(repr=False)  # paired share differences
+
+    @property
+    def statistic(self) -> float:
+        return float(self.tests[DECISION_TEST].statistic)
+
+    @property
+    def pvalue(self) -> float:
+        return float(self.tests[DECISION_TEST].pvalue)
+
+    @property
+    def ci(self) -> tuple[float, float]:
+        return self.effect.ci
+
+    def to_dict(self) -> dict:
+        test = self.tests[DECISION_TEST]
+        return {"points": list(self.points), "shares": dict(self.shares), "statistic": self.statistic,
+                "pvalue": self.pvalue, "exact": bool(test.exact), "method": test.method,
+                "effect": self.effect.to_dict()}
 
 
 @dataclass
@@ -47,6 +91,14 @@ class Comparison:
     d_persona: np.ndarray = field(repr=False)  # D-hat_i
     theta_bar: dict = field(repr=False)  # message -> per-perturbation means, paired ones first
     pairing: Pairing | None = field(default=None, repr=False)  # which paraphrases d_perturbation pairs
+    scale: str = DEFAULT_SCALE  # the response type compared, e.g. "binary", "likert5"
+    unit: str = "P(Yes)"  # what theta, the effect and its interval are measured in
+    top_box: TopBox | None = None  # rating scales of four or more points
+
+    @property
+    def means(self) -> dict:
+        """message -> mean over its perturbations of theta-bar_j (P(Yes), or the mean score)."""
+        return {m: _mean(v) for m, v in self.theta_bar.items()}
 
     @property
     def pairs(self) -> list[tuple[str, str]]:
@@ -60,8 +112,10 @@ class Comparison:
             "n_paired": self.n_paired, **(self.pairing.to_dict() if self.pairing else {}),
             "replicates": self.replicates,
             "invalid": self.invalid, "empty_cells": self.empty_cells,
+            "scale": self.scale, "unit": self.unit, "means": self.means,
             "effect": self.effect.to_dict(),
             "tests": with_aliases({name: result_dict(res) for name, res in self.tests.items()}),
+            "top_box": self.top_box.to_dict() if self.top_box else None,
         }
 
     def __getattr__(self, name):
@@ -87,6 +141,12 @@ def paired_differences(ca: CellCounts, cb: CellCounts, n_pairs: int | None = Non
     return np.round(d_pert, 12), np.round(d_pers, 12)
 
 
+def _mean(x: np.ndarray) -> float | None:
+    x = np.asarray(x, dtype=float)
+    x = x[~np.isnan(x)]
+    return round(float(x.mean()), 12) if len(x) else None
+
+
 def nanmean(x: np.ndarray, axis: int) -> np.ndarray:
     """Mean over valid cells; NaN (silently) where a row or column has none: that is the answer."""
     with warnings.catch_warnings():
@@ -99,14 +159,22 @@ def compare_messages(df: pd.DataFrame, model: str, a: str, b: str, alternative: 
                      probabilities: bool = False, pairing=None) -> Comparison:
     """Run every registered A/B test (survey.stats.ab_tests) and the effect interval for A vs B.
 
-    ``probabilities``: use the exact per-cell P(Yes) (``p_yes``) instead of answer frequencies.
+    Yes/No answers are compared as P(Yes), a rating scale's as mean scores (the effect in scale points,
+    its interval within +-(high - low)), plus the top-2-box share on scales of four or more points.
+    ``probabilities``: use the exact per-cell expected score (``expected``, or ``p_yes`` for Yes/No)
+    instead of answer means; the top-2-box then comes from the ``distribution`` column (left out without it).
     ``pairing``: [(A id, B id), ...] for the paired tests; by default the design or natural order of
     the ids (survey.data.pairing). The result's ``pairs`` and ``to_dict()`` say which were formed.
     """
     sub = df[df["model"] == model]
     if sub.empty:
         raise TableError(f"no rows for model '{model}'")
-    personas = first_appearance(sub.loc[sub["message"].isin([a, b]), "persona"])
+    rows = sub[sub["message"].isin([a, b])]
+    info = scale_info(table_scale(rows, f"model '{model}', messages '{a}' and '{b}',"))
+    if info.kind == "choice":
+        raise SurveyError("a forced-choice table compares A and B within each reply: use "
+                          "survey.stats.choice.compare_choice (survey.analyze does it for a choice table)")
+    personas = first_appearance(rows["persona"])
     pairs = pair_perturbations(sub, model, a, b, pairing)
     ca = cell_counts(sub, model, a, personas, probabilities, pairs.order_a)
     cb = cell_counts(sub, model, b, personas, probabilities, pairs.order_b)
@@ -116,13 +184,66 @@ def compare_messages(df: pd.DataFrame, model: str, a: str, b: str, alternative: 
         raise TableError(f"model '{model}': no perturbation pair of '{a}' and '{b}' has valid answers")
     bar_a, bar_b = nanmean(ca.theta, axis=0), nanmean(cb.theta, axis=0)
     samples = {"pairs": (d_valid,), "personas": (d_pers,), "means": (bar_a, bar_b)}
+    top = None
+    if info.top_box:
+        top = top_box_comparison(sub, model, a, b, personas, pairs, info, alternative, n_resamples, seed,
+                                 confidence, probabilities)
     return Comparison(
         model=model, a=a, b=b, n_personas=len(personas),
         n_perturbations={a: len(ca.perturbations), b: len(cb.perturbations)},
         n_paired=int(len(d_valid)), replicates=max(ca.replicates, cb.replicates),
         invalid={a: ca.n_invalid, b: cb.n_invalid, "total": ca.n_invalid + cb.n_invalid},
         empty_cells={a: len(ca.empty_cells), b: len(cb.empty_cells)},
-        effect=effect_ci(d_valid, confidence=confidence, seed=seed, bounds=(-1.0, 1.0)),
+        effect=effect_ci(d_valid, confidence=confidence, seed=seed, bounds=info.bounds),
         tests=run_tests(samples, alternative, n_resamples, seed),
         d_perturbation=d_pert, d_persona=d_pers, theta_bar={a: bar_a, b: bar_b}, pairing=pairs,
+        scale=info.scale, unit=info.unit, top_box=top,
     )
+
+
+def top_box_comparison(sub: pd.DataFrame, model: str, a: str, b: str, personas: list[str], pairs: Pairing,
+                       info: ScaleInfo, alternative: str = "two-sided", n_resamples: int = 9999, seed=0,
+                       confidence: float = 0.95, probabilities: bool = False) -> TopBox | None:
+    """The top-2-box share of A and B per cell, its paired sign-flip test and effect interval (in shares).
+
+    In exact mode the share is the probability of the top points in the ``distribution`` column; a table
+    without it has no exact top-2-box (None)."""
+    points = info.top_box
+    if probabilities:
+        sub = _exact_top_box(sub, points)
+        if sub is None:
+            return None
+        ca = cell_counts(sub, model, a, personas, True, pairs.order_a)
+        cb = cell_counts(sub, model, b, personas, True, pairs.order_b)
+    else:
+        def in_top(answers: pd.Series) -> pd.Series:
+            return answers.isin(sorted(points))
+
+        ca = cell_counts(sub, model, a, personas, perturbations=pairs.order_a, value=in_top)
+        cb = cell_counts(sub, model, b, personas, perturbations=pairs.order_b, value=in_top)
+    d_pert, _ = paired_differences(ca, cb, len(pairs.pairs))
+    d = d_pert[~np.isnan(d_pert)]
+    if len(d) == 0:
+        return None
+    bar_a, bar_b = nanmean(ca.theta, axis=0), nanmean(cb.theta, axis=0)
+    return TopBox(a=a, b=b, points=sorted(points), shares={a: _mean(bar_a), b: _mean(bar_b)},
+                  tests=ByTest({DECISION_TEST: sign_flip_test(d, alternative, n_resamples=n_resamples, seed=seed)}),
+                  effect=effect_ci(d, confidence=confidence, seed=seed, bounds=(-1.0, 1.0)),
+                  theta_bar={a: bar_a, b: bar_b}, d_perturbation=d_pert)
+
+
+def _exact_top_box(sub: pd.DataFrame, points) -> pd.DataFrame | None:
+    """``sub`` with ``expected`` replaced by each row's exact probability of the top points (from the JSON
+    ``distribution`` column, renormalised over the scale's points); None when no row has a distribution."""
+    if "distribution" not in sub.columns or not sub["distribution"].notna().any():
+        return None
+    keys = {str(p) for p in points}
+
+    def share(text) -> float:
+        if not isinstance(text, str) or not text:
+            return np.nan
+        dist = json.loads(text)
+        total = sum(float(v) for v in dist.values())
+        return sum(float(v) for k, v in dist.items() if str(k) in keys) / total if total > 0 else np.nan
+
+    return sub.assign(expected=sub["distribution"].map(share), p_yes=np.nan)

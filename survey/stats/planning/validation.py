@@ -20,6 +20,7 @@ from survey.errors import SurveyError, validated
 from survey.stats.planning.planner import Progress, no_progress
 from survey.stats.planning.power import parse_design
 from survey.stats.planning.validity import DEFAULT_CONFIGS, DEFAULT_DRAWS, ValidityResult, validity_study
+from survey.stats.scale_info import scale_info, table_scale
 
 
 class ValidateOptions(BaseModel):
@@ -42,10 +43,12 @@ class Validation:
     by_model: dict[str, list[ValidityResult]]  # model -> one result per configuration
     completeness: Completeness | None = None  # what the table rests on (survey.data.completeness)
     alternative: str = "two-sided"
+    scale: str = "binary"  # the table's response scale: the tests run on P(Yes) or mean scores per cell
 
     def to_dict(self) -> dict:
         return {"condition": self.condition, "table": self.source, "alpha": self.alpha, "draws": self.draws,
                 "confidence": self.confidence, "seed": self.seed, "alternative": self.alternative,
+                "scale": self.scale,
                 "results": [r.to_dict() for res in self.by_model.values() for r in res], "plots": [],
                 **({"study": self.completeness.study, "completeness": self.completeness.to_dict()}
                    if self.completeness else {})}
@@ -59,8 +62,13 @@ def validate(df, message: str | None = None, a: str | None = None, b: str | None
     """Rejection rates of every test on random sub-samples of size n,m,r (``configs``, default the
     paper's six clipped to the table): null split of ``message`` (Type-I error), or ``a`` vs ``b``
     (power). Clopper-Pearson intervals at ``confidence``. ``df``: a long table or a Source
-    (survey.data.sources); the result carries its completeness (or ``completeness``)."""
+    (survey.data.sources); the result carries its completeness (or ``completeness``). On a rating scale the
+    tests run on mean scores per cell; forced choice (both messages in one reply) cannot be split this way."""
     df, completeness = split_source(df, completeness)
+    scale = table_scale(df)
+    if scale_info(scale).kind == "choice":
+        raise SurveyError("survey validate sub-samples messages asked on their own; a forced-choice table shows A "
+                          "and B together, so it has no null split or per-message sub-samples")
     opts = validated(ValidateOptions, alpha=alpha, draws=draws, flips=flips, seed=seed, confidence=confidence)
     if message is not None and (a is not None or b is not None):
         raise SurveyError("give --message (null split) or --a and --b (alternative), not both")
@@ -80,4 +88,4 @@ def validate(df, message: str | None = None, a: str | None = None, b: str | None
                                            opts.alpha, seed, alternative, opts.flips, opts.confidence,
                                            progress=advance)
     return Validation("null" if message else "alternative", source, opts.alpha, opts.draws, opts.confidence,
-                      seed, by_model, completeness, alternative)
+                      seed, by_model, completeness, alternative, scale)

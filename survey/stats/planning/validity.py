@@ -48,7 +48,8 @@ def __getattr__(name: str):
 
 @dataclass
 class Responses:
-    """One message's answers as a dense (persona, perturbation, replicate) array: 1, 0 or NaN."""
+    """One message's answers as a dense (persona, perturbation, replicate) array: the score (1/0 for Yes/No,
+    the point of a rating scale) or NaN; a cell's theta is its mean score."""
 
     message: str
     personas: list[str]
@@ -174,9 +175,9 @@ def _draw_thetas(ya: np.ndarray, yb: np.ndarray, config, draws: int, rng, null: 
     def theta(y, jj):
         sub = y[ii[:, :, None, None], jj[:, None, :, None], kk[:, None, None, :]]
         valid = np.sum(~np.isnan(sub), axis=3)
-        yes = np.nansum(sub, axis=3)
+        total = np.nansum(sub, axis=3)  # score sum: the Yes count for Yes/No
         with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(valid > 0, yes / np.maximum(valid, 1), np.nan)
+            return np.where(valid > 0, total / np.maximum(valid, 1), np.nan)
 
     return theta(ya, ja), theta(yb, jb)
 

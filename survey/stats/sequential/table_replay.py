@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from survey.errors import SurveyError
 from survey.stats.ab_tests import DECISION_TEST
 from survey.stats.analysis import analyze
 from survey.stats.comparison import Comparison
@@ -75,6 +76,9 @@ def replay(df, a: str | None = None, b: str | None = None, design: SequentialDes
         isinstance(design, dict) and "max_pairs" in design)
     res = analyze(df, a, b, models=models, alternative=base.alternative, seed=seed,
                   pairing=pairing, probabilities=probabilities)
+    if res.choice:
+        raise SurveyError("the sequential replay runs over paraphrase pairs of two separately asked messages; "
+                          "a forced-choice table is analysed by `survey analyze` without --sequential")
     out = []
     for c in res.values():
         top = base.max_pairs if fixed_max else c.n_paired
