@@ -170,9 +170,10 @@ def exact_probability_comparisons(df: pd.DataFrame, comps: list[Comparison], see
     return out
 
 
-def exact_section(comps: list[Comparison], alpha: float) -> Section:
-    sec = Section("The same tests on the model's exact P(Yes)", paragraphs=[
-        "These models report the exact probability of answering Yes in every persona × paraphrase cell, so "
+def exact_section(comps: list[Comparison], alpha: float, what: str = "P(Yes)",
+                  reported: str = "the exact probability of answering Yes") -> Section:
+    sec = Section(f"The same tests on the model's exact {what}", paragraphs=[
+        f"These models report {reported} in every persona × paraphrase cell, so "
         "the tests can run on it directly, without replicate noise. Less noise makes the invalid tests even "
         "more confident, while the sign-flip test still accounts for paraphrases moving every persona at once."])
     rows = []
@@ -187,25 +188,46 @@ def exact_section(comps: list[Comparison], alpha: float) -> Section:
     return sec
 
 
+def has_expected(df: pd.DataFrame, model: str, messages: list[str]) -> bool:
+    """Whether every row of ``model`` and ``messages`` carries exact mode's expected score."""
+    rows = df[(df["model"] == model) & df["message"].isin(messages)]
+    return "expected" in df and not rows.empty and bool(rows["expected"].notna().all())
+
+
 def scale_analyses(df: pd.DataFrame, info, a: str | None, b: str | None, alpha: float, seed: int,
                    n_resamples: int, left_out: list[str], completeness: Completeness | None,
-                   texts: dict) -> tuple[list[str], list[dict], list[dict], list[str]]:
-    """(headlines, section views, results.json entries, warnings) of a rating-scale or forced-choice table."""
+                   texts: dict) -> tuple[list[str], list[dict], list[dict], list[str], list[Section], list[dict]]:
+    """(headlines, section views, results.json entries, warnings, exact-mode sections, exact-mode results)
+    of a rating-scale or forced-choice table."""
     if info.kind == CHOICE:
-        from survey.reporting.choice import analyze_choices, choice_headline, choice_view, choice_warnings
+        from survey.reporting.choice import (
+            analyze_choices,
+            choice_headline,
+            choice_view,
+            choice_warnings,
+            exact_choice_section,
+            exact_choices,
+        )
 
         choices = analyze_choices(df, a, b, alpha, seed, n_resamples, left_out)
+        exact = exact_choices(df, choices, alpha, seed, n_resamples)
         return ([choice_headline(mc, alpha, completeness) for mc in choices], [choice_view(mc, df) for mc in choices],
-                [mc.to_dict() for mc in choices], [w for mc in choices for w in choice_warnings(mc, alpha)])
+                [mc.to_dict() for mc in choices], [w for mc in choices for w in choice_warnings(mc, alpha)],
+                [exact_choice_section(exact)] if exact else [], [mc.to_dict() for mc in exact])
     from survey.reporting.scales import ordinal_headline, ordinal_results, ordinal_view, top_box_comparison
 
     comps = analyze_all(df, a, b, alpha, seed, n_resamples, left_out)
     boxes = [top_box_comparison(df, c, info, seed, n_resamples) for c in comps]
     invalid = f"not one of the {len(info.scores)} labels of the {info.name} scale"
+    exact = [compare_messages(df, c.model, c.a, c.b, seed=seed, n_resamples=n_resamples, probabilities=True)
+             for c in comps if has_expected(df, c.model, [c.a, c.b])]
+    sections = [exact_section(exact, alpha, "expected scores", "the exact expected score (from the probabilities "
+                              "of the scale's labels)")] if exact else []
     return ([ordinal_headline(c, tb, info, alpha, completeness) for c, tb in zip(comps, boxes, strict=True)],
             [ordinal_view(c, tb, df, info, texts) for c, tb in zip(comps, boxes, strict=True)],
             [ordinal_results(c, tb, info) for c, tb in zip(comps, boxes, strict=True)],
-            [w for c in comps for w in _warnings(c, alpha, invalid, "mean scores")])
+            [w for c in comps for w in _warnings(c, alpha, invalid, "mean scores")],
+            sections, [c.to_dict() for c in exact])
 
 
 def build_report(df, out_dir: str | Path, *, title: str | None = None, a: str | None = None,
@@ -237,12 +259,15 @@ def build_report(df, out_dir: str | Path, *, title: str | None = None, a: str | 
         headlines = [headline(c, alpha, completeness) for c in comps]
         views = [comparison_view(c, df, paraphrase_texts(context)) for c in comps]
         results_list = [c.to_dict() for c in comps]
+        exact_sections = [exact_section(exact, alpha)] if exact else []
     else:
-        exact, (headlines, views, results_list, found) = [], scale_analyses(
+        exact, (headlines, views, results_list, found, exact_sections, exact_json) = [], scale_analyses(
             df, info, a, b, alpha, seed, n_resamples, left_out, completeness, paraphrase_texts(context))
     summary = study_summary(df)
     sections, extra_json = extra_sections(df, extras, alpha=alpha, sizes=sizes, a=a, b=b, kind=info.kind)
-    sections = ([exact_section(exact, alpha)] if exact else []) + sections
+    sections = exact_sections + sections
+    if info.kind != BINARY and exact_json:
+        extra_json = {"exact_expected": exact_json, **extra_json}
     warnings = [f"Left out: {x}" for x in left_out] + found
     across = extra_json.get("across_models")
     if across and across["models"]["depends_on_model"]:

@@ -146,3 +146,37 @@ def choice_view(mc: ModelChoice, df: pd.DataFrame) -> dict:
                    f"r = {r.replicates} replicates per order; {r.invalid} invalid replies."),
         "figures": figs,
     }
+
+
+def exact_choices(df: pd.DataFrame, choices: list[ModelChoice], alpha: float, seed: int,
+                  n_resamples: int) -> list[ModelChoice]:
+    """The same tests on exact mode's expected position (P(first) per reply, no replicate noise), for the
+    models whose every forced-choice row of the pair carries it."""
+    out = []
+    for mc in choices:
+        r = mc.result
+        rows = df[(df["model"] == mc.model) & df["message"].isin([r.a, r.b]) & df["second"].isin([r.a, r.b])]
+        if "expected" in df and not rows.empty and rows["expected"].notna().all():
+            try:
+                out.append(ModelChoice(mc.model, compare_choice(df, mc.model, r.a, r.b, alpha=alpha, seed=seed,
+                                                                n_resamples=n_resamples, probabilities=True)))
+            except (TableError, SurveyError):
+                continue
+    return out
+
+
+def exact_choice_section(exact: list[ModelChoice]):
+    """A section with the forced-choice tests on exact probabilities, one row per model and pair."""
+    from survey.reporting import Section
+
+    sec = Section("The same tests on the model's exact choice probabilities", paragraphs=[
+        "These models report the exact probability of choosing each option in every prompt, so the preference "
+        "and position-bias tests can run on it directly, without replicate noise."])
+    rows = []
+    for mc in exact:
+        p, q = mc.result.preference, mc.result.position_bias
+        rows.append([mc.model, f"{mc.result.a} vs {mc.result.b}", f"{p.share:.3f}", f"[{p.ci[0]:.3f}, {p.ci[1]:.3f}]",
+                     fmt(p.pvalue), f"{q.share:.3f}", f"[{q.ci[0]:.3f}, {q.ci[1]:.3f}]", fmt(q.pvalue)])
+    sec.tables.append({"columns": ["model", "messages", "share choosing A", "CI", "preference p",
+                                   "share choosing first", "CI", "position-bias p"], "rows": rows})
+    return sec

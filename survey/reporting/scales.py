@@ -156,6 +156,26 @@ def ordinal_headline(c: Comparison, tb, info: ScaleInfo, alpha: float,
             f"above α = {alpha}).{boxes}{partial}")
 
 
+def ordinal_estimates(df: pd.DataFrame, c: Comparison, info: ScaleInfo) -> tuple[list[dict], list[str]]:
+    """The ordinal model fitted per message (survey.stats.ordinal_estimate, point estimates): rows for the
+    template and the estimator's notes; a message it cannot fit is left out of the table."""
+    from survey.stats.ordinal_estimate import category_counts, estimate_ordinal
+
+    rows, notes = [], []
+    if list(info.scores) != list(range(info.low, info.high + 1)):
+        return rows, notes  # the estimator counts consecutive scores
+    for msg in (c.a, c.b):
+        try:
+            e = estimate_ordinal(category_counts(df, c.model, msg, info.low, info.high), n_boot=0)
+        except SurveyError:
+            continue
+        rows.append({"message": msg, "tau": fmt(e.tau, 3), "sigma": fmt(e.sigma, 3), "rho": fmt(e.rho, 3),
+                     "cuts": ", ".join(fmt(x, 2) for x in e.cuts),
+                     "clamped": ", ".join(e.clamped) or "—"})
+        notes = list(e.notes)
+    return rows, notes
+
+
 def ordinal_view(c: Comparison, tb, df: pd.DataFrame, info: ScaleInfo, texts: dict | None) -> dict:
     """One rating-scale comparison's section (the template's ``kind == "ordinal"`` block)."""
     from survey.plots import scales as plots
@@ -191,6 +211,7 @@ def ordinal_view(c: Comparison, tb, df: pd.DataFrame, info: ScaleInfo, texts: di
                 "sign flips of paraphrase pairs, with the observed effect T marked (in scale points)."),
     ]
     lo, hi = c.effect.ci
+    estimates, estimate_notes = ordinal_estimates(df, c, info)
     top_box = None
     if tb is not None:
         (tlo, thi), top = tb.effect.ci, tb.tests[DECISION_TEST]
@@ -205,7 +226,7 @@ def ordinal_view(c: Comparison, tb, df: pd.DataFrame, info: ScaleInfo, texts: di
         "ci_method": c.effect.method,
         "means": {"columns": ["message", "mean score", f"{conf} CI", f"top-2-box ({info.top_box_words()})",
                               "paraphrases", "invalid replies"], "rows": rows},
-        "top_box": top_box,
+        "top_box": top_box, "estimates": estimates, "estimate_notes": estimate_notes,
         "design": (f"{c.n_personas} personas; perturbations "
                    + ", ".join(f"{k}: {v}" for k, v in c.n_perturbations.items())
                    + f" ({c.n_paired} pairs); r = {c.replicates} replicates."),

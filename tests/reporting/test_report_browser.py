@@ -72,6 +72,33 @@ def test_report_renders_without_errors(driver, tmp_path):
     assert driver.save_screenshot(str(artifacts / "report.png"))
 
 
+def scale_tables() -> dict:
+    import numpy as np
+
+    from survey.stats.choice_model import choice_table, simulate_choice_counts
+    from survey.stats.ordinal_table import scale_params, simulate_table
+
+    counts = simulate_choice_counts(10, 6, 2, np.random.default_rng(1), delta=-0.8, position=0.8)
+    return {"likert5": simulate_table(scale_params("likert5", delta=0.6), 12, 6, 2, seed=4),
+            "choice": choice_table(counts, 2)}
+
+
+@pytest.mark.parametrize("scale", ["likert5", "choice"])
+def test_scale_reports_render_without_errors(driver, tmp_path, scale):
+    out = tmp_path / scale
+    build_report(scale_tables()[scale], out, title=f"{scale} check", n_resamples=999)
+    driver.get((out / "index.html").as_uri())
+    errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
+    assert errors == [], errors
+    images = driver.execute_script(IMAGE_STATS)
+    assert len(images) >= 2
+    for img in images:
+        assert img["loaded"], f"image did not load: {img['alt']}"
+        assert img["ink"] > 0.01, f"plot looks blank: {img['alt']} ({img['ink']:.4f} of pixels drawn)"
+    text = driver.find_element("tag name", "body").text
+    assert ("Top-2-box" in text) if scale == "likert5" else ("position bias" in text)
+
+
 def test_blank_image_is_detected(driver, tmp_path):
     """The check above can fail: a white PNG is reported as blank."""
     import base64

@@ -172,3 +172,22 @@ def test_binary_report_keeps_its_sections(tmp_path):
     want = json.loads(json.dumps(compare_messages(df, "simulated", "A", "B", n_resamples=FLIPS).to_dict()))
     assert json.loads((tmp_path / "results.json").read_text())["results"][0] == want
     assert res["results"][0]["effect"] == want["effect"]
+
+
+def test_exact_expected_scores_get_their_own_section(likert_report):
+    df, res, html = likert_report  # simulated ratings carry each cell's exact expected score
+    exact = df.groupby(["message", "perturbation", "persona"])["expected"].mean().groupby(["message", "perturbation"]).mean()
+    d = exact.loc["A"].to_numpy() - exact.loc["B"].to_numpy()
+    assert "The same tests on the model&#39;s exact expected scores" in html
+    assert res["exact_expected"][0]["effect"]["estimate"] == pytest.approx(d.mean())
+    assert f"<td>{d.mean():+.4f}</td>" in html
+
+
+def test_exact_choice_probabilities_get_their_own_section(tmp_path):
+    df = choice_data()
+    df["expected"] = df["answer"].astype(float)  # a certain reply: exact mode then equals the answers
+    res = build_report(df, tmp_path, n_resamples=FLIPS)
+    pref, first = choice_shares(df)
+    assert res["exact_expected"][0]["preference"]["share"] == pytest.approx(pref.mean())
+    assert res["exact_expected"][0]["position_bias"]["share"] == pytest.approx(first.mean())
+    assert "exact choice probabilities" in (tmp_path / "index.html").read_text()
