@@ -23,9 +23,8 @@ from survey.errors import SurveyError
 from survey.stats import ab_tests
 from survey.stats.ab_tests import DECISION_TEST
 from survey.stats.across_messages import ADJUSTMENTS
-from survey.stats.agreement import STRONG, TIES
+from survey.stats.agreement import STRONG, TIES, WEIGHTS
 from survey.stats.estimate import RHO_BIAS_NOTE
-from survey.stats.heterogeneity import HETEROGENEITY_NULL
 from survey.stats.table_comparison import compare_table, comparison_steps
 
 _UNITS = {"": 1.0, "K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9, "T": 1e12}
@@ -62,15 +61,19 @@ def parse_sizes(text: str | None) -> dict[str, float] | None:
 @click.option("--fit", type=click.Choice(["a", "b", "none"]), default="a", show_default=True,
               help="fit (mu, kappa, sigma, rho) on message A's or B's responses, or skip")
 @click.option("--ties", type=click.Choice(TIES), default="drop", show_default=True,
-              help="agreement: a cell with as many Yes as No answers is left out, or counted as No/Yes")
+              help="agreement: a cell with as many Yes as No answers (a mean halfway between two points) is left "
+                   "out, or counted as No/Yes (the lower/higher point: low/high)")
+@click.option("--kappa-weights", type=click.Choice(WEIGHTS), default="auto", show_default=True,
+              help="agreement on a rating scale: weighted kappa's weights (auto: quadratic on rating scales, "
+                   "unweighted on Yes/No and forced choice)")
 @flips_option(9999, FLIPS_HELP_ONE_TEST)
 @seed_option()
 @click.option("--confidence", type=float, default=None, help="level of the effect CIs  [default: 1 - alpha]")
 @click.option("--plot", "plot", type=click.Path(dir_okay=False), default=None,
               help="also save the effect-by-model plot (.png, .svg or .pdf)")
 @json_option
-def compare_cmd(table, study, a, b, sizes, alpha, holm_models, adjust, fit, ties, flips, seed, confidence,
-                plot, as_json):
+def compare_cmd(table, study, a, b, sizes, alpha, holm_models, adjust, fit, ties, kappa_weights, flips, seed,
+                confidence, plot, as_json):
     """Compare A vs B across the models of TABLE (a long table or a store), and every pair of messages.
 
     Flags "conclusion depends on the model" when significant effects disagree in sign or the
@@ -82,7 +85,8 @@ def compare_cmd(table, study, a, b, sizes, alpha, holm_models, adjust, fit, ties
     src = load_source(table, study)
     with progress_bar("comparing", comparison_steps(src.table), not as_json) as tick:
         out = compare_table(src, a, b, sizes=size_map, alpha=alpha, adjust_models="holm" if holm_models else "none",
-                            adjust_messages=adjust, fit=fit, ties=ties, n_resamples=flips, seed=seed,
+                            adjust_messages=adjust, fit=fit, ties=ties, kappa_weights=kappa_weights,
+                            n_resamples=flips, seed=seed,
                             confidence=confidence, progress=tick)
     res = out.models
     if plot:
@@ -113,24 +117,32 @@ def _print_models(res, note, confidence) -> None:
     holm = res.direction.adjust != "none"
     verdict = {1: f"prefers {res.a}", -1: f"prefers {res.b}", 0: "not significant"}
     rows, tests, fits = [], [], []
-    others = [t for t in ab_tests.names() if t != DECISION_TEST]
+    choice = res.scale == "choice"
+    params = ("mu", "kappa", "sigma", "rho") if res.scale == "binary" else ("tau", "sigma", "rho")
+    others = [t for t in ab_tests.names() if t != DECISION_TEST and any(t in s.pvalues for s in res.models)]
     for s in res.models:
         lo, hi = s.effect.ci
+        share = ([f"{s.comparison.share:.3f}", f"[{s.comparison.share_ci[0]:.3f}, {s.comparison.share_ci[1]:.3f}]"]
+                 if choice else [])
         rows.append([s.model, _size(s.size), s.n_personas, s.n_paired, s.replicates, f"{s.invalid_rate:.1%}",
-                     f"{s.effect.estimate:+.3f}", f"[{lo:+.3f}, {hi:+.3f}]"])
+                     *share, f"{s.effect.estimate:+.3f}", f"[{lo:+.3f}, {hi:+.3f}]"])
         tests.append([s.model, s.pvalues[DECISION_TEST], *([s.pvalue_adjusted] if holm else []),
-                      *(s.pvalues[t] for t in others), verdict[s.direction]])
-        f = s.fit
-        fits.append([s.model, s.fit_message or "—", *((f.mu, f.kappa, f.sigma, f.rho) if f else (None,) * 4)])
-    print_table(f"{res.a} vs {res.b} by model: effect = P(Yes|{res.a}) − P(Yes|{res.b})",
-                ["model", "size", "n", "m", "r", "invalid", "effect", f"{confidence:.0%} CI"], rows)
+                      *(s.pvalues.get(t) for t in others), verdict[s.direction]])
+        fits.append([s.model, s.fit_message or "—", *(getattr(s.fit, k) if s.fit else None for k in params)])
+    print_table(f"{res.a} vs {res.b} by model: {_effect_words(res)}",
+                ["model", "size", "n", "m", "r", "invalid",
+                 *([f"share {res.a}", f"{confidence:.0%} CI"] if choice else []), "effect", f"{confidence:.0%} CI"],
+                rows)
     print_table("p-values (the sign-flip permutation test decides)",
                 ["model", DECISION_TEST, *(["Holm"] if holm else []),
                  *(t + ("" if ab_tests.get(t).valid_when_rho_positive else "*") for t in others), "verdict"], tests)
-    if any(s.fit_message for s in res.models):
+    if any(s.fit_message for s in res.models) and res.scale == "binary":
         print_table("fitted Beta-logit parameters (appendix-C estimator of Helm & Priebe 2026)",
-                    ["model", "fitted on", "mu", "kappa", "sigma", "rho"], fits)
+                    ["model", "fitted on", *params], fits)
         click.echo(f"rho: {RHO_BIAS_NOTE}")
+    elif any(s.fit_message for s in res.models):
+        print_table("fitted ordinal-model parameters (moment estimator; latent logit scale)",
+                    ["model", "fitted on", *params], fits)
     click.echo(f"* invalid when rho > 0 (personas are not independent); the {ab_tests.label(DECISION_TEST)} "
                "test decides.")
     d = res.direction
@@ -144,11 +156,22 @@ def _print_models(res, note, confidence) -> None:
         click.secho("CONCLUSION DEPENDS ON THE MODEL", fg="red", bold=True)
         for r in res.reasons:
             click.echo(f"  - {r}")
-        click.echo(f"  (heterogeneity test's null: {HETEROGENEITY_NULL})")
+        click.echo(f"  (heterogeneity test's null: {res.heterogeneity_null})")
     else:
         click.echo(res.summary)
     for n in res.notes:
         click.echo(f"note: {n}")
+
+
+def _effect_words(res) -> str:
+    """What each model's effect is: the binary title unchanged; mean scores or shares otherwise."""
+    if res.scale == "choice":
+        return (f"forced choice, both orders averaged; share {res.a} = share of valid replies choosing {res.a}; "
+                f"effect = share choosing {res.a} − share choosing {res.b}")
+    if res.scale == "binary":
+        return f"effect = P(Yes|{res.a}) − P(Yes|{res.b})"
+    what = res.unit.split(" (")[0]
+    return f"effect = {what}({res.a}) − {what}({res.b}), in points of the {res.scale} scale"
 
 
 def _size(size):
@@ -159,11 +182,14 @@ def _size(size):
 
 def _print_agreement(ag) -> None:
     src = sorted(set(ag.sources.values()))
+    if ag.scale != "binary":  # "mean" / "expected": the scale point nearest each cell's mean (or expected) score
+        src = [f"the {ag.scale} point nearest each cell's {s} {'position' if ag.scale == 'choice' else 'score'}"
+               for s in src]
     rows = [[p.model_a, p.model_b, p.n_cells, f"{p.agreement:.1%}" if p.n_cells else None, p.kappa,
              p.to_dict()["interpretation"]] for p in ag.pairs]
     print_table(f"agreement per (message, persona, perturbation) cell — labels from {', '.join(src)}; "
                 f"ties: {ag.ties} ({sum(ag.n_ties.values())} tied cells)",
-                ["model", "model", "cells", "agreement", "Cohen kappa", "reading"], rows)
+                ["model", "model", "cells", "agreement", ag.kappa_name, "reading"], rows)
     d = ag.to_dict()
     click.echo(f"Fleiss' kappa across {len(ag.models)} models on {ag.n_cells_all} cells: {fmt(ag.fleiss_kappa)} "
                f"({d['fleiss_interpretation']}); mean pairwise kappa {fmt(ag.mean_kappa)}. "
@@ -180,7 +206,7 @@ def _print_messages(mc) -> None:
                 f"{len(mc.pairs)} tests)",
                 ["a", "b", "a − b", "CI", "joint CI", "p", "adjusted", "winner"], rows)
     ranking = ", ".join(f"{m} {mc.mean_yes[m]:.3f}" for m in mc.ranking)
-    click.echo(f"mean P(Yes) by message: {ranking}")
+    click.echo(f"mean {mc.unit} by message: {ranking}")
 
 
 def register(cli: click.Group) -> None:

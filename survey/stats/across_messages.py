@@ -1,7 +1,8 @@
 """Three or more messages compared from the same responses: every pair, no new queries.
 
 Each pair (X, Y) is the two-message analysis of `compare_messages` (sign-flip test on paired
-perturbations, effect T = P(Yes|X) - P(Yes|Y) with its sign-flip-inversion CI). With k messages
+perturbations, effect T = P(Yes|X) - P(Yes|Y) with its sign-flip-inversion CI; on a rating scale
+T = mean score(X) - mean score(Y), in scale points). With k messages
 there are k(k-1)/2 tests on one set of responses, so the sign-flip p-values are adjusted for
 multiplicity: Holm by default (controls the family-wise error under any dependence, and is
 uniformly more powerful than Bonferroni), Bonferroni, or Benjamini-Hochberg (false discovery rate;
@@ -9,6 +10,9 @@ valid under the positive dependence that shared personas induce, not under arbit
 
 The per-pair CI is marginal (95% for that pair alone). A Bonferroni-simultaneous CI (confidence
 1 - alpha/k for each of the k pairs) is reported alongside, because Holm has no matching interval.
+
+Forced choice (scale "choice") asks pairs in one prompt; its rows are not the per-message answers
+compared here, so every pair of messages is refused with a SurveyError (analyse each asked pair).
 """
 
 from __future__ import annotations
@@ -22,10 +26,49 @@ import pandas as pd
 from survey.common.formatting import finite
 from survey.data.table import messages_in, require_messages
 from survey.errors import SurveyError
+from survey.responses import BINARY, CHOICE, DEFAULT_SCALE, response_type
 from survey.stats.comparison import Comparison, compare_messages
 from survey.stats.effect import EffectResult, effect_ci
 
 ADJUSTMENTS = ("holm", "bonferroni", "bh", "none")
+
+
+@dataclass(frozen=True)
+class ScaleWords:
+    """What the compared answers are, for people: the scale, the unit of a cell mean and of an effect,
+    and the range a difference of two cell means can take."""
+
+    scale: str
+    unit: str  # "P(Yes)", "mean score (1–5)", "share choosing A − share choosing B"
+    bounds: tuple[float, float]
+
+    @property
+    def binary(self) -> bool:
+        return self.scale == BINARY.scale
+
+    @property
+    def choice(self) -> bool:
+        return self.scale == CHOICE.scale
+
+    def mean(self, message: str) -> str:
+        """"P(Yes|A)" or "mean score(A)"."""
+        return f"P(Yes|{message})" if self.binary else f"{self.unit.split(' (')[0]}({message})"
+
+
+def scale_words(df: pd.DataFrame) -> ScaleWords:
+    """The ScaleWords of a table's rows (the ``scale`` column; Yes/No without one); one scale only."""
+    scales = list(pd.unique(df["scale"].astype(str))) if "scale" in df.columns and len(df) else [DEFAULT_SCALE]
+    if len(scales) > 1:
+        raise SurveyError(f"these rows mix scales ({', '.join(scales)}); compare answers on one scale at a time")
+    rtype = response_type(scales[0])
+    if rtype.scale == BINARY.scale:
+        return ScaleWords(rtype.scale, "P(Yes)", (-1.0, 1.0))
+    if rtype.scale == CHOICE.scale:
+        return ScaleWords(rtype.scale, "share choosing A − share choosing B", (-1.0, 1.0))
+    if not rtype.scored:
+        raise SurveyError(f"'{rtype.scale}' replies have no score to compare; compare texts with `survey dbpa`")
+    low, high = min(rtype.values), max(rtype.values)
+    return ScaleWords(rtype.scale, f"mean score ({low}–{high})", (float(low - high), float(high - low)))
 
 
 def adjust_pvalues(pvalues, method: str = "holm") -> np.ndarray:
@@ -62,7 +105,7 @@ def adjust_pvalues(pvalues, method: str = "holm") -> np.ndarray:
 
 @dataclass
 class PairResult:
-    """One pair (a, b) of messages: effect T = P(Yes|a) - P(Yes|b) and its tests."""
+    """One pair (a, b) of messages: effect T = P(Yes|a) - P(Yes|b) (mean scores on a rating scale) and its tests."""
 
     a: str
     b: str
@@ -94,15 +137,22 @@ class MessagesComparison:
 
     model: str
     messages: list[str]
-    mean_yes: dict  # message -> mean over perturbations of the perturbation-level P(Yes)
+    mean_yes: dict  # message -> mean over perturbations of the perturbation-level P(Yes) (or mean score)
     pairs: list[PairResult]
     adjustment: str
     alpha: float
     confidence: float
+    scale: str = DEFAULT_SCALE
+    unit: str = "P(Yes)"  # of mean_yes and of the effects
+
+    @property
+    def mean_score(self) -> dict:
+        """message -> mean over perturbations of the perturbation-level mean (P(Yes) on Yes/No)."""
+        return self.mean_yes
 
     @property
     def ranking(self) -> list[str]:
-        """Messages from the highest to the lowest mean P(Yes) (descriptive, not a test)."""
+        """Messages from the highest to the lowest mean P(Yes) or mean score (descriptive, not a test)."""
         return sorted(self.messages, key=lambda msg: -_or(self.mean_yes[msg], -np.inf))
 
     def beats(self) -> dict:
@@ -120,8 +170,10 @@ class MessagesComparison:
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict:
+        means = {k: finite(v) for k, v in self.mean_yes.items()}
         return {"model": self.model, "messages": self.messages,
-                "mean_yes": {k: finite(v) for k, v in self.mean_yes.items()},
+                **({"mean_yes": means} if self.scale == BINARY.scale else {"mean_score": means}),
+                "scale": self.scale, "unit": self.unit,
                 "ranking": self.ranking, "beats": self.beats(), "adjustment": self.adjustment,
                 "alpha": self.alpha, "confidence": self.confidence, "n_tests": len(self.pairs),
                 "pairs": [p.to_dict() for p in self.pairs]}
@@ -149,6 +201,10 @@ def compare_all_messages(df: pd.DataFrame, model: str, messages: list[str] | Non
         raise SurveyError(f"no rows for model '{model}'")
     messages = known if messages is None else list(messages)
     require_messages(df, messages, model=model)
+    words = scale_words(df[(df["model"] == model) & df["message"].isin(messages)])
+    if words.choice:
+        raise SurveyError(f"model '{model}': every pair of messages is not compared on forced choice (each prompt "
+                          "already shows two messages); analyse each pair that was asked with `survey analyze`")
     if len(set(messages)) != len(messages) or len(messages) < 2:
         raise SurveyError(f"compare at least two distinct messages; got {', '.join(messages) or 'none'}")
     comps = []
@@ -165,7 +221,7 @@ def compare_all_messages(df: pd.DataFrame, model: str, messages: list[str] | Non
         d = c.d_perturbation[~np.isnan(c.d_perturbation)]
         simul = (c.effect.ci if k == 1 else
                  effect_ci(d, confidence=1 - (1 - confidence) / k, n_resamples=n_resamples, seed=seed,
-                           bounds=(-1.0, 1.0)).ci)
+                           bounds=words.bounds).ci)
         pairs.append(PairResult(c.a, c.b, c.effect, tuple(simul), float(p), float(q), bool(q <= alpha),
                                 c.n_paired, c))
     mean_yes = {}
@@ -173,4 +229,4 @@ def compare_all_messages(df: pd.DataFrame, model: str, messages: list[str] | Non
         for msg in (c.a, c.b):
             bar = c.theta_bar[msg]
             mean_yes.setdefault(msg, float(bar[~np.isnan(bar)].mean()) if np.any(~np.isnan(bar)) else np.nan)
-    return MessagesComparison(model, messages, mean_yes, pairs, adjust, alpha, confidence)
+    return MessagesComparison(model, messages, mean_yes, pairs, adjust, alpha, confidence, words.scale, words.unit)

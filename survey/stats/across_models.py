@@ -8,6 +8,13 @@ significance; sign and Wilcoxon are shown for comparison only). The model parame
 (mu, kappa, sigma, rho) are fitted on message A's responses by default: the estimator of
 Helm & Priebe (2026, appendix C) describes ONE message, and A is the reference message; `fit="b"` or
 `fit="none"` change that.
+
+On a rating scale (the table's ``scale`` column) each model's effect is the difference of mean scores,
+in scale points, and the fitted parameters are the ordinal model's (tau, sigma, rho on the latent logit
+scale; survey.stats.ordinal_estimate). On forced choice (scale "choice") each model's result is the
+order-averaged preference test of survey.stats.choice: the share of valid replies choosing A with its
+interval and p-value; the effect compared across models is the A - B difference of shares (twice the
+centred share, so positive favours A), and the heterogeneity test compares the pairs' preferences.
 """
 
 from __future__ import annotations
@@ -20,9 +27,12 @@ import pandas as pd
 from survey.common.formatting import finite
 from survey.data.table import require_models
 from survey.errors import SurveyError, TableError
-from survey.stats.ab_tests import ByTest, with_aliases
-from survey.stats.across_messages import adjust_pvalues
+from survey.responses import response_type
+from survey.stats.ab_tests import DECISION_TEST, ByTest, with_aliases
+from survey.stats.across_messages import ScaleWords, adjust_pvalues, scale_words
+from survey.stats.choice import ChoiceResult, compare_choice
 from survey.stats.comparison import Comparison, compare_messages
+from survey.stats.effect import EffectResult
 from survey.stats.estimate import RHO_BIAS_NOTE, EstimateResult, estimate
 from survey.stats.heterogeneity import (
     HETEROGENEITY_NULL,
@@ -30,9 +40,59 @@ from survey.stats.heterogeneity import (
     sign_flip_heterogeneity,
     welch_heterogeneity,
 )
+from survey.stats.ordinal_estimate import OrdinalEstimate, estimate_ordinal
 
 FITS = ("a", "b", "none")
 PAIRINGS = ("auto", "shared", "independent")
+ORDINAL_FIT_NOTE = "ordinal model: tau, sigma and rho on the latent logit scale (survey.stats.ordinal_estimate)"
+
+
+@dataclass
+class ChoiceComparison:
+    """One model's forced-choice result (survey.stats.choice.compare_choice) read like a Comparison.
+
+    ``effect``: share choosing A - share choosing B (2 x the centred preference, in [-1, 1]; positive
+    favours A) with the interval of the preference test; ``share`` and ``share_ci`` the share choosing A.
+    ``d_perturbation``: each used pair's share difference (A - B), matched across models by (A id, B id)."""
+
+    model: str
+    result: ChoiceResult
+    effect: EffectResult = field(init=False)
+
+    def __post_init__(self):
+        pref = self.result.preference
+        self.effect = EffectResult(pref.difference, pref.difference_ci, pref.confidence, pref.method, pref.exact,
+                                   direction="share choosing A - share choosing B")
+
+    a = property(lambda self: self.result.a)
+    b = property(lambda self: self.result.b)
+    n_personas = property(lambda self: self.result.n_personas)
+    n_paired = property(lambda self: self.result.n_pairs)
+    replicates = property(lambda self: self.result.replicates)
+    share = property(lambda self: self.result.preference.share)
+    share_ci = property(lambda self: self.result.preference.ci)
+    pairs = property(lambda self: list(self.result.pairs))
+
+    @property
+    def n_perturbations(self) -> dict:
+        return {"pairs": self.result.n_pairs, "pairs_left_out": len(self.result.pairs_left_out)}
+
+    @property
+    def d_perturbation(self) -> np.ndarray:
+        d = self.result.d_pair
+        return 2 * d[~np.isnan(d)]
+
+    @property
+    def sign_flip(self):
+        return self.result.preference
+
+    @property
+    def tests(self) -> ByTest:
+        """The preference sign-flip test decides; the per-persona tests are for comparison only."""
+        return ByTest({DECISION_TEST: self.result.preference, **self.result.persona_tests})
+
+    def to_dict(self) -> dict:
+        return self.result.to_dict()
 
 
 @dataclass
@@ -45,11 +105,11 @@ class ModelSummary:
     n_queries: int
     n_invalid: int
     invalid_rate: float
-    comparison: Comparison = field(repr=False)
+    comparison: Comparison | ChoiceComparison = field(repr=False)
     pvalue_adjusted: float = float("nan")  # sign-flip p after the across-model adjustment
     significant: bool = False
     size: float | None = None
-    fit: EstimateResult | None = None
+    fit: EstimateResult | OrdinalEstimate | None = None
     fit_message: str | None = None
     fit_error: str | None = None
 
@@ -70,11 +130,20 @@ class ModelSummary:
 
     def to_dict(self) -> dict:
         fit = None
-        if self.fit is not None:
+        if isinstance(self.fit, OrdinalEstimate):
+            fit = {k: finite(getattr(self.fit, k)) for k in ("tau", "sigma", "rho")}
+            fit.update(message=self.fit_message, cuts=self.fit.cuts, se=_clean(self.fit.se), n_bootstrap=self.fit.n_boot,
+                       clamped=self.fit.clamped, method=self.fit.method, note=ORDINAL_FIT_NOTE)
+        elif self.fit is not None:
             fit = {k: finite(getattr(self.fit, k)) for k in ("mu", "kappa", "sigma", "rho", "a", "b")}
             fit.update(message=self.fit_message, se={k: finite(v) for k, v in self.fit.se.items()},
                        n_bootstrap=self.fit.n_bootstrap, rho_note=RHO_BIAS_NOTE)
-        return {"model": self.model, "size": self.size, "n_personas": self.n_personas,
+        extra = {}
+        if isinstance(self.comparison, ChoiceComparison):
+            c = self.comparison
+            extra = {"share_a": finite(c.share), "share_a_ci": [finite(v) for v in c.share_ci],
+                     "position_bias": c.result.position_bias.to_dict(), "warning": c.result.warning}
+        return {**extra, "model": self.model, "size": self.size, "n_personas": self.n_personas,
                 "n_perturbations": self.n_perturbations, "n_paired": self.n_paired,
                 "replicates": self.replicates, "n_queries": self.n_queries, "n_invalid": self.n_invalid,
                 "invalid_rate": finite(self.invalid_rate), "effect": _clean(self.effect.to_dict()),
@@ -115,6 +184,17 @@ class ModelsComparison:
     reasons: list[str]
     notes: list[str]
     summary: str
+    scale: str = "binary"
+    unit: str = "P(Yes)"  # what each model's effect is a difference of
+
+    @property
+    def heterogeneity_null(self) -> str:
+        if self.scale == "binary":
+            return HETEROGENEITY_NULL
+        if self.scale == "choice":
+            return f"equal effects (every model's share choosing {self.a} minus share choosing {self.b} the same)"
+        what = self.unit.split(" (")[0]
+        return f"equal effects in {what} (every model's {what}({self.a}) − {what}({self.b}) the same)"
 
     def by_size(self) -> list[ModelSummary]:
         """Models ordered by the user-given size (those without one last, in table order)."""
@@ -128,16 +208,28 @@ class ModelsComparison:
                          "m": s.n_paired, "r": s.replicates, "invalid_rate": s.invalid_rate,
                          "effect": s.effect.estimate, "ci_low": lo, "ci_high": hi,
                          **{f"p_{k}": v for k, v in s.pvalues.items()}, "p_adjusted": s.pvalue_adjusted,
-                         **{k: getattr(s.fit, k) if s.fit else None for k in ("mu", "kappa", "sigma", "rho")}})
+                         **_fit_columns(s, self.scale)})
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict:
-        return {"a": self.a, "b": self.b, "alpha": self.alpha,
+        het = None if self.heterogeneity is None else self.heterogeneity.to_dict()
+        if het is not None and "null" in het:
+            het["null"] = self.heterogeneity_null
+        return {"a": self.a, "b": self.b, "alpha": self.alpha, "scale": self.scale, "unit": self.unit,
                 "models": [s.to_dict() for s in self.models],
-                "direction": self.direction.to_dict(),
-                "heterogeneity": None if self.heterogeneity is None else self.heterogeneity.to_dict(),
+                "direction": self.direction.to_dict(), "heterogeneity": het,
                 "depends_on_model": self.depends_on_model, "reasons": self.reasons, "notes": self.notes,
-                "summary": self.summary, "heterogeneity_null": HETEROGENEITY_NULL}
+                "summary": self.summary, "heterogeneity_null": self.heterogeneity_null}
+
+
+def _fit_columns(s: ModelSummary, scale: str) -> dict:
+    """The fitted parameters' columns of ``table()``: Beta-logit (Yes/No), ordinal (rating scales), or the
+    share choosing A with its interval (forced choice, which has no fitted model)."""
+    if scale == "choice":
+        return {"share_a": s.comparison.share, "share_a_low": s.comparison.share_ci[0],
+                "share_a_high": s.comparison.share_ci[1]}
+    names = ("mu", "kappa", "sigma", "rho") if scale == "binary" else ("tau", "sigma", "rho")
+    return {k: getattr(s.fit, k, None) if s.fit else None for k in names}
 
 
 
@@ -182,14 +274,38 @@ def model_heterogeneity(comps: list[Comparison], pairing: str = "auto",
 
 def _invalid(df: pd.DataFrame, model: str, a: str, b: str) -> tuple[int, int]:
     sub = df[(df["model"] == model) & df["message"].isin([a, b])]
+    if "second" in sub.columns and (sub.get("scale") == "choice").all():  # A vs B asked in one prompt
+        sub = sub[sub["second"].isin([a, b])]
     return len(sub), int(sub["answer"].isna().sum())
 
 
-def _fit(df, model, message, bootstrap, seed):
+def ordinal_counts(df: pd.DataFrame, model: str, message: str, points: list[int]) -> np.ndarray:
+    """(personas, perturbations, points) counts of valid answers per scale point, low to high."""
+    sub = df[(df["model"] == model) & (df["message"] == message)]
+    valid = sub[sub["answer"].notna()]
+    cells = pd.MultiIndex.from_product([pd.unique(sub["persona"]), pd.unique(sub["perturbation"])])
+    counts = (valid.groupby(["persona", "perturbation", valid["answer"].astype(int)]).size()
+              .unstack(fill_value=0).reindex(index=cells, columns=points, fill_value=0).fillna(0))
+    return counts.to_numpy(dtype=float).reshape(len(cells.levels[0]), len(cells.levels[1]), len(points))
+
+
+def _fit(df, model, message, bootstrap, seed, words: ScaleWords):
     try:
-        return estimate(df, model, message, bootstrap=bootstrap, seed=seed), None
+        if words.binary:
+            return estimate(df, model, message, bootstrap=bootstrap, seed=seed), None
+        points = sorted(response_type(words.scale).values)
+        return estimate_ordinal(ordinal_counts(df, model, message, points), n_boot=bootstrap, seed=seed), None
     except SurveyError as exc:  # a degenerate model (e.g. always "No") cannot be fitted: say so, go on
         return None, str(exc)
+
+
+def _compare(df, model, a, b, words: ScaleWords, alternative, n_resamples, seed, confidence, alpha):
+    """One model's A vs B: compare_messages on mean scores, or compare_choice on forced choice."""
+    if words.choice:
+        return ChoiceComparison(model, compare_choice(df, model, a, b, alternative=alternative, alpha=alpha,
+                                                      confidence=confidence, n_resamples=n_resamples, seed=seed))
+    return compare_messages(df, model, a, b, alternative=alternative, n_resamples=n_resamples, seed=seed,
+                            confidence=confidence)
 
 
 def compare_models(df: pd.DataFrame, a: str, b: str, models: list[str] | None = None,
@@ -216,18 +332,22 @@ def compare_models(df: pd.DataFrame, a: str, b: str, models: list[str] | None = 
     for m, s in sizes.items():
         if s is None or not np.isfinite(s) or s <= 0:
             raise SurveyError(f"size of model '{m}' must be a positive number; got {s}")
+    words = scale_words(df[df["model"].isin(models) & df["message"].isin([a, b])])
+    fit = "none" if words.choice else fit  # forced choice has no fitted model; its share is the result
     summaries, left_out = [], []
     for model in models:
         try:
-            c = compare_messages(df, model, a, b, alternative=alternative, n_resamples=n_resamples,
-                                 seed=seed, confidence=confidence)
-        except TableError as exc:  # e.g. every answer invalid: one such model must not hide the others
+            c = _compare(df, model, a, b, words, alternative, n_resamples, seed, confidence, alpha)
+        except SurveyError as exc:  # e.g. every answer invalid: one such model must not hide the others
+            if not (words.choice or isinstance(exc, TableError)):
+                raise
             left_out.append(str(exc))
             if progress is not None:
                 progress()
             continue
         n_q, n_inv = _invalid(df, model, a, b)
-        est, err = (None, None) if fit == "none" else _fit(df, model, a if fit == "a" else b, fit_bootstrap, seed)
+        est, err = ((None, None) if fit == "none" else
+                    _fit(df, model, a if fit == "a" else b, fit_bootstrap, seed, words))
         summaries.append(ModelSummary(
             model=model, n_personas=c.n_personas, n_perturbations=c.n_perturbations, n_paired=c.n_paired,
             replicates=c.replicates, n_queries=n_q, n_invalid=n_inv,
@@ -247,13 +367,18 @@ def compare_models(df: pd.DataFrame, a: str, b: str, models: list[str] | None = 
     het = None
     if len(summaries) >= 2:
         het = model_heterogeneity([s.comparison for s in summaries], pairing, n_resamples, seed)
-    reasons, notes = _judge(summaries, direction, het, alpha, a, b)
-    return ModelsComparison(a, b, alpha, summaries, direction, het, bool(reasons), reasons,
-                            [f"left out of the comparison: {x}" for x in left_out] + notes,
-                            _summary(summaries, direction, het, reasons, a, b))
+    out = ModelsComparison(a, b, alpha, summaries, direction, het, False, [], [], "", words.scale, words.unit)
+    reasons, notes = _judge(summaries, direction, het, alpha, a, b, out.heterogeneity_null)
+    if words.choice:
+        notes += [f"model {s.model}: {s.comparison.result.warning}" for s in summaries if s.comparison.result.warning]
+    out.depends_on_model, out.reasons, out.summary = bool(reasons), reasons, _summary(summaries, direction, het,
+                                                                                      reasons, a, b)
+    out.notes = [f"left out of the comparison: {x}" for x in left_out] + notes
+    return out
 
 
-def _judge(summaries, direction, het, alpha, a, b) -> tuple[list[str], list[str]]:
+def _judge(summaries, direction, het, alpha, a, b, null: str = "equal effects on the probability scale"
+           ) -> tuple[list[str], list[str]]:
     reasons, notes = [], []
     by = {s.model: s for s in summaries}
     if direction.conflict:
@@ -262,7 +387,7 @@ def _judge(summaries, direction, het, alpha, a, b) -> tuple[list[str], list[str]
         reasons.append(f"significant effects disagree in sign: {a} is preferred by {fa}; {b} by {fb}")
     if het is not None and np.isfinite(het.pvalue) and het.pvalue <= alpha:
         reasons.append(f"the effects differ across models (heterogeneity p = {het.pvalue:.3g}, {het.method}; "
-                       "null: equal effects on the probability scale)")
+                       f"null: {null.split(' (')[0]})")
     k, n_sig = len(summaries), len(direction.prefer_a) + len(direction.prefer_b)
     if k > 1 and 0 < n_sig < k and not direction.conflict:
         notes.append(f"significant for {n_sig} of {k} models only: a result that may not generalise "

@@ -43,7 +43,8 @@ def comparison_steps(df: pd.DataFrame) -> int:
 
 def compare_table(df, a: str | None = None, b: str | None = None, *,
                   sizes: dict[str, float] | None = None, alpha: float = 0.05, adjust_models: str = "none",
-                  adjust_messages: str = "holm", fit: str = "a", ties: str = "drop", n_resamples: int = 9999,
+                  adjust_messages: str = "holm", fit: str = "a", ties: str = "drop", kappa_weights: str = "auto",
+                  n_resamples: int = 9999,
                   seed=0, confidence: float | None = None, progress=None,
                   completeness: Completeness | None = None) -> TableComparison:
     """A vs B across the models of a validated long table, their agreement, and (with three or more
@@ -56,6 +57,8 @@ def compare_table(df, a: str | None = None, b: str | None = None, *,
     ``comparison_steps(df)`` times. ``df``: a long table or a Source (survey.data.sources); the result
     carries its completeness (or ``completeness``). The intervals have ``confidence``, by default
     1 - ``alpha``; ``n_resamples`` are the random sign vectors (``--flips``) when a test is not exact.
+    ``ties`` and ``kappa_weights`` ("auto": quadratic on rating scales) shape the agreement
+    (survey.stats.agreement).
     """
     alpha = check_alpha(alpha)
     check_flips(n_resamples)
@@ -69,7 +72,7 @@ def compare_table(df, a: str | None = None, b: str | None = None, *,
                                                  "choose others with --a and --b")
     models = compare_models(df, a, b, sizes=sizes, alpha=alpha, adjust=adjust_models, fit=fit,
                             n_resamples=n_resamples, seed=seed, confidence=confidence, progress=progress)
-    agreement = model_agreement(df, ties=ties) if len(models_in(df)) >= 2 else None
+    agreement = model_agreement(df, ties=ties, weights=kappa_weights) if len(models_in(df)) >= 2 else None
     out = TableComparison(a, b, note, models, agreement, completeness=completeness)
     for m in models_in(df) if len(msgs) >= 3 else []:
         if len(messages_in(df, m)) < 3:
