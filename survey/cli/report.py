@@ -14,6 +14,7 @@ from survey.cli.common import (
     echo_json,
     flips_option,
     json_option,
+    scale_option,
     seed_option,
 )
 from survey.errors import SurveyError
@@ -48,9 +49,10 @@ def _read_json(path: str | None, option: str) -> dict | None:
 @click.option("--dbpa", "dbpa_json", type=click.Path(dir_okay=False), help="`survey dbpa --json` output")
 @flips_option(9999, FLIPS_HELP_ONE_TEST)
 @seed_option()
+@scale_option
 @json_option
 def report_cmd(source, out, study, a, b, title, alpha, sizes, plan_json, validate_json, dbpa_json, flips, seed,
-               as_json):
+               scale, as_json):
     """Write OUT/index.html (plots inlined), OUT/results.json and OUT/table.csv."""
     from survey.cli.compare import parse_sizes
     from survey.data.sources import load_source
@@ -58,7 +60,7 @@ def report_cmd(source, out, study, a, b, title, alpha, sizes, plan_json, validat
 
     extras = {"plan": _read_json(plan_json, "--plan"), "validate": _read_json(validate_json, "--validate"),
               "dbpa": _read_json(dbpa_json, "--dbpa")}
-    src = load_source(source, study)  # opened here so the output can say what the report rests on
+    src = load_source(source, study, scale=scale)  # opened here so the output can say what the report rests on
     results = report(src, out, title=title, a=a, b=b, alpha=alpha, seed=seed, flips=flips,
                      sizes=parse_sizes(sizes), extras=extras)
     index = Path(out) / "index.html"

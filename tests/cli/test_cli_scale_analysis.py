@@ -110,3 +110,14 @@ def test_validate_likert_null_split(capsys, likert_csv):
     assert code == 0, err
     (res,) = json.loads(out)["results"]
     assert res["condition"] == "null" and res["tests"]["sign_flip"]["draws"] == 50
+
+
+def test_report_reads_a_hand_made_likert_table_with_scale(capsys, likert_csv, tmp_path):
+    code, _, err = run_cli(capsys, "report", likert_csv[0], "--out", tmp_path / "bad", "--scale", "likert")
+    assert code == 2 and "unknown response type 'likert'" in err
+    code, _, err = run_cli(capsys, "report", likert_csv[0], "--out", tmp_path / "bare")
+    assert code == 2 and "--scale likert5" in err
+    code, out, err = run_cli(capsys, "report", likert_csv[0], "--out", tmp_path / "rep", "--scale", "likert5",
+                             "--flips", "999", "--json")
+    assert code == 0, err
+    assert (tmp_path / "rep" / "index.html").exists() and json.loads(out)["results"]

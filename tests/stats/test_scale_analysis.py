@@ -195,3 +195,17 @@ def test_estimate_on_a_rating_scale_is_the_ordinal_estimator():
     assert res.to_dict()["scale"] == "likert5"
     with pytest.raises(SurveyError, match="appendix-c"):
         estimate(df, "A", method="appendix-c")
+
+
+def test_betting_replay_on_a_rating_scale_bets_on_differences_scaled_to_one():
+    from survey.stats.sequential.rule import sequential_test
+
+    df = simulate(20, 12, 3, scale="likert5", delta=1.5, seed=1)
+    c = compare_messages(df, "simulated", "A", "B")
+    got = replay(df, method="betting", round_pairs=2)["simulated"].result
+    ref = sequential_test(c.d_perturbation / 4, method="betting", round_pairs=2, max_pairs=12)
+    assert got.decision == ref.decision and got.pvalue == ref.pvalue  # wealth from D / (high - low) in [-1, 1]
+    assert got.statistic == pytest.approx(4 * ref.statistic) and got.statistic == pytest.approx(
+        c.d_perturbation[:got.pairs].mean())
+    assert got.confidence_sequence == pytest.approx(tuple(4 * x for x in ref.confidence_sequence))
+    assert [row["statistic"] for row in got.path] == pytest.approx([4 * row["statistic"] for row in ref.path])

@@ -17,6 +17,7 @@ from survey.errors import SurveyError
 from survey.stats.ab_tests import DECISION_TEST
 from survey.stats.analysis import analyze
 from survey.stats.comparison import Comparison
+from survey.stats.scale_info import scale_info
 from survey.stats.sequential.design import SequentialDesign, make_design
 from survey.stats.sequential.rule import SequentialResult, sequential_test
 
@@ -83,10 +84,24 @@ def replay(df, a: str | None = None, b: str | None = None, design: SequentialDes
     for c in res.values():
         top = base.max_pairs if fixed_max else c.n_paired
         d = make_design(base, max_pairs=top, round_pairs=min(base.round_pairs, top))
-        result = sequential_test(c.d_perturbation[:top], d, seed=seed)
+        # the betting test needs differences in [-1, 1]: a rating scale's are in +-(high - low) points
+        span = scale_info(c.scale).bounds[1] if d.method == "betting" else 1.0
+        result = _in_points(sequential_test(c.d_perturbation[:top] / span, d, seed=seed), span)
         per_pair = 2 * c.n_personas * c.replicates
         out.append(ModelReplay(c.model, c, result, result.pairs * per_pair, c.n_paired * per_pair))
     return Replay(out, res.left_out, res.completeness)
+
+
+def _in_points(result: SequentialResult, span: float) -> SequentialResult:
+    """A result computed on differences divided by ``span``, with its means back in scale points."""
+    if span == 1.0:
+        return result
+    result.statistic *= span
+    for row in result.path:
+        row["statistic"] *= span
+    if result.confidence_sequence is not None:
+        result.confidence_sequence = tuple(x * span for x in result.confidence_sequence)
+    return result
 
 
 sequential = replay  # survey.sequential(df, a, b, ...): the name the package exports
