@@ -29,6 +29,10 @@ _EAGER = [
 _LAZY = {
     "ABTest": "survey.stats.ab_tests",
     "analyze": "survey.stats.analysis", "Analysis": "survey.stats.analysis",
+    "decision_pvalue": "survey.stats.analysis", "TopBox": "survey.stats.comparison",
+    "top_box_comparison": "survey.stats.comparison",
+    "scale_info": "survey.stats.scale_info", "ScaleInfo": "survey.stats.scale_info",
+    "table_scale": "survey.stats.scale_info",
     "adjust_pvalues": "survey.stats.across_messages", "compare_all_messages": "survey.stats.across_messages",
     "MessagesComparison": "survey.stats.across_messages", "PairResult": "survey.stats.across_messages",
     "compare_models": "survey.stats.across_models", "model_heterogeneity": "survey.stats.across_models",
