@@ -164,8 +164,10 @@ class FakeServer:
     name = "fake"
 
     def __init__(self, *, latency: float = 0.0, api_key: str | None = None, lifetime: float = 600.0,
-                 max_requests: int = 200_000, port: int = 0):
+                 max_requests: int = 200_000, port: int = 0, first_tokens: dict[str, float] | None = None):
         self.latency = latency
+        # a rating-scale respondent: first token -> probability, instead of the Yes/No one (answer_for)
+        self.first_tokens = first_tokens
         self.api_key = api_key
         self.lifetime = lifetime
         self.max_requests = max_requests
@@ -195,6 +197,21 @@ class FakeServer:
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    def answer(self, cell: Cell) -> tuple[str, Callable[[int], list[tuple[str, float]]]]:
+        """The reply text of a cell and its top-k first-token candidates (``top(k)``, most likely first)."""
+        if self.first_tokens is None:
+            text, p_yes = answer_for(cell)
+            return text, lambda k: top_tokens(p_yes, k)
+        model, system, user, seed = cell
+        u, cumulative, text = unit("a", model, system, user, seed), 0.0, ""
+        for token, p in self.first_tokens.items():
+            cumulative += p
+            text = token
+            if u < cumulative:
+                break
+        top = sorted(((t, math.log(p)) for t, p in self.first_tokens.items()), key=lambda c: -c[1])
+        return text, lambda k: top[:max(k, 1)]
 
     # ---- provider hooks ----
     def add_routes(self, app: web.Application) -> None:

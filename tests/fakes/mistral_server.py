@@ -20,13 +20,11 @@ from aiohttp import web
 from .batch import BatchFake
 from .common import (
     Cell,
-    answer_for,
     chat_cell,
     fake_embedding,
     jsonl,
     serve_forever,
     token_id,
-    top_tokens,
 )
 
 _ERRORS = {  # kind -> (status, body); bodies follow the shapes Mistral's API returns
@@ -76,7 +74,7 @@ class MistralFake(BatchFake):
         return chat_cell(model, body, "random_seed")
 
     def completion(self, model: str, body: dict, cell: Cell, text: str | None) -> dict:
-        answer, p_yes = answer_for(cell)
+        answer, top_of = self.answer(cell)
         text = answer if text is None else text
         choice: dict = {"index": 0, "finish_reason": "length" if body.get("max_tokens") == 1 else "stop",
                         "message": {"role": "assistant", "tool_calls": None, "content": text}}
@@ -87,7 +85,7 @@ class MistralFake(BatchFake):
         if body.get("logprobs"):
             first = text.split()[0] if text.split() else text
             top = [{"token": t, "logprob": lp, "bytes": list(t.encode()), "token_id": token_id(t)}
-                   for t, lp in top_tokens(p_yes, body.get("top_logprobs") or 0)]
+                   for t, lp in top_of(body.get("top_logprobs") or 0)]
             chosen = next((e["logprob"] for e in top if e["token"] == first), -5.0)
             choice["logprobs"] = {"content": [{"token": first, "logprob": chosen, "bytes": list(first.encode()),
                                                "token_id": token_id(first),

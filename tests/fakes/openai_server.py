@@ -26,7 +26,7 @@ import uuid
 from aiohttp import web
 
 from .batch import BatchFake
-from .common import Cell, Rule, answer_for, chat_cell, jsonl, serve_forever, top_tokens
+from .common import Cell, Rule, chat_cell, jsonl, serve_forever
 
 
 def _error(status: int, message: str, etype: str, code: str | None) -> tuple[int, dict]:
@@ -84,11 +84,11 @@ class OpenAIFake(BatchFake):
     def cell_of(body: dict) -> Cell:
         return chat_cell(body.get("model", ""), body, "seed")
 
-    def _logprobs(self, body: dict, first: str, p_yes: float) -> dict | None:
+    def _logprobs(self, body: dict, first: str, top_of) -> dict | None:
         k = body.get("top_logprobs") or 0
         if not body.get("logprobs") or self.logprobs_style == "none" or (self.logprobs_style == "llamacpp" and k < 1):
             return None
-        cands = top_tokens(p_yes, k)
+        cands = top_of(k)
         if self.logprobs_style == "vllm":  # a ruled-out token, clamped instead of -inf
             cands = (cands + [(" No", -9999.0)])[:max(k, 1)]
         with_bytes = self.logprobs_style != "llamacpp"
@@ -98,13 +98,13 @@ class OpenAIFake(BatchFake):
                              "top_logprobs": top if k else []}], "refusal": None}
 
     def completion(self, body: dict, cell: Cell, text: str | None, filtered: bool = False) -> dict:
-        answer, p_yes = answer_for(cell)
+        answer, top_of = self.answer(cell)
         text = answer if text is None else text
         finish = "content_filter" if filtered else ("length" if body.get("max_tokens") == 1 else "stop")
         choice: dict = {"index": 0, "finish_reason": finish,
                         "message": {"role": "assistant", "content": "" if filtered else text, "refusal": None},
                         "logprobs": None if filtered else self._logprobs(body, text.split()[0] if text.split()
-                                                                         else text, p_yes)}
+                                                                         else text, top_of)}
         prompt_tokens = (len(cell[1]) + len(cell[2])) // 4 + 8
         return {"id": f"chatcmpl-{uuid.uuid4().hex[:16]}", "object": "chat.completion", "created": int(time.time()),
                 "model": self.reported_model(body.get("model", "")), "system_fingerprint": "fp_fake",
