@@ -263,6 +263,8 @@ class Engine:
         extra = dict(reply.extra)
         if p_yes is not None and "distribution" not in extra and run.response.scale != "binary":
             extra["distribution"] = run.response.distribution_from_logprobs(reply.logprobs)
+        elif p_yes is None and reply.logprobs and (note := run.response.logprobs_note(reply.logprobs)):
+            extra["expected_note"] = note  # e.g. "1" on a 0-10 scale: "1" or the start of "10"
         extra.update(q.shown if q else {})  # forced choice: what was shown second
         new = self.store.record(
             key or q.key, status="ok", prompt_hash=prompt_hash(q) if q else None,

@@ -98,9 +98,10 @@ class ResponseType:
         """Each score's share of the label mass among first-token top log-probabilities.
 
         Every top token that parses as a label adds to that label's mass (" Yes", "yes", "YES" all
-        count as Yes); None when no label appears among the top tokens.
+        count as Yes); None when no label appears among the top tokens, or when one of them is a label
+        that another label extends (see logprobs_note).
         """
-        if not logprobs or not self.labels:
+        if not logprobs or not self.labels or self.logprobs_note(logprobs):
             return None
         mass = dict.fromkeys(self.labels, 0.0)
         for token, lp in logprobs.items():
@@ -109,6 +110,23 @@ class ResponseType:
                 mass[value] += math.exp(lp)
         total = sum(mass.values())
         return {v: m / total for v, m in mass.items()} if total > 0 else None
+
+    def logprobs_note(self, logprobs: Mapping[str, float] | None) -> str | None:
+        """Why first-token log-probabilities give no exact score, or None when they can.
+
+        A top token that is exactly a label which another label starts with ("1" on a 0-10 rating may
+        be the start of "10"; "Probably" of "Probably not") is ambiguous: its mass belongs to either,
+        and only the tokens after it would tell. "1." or "1 " ended the number and are not ambiguous.
+        """
+        words = [w.casefold() for w in self.labels.values()]
+        for token, lp in (logprobs or {}).items():
+            rest = skip_noise(token).casefold()
+            if rest in words and lp is not None and math.isfinite(lp):
+                longer = [w for w in words if w != rest and w.startswith(rest)]
+                if longer:
+                    return (f"first token {token!r} may begin {longer[0]!r}: no exact score from first-token "
+                            f"log-probabilities on {self.scale}")
+        return None
 
     def score_from_logprobs(self, logprobs: Mapping[str, float] | None) -> float | None:
         """exact_score from first-token top log-probabilities (see distribution_from_logprobs)."""
