@@ -209,3 +209,17 @@ def test_betting_replay_on_a_rating_scale_bets_on_differences_scaled_to_one():
         c.d_perturbation[:got.pairs].mean())
     assert got.confidence_sequence == pytest.approx(tuple(4 * x for x in ref.confidence_sequence))
     assert [row["statistic"] for row in got.path] == pytest.approx([4 * row["statistic"] for row in ref.path])
+
+
+def test_mean_scores_equal_in_exact_arithmetic_tie_exactly():
+    # persona P1's mean scores are equal as fractions (29/9), but the floats differ by 8.9e-16: the
+    # difference must be exactly 0, so the sign test drops it as a tie instead of counting a negative
+    cells = {("A", "P1"): [[2, 3, 3], [5, 4, 4], [1, 2, 5]], ("B", "P1"): [[2, 3, 5], [4, 5, 1], [3, 4, 2]],
+             ("A", "P2"): [[5, 5, 5], [4, 4, 4], [3, 3, 3]], ("B", "P2"): [[1, 1, 1], [2, 2, 2], [3, 3, 3]]}
+    assert np.mean(np.array(cells["A", "P1"]).sum(1) / 3) != np.mean(np.array(cells["B", "P1"]).sum(1) / 3)
+    df = pd.DataFrame([{"model": "m", "message": msg, "perturbation": f"{msg}{j}", "persona": p, "replicate": k,
+                        "answer": x, "scale": "likert5"}
+                       for (msg, p), rows in cells.items() for j, row in enumerate(rows) for k, x in enumerate(row)])
+    c = compare_messages(validate_table(df), "m", "A", "B")
+    assert c.d_persona[0] == 0.0 and c.d_persona[1] == pytest.approx(2.0)
+    assert c.sign.n == 1 and c.sign.statistic == 1.0
