@@ -1,0 +1,80 @@
+"""`survey compare` on a rating-scale table and a forced-choice table: wording, --kappa-weights, --json."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from cli_result import run_cli
+from sklearn.metrics import cohen_kappa_score
+
+from survey.data.table import validate_table, write_table
+from survey.stats.agreement import model_agreement
+from survey.stats.choice import compare_choice
+from survey.stats.choice_model import choice_table, simulate_choice_counts
+from survey.stats.ordinal_table import scale_params, simulate_table
+
+
+@pytest.fixture(scope="module")
+def likert_csv(tmp_path_factory):
+    tables = [simulate_table(scale_params("likert5", tau=1.0, sigma=0.5, rho=0.5, delta=d), 15, 8, 3, seed=s, model=name)
+              for name, d, s in (("x", 1.2, 1), ("y", -1.2, 2))]
+    return write_table(pd.concat(tables), tmp_path_factory.mktemp("likert") / "likert.csv")
+
+
+@pytest.fixture(scope="module")
+def choice_csv(tmp_path_factory):
+    rng = np.random.default_rng(5)
+    tables = [choice_table(simulate_choice_counts(15, 8, 3, rng, delta=d), 3, model=name)
+              for name, d in (("x", 1.0), ("y", -1.0))]
+    return write_table(pd.concat(tables), tmp_path_factory.mktemp("choice") / "choice.csv")
+
+
+def test_compare_on_a_likert_table_speaks_in_mean_scores(capsys, likert_csv):
+    code, out, err = run_cli(capsys, "compare", likert_csv, "--flips", 99)
+    assert code == 0, err
+    text = " ".join(out.split())  # rich wraps long titles at the terminal's width
+    assert "effect = mean score(A) − mean score(B), in points of the likert5 scale" in text
+    assert "P(Yes)" not in out and "Beta-logit" not in out
+    assert "ordinal-model parameters" in text and "quadratic-weighted kappas" in text
+    assert "CONCLUSION DEPENDS ON THE MODEL" in out
+    code, out, _ = run_cli(capsys, "compare", likert_csv, "--flips", 99, "--kappa-weights", "linear")
+    assert code == 0 and "linear-weighted kappas" in out
+
+
+@pytest.mark.parametrize("weights", ["auto", "linear", "none"])
+def test_compare_json_on_a_likert_table(capsys, likert_csv, weights):
+    code, out, err = run_cli(capsys, "compare", likert_csv, "--flips", 99, "--kappa-weights", weights, "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["models"]["scale"] == "likert5" and d["models"]["unit"] == "mean score (1–5)"
+    assert d["models"]["direction"]["conflict"] is True
+    ag = d["agreement"]
+    used = {"auto": "quadratic"}.get(weights, weights)
+    assert ag["scale"] == "likert5" and ag["weights"] == used
+    labels = model_agreement(validate_table(pd.read_csv(likert_csv, dtype={"persona": str}))).labels.dropna()
+    ref = cohen_kappa_score(labels["x"], labels["y"], labels=[1, 2, 3, 4, 5],
+                            weights=None if used == "none" else used)
+    assert ag["pairs"][0]["kappa"] == pytest.approx(ref, abs=1e-12)
+    assert "P(Yes)" not in out
+
+
+def test_compare_on_forced_choice_reports_the_share_choosing_a(capsys, choice_csv):
+    code, out, err = run_cli(capsys, "compare", choice_csv, "--flips", 99)
+    assert code == 0, err
+    assert "share A" in out and "effect = share choosing A − share choosing B" in " ".join(out.split())
+    assert "P(Yes)" not in out and "Beta-logit" not in out and "Cohen kappa" in out
+    code, out, err = run_cli(capsys, "compare", choice_csv, "--flips", 99, "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    df = validate_table(pd.read_csv(choice_csv, dtype={"persona": str}))
+    for s in d["models"]["models"]:
+        ref = compare_choice(df, s["model"], "A", "B", n_resamples=99).preference
+        assert s["share_a"] == pytest.approx(ref.share) and s["pvalues"]["sign_flip"] == pytest.approx(ref.pvalue)
+        assert s["share_a_ci"] == pytest.approx(list(ref.ci))
+    assert d["models"]["scale"] == "choice" and d["agreement"]["weights"] == "none"
+
+
+def test_bad_kappa_weights_exit_2(capsys, likert_csv):
+    code, _, err = run_cli(capsys, "compare", likert_csv, "--kappa-weights", "cubic")
+    assert code == 2 and "cubic" in err
