@@ -240,9 +240,12 @@ def _exact_top_box(sub: pd.DataFrame, points) -> pd.DataFrame | None:
     keys = {str(p) for p in points}
 
     def share(text) -> float:
-        if not isinstance(text, str) or not text:
+        try:
+            dist = json.loads(text) if isinstance(text, str) and text else {}
+        except ValueError:  # an unreadable distribution: the row has no exact share, like an empty one
+            dist = {}
+        if not isinstance(dist, dict) or not dist:
             return np.nan
-        dist = json.loads(text)
         total = sum(float(v) for v in dist.values())
         return sum(float(v) for k, v in dist.items() if str(k) in keys) / total if total > 0 else np.nan
 
