@@ -23,7 +23,7 @@ from survey.data.completeness import Completeness, split_source, table_completen
 from survey.data.table import messages_in, models_in, require_messages, validate_table
 from survey.errors import SurveyError, TableError
 from survey.reporting.context import completeness_view, incomplete_note, paraphrase_texts, study_view
-from survey.reporting.scales import BINARY, CHOICE, table_scale
+from survey.reporting.scales import BINARY, CHOICE, report_scale
 from survey.reporting.summary import study_summary
 from survey.stats import ab_tests, compare_messages, estimate
 from survey.stats.ab_tests import DECISION_TEST
@@ -214,10 +214,10 @@ def scale_analyses(df: pd.DataFrame, info, a: str | None, b: str | None, alpha: 
         return ([choice_headline(mc, alpha, completeness) for mc in choices], [choice_view(mc, df) for mc in choices],
                 [mc.to_dict() for mc in choices], [w for mc in choices for w in choice_warnings(mc, alpha)],
                 [exact_choice_section(exact)] if exact else [], [mc.to_dict() for mc in exact])
-    from survey.reporting.scales import ordinal_headline, ordinal_results, ordinal_view, top_box_comparison
+    from survey.reporting.scales import ordinal_headline, ordinal_results, ordinal_view
 
     comps = analyze_all(df, a, b, alpha, seed, n_resamples, left_out)
-    boxes = [top_box_comparison(df, c, info, seed, n_resamples) for c in comps]
+    boxes = [c.top_box for c in comps]  # None on a scale of fewer than four points
     invalid = f"not one of the {len(info.scores)} labels of the {info.name} scale"
     exact = [compare_messages(df, c.model, c.a, c.b, seed=seed, n_resamples=n_resamples, probabilities=True)
              for c in comps if has_expected(df, c.model, [c.a, c.b])]
@@ -251,7 +251,7 @@ def build_report(df, out_dir: str | Path, *, title: str | None = None, a: str | 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     left_out: list[str] = []
-    info = table_scale(df)
+    info = report_scale(df)
     if info.kind == BINARY:
         comps = analyze_all(df, a, b, alpha, seed, n_resamples, left_out)
         exact = exact_probability_comparisons(df, comps, seed, n_resamples)

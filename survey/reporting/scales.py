@@ -20,7 +20,7 @@ from survey.common.formatting import fmt
 from survey.data.completeness import Completeness
 from survey.errors import SurveyError
 from survey.reporting.context import incomplete_note
-from survey.stats import ab_tests, compare_messages
+from survey.stats import ab_tests
 from survey.stats.ab_tests import DECISION_TEST
 from survey.stats.comparison import Comparison
 
@@ -49,18 +49,15 @@ class ScaleInfo:
         return " and ".join(str(s) for s in self.top_box)
 
 
-def table_scale(df: pd.DataFrame) -> ScaleInfo:
+def report_scale(df: pd.DataFrame) -> ScaleInfo:
     """The response type of a validated long table, from its ``scale`` column (no column: Yes/No).
 
-    One report covers one scale: a table that mixes them is refused, since a mean score and a share
-    of Yes cannot be compared."""
+    One report covers one scale: a table that mixes them is refused (survey.stats.scale_info.table_scale),
+    since a mean score and a share of Yes cannot be compared."""
     from survey.responses import response_type
+    from survey.stats.scale_info import table_scale
 
-    names = sorted(set(df["scale"].dropna().astype(str))) if "scale" in df else []
-    if len(names) > 1:
-        raise SurveyError(f"the table mixes response types ({', '.join(names)}); report one at a time, e.g. "
-                          "filter the table on its 'scale' column")
-    name = names[0] if names else BINARY
+    name = table_scale(df)
     if name == CHOICE:
         return ScaleInfo(CHOICE, name)
     try:
@@ -97,24 +94,6 @@ def mean_interval(values, confidence: float, low: float, high: float) -> tuple[f
         return (mean, float(low), float(high))
     half = float(sps.t.ppf((1 + confidence) / 2, len(v) - 1) * v.std(ddof=1) / np.sqrt(len(v)))
     return (mean, max(float(low), mean - half), min(float(high), mean + half))
-
-
-def top_box_comparison(df: pd.DataFrame, c: Comparison, info: ScaleInfo, seed: int, n_resamples: int):
-    """The same comparison on the top-2-box indicator (1 when the answer is one of the two highest
-    scores), with ``a``, ``b``, ``tests``, ``effect`` and ``theta_bar`` like a Comparison: the comparison's
-    own top-2-box when it carries one (None there: not defined for this scale or data), else
-    compare_messages on the indicator with the comparison's pairs, so the sign-flip test runs on the
-    same paraphrase pairs. None when the scale has no two top points."""
-    if "top_box" in vars(c):
-        own = c.top_box
-        ok = own is not None and all(hasattr(own, k) for k in ("effect", "theta_bar", "tests", "a", "b"))
-        return own if ok else None
-    if len(info.top_box) < 2:
-        return None
-    rows = df[(df["model"] == c.model) & df["message"].isin([c.a, c.b])]
-    indicator = rows["answer"].isin(info.top_box).astype("Int16").where(rows["answer"].notna())
-    return compare_messages(rows.assign(answer=indicator), c.model, c.a, c.b, seed=seed,
-                            n_resamples=n_resamples, confidence=c.effect.confidence, pairing=c.pairs or None)
 
 
 def _means(c: Comparison, info: ScaleInfo) -> dict[str, tuple[float, float, float]]:
@@ -189,7 +168,7 @@ def ordinal_view(c: Comparison, tb, df: pd.DataFrame, info: ScaleInfo, texts: di
     for m in (c.a, c.b):
         mean, lo, hi = means[m]
         share, bad, total = shares[m]
-        rows.append([m, fmt(mean, 3), f"[{fmt(lo, 3)}, {fmt(hi, 3)}]", f"{box[m]:.1%}" if m in box else "—",
+        rows.append([m, fmt(mean, 3), f"[{fmt(lo, 3)}, {fmt(hi, 3)}]", *([f"{box[m]:.1%}"] if box else []),
                      f"{c.n_perturbations.get(m, '—')}", f"{round(bad * total)} of {total} ({bad:.1%})"])
     ids = {m: (list(c.pairing.order_a if m == c.a else c.pairing.order_b) if c.pairing else
                [f"#{j + 1}" for j in range(len(c.theta_bar[m]))]) for m in (c.a, c.b)}
@@ -224,7 +203,8 @@ def ordinal_view(c: Comparison, tb, df: pd.DataFrame, info: ScaleInfo, texts: di
                    "note": ab_tests.get(name).note(r)} for name, r in c.tests.items()],
         "effect": _points(c.effect.estimate), "confidence": conf, "ci": f"[{_points(lo)}, {_points(hi)}]",
         "ci_method": c.effect.method,
-        "means": {"columns": ["message", "mean score", f"{conf} CI", f"top-2-box ({info.top_box_words()})",
+        "means": {"columns": ["message", "mean score", f"{conf} CI",
+                              *([f"top-2-box ({info.top_box_words()})"] if box else []),
                               "paraphrases", "invalid replies"], "rows": rows},
         "top_box": top_box, "estimates": estimates, "estimate_notes": estimate_notes,
         "design": (f"{c.n_personas} personas; perturbations "

@@ -191,3 +191,10 @@ def test_exact_choice_probabilities_get_their_own_section(tmp_path):
     assert res["exact_expected"][0]["preference"]["share"] == pytest.approx(pref.mean())
     assert res["exact_expected"][0]["position_bias"]["share"] == pytest.approx(first.mean())
     assert "exact choice probabilities" in (tmp_path / "index.html").read_text()
+
+
+def test_a_three_point_scale_has_no_top_two_box(tmp_path):
+    res = build_report(simulate_table(scale_params("likert3"), 8, 4, 2, seed=1), tmp_path, n_resamples=FLIPS)
+    html = (tmp_path / "index.html").read_text()
+    assert res["results"][0]["top_box"] is None and "top-2-box" not in html.lower()
+    assert "on the 1–3 scale (likert3)" in html
