@@ -223,3 +223,17 @@ def test_mean_scores_equal_in_exact_arithmetic_tie_exactly():
     c = compare_messages(validate_table(df), "m", "A", "B")
     assert c.d_persona[0] == 0.0 and c.d_persona[1] == pytest.approx(2.0)
     assert c.sign.n == 1 and c.sign.statistic == 1.0
+
+
+def test_python_api_on_a_source_read_with_its_scale(tmp_path):
+    path = tmp_path / "ratings.csv"
+    likert_rows(scale_column=False).to_csv(path, index=False)
+    with pytest.raises(SurveyError, match="--scale likert5"):
+        survey.load_source(path)
+    src = survey.load_source(path, scale="likert5")
+    res = survey.analyze(src)
+    assert res.scale == "likert5" and res.completeness is not None and res.to_dict()["completeness"]
+    assert res["m"].effect.estimate == pytest.approx(compare_messages(likert_rows(), "m", "A", "B").effect.estimate)
+    choice_path = tmp_path / "choice.csv"
+    choice_df().to_csv(choice_path, index=False)
+    assert survey.analyze(survey.load_source(choice_path), flips=999).choice
