@@ -12,7 +12,7 @@ import json
 
 import numpy as np
 import pytest
-from llama_reference import PERSONA, THREADS, fresh_next_token_probabilities, shopper_query
+from llama_reference import PERSONA, THREADS, shopper_query
 from scipy import stats
 
 from survey import Study
@@ -41,6 +41,28 @@ def exact() -> LocalBackend:
     backend.close()
 
 
+def fresh_probabilities(tokens: list[int], extensions: list[list[int]]) -> list[np.ndarray]:
+    """P(next token) after ``tokens`` + each extension's every prefix, from ONE fresh
+    Llama(logits_all=True) sharing nothing with the backend (the reference of llama_reference, loaded once):
+    for extension e, the list gets len(e) + 1 rows (after the prompt, after e[:1], ...)."""
+    from llama_cpp import Llama
+
+    fresh = Llama(str(default_gguf_path()), n_ctx=512, n_threads=THREADS, n_threads_batch=THREADS,
+                  logits_all=True, verbose=False)
+    out = []
+    try:
+        for ext in extensions:
+            fresh.reset()
+            fresh.eval(tokens + ext)
+            for i in range(len(ext) + 1):
+                logits = fresh.scores[len(tokens) - 1 + i].astype(np.float64)
+                p = np.exp(logits - logits.max())
+                out.append(p / p.sum())
+    finally:
+        fresh.close()
+    return out
+
+
 def tokens_of(rt, text: str) -> list[int]:
     return rt.llm.tokenize(text.encode(), add_bos=False, special=False)
 
@@ -64,8 +86,7 @@ def test_likert5_distribution_matches_a_fresh_chain_rule_reference(exact):
     rt = exact.runtime
     prompt = rt.tokenize(rt.render(SYSTEM, LIKERT))
     space = tokens_of(rt, " ")[0]
-    first = fresh_next_token_probabilities(default_gguf_path(), prompt, THREADS)
-    after_space = fresh_next_token_probabilities(default_gguf_path(), prompt + [space], THREADS)
+    first, _, after_space = fresh_probabilities(prompt, [[], [space]])
     for d in range(1, 6):
         digit = tokens_of(rt, str(d))[0]
         reference = first[digit] + first[space] * after_space[digit]
@@ -81,11 +102,8 @@ def test_on_0_to_10_a_one_counts_only_when_the_number_ends_there(exact):
     one, zero = tokens_of(rt, "1")[0], tokens_of(rt, "0")[0]
     space = tokens_of(rt, " ")[0]
     digits = [tokens_of(rt, str(d))[0] for d in range(10)]
-    gguf = default_gguf_path()
-    p1 = fresh_next_token_probabilities(gguf, prompt, THREADS)
-    p_space = fresh_next_token_probabilities(gguf, prompt + [space], THREADS)
-    after_one = fresh_next_token_probabilities(gguf, prompt + [one], THREADS)
-    after_space_one = fresh_next_token_probabilities(gguf, prompt + [space, one], THREADS)
+    p1, after_one, _, _, p_space, after_space_one, _ = fresh_probabilities(prompt, [[one, zero],
+                                                                                     [space, one, zero]])
     continues = exact.runtime.continues()
     assert continues[digits].all() and not continues[space]
 
