@@ -27,6 +27,16 @@ def format_size(size: float | None) -> str:
     return f"{size:.3g}"
 
 
+def effect_label(res: ModelsComparison) -> str:
+    """The effect's axis label in the table's unit: P(Yes), mean score, or share choosing (forced choice)."""
+    scale = getattr(res, "scale", "binary")
+    if scale == "binary":
+        return f"P(Yes | {res.a}) − P(Yes | {res.b})"
+    if scale == "choice":
+        return f"share choosing {res.a} − share choosing {res.b}"
+    return f"mean score({res.a}) − mean score({res.b})"
+
+
 def model_effects(res: ModelsComparison, log_sizes: str = "auto", title: str | None = None) -> Figure:
     """Dots with CI bars, one per model: blue = A significantly preferred, red = B, grey = neither.
 
@@ -70,7 +80,7 @@ def model_effects(res: ModelsComparison, log_sizes: str = "auto", title: str | N
         ax.set_xticks(x, labels, fontsize=8, rotation=0 if len(models) <= 6 else 30)
         ax.set_xlim(-0.6, len(models) - 0.4)
         ax.set_xlabel("model" + (" (ordered by size)" if any(v is not None for v in sizes) else ""))
-    ax.set_ylabel(f"P(Yes | {res.a}) − P(Yes | {res.b})")
+    ax.set_ylabel(effect_label(res))
     conf = models[0].effect.confidence
     ax.set_title(title or f"Effect of {res.a} over {res.b} by model ({conf:.0%} CI)", fontsize=10)
     handles = [ax.plot([], [], "o", color=COLORS[k], label=lab)[0] for k, lab in

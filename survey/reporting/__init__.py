@@ -272,7 +272,7 @@ def build_report(df, out_dir: str | Path, *, title: str | None = None, a: str | 
     across = extra_json.get("across_models")
     if across and across["models"]["depends_on_model"]:
         warnings.insert(0, "The conclusion depends on the model: " + "; ".join(across["models"]["reasons"])
-                        + f". (The heterogeneity test's null: {HETEROGENEITY_NULL}.)")
+                        + f". (The heterogeneity test's null: {across['models'].get('heterogeneity_null', HETEROGENEITY_NULL)}.)")
     warnings = [w[0].upper() + w[1:] for w in completeness.warnings()] + warnings
     results = {"study": completeness.study, "completeness": completeness.to_dict(), "context": context,
                "summary": summary, "alpha": alpha, "results": results_list,

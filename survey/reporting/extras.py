@@ -118,6 +118,15 @@ def json_section(title: str, data: dict, caption: str) -> Section:
     return sec
 
 
+FIT_WORDS = {  # what the fitted columns of the across-model table are, by the table's scale
+    "binary": "mu, kappa, sigma, rho in the table: the Beta-logit fit; rho: {rho}.",
+    "ordinal": "tau, sigma, rho in the table: the ordinal (cumulative logit) model fitted by moments, on the latent "
+               "logit scale.",
+    "choice": "share_a in the table: the share of valid replies choosing {a}, both orders averaged, with its interval "
+              "(forced choice has no fitted model).",
+}
+
+
 def models_section(df: pd.DataFrame, a: str, b: str, alpha: float, sizes: dict | None) -> tuple[Section, dict]:
     """Across models: per-model effects, direction agreement, heterogeneity, the 'depends' flag, agreement."""
     from survey.plots.models import model_effects
@@ -132,11 +141,13 @@ def models_section(df: pd.DataFrame, a: str, b: str, alpha: float, sizes: dict |
     if res.heterogeneity is not None:
         h = res.heterogeneity
         sec.paragraphs.append(f"Heterogeneity test (are the effects equal across models?): p = {fmt(h.pvalue)} "
-                              f"({getattr(h, 'method', '')}). Its null: {HETEROGENEITY_NULL}.")
+                              f"({getattr(h, 'method', '')}). Its null: {getattr(res, 'heterogeneity_null', HETEROGENEITY_NULL)}.")
     sec.paragraphs.extend(res.notes)
-    sec.paragraphs.append(f"mu, kappa, sigma, rho in the table: the Beta-logit fit; rho: {RHO_BIAS_NOTE}.")
+    scale = getattr(res, "scale", "binary")
+    sec.paragraphs.append(FIT_WORDS.get(scale, FIT_WORDS["ordinal"]).format(rho=RHO_BIAS_NOTE, a=a))
     sec.tables.append(records_table(res.table().to_dict("records")))
-    sec.figures.append(fig_png(model_effects(res), f"Effect of {a} over {b} (difference in P(Yes)) with its "
+    unit = "P(Yes)" if scale == "binary" else getattr(res, "unit", "P(Yes)")
+    sec.figures.append(fig_png(model_effects(res), f"Effect of {a} over {b} (difference in {unit}) with its "
                                                    "95% CI for each model, ordered by model size where given."))
     agree = model_agreement(df)
     mean_k = agree.mean_kappa
@@ -176,20 +187,15 @@ def extra_sections(df: pd.DataFrame, extras: dict | None, *, alpha: float, sizes
                    a: str | None, b: str | None, kind: str = "binary") -> tuple[list[Section], dict]:
     """Across-model and across-message sections (from the table), then those of the given JSON files.
 
-    ``kind``: the table's response type (survey.reporting.scales): the across-model section fits the
-    Yes/No model, so only a binary table gets it; forced choice compares two messages shown together,
-    so it has no across-message section either."""
+    ``kind``: the table's response type (survey.reporting.scales): forced choice compares two messages
+    shown together, so it has no across-message section."""
     extras = extras or {}
     sections, extra_json = [], {}
-    if len(models_in(df)) >= 2 and kind == "binary":
+    if len(models_in(df)) >= 2:
         msgs = messages_in(df)
         sec, data = models_section(df, a or msgs[0], b or msgs[1], alpha, sizes)
         sections.append(sec)
         extra_json["across_models"] = data
-    elif len(models_in(df)) >= 2:
-        sections.append(Section("Across models", paragraphs=[
-            "The across-model comparison (heterogeneity of effects, agreement) is made for Yes/No answers; for "
-            f"{'forced choice' if kind == 'choice' else 'rating scales'} read each model's section above on its own."]))
     if kind != "choice":
         msg_secs, msg_json = messages_sections(df, alpha, "mean P(Yes)" if kind == "binary" else "mean score")
         sections.extend(msg_secs)

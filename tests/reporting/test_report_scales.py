@@ -198,3 +198,17 @@ def test_a_three_point_scale_has_no_top_two_box(tmp_path):
     html = (tmp_path / "index.html").read_text()
     assert res["results"][0]["top_box"] is None and "top-2-box" not in html.lower()
     assert "on the 1–3 scale (likert3)" in html
+
+
+@pytest.mark.parametrize("scale", ["likert5", "choice"])
+def test_across_models_section_speaks_the_scale(tmp_path, scale):
+    if scale == "choice":
+        one, two = choice_data(), choice_table(simulate_choice_counts(12, 8, 2, np.random.default_rng(8), delta=1.2), 2)
+    else:
+        one, two = likert_table(0), simulate_table(scale_params("likert5", delta=0.8), 16, 6, 3, seed=12)
+    res = build_report(pd.concat([one, two.assign(model="other")], ignore_index=True), tmp_path, n_resamples=FLIPS)
+    html = (tmp_path / "index.html").read_text()
+    assert "Across models: A vs B" in html and res["across_models"]["models"]["scale"] == scale
+    unit = "share choosing A − share choosing B" if scale == "choice" else "mean score (1–5)"
+    assert f"(difference in {unit})" in html and "Beta-logit" not in html
+    assert [r["model"] for r in res["results"]] == ["simulated", "other"]
