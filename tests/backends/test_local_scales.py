@@ -193,3 +193,16 @@ def test_a_likert5_study_runs_end_to_end_in_exact_mode(tmp_path):
         assert set(dist) == {1, 2, 3, 4, 5} and sum(dist.values()) == pytest.approx(1)
         assert row["expected"] == pytest.approx(sum(s * p for s, p in dist.items()))
         assert dist[int(row["answer"])] > 0
+
+
+def test_forced_choice_in_exact_mode_and_scales_in_plain_sample_mode(exact):
+    choice = exact.complete_sync(ask("choice", user='Option 1: "sneakers" Option 2: "boots" Which would you '
+                                                  'rather buy? Answer 1 or 2.', max_tokens=2))
+    dist = {int(k): v for k, v in choice.extra["distribution"].items()}
+    assert set(dist) == {1, 2} and sum(dist.values()) == pytest.approx(1)
+    assert choice.p_yes == pytest.approx(dist[1] + 2 * dist[2]) and choice.text in ("1", "2")
+    # without constrain, sample mode generates up to max_tokens and the parser reads the reply
+    backend = LocalBackend("smollm2", n_threads=THREADS, mode="sample")
+    backend._rt = exact.runtime
+    replies = [backend.complete_sync(ask(replicate=k)) for k in range(5)]
+    assert all(r.p_yes is None and 1 <= r.completion_tokens <= 3 and "finish_reason" in r.extra for r in replies)
