@@ -58,7 +58,7 @@ def distribution_bars(shares: dict[str, np.ndarray], invalid: dict[str, float], 
     bad = np.array([invalid.get(m, 0.0) for m in msgs], dtype=float)
     if bad.any():
         ax.barh(y, bad, left=left, color=INVALID_COLOR, edgecolor="white", lw=0.5, label="invalid")
-    ax.set_yticks(y, msgs)
+    ax.set_yticks(y, [f"{m}\n({b:.1%} invalid)" if b else m for m, b in zip(msgs, bad, strict=True)])
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of replies")

@@ -212,3 +212,17 @@ def test_across_models_section_speaks_the_scale(tmp_path, scale):
     unit = "share choosing A − share choosing B" if scale == "choice" else "mean score (1–5)"
     assert f"(difference in {unit})" in html and "Beta-logit" not in html
     assert [r["model"] for r in res["results"]] == ["simulated", "other"]
+
+
+def test_cli_report_on_a_rating_table(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "likert.csv"
+    likert_table().to_csv(path, index=False)
+    proc = subprocess.run([sys.executable, "-m", "survey", "report", str(path), "--out", str(tmp_path / "r"),
+                           "--flips", str(FLIPS), "--json"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["results"][0]["scale"] == "likert5" and out["results"][0]["top_box"]["points"] == [4, 5]
+    assert "Top-2-box (scores 4 and 5)" in (tmp_path / "r" / "index.html").read_text()
