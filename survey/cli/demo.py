@@ -16,21 +16,47 @@ from survey.study.study import Study
 
 
 def find_study(path: str) -> Path:
-    """The path as given, else the same path among the shipped files (so `survey demo` works from anywhere)."""
+    """The path as given, else the same path among the shipped files (so `survey demo` works from anywhere);
+    a bare name is a shipped study: `--study likert` is studies/likert.toml."""
     p = Path(path)
     if p.exists():
         return p
-    shipped = SHIPPED_ROOT / path
-    if shipped.exists():
-        return shipped
-    raise SurveyError(f"{path}: no such study file")
+    candidates = [SHIPPED_ROOT / path]
+    if not p.suffix and len(p.parts) == 1:
+        candidates.append(SHIPPED_ROOT / "studies" / f"{path}.toml")
+    for shipped in candidates:
+        if shipped.exists():
+            return shipped
+    names = sorted(f.stem for f in (SHIPPED_ROOT / "studies").glob("*.toml"))
+    raise SurveyError(f"{path}: no such study file; the shipped studies are {', '.join(names)}")
+
+
+def summary_line(r: dict) -> str:
+    """One line per model: the effect in the scale's unit with its CI and the decisive p-value."""
+    if r.get("scale") == "choice":
+        pref, pos = r["preference"], r["position_bias"]
+        return (f"{r['model']}: {r['a']} vs {r['b']} (forced choice): share choosing {r['a']} "
+                f"{fmt(pref['share'], 3)} CI [{fmt(pref['ci'][0], 3)}, {fmt(pref['ci'][1], 3)}], p = {pref['pvalue']:.3g}; "
+                f"position bias (share choosing the first shown) {fmt(pos['share'], 3)}, p = {pos['pvalue']:.3g}")
+    eff, p = r["effect"], r["tests"][DECISION_TEST]["pvalue"]
+    a, b = r["a"], r["b"]
+    what = (f"P(Yes|{a}) - P(Yes|{b})" if r.get("scale", "binary") == "binary"
+            else f"mean score({a}) - mean score({b}) on {r['scale']}")
+    line = (f"{r['model']}: {a} vs {b}: effect {what} = {eff['estimate']:+.3f} "
+            f"CI [{eff['ci'][0]:+.3f}, {eff['ci'][1]:+.3f}], sign-flip p = {p:.3g}")
+    top = r.get("top_box")
+    if top:
+        shares = ", ".join(f"{m} {fmt(v, 3)}" for m, v in top["shares"].items())
+        line += f"; top-2-box ({'/'.join(map(str, top['points']))}): {shares}, sign-flip p = {top['pvalue']:.3g}"
+    return line
 
 
 @click.command("demo")
 @click.option("--study", "study_path", default="studies/demo.toml", show_default=True,
-              help="study to run (free backends only: local or simulated)")
-@click.option("--out", default="reports/demo", show_default=True, type=click.Path(file_okay=False),
-              help="report folder")
+              help="study file to run (free backends only: local or simulated), or a shipped study's name: "
+                   "demo (Yes/No) or likert (5-point purchase intent)")
+@click.option("--out", default=None, type=click.Path(file_okay=False),
+              help="report folder  [default: reports/<study name>, e.g. reports/demo]")
 @seed_option(help="seed of the analysis")
 @alpha_option()
 @json_option
@@ -39,6 +65,7 @@ def demo_cmd(study_path, out, seed, alpha, as_json):
     from survey.reporting.entry import report
 
     study = Study.from_toml(find_study(study_path))
+    out = out or f"reports/{study.spec.name}"
     paid = [m.name for m in study.spec.models if m.paid]
     if paid:
         raise SurveyError(f"the demo runs free backends only; model(s) {', '.join(paid)} would cost money. "
@@ -67,9 +94,7 @@ def demo_cmd(study_path, out, seed, alpha, as_json):
         return
     echo_completeness(source.completeness)
     for r in results["results"]:
-        eff, p = r["effect"], r["tests"][DECISION_TEST]["pvalue"]
-        click.echo(f"{r['model']}: {r['a']} vs {r['b']}: effect P(Yes|{r['a']}) - P(Yes|{r['b']}) = {eff['estimate']:+.3f} "
-                   f"CI [{eff['ci'][0]:+.3f}, {eff['ci'][1]:+.3f}], sign-flip p = {p:.3g}")
+        click.echo(summary_line(r))
     across = results.get("across_models")
     if across:  # two or more models: is the conclusion model-conditional?
         kappas = ", ".join(f"{p['model_a']} vs {p['model_b']} {fmt(p['kappa'], 3)} ({p['interpretation']})"

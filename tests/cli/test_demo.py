@@ -63,3 +63,46 @@ def test_demo_says_what_its_results_rest_on(tmp_path, capsys):
     code, out, _ = run_cli(capsys, "demo", "--study", tmp_path / "sim.toml", "--out", tmp_path / "r", "--json")
     doc = json.loads(out)
     assert code == 0 and doc["study"] == "sim-sneakers-boots" and doc["completeness"]["complete"] is True
+
+
+def test_likert_study_end_to_end_on_the_embedded_model(tmp_path):
+    """`survey demo --study likert` at test size: exact mode on five labels, mean scores, top-2-box, the report."""
+    shipped = (ROOT / "studies" / "likert.toml").read_text()
+    small = (shipped.replace('store = "../reports/likert/store.sqlite"', 'store = "store.sqlite"')
+             .replace("count = 16", "count = 3").replace("count = 8", "count = 3").replace("replicates = 5", "replicates = 2"))
+    assert small.count("count = 3") == 3 and 'type = "likert"' in small and 'mode = "exact"' in small
+    study = tmp_path / "likert-small.toml"
+    study.write_text(small)
+    out = tmp_path / "report"
+    cmd = [sys.executable, "-m", "survey", "demo", "--study", str(study), "--out", str(out)]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert "mean score(sneakers) - mean score(boots) on likert5" in done.stdout
+    assert "top-2-box (4/5)" in done.stdout
+    saved = json.loads((out / "results.json").read_text())
+    res = saved["results"][0]
+    assert res["scale"] == "likert5" and res["n_personas"] == 3 and res["replicates"] == 2
+    assert -4 <= res["effect"]["estimate"] <= 4 and res["top_box"]["points"] == [4, 5]
+    import pandas as pd
+
+    table = pd.read_csv(out / "table.csv")
+    assert len(table) == 3 * 2 * 3 * 2 and set(table["scale"]) == {"likert5"}
+    assert table["answer"].isin(range(1, 6)).all()  # exact mode draws labels: every reply is valid
+    dists = table["distribution"].map(json.loads)
+    assert all(abs(sum(d.values()) - 1) < 1e-9 for d in dists)
+    expected = dists.map(lambda d: sum(int(k) * v for k, v in d.items()))
+    assert (expected - table["expected"]).abs().max() < 1e-9
+    means = table.groupby("message")["answer"].mean()
+    assert res["effect"]["estimate"] == pytest.approx(means["sneakers"] - means["boots"])
+    html = (out / "index.html").read_text()
+    assert html.count("data:image/png;base64,") >= 2 and "top-2-box" in html.lower()
+
+
+def test_a_shipped_study_by_name(capsys):
+    from cli_result import run_cli
+
+    from survey.cli.demo import find_study
+
+    assert find_study("likert") == ROOT / "studies" / "likert.toml"
+    code, _, err = run_cli(capsys, "demo", "--study", "nope")
+    assert code == 2 and "the shipped studies are demo, likert, sim" in err
