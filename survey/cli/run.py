@@ -27,6 +27,7 @@ def _print_plan(plan: Plan) -> None:
                f"-> {d['cells_per_model']} cells, {d['queries_per_model']} queries per model")
     click.echo(f"store: {d['store']}")
     _print_sets(plan)
+    _print_prompt(plan)
     print_table("plan", ["model", "backend", "queries", "stored", "to send", "est. tokens in/out",
                          "est. cost"],
                 [[m["model"], f"{m['backend']}{' batch' if m['batch'] else ''}", m["queries"], m["stored"],
@@ -52,6 +53,21 @@ def _print_sets(plan: Plan) -> None:
 
     for line in set_files(plan.context):
         click.echo(line)
+
+
+def _print_prompt(plan: Plan) -> None:
+    """The first query's prompts: what the persona is told and asked (the Yes/No sentence of a persona
+    set is replaced by a rating scale's own instruction; a forced choice shows both paraphrases)."""
+    design = getattr(plan, "design", None)
+    if design is None or not design.study.models:
+        return
+    first = next(design.queries(design.study.models[0]), None)
+    if first is None:
+        return
+    rtype = design.study.question.response
+    click.echo(f"question: {rtype.scale}" + (f" (valid answers {rtype.describe_values()})" if rtype.scored else ""))
+    click.echo(f"  system prompt: {first.system}")
+    click.echo("  question: " + first.user.replace("\n", "\n            "))
 
 
 def interrupted_status(report: RunReport) -> int:

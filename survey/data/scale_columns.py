@@ -30,6 +30,13 @@ def _loads(text) -> dict:
     return value if isinstance(value, dict) else {}
 
 
+def _dist_json(dist) -> str | None:
+    """{score: probability} as JSON in score order ("2" before "10", which sorting the keys as text breaks)."""
+    if not dist:
+        return None
+    return json.dumps({str(k): dist[k] for k in sorted(dist, key=lambda k: float(k))})
+
+
 def add_scale_columns(df: pd.DataFrame) -> pd.DataFrame:
     """Add the columns above to a store's table (``p_yes``, ``extra``, ``scale`` columns) in place."""
     if df.empty:
@@ -40,7 +47,7 @@ def add_scale_columns(df: pd.DataFrame) -> pd.DataFrame:
     df.loc[~binary, "p_yes"] = np.nan
     extras = df["extra"].map(_loads)
     if (~binary).any():
-        dist = extras.map(lambda e: json.dumps(e["distribution"], sort_keys=True) if e.get("distribution") else None)
+        dist = extras.map(lambda e: _dist_json(e.get("distribution")))
         if dist.notna().any():
             df["distribution"] = dist.astype(object)
     choice = df["scale"].eq("choice")
