@@ -15,6 +15,7 @@ from survey.cli.common import (
     fmt,
     json_option,
     print_table,
+    scale_option,
     seed_option,
 )
 from survey.common.progress import progress_bar
@@ -51,6 +52,7 @@ def parse_sizes(text: str | None) -> dict[str, float] | None:
 @click.command("compare")
 @click.argument("table", type=click.Path(dir_okay=False))
 @click.option("--study", default=None, help="study name, when a store holds several")
+@scale_option
 @click.option("--a", "a", default=None, help="message A (default: the first message)")
 @click.option("--b", "b", default=None, help="message B (default: the second message)")
 @click.option("--sizes", default=None, help="model sizes to order the plot, e.g. 'm1=3e9,m2=8B,m3=135M'")
@@ -72,7 +74,7 @@ def parse_sizes(text: str | None) -> dict[str, float] | None:
 @click.option("--plot", "plot", type=click.Path(dir_okay=False), default=None,
               help="also save the effect-by-model plot (.png, .svg or .pdf)")
 @json_option
-def compare_cmd(table, study, a, b, sizes, alpha, holm_models, adjust, fit, ties, kappa_weights, flips, seed,
+def compare_cmd(table, study, scale, a, b, sizes, alpha, holm_models, adjust, fit, ties, kappa_weights, flips, seed,
                 confidence, plot, as_json):
     """Compare A vs B across the models of TABLE (a long table or a store), and every pair of messages.
 
@@ -82,7 +84,7 @@ def compare_cmd(table, study, a, b, sizes, alpha, holm_models, adjust, fit, ties
     if confidence is not None and not 0 < confidence < 1:
         raise SurveyError("--confidence must be between 0 and 1")
     size_map = parse_sizes(sizes)  # before the progress bar starts: a bad flag is one clean line
-    src = load_source(table, study)
+    src = load_source(table, study, scale=scale)
     with progress_bar("comparing", comparison_steps(src.table), not as_json) as tick:
         out = compare_table(src, a, b, sizes=size_map, alpha=alpha, adjust_models="holm" if holm_models else "none",
                             adjust_messages=adjust, fit=fit, ties=ties, kappa_weights=kappa_weights,

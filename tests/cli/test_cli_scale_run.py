@@ -28,3 +28,20 @@ def test_dry_run_of_a_forced_choice_shows_both_options(tmp_path, capsys):
     assert code == 0, err
     assert "question: choice (valid answers 1 (the option shown first), 2 (the option shown second))" in out
     assert "Option 1: " in out and "Option 2: " in out
+
+
+def test_compare_reads_a_hand_made_rating_table_with_scale(tmp_path, capsys):
+    import pandas as pd
+
+    from survey.stats.ordinal import OrdinalParams
+    from survey.stats.ordinal_table import simulate_table
+
+    table = simulate_table(OrdinalParams(points=5, sigma=1.0, rho=0.3, delta=0.5), 6, 4, 2, seed=3)
+    path = tmp_path / "t.csv"
+    table.drop(columns=["scale"]).to_csv(path, index=False)
+    code, _, err = run_cli(capsys, "compare", str(path))
+    assert code == 2 and "--scale" in err
+    code, out, err = run_cli(capsys, "compare", str(path), "--scale", "likert5")
+    assert code == 0, err
+    assert "mean score(A) − mean score(B)" in out
+    assert pd.read_csv(path)["answer"].between(1, 5).all()
