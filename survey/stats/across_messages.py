@@ -26,9 +26,10 @@ import pandas as pd
 from survey.common.formatting import finite
 from survey.data.table import messages_in, require_messages
 from survey.errors import SurveyError
-from survey.responses import BINARY, CHOICE, DEFAULT_SCALE, response_type
+from survey.responses import BINARY, CHOICE, DEFAULT_SCALE
 from survey.stats.comparison import Comparison, compare_messages
 from survey.stats.effect import EffectResult, effect_ci
+from survey.stats.scale_info import scale_info, table_scale
 
 ADJUSTMENTS = ("holm", "bonferroni", "bh", "none")
 
@@ -57,18 +58,10 @@ class ScaleWords:
 
 def scale_words(df: pd.DataFrame) -> ScaleWords:
     """The ScaleWords of a table's rows (the ``scale`` column; Yes/No without one); one scale only."""
-    scales = list(pd.unique(df["scale"].astype(str))) if "scale" in df.columns and len(df) else [DEFAULT_SCALE]
-    if len(scales) > 1:
-        raise SurveyError(f"these rows mix scales ({', '.join(scales)}); compare answers on one scale at a time")
-    rtype = response_type(scales[0])
-    if rtype.scale == BINARY.scale:
-        return ScaleWords(rtype.scale, "P(Yes)", (-1.0, 1.0))
-    if rtype.scale == CHOICE.scale:
-        return ScaleWords(rtype.scale, "share choosing A − share choosing B", (-1.0, 1.0))
-    if not rtype.scored:
-        raise SurveyError(f"'{rtype.scale}' replies have no score to compare; compare texts with `survey dbpa`")
-    low, high = min(rtype.values), max(rtype.values)
-    return ScaleWords(rtype.scale, f"mean score ({low}–{high})", (float(low - high), float(high - low)))
+    info = scale_info(table_scale(df, "these rows"))
+    # forced choice compares two shares, so its effect is their difference, not "share choosing A"
+    unit = "share choosing A − share choosing B" if info.kind == "choice" else info.unit
+    return ScaleWords(info.scale, unit, info.bounds)
 
 
 def adjust_pvalues(pvalues, method: str = "holm") -> np.ndarray:

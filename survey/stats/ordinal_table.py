@@ -4,8 +4,6 @@ that turns a scale name into the model's scores."""
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pandas as pd
 
@@ -21,39 +19,22 @@ from survey.stats.ordinal import (
 )
 
 SCALE_CHOICES = "binary, likertK (scores 1..K, e.g. likert5), likertLOW-HIGH or ratingLOW-HIGH (e.g. likert0-4, rating0-10)"
-_NAMED = re.compile(r"^likert(\d+)$")
-_RANGE = re.compile(r"^(?:likert|rating)(-?\d+)-(-?\d+)$")
 
 
 def ordinal_scores(scale: str) -> tuple[int, int] | None:
     """(lowest, highest) score of a rating scale; None for "binary"; a SurveyError naming the valid
-    choices for anything else. A registered response type (survey.responses) is asked first."""
-    if scale == "binary":
-        return None
-    rtype = _registered(scale)
-    if rtype is not None:
-        values = sorted(rtype.values)
-        if getattr(rtype, "ordinal", False) and values == list(range(values[0], values[-1] + 1)):
-            return values[0], values[-1]
-        raise SurveyError(f"scale '{scale}' has no simulation model; choose one of {SCALE_CHOICES}")
-    found = _NAMED.match(str(scale))
-    low, high = (1, int(found.group(1))) if found else (None, None)
-    found = _RANGE.match(str(scale))
-    if found:
-        low, high = int(found.group(1)), int(found.group(2))
-    if low is None or not 2 <= high - low + 1 <= 101:
-        raise SurveyError(f"unknown scale '{scale}'; choose one of {SCALE_CHOICES} (2 to 101 points)")
-    return low, high
-
-
-def _registered(scale: str):
-    """The response type survey.responses resolves the name to, or None (then the name is parsed here)."""
+    choices for anything else. Names are resolved by survey.responses, the one place that parses them."""
     from survey.responses import response_type
 
-    try:
-        return response_type(scale)
-    except SurveyError:
+    if scale == "binary":
         return None
+    try:
+        rtype = response_type(scale)
+    except SurveyError:
+        raise SurveyError(f"unknown scale '{scale}'; choose one of {SCALE_CHOICES} (2 to 101 points)") from None
+    if not getattr(rtype, "ordinal", False):
+        raise SurveyError(f"scale '{scale}' has no simulation model; choose one of {SCALE_CHOICES}")
+    return rtype.low, rtype.high
 
 
 def scale_params(scale: str, *, tau=None, sigma=None, rho=None, delta=None, cuts=None) -> OrdinalParams:
