@@ -21,7 +21,12 @@ from pathlib import Path
 import numpy as np
 
 from survey.stats.beta_logit import make_params, simulate_counts
-from survey.stats.estimate import bootstrap_draws, estimate_counts, moment_estimate, summarize_draws
+from survey.stats.beta_logit_estimate import (
+    bootstrap_draws,
+    estimate_counts,
+    moment_estimate,
+    summarize_draws,
+)
 
 N, M, MU, KAPPA = 100, 50, 0.5, 4.0
 GRID = list(itertools.product((0.5, 1.0, 2.0), (0.0, 0.3, 0.6), (2, 5, 20)))

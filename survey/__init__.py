@@ -38,7 +38,7 @@ _EXPORTS = {
     "load_source": "survey.data.sources",
     "Source": "survey.data.sources",
     "validate_table": "survey.data.table",
-    "simulate": "survey.stats.ordinal_table",  # any scale: Yes/No (Beta-logit) or rating (ordinal model)
+    "simulate": "survey.stats.simulation",  # any scale a kind simulates: Yes/No (Beta-logit), rating (ordinal)
     # statistics and reports
     "analyze": "survey.stats.analysis",
     "estimate": "survey.stats.analysis",

@@ -151,7 +151,7 @@ class SimulatedBackend:
             await asyncio.sleep(self.options.latency)
         seed = self.options.seed if self.options.seed is not None else (query.seed or 0)
         rtype = query.response_type
-        if getattr(rtype, "ordinal", False) or rtype.scale == "choice":
+        if rtype.ordered or rtype.scale == "choice":
             return self._scored(seed, query, rtype)
         p = self.cell_probability(seed, query.persona, query.message, query.perturbation)
         u_invalid, u_yes = _rng(seed, "y", query.message, query.perturbation, query.persona,
@@ -166,7 +166,7 @@ class SimulatedBackend:
 
     def _scored(self, seed: int, query: Query, rtype) -> Reply:
         """A rating or a forced choice: the score drawn from the cell's distribution, stored with it."""
-        dist = (self.rating_probabilities(seed, query) if rtype.ordinal
+        dist = (self.rating_probabilities(seed, query) if rtype.ordered
                 else self.choice_probabilities(seed, query))
         u_invalid, u = _rng(seed, "y", query.message, query.perturbation, query.persona, query.second,
                             query.second_perturbation, query.replicate).random(2)

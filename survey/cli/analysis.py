@@ -28,7 +28,8 @@ from survey.data.table import write_table
 from survey.stats import ab_tests
 from survey.stats.analysis import analyze, estimate
 from survey.stats.ordinal import DELTA_MEANING_ORDINAL
-from survey.stats.ordinal_table import SCALE_CHOICES, ordinal_scores, parse_cuts, simulate
+from survey.stats.ordinal_table import SCALE_CHOICES, ordinal_scores, parse_cuts
+from survey.stats.simulation import simulate
 
 ALT = click.Choice(["two-sided", "greater", "less"])
 
@@ -101,7 +102,7 @@ def analyze_cmd(table, a, b, flips, seed, alternative, alpha, confidence, probab
         echo_json(res.to_dict())
         return
     echo_basis(res)
-    if res.choice:
+    if not res.view.per_message:
         for model, r in res.items():
             echo_choice(model, r, res.alpha, res.significant(model))
         return

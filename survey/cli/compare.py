@@ -25,7 +25,7 @@ from survey.stats import ab_tests
 from survey.stats.ab_tests import DECISION_TEST
 from survey.stats.across_messages import ADJUSTMENTS
 from survey.stats.agreement import STRONG, TIES, WEIGHTS
-from survey.stats.estimate import RHO_BIAS_NOTE
+from survey.stats.beta_logit_estimate import RHO_BIAS_NOTE
 from survey.stats.table_comparison import compare_table, comparison_steps
 
 _UNITS = {"": 1.0, "K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9, "T": 1e12}

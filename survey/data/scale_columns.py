@@ -17,6 +17,9 @@ import json
 import numpy as np
 import pandas as pd
 
+from survey.errors import SurveyError
+from survey.responses import DEFAULT_SCALE
+
 CHOICE_COLUMNS = ("second", "second_perturbation", "order", "chosen")
 
 
@@ -60,3 +63,20 @@ def add_scale_columns(df: pd.DataFrame) -> pd.DataFrame:
                           np.where(ans.eq(2).fillna(False), df["second"], None))
         df["chosen"] = pd.Series(chosen, index=df.index, dtype=object).where(choice)
     return df
+
+
+def scales_in(df: pd.DataFrame) -> list[str]:
+    """The scale names of a table's rows in order of appearance; a table without a scale column is Yes/No."""
+    if "scale" not in df.columns:
+        return [DEFAULT_SCALE]
+    names = df["scale"].astype("string").fillna(DEFAULT_SCALE).replace("", DEFAULT_SCALE)
+    return [str(s) for s in pd.unique(names)]
+
+
+def table_scale(df: pd.DataFrame, what: str = "the table") -> str:
+    """The one scale of ``df``'s rows; a SurveyError when they mix scales, which no one test compares."""
+    found = scales_in(df)
+    if len(found) > 1:
+        raise SurveyError(f"{what} mixes scales ({', '.join(found)}); a test compares answers on one scale: "
+                          "analyse each scale's rows on their own (filter the table by its 'scale' column)")
+    return found[0] if found else DEFAULT_SCALE

@@ -134,7 +134,7 @@ def _parse_answers(col: pd.Series, scales: pd.Series | None = None, noun: str = 
 
 def _describe(rtype) -> str:
     """"1 (Yes), 0 (No)"; a long scale by its range: "whole numbers 0 to 10"."""
-    if getattr(rtype, "ordinal", False) and rtype.points > 5:
+    if rtype.ordered and rtype.points > 5:
         return f"whole numbers {rtype.low} to {rtype.high}"
     return rtype.describe_values()
 

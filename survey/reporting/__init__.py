@@ -27,8 +27,8 @@ from survey.reporting.scales import BINARY, CHOICE, report_scale
 from survey.reporting.summary import study_summary
 from survey.stats import ab_tests, compare_messages, estimate
 from survey.stats.ab_tests import DECISION_TEST
+from survey.stats.beta_logit_estimate import RHO_BIAS_NOTE
 from survey.stats.comparison import Comparison
-from survey.stats.estimate import RHO_BIAS_NOTE
 from survey.stats.heterogeneity import HETEROGENEITY_NULL
 
 _TEMPLATES = Path(__file__).parent / "templates"
@@ -100,7 +100,7 @@ def comparison_view(c: Comparison, df: pd.DataFrame, texts: dict | None = None) 
     estimates, rho_note = [], RHO_BIAS_NOTE
     for msg in (c.a, c.b):
         try:
-            e = estimate(df, c.model, msg)
+            e = estimate(df, msg, c.model, bootstrap=0)[c.model]
             rho_note = e.rho_note  # what this estimator's rho-hat is known to do
             estimates.append({"message": msg, **{k: fmt(getattr(e, k), 3) for k in ("mu", "kappa", "sigma", "rho")}})
         except SurveyError:

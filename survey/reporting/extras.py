@@ -14,7 +14,7 @@ from survey.data.table import messages_in, models_in  # noqa: E402
 from survey.errors import SurveyError  # noqa: E402
 from survey.reporting import Section, fig_png  # noqa: E402
 from survey.stats import ab_tests  # noqa: E402
-from survey.stats.estimate import RHO_BIAS_NOTE  # noqa: E402
+from survey.stats.beta_logit_estimate import RHO_BIAS_NOTE  # noqa: E402
 from survey.stats.heterogeneity import HETEROGENEITY_NULL  # noqa: E402
 
 

@@ -52,10 +52,10 @@ class ScaleInfo:
 def report_scale(df: pd.DataFrame) -> ScaleInfo:
     """The response type of a validated long table, from its ``scale`` column (no column: Yes/No).
 
-    One report covers one scale: a table that mixes them is refused (survey.stats.scale_info.table_scale),
+    One report covers one scale: a table that mixes them is refused (survey.data.scale_columns.table_scale),
     since a mean score and a share of Yes cannot be compared."""
+    from survey.data.scale_columns import table_scale
     from survey.responses import response_type
-    from survey.stats.scale_info import table_scale
 
     name = table_scale(df)
     if name == CHOICE:
@@ -64,7 +64,7 @@ def report_scale(df: pd.DataFrame) -> ScaleInfo:
         rtype = response_type(name)
     except SurveyError:
         return ScaleInfo(BINARY, name)  # an unknown name: the table's answers decide, as before
-    if not getattr(rtype, "ordinal", False):
+    if not rtype.ordered:
         return ScaleInfo(BINARY, name)
     scores = tuple(sorted(int(s) for s in rtype.values))
     return ScaleInfo(ORDINAL, name, scores, {int(k): str(v) for k, v in rtype.labels.items()},

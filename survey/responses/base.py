@@ -1,11 +1,13 @@
 """The response-type extension point: how a reply becomes a score, and which scores are valid.
 
-A response type is one question format: Yes/No (``binary``), free text (``text``), later K-point
-scales. Everything downstream asks the study's type instead of assuming Yes/No: the engine parses
-replies with it, the store records it per study, the table validator checks answers against its
-values, the local backend reads the next-token mass of its labels. A new type is one subclass
-(its scale name, labels, default question and reply length) plus one ``register`` call in
-survey/responses/__init__.py.
+A response type is one question format: Yes/No (``binary``), rating scales (``likert5``,
+``rating0-10``), forced choice (``choice``), free text (``text``). Everything downstream asks the
+study's type instead of assuming Yes/No: the engine parses replies with it, the store records it per
+study, the table validator checks answers against its values, the local backend reads the next-token
+mass of its labels, and analyses and reports read its ``view`` (survey.responses.view.AnalysisView):
+the quantity compared, its unit and range. A new type is one subclass (its scale name, labels,
+default question, reply length and analysis ``kind``) plus one ``register`` call in
+survey/responses/__init__.py; its analysis is one module of survey.stats.kinds.
 
 Parsing follows Helm & Priebe (2026), "When prompt perturbations break your A/B test": a reply
 counts when it starts with one of the labels. We skip leading whitespace and punctuation (quotes,
@@ -18,7 +20,10 @@ from __future__ import annotations
 import math
 import unicodedata
 from collections.abc import Mapping
+from functools import cached_property
 from types import MappingProxyType
+
+from survey.responses.view import AnalysisView
 
 
 def skip_noise(text: str) -> str:
@@ -40,8 +45,10 @@ class ResponseType:
     - ``max_tokens``: the default reply length.
 
     Optional: ``slots`` (the template's placeholders; forced choice shows two paraphrases),
-    ``ordinal`` (scores are ordered points with ``low``, ``high`` and a ``top_box``) and
-    ``answer_instruction()`` (the system prompt's last sentence, which says how to answer).
+    ``top_box`` (the points whose share marketers read), ``answer_instruction()`` (the system
+    prompt's last sentence, which says how to answer), and the analysis view: ``kind`` (the
+    survey.stats.kinds module that analyses it), ``quantity`` (what a cell summary is called) and
+    ``ranged`` (whether its unit names the range).
     """
 
     scale: str
@@ -49,8 +56,20 @@ class ResponseType:
     template: str
     max_tokens: int
     slots: tuple[str, ...] = ("perturbation",)
-    ordinal: bool = False
     top_box: frozenset[int] = frozenset()
+    kind: str = "scored"
+    quantity: str = "mean score"
+    ranged: bool = True
+    ordered: bool = False
+
+    @cached_property
+    def view(self) -> AnalysisView:
+        """What this type means to an analysis (survey.responses.view)."""
+        points = tuple(sorted(self.labels))
+        low, high = (points[0], points[-1]) if points else (0, 0)
+        return AnalysisView(self.kind, self.scale, self.quantity, low, high, points,
+                            MappingProxyType(dict(self.labels)), tuple(sorted(self.top_box)), ranged=self.ranged,
+                            ordered=self.ordered)
 
     def answer_instruction(self) -> str:
         """How the persona prompt tells the model to answer; Yes/No's sentence is the persona sets' own."""

@@ -17,3 +17,6 @@ class Binary(ResponseType):
     labels = MappingProxyType({1: "Yes", 0: "No"})  # Yes first: the local backend's draw is Yes iff u < P(Yes)
     template = PAPER_QUESTION
     max_tokens = 1
+    kind = "binary"
+    quantity = "P(Yes)"
+    ranged = False

@@ -10,9 +10,11 @@ is tested on its own.
 
 from __future__ import annotations
 
+from functools import cached_property
 from types import MappingProxyType
 
 from survey.responses.scales import NumericLabels
+from survey.responses.view import AnalysisView
 
 CHOICE_QUESTION = ('Two customers each described a product.\nOption 1: "{first}"\nOption 2: "{second}"\n'
                    'Which of the two products would you personally rather buy? Answer 1 or 2.')
@@ -26,6 +28,15 @@ class Choice(NumericLabels):
     template = CHOICE_QUESTION
     slots = ("first", "second")
     max_tokens = 2
+    kind = "choice"
+    quantity = "share choosing A"
+    ranged = False
+
+    @cached_property
+    def view(self) -> AnalysisView:
+        # the answers are positions 1 and 2; what is compared is the share of replies choosing A, in [0, 1]
+        return AnalysisView("choice", self.scale, self.quantity, 0, 1, (1, 2), MappingProxyType(dict(self.labels)),
+                            effect_quantity="share choosing A − share choosing B", per_message=False)
 
     def parse(self, text: str | None) -> int | None:
         # "Option 1" names the position as plainly as "1" does; the template calls them options

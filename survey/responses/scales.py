@@ -55,10 +55,11 @@ class NumericLabels(ResponseType):
 
 
 class OrdinalScale(ResponseType):
-    """K ordered points with consecutive whole-number scores; ``kind`` is "likert" or "rating"."""
+    """K ordered points with consecutive whole-number scores; ``family`` is "likert" or "rating"."""
 
-    ordinal = True
-    kind: str
+    kind = "ordinal"
+    ordered = True
+    family: str  # "likert" or "rating"
 
     def __init__(self, kind: str, scores: Sequence[int], labels: Sequence[str] | None, template: str | None,
                  max_tokens: int | None = None):
@@ -73,7 +74,7 @@ class OrdinalScale(ResponseType):
             raise SurveyError(f"{kind} scale: {len(words)} labels for {len(scores)} points; give one label per point")
         if any(not w for w in words) or len({w.casefold() for w in words}) != len(words):
             raise SurveyError(f"{kind} scale: labels must be distinct and non-empty; got {words}")
-        self.kind = kind
+        self.family = kind
         self.numeric = labels is None or all(w == str(s) for w, s in zip(words, scores, strict=True))
         self.labels = MappingProxyType(dict(zip(scores, words, strict=True)))
         lo, hi = scores[0], scores[-1]
@@ -112,7 +113,7 @@ class OrdinalScale(ResponseType):
         return "Answer ONLY with one of: " + ", ".join(f"'{w}'" for w in self.labels.values()) + ". Do not explain."
 
     def default_template(self) -> str:
-        if self.kind == "rating":
+        if self.family == "rating":
             return ('A customer said: "{perturbation}" How appealing is the product they are describing to you '
                     f'personally, from {self.low} (not at all appealing) to {self.high} (extremely appealing)? '
                     'Answer with a single whole number.')

@@ -14,3 +14,6 @@ class FreeText(ResponseType):
     scale = "text"
     template = TEXT_QUESTION
     max_tokens = 80
+    kind = "text"
+    quantity = "text"
+    ranged = False

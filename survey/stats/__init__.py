@@ -6,11 +6,12 @@ so that submodules can import each other without cycles and ``import survey.stat
 
 import importlib
 
+from survey.stats.beta_logit_estimate import EstimateResult, estimate_counts, fit_beta, fit_beta_logit
+
 # ruff: noqa: F401  (the eager imports are re-exports: __all__ below is computed, which ruff cannot read)
 from survey.stats.classic import TestResult, sign_test, wilcoxon_test
 from survey.stats.comparison import Comparison, compare_messages, paired_differences
 from survey.stats.effect import EffectResult, effect_ci
-from survey.stats.estimate import EstimateResult, estimate, estimate_counts, fit_beta
 from survey.stats.permutation import (
     PermutationResult,
     sign_flip_pvalues,
@@ -20,7 +21,7 @@ from survey.stats.permutation import (
 
 _EAGER = [
     "Comparison", "EffectResult", "EstimateResult", "PermutationResult", "TestResult",
-    "compare_messages", "effect_ci", "estimate", "estimate_counts", "fit_beta",
+    "compare_messages", "effect_ci", "estimate_counts", "fit_beta", "fit_beta_logit",
     "paired_differences", "sign_flip_pvalues", "sign_flip_test", "sign_test",
     "unpaired_permutation_test", "wilcoxon_test",
 ]
@@ -29,10 +30,13 @@ _EAGER = [
 _LAZY = {
     "ABTest": "survey.stats.ab_tests",
     "analyze": "survey.stats.analysis", "Analysis": "survey.stats.analysis",
+    "estimate": "survey.stats.analysis", "Estimates": "survey.stats.analysis",
     "decision_pvalue": "survey.stats.analysis", "TopBox": "survey.stats.comparison",
     "top_box_comparison": "survey.stats.comparison",
-    "scale_info": "survey.stats.scale_info", "ScaleInfo": "survey.stats.scale_info",
-    "table_scale": "survey.stats.scale_info",
+    "kind_of": "survey.stats.kinds", "scale_view": "survey.stats.kinds", "table_view": "survey.stats.kinds",
+    "Kind": "survey.stats.kinds", "ABResult": "survey.stats.results", "Fit": "survey.stats.results",
+    "AnalysisView": "survey.responses.view",
+    "table_scale": "survey.data.scale_columns",
     "adjust_pvalues": "survey.stats.across_messages", "compare_all_messages": "survey.stats.across_messages",
     "MessagesComparison": "survey.stats.across_messages", "PairResult": "survey.stats.across_messages",
     "compare_models": "survey.stats.across_models", "model_heterogeneity": "survey.stats.across_models",
@@ -44,9 +48,9 @@ _LAZY = {
     "HeterogeneityResult": "survey.stats.heterogeneity",
     "sign_pvalues": "survey.stats.batched", "wilcoxon_pvalues": "survey.stats.batched",
     "unpaired_permutation_pvalues": "survey.stats.permutation", "smallest_pvalue": "survey.stats.permutation",
-    "ModelParams": "survey.stats.beta_logit", "simulate": "survey.stats.beta_logit",
+    "ModelParams": "survey.stats.beta_logit", "simulate": "survey.stats.simulation",
     "simulate_counts": "survey.stats.beta_logit", "draw_probabilities": "survey.stats.beta_logit",
-    "moment_estimate": "survey.stats.estimate",
+    "moment_estimate": "survey.stats.beta_logit_estimate",
     "OrdinalParams": "survey.stats.ordinal", "make_ordinal_params": "survey.stats.ordinal",
     "simulate_category_counts": "survey.stats.ordinal", "category_probabilities": "survey.stats.ordinal",
     "estimate_ordinal": "survey.stats.ordinal_estimate", "OrdinalEstimate": "survey.stats.ordinal_estimate",

@@ -24,12 +24,12 @@ import numpy as np
 import pandas as pd
 
 from survey.common.formatting import finite
+from survey.data.scale_columns import table_scale
 from survey.data.table import messages_in, require_messages
 from survey.errors import SurveyError
-from survey.responses import BINARY, CHOICE, DEFAULT_SCALE
+from survey.responses import BINARY, CHOICE, DEFAULT_SCALE, response_type
 from survey.stats.comparison import Comparison, compare_messages
 from survey.stats.effect import EffectResult, effect_ci
-from survey.stats.scale_info import scale_info, table_scale
 
 ADJUSTMENTS = ("holm", "bonferroni", "bh", "none")
 
@@ -58,10 +58,11 @@ class ScaleWords:
 
 def scale_words(df: pd.DataFrame) -> ScaleWords:
     """The ScaleWords of a table's rows (the ``scale`` column; Yes/No without one); one scale only."""
-    info = scale_info(table_scale(df, "these rows"))
-    # forced choice compares two shares, so its effect is their difference, not "share choosing A"
-    unit = "share choosing A − share choosing B" if info.kind == "choice" else info.unit
-    return ScaleWords(info.scale, unit, info.bounds)
+    view = response_type(table_scale(df, "these rows")).view
+    if not view.points:
+        raise SurveyError(f"scale '{view.scale}' has no scores to compare (free text); compare the texts with "
+                          "`survey dbpa` instead")
+    return ScaleWords(view.scale, view.effect_unit, view.bounds)
 
 
 def adjust_pvalues(pvalues, method: str = "holm") -> np.ndarray:

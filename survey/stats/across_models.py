@@ -30,10 +30,11 @@ from survey.errors import SurveyError, TableError
 from survey.responses import response_type
 from survey.stats.ab_tests import DECISION_TEST, ByTest, with_aliases
 from survey.stats.across_messages import ScaleWords, adjust_pvalues, scale_words
+from survey.stats.beta_logit_estimate import RHO_BIAS_NOTE, EstimateResult
+from survey.stats.beta_logit_estimate import fit_beta_logit as estimate
 from survey.stats.choice import ChoiceResult, compare_choice
 from survey.stats.comparison import Comparison, compare_messages
 from survey.stats.effect import EffectResult
-from survey.stats.estimate import RHO_BIAS_NOTE, EstimateResult, estimate
 from survey.stats.heterogeneity import (
     HETEROGENEITY_NULL,
     HeterogeneityResult,

@@ -268,7 +268,7 @@ def resolve_weights(weights: str, rtype) -> str:
     if weights not in WEIGHTS:
         raise SurveyError(f"kappa weights must be one of {', '.join(WEIGHTS)}; got '{weights}'")
     if weights == "auto":
-        return "quadratic" if getattr(rtype, "ordinal", False) else "none"
+        return "quadratic" if rtype.ordered else "none"
     return weights
 
 
@@ -297,7 +297,7 @@ def model_agreement(df: pd.DataFrame, models: list[str] | None = None, messages:
     full = labels.dropna()
     fk = fleiss_kappa(full.to_numpy()) if len(full) else None
     notes = _constant_label_notes(labels, rtype)
-    if getattr(rtype, "ordinal", False):
+    if rtype.ordered:
         notes.append(f"Fleiss' kappa is unweighted: it counts any two different points of the {rtype.scale} scale "
                      f"as a disagreement; the pairwise {_kappa_words(weights)} read the scale's order")
     return AgreementResult(names, sources, ties, n_ties, len(labels), len(full), pairs, fk, labels, notes,

@@ -3,14 +3,15 @@ of the table, each analysed on its own. A model that cannot be analysed (e.g. no
 left out with its reason instead of hiding the others; when none can be, that is the error.
 
     res = analyze(df, "sneakers", "boots")
-    res["gpt"].sign_flip.pvalue, res["gpt"].effect.ci
+    res["gpt"].decision.pvalue, res["gpt"].effect.ci
     res.to_dict()  # what `survey analyze --json` prints
 
-The table's scale decides the analysis: Yes/No and rating scales compare P(Yes) or mean scores
-(survey.stats.comparison; a rating scale's effect is in scale points, with the top-2-box share beside
-it), a forced-choice table runs survey.stats.choice.compare_choice (preference and position bias).
-``estimate`` fits the Beta-logit model on Yes/No answers and the ordinal model (survey.stats.ordinal_estimate)
-on a rating scale.
+``analyze`` is the one loop over models and message pairs: the table's analysis kind
+(survey.stats.kinds: Yes/No, rating scales, forced choice, ...) runs each comparison, and every result
+follows one protocol (survey.stats.results.ABResult), so across-model and across-message comparisons,
+the command line and the report read them alike. ``estimate`` fits the kind's response model (the
+Beta-logit model on Yes/No answers, the ordinal model on a rating scale) by the moment estimator unless
+another method is asked for.
 
 Both take a DataFrame or a survey.data.sources.Source (``load_source``): the result carries the data's
 completeness (``res.completeness``, survey.data.completeness) and says which study it analysed.
@@ -24,21 +25,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from survey.common.limits import BOOTSTRAP_MAX, Alpha, Flips, Seed
 from survey.data.completeness import Completeness, split_source
-from survey.data.table import (
-    models_in,
-    pick_messages,
-    require_messages,
-    require_models,
-    validate_table,
-)
+from survey.data.table import models_in, pick_messages, require_messages, require_models, validate_table
 from survey.errors import SurveyError, TableError, validated
 from survey.responses import response_type
-from survey.stats.ab_tests import DECISION_TEST
-from survey.stats.choice import ChoiceResult, compare_choice
-from survey.stats.comparison import Comparison, compare_messages
-from survey.stats.estimate import estimate as estimate_model
-from survey.stats.ordinal_estimate import OrdinalEstimate, category_counts, estimate_ordinal
-from survey.stats.scale_info import CHOICE, scale_info, table_scale
+from survey.responses.view import AnalysisView
+from survey.stats.kinds import CompareOptions, FitOptions, kind_of, table_view
 
 
 class AnalyzeOptions(BaseModel):
@@ -60,136 +51,84 @@ class EstimateOptions(BaseModel):
 
 
 class Analysis(dict):
-    """model -> Comparison (Yes/No, rating scales) or ChoiceResult (forced choice), in table order;
-    ``scale`` the table's scale; ``left_out`` holds the reason of each model left out; ``completeness``
-    what the data rests on (the study and the queries expected, stored, failed)."""
+    """model -> its A/B result (survey.stats.results.ABResult) for the first pair compared, in table order;
+    ``results`` every result (every pair of messages with ``every_pair``); ``view`` the table's
+    AnalysisView; ``left_out`` the reason of each model or pair left out; ``completeness`` what the data
+    rests on (the study and the queries expected, stored, failed)."""
 
-    def __init__(self, comparisons=(), left_out=(), completeness: Completeness | None = None,
-                 alpha: float = 0.05, scale: str = "binary"):
-        super().__init__(c if isinstance(c, tuple) else (c.model, c) for c in comparisons)
+    def __init__(self, results=(), left_out=(), completeness: Completeness | None = None,
+                 alpha: float = 0.05, view: AnalysisView | None = None):
+        self.results = list(results)
+        super().__init__()
+        for r in self.results:
+            self.setdefault(r.model, r)
         self.left_out = list(left_out)
         self.completeness = completeness
         self.alpha = alpha
-        self.scale = scale
+        self.view = view if view is not None else response_type("binary").view
 
     @property
-    def choice(self) -> bool:
-        """True for a forced-choice table: the results are ChoiceResults."""
-        return self.scale == CHOICE
+    def scale(self) -> str:
+        return self.view.scale
 
-    def significant(self, model: str) -> bool:
-        """Whether the deciding test rejects A = B at ``alpha`` for this model: the sign-flip test, or
-        for forced choice the preference test (itself a sign-flip test on order-averaged shares)."""
-        return bool(decision_pvalue(self[model]) <= self.alpha)
+    @property
+    def kind(self):
+        """The analysis kind that produced these results (survey.stats.kinds)."""
+        return kind_of(self.view)
+
+    def significant(self, result_or_model) -> bool:
+        """Whether the deciding test rejects A = B at ``alpha``: the sign-flip test over paraphrase pairs
+        (for forced choice the preference test, itself a sign-flip test on order-averaged shares)."""
+        r = self[result_or_model] if isinstance(result_or_model, str) else result_or_model
+        return bool(decision_pvalue(r) <= self.alpha)
 
     def to_dict(self) -> dict:
-        info = scale_info(self.scale)
-        return {"alpha": self.alpha, "decided_by": "preference" if self.choice else DECISION_TEST,
-                "scale": self.scale, "unit": info.unit,
-                "results": [{**_result_dict(m, c, self.scale), "significant": self.significant(m)}
-                            for m, c in self.items()],
-                "left_out": self.left_out, **_provenance(self.completeness)}
+        return {"alpha": self.alpha, "decided_by": self.kind.decided_by, "scale": self.scale,
+                "unit": self.view.unit,
+                "results": [{**result_dict(r), "significant": self.significant(r)} for r in self.results],
+                "left_out": self.left_out, **provenance(self.completeness)}
 
 
-def decision_pvalue(result: Comparison | ChoiceResult) -> float:
-    """The p-value that decides A = B: the sign-flip test's, or forced choice's preference test's."""
-    if isinstance(result, ChoiceResult):
-        return float(result.preference.pvalue)
-    return float(result.tests[DECISION_TEST].pvalue)
+def decision_pvalue(result) -> float:
+    """The p-value that decides A = B: the result's deciding test (sign-flip, or the preference test)."""
+    return float(result.decision.pvalue)
 
 
-def _result_dict(model: str, result, scale: str) -> dict:
-    if isinstance(result, ChoiceResult):
-        return {"model": model, "scale": scale, "unit": scale_info(scale).unit, **result.to_dict()}
-    return result.to_dict()
+def result_dict(result) -> dict:
+    """One A/B result as `survey analyze --json` prints it: model, scale and unit first, then its own keys."""
+    return {"model": result.model, "scale": result.scale, "unit": result.unit, **result.to_dict()}
 
 
 class Estimates(dict):
-    """model -> EstimateResult (Yes/No: Beta-logit) or OrdinalEstimate (rating scales) for one message, in
-    table order; ``scale`` the table's scale; ``left_out`` as in Analysis."""
+    """model -> its fitted response model (survey.stats.results.Fit) for one message, in table order;
+    ``view`` the table's AnalysisView; ``left_out`` as in Analysis."""
 
     def __init__(self, message: str, results=(), left_out=(), completeness: Completeness | None = None,
-                 scale: str = "binary"):
+                 view: AnalysisView | None = None):
         super().__init__(results)
         self.message = message
         self.left_out = list(left_out)
         self.completeness = completeness
-        self.scale = scale
+        self.view = view if view is not None else response_type("binary").view
+
+    @property
+    def scale(self) -> str:
+        return self.view.scale
 
     def to_dict(self) -> dict:
         return {"scale": self.scale,
                 "results": [{"model": m, "message": self.message, **r.to_dict()} for m, r in self.items()],
-                "left_out": self.left_out, **_provenance(self.completeness)}
+                "left_out": self.left_out, **provenance(self.completeness)}
 
 
-def _provenance(completeness: Completeness | None) -> dict:
+def provenance(completeness: Completeness | None) -> dict:
     """The JSON keys every result carries: the study analysed and the data's completeness."""
     if completeness is None:
         return {}
     return {"study": completeness.study, "completeness": completeness.to_dict()}
 
 
-def _each_model(models, run, catch: type[Exception], reason) -> tuple[list, list[str]]:
-    done, left_out = [], []
-    for model in models:
-        try:
-            done.append(run(model))
-        except catch as exc:  # e.g. every answer invalid: one such model must not hide the others
-            left_out.append(reason(model, exc))
-    if not done:
-        raise SurveyError("; ".join(left_out))
-    return done, left_out
-
-
-def analyze(df, a: str | None = None, b: str | None = None, *, models: list[str] | None = None,
-            alternative: str = "two-sided", alpha: float = 0.05, confidence: float | None = None,
-            flips: int = 9999, seed: int | None = 0,
-            probabilities: bool = False, pairing: list[tuple[str, str]] | None = None,
-            completeness: Completeness | None = None, scale: str | None = None) -> Analysis:
-    """Message A vs B for every model (or those named): every A/B test and the effect with its CI.
-
-    With two messages in the table, a and b may be left out (or one of them). ``alpha``: the level at
-    which each result says whether the sign-flip test rejects (``significant``); the effect's interval
-    has confidence 1 - alpha unless ``confidence`` is given. ``flips``: random sign vectors when there
-    are more than 40 perturbation pairs (below that the test is exact).
-    ``probabilities``: test the exact per-cell expected score (``expected``; P(Yes) for Yes/No) instead
-    of answer means.
-    ``pairing``: [(A id, B id), ...] for every model; by default design or natural order of the ids
-    (survey.data.pairing). Each result's ``pairs`` and ``to_dict()`` say which pairs were formed.
-    ``df``: a long table or a Source (survey.data.sources.load_source); ``completeness`` overrides its own.
-    ``scale``: the response type of a table without a ``scale`` column (e.g. "likert5"; default Yes/No).
-    The table's scale picks the analysis: a Comparison per model (Yes/No: P(Yes); rating scales: mean
-    scores, effect in scale points, top-2-box), or for forced choice ("choice") a ChoiceResult per model
-    (survey.stats.choice.compare_choice: the preference for A and the position bias). A table that mixes
-    scales is refused.
-    """
-    df, completeness = split_source(df, completeness)
-    df = _with_scale(df, scale)
-    opts = validated(AnalyzeOptions, "analyze options", alternative=alternative, alpha=alpha, confidence=confidence,
-                  flips=flips, seed=seed, probabilities=probabilities, pairing=pairing)
-    confidence = 1 - opts.alpha if opts.confidence is None else opts.confidence
-    table = table_scale(df)
-    scale_info(table)  # free text has nothing to compare: say so
-    a, b = pick_messages(df, a, b)
-    require_models(df, models or [])
-    if table == CHOICE and opts.pairing:
-        raise SurveyError("a forced-choice table pairs paraphrases in its rows (each pair was shown together); "
-                          "pairing does not apply")
-
-    def run(model: str):
-        if table == CHOICE:
-            return model, compare_choice(df, model, a, b, alternative=opts.alternative, alpha=opts.alpha,
-                                         confidence=confidence, n_resamples=opts.flips, seed=opts.seed,
-                                         probabilities=opts.probabilities)
-        return compare_messages(df, model, a, b, alternative=opts.alternative, n_resamples=opts.flips,
-                                seed=opts.seed, confidence=confidence, probabilities=opts.probabilities,
-                                pairing=opts.pairing)
-
-    done, left_out = _each_model(models or models_in(df), run, TableError, lambda m, exc: str(exc))
-    return Analysis(done, left_out, completeness, opts.alpha, table)
-
-
-def _with_scale(df, scale: str | None):
+def with_scale(df, scale: str | None):
     """A DataFrame checked against the contract with ``scale`` for a table without a scale column."""
     if scale is None:
         return df
@@ -197,40 +136,95 @@ def _with_scale(df, scale: str | None):
     return validate_table(df, min_perturbations=0, scale=scale)
 
 
+def analyze(df, a: str | None = None, b: str | None = None, *, models: list[str] | None = None,
+            every_pair: bool = False, alternative: str = "two-sided", alpha: float = 0.05,
+            confidence: float | None = None, flips: int = 9999, seed: int | None = 0,
+            probabilities: bool = False, pairing: list[tuple[str, str]] | None = None,
+            completeness: Completeness | None = None, scale: str | None = None) -> Analysis:
+    """Message A vs B for every model (or those named): the kind's tests and the effect with its CI.
+
+    With two messages in the table, a and b may be left out (or one of them). ``every_pair``: with a and b
+    left out, compare every pair of messages the kind can compare (forced choice: every pair shown
+    together) for each model; ``res.results`` holds them all. ``alpha``: the level at which each result
+    says whether its deciding test rejects (``significant``); the effect's interval has confidence
+    1 - alpha unless ``confidence`` is given. ``flips``: random sign vectors when there are more than 40
+    perturbation pairs (below that the test is exact).
+    ``probabilities``: test the exact per-cell expected score (``expected``; P(Yes) for Yes/No) instead
+    of answer means.
+    ``pairing``: [(A id, B id), ...] for every model; by default design or natural order of the ids
+    (survey.data.pairing). Each result's ``pairs`` and ``to_dict()`` say which pairs were formed.
+    ``df``: a long table or a Source (survey.data.sources.load_source); ``completeness`` overrides its own.
+    ``scale``: the response type of a table without a ``scale`` column (e.g. "likert5"; default Yes/No).
+    The table's kind (survey.stats.kinds) runs each comparison: Yes/No compares P(Yes), a rating scale mean
+    scores (effect in scale points, top-2-box beside it), forced choice the order-averaged preference
+    (with the position bias). A table that mixes scales is refused.
+    """
+    df, completeness = split_source(df, completeness)
+    df = with_scale(df, scale)
+    opts = validated(AnalyzeOptions, "analyze options", alternative=alternative, alpha=alpha, confidence=confidence,
+                     flips=flips, seed=seed, probabilities=probabilities, pairing=pairing)
+    view = table_view(df)
+    kind = kind_of(view)  # free text has nothing to compare: say so
+    run_opts = CompareOptions(opts.alternative, opts.alpha, 1 - opts.alpha if opts.confidence is None else
+                              opts.confidence, opts.flips, opts.seed, opts.probabilities, opts.pairing)
+    if every_pair and a is None and b is None:
+        require_messages(df, [])
+        pairs_of = kind.message_pairs
+    else:
+        a, b = pick_messages(df, a, b)
+
+        def pairs_of(_df, _model):
+            return [(a, b)]
+    require_models(df, models or [])
+    results, left_out = [], []
+    for model in models or models_in(df):
+        for x, y in pairs_of(df, model):
+            try:
+                results.append(kind.compare(df, model, x, y, view, run_opts))
+            except (SurveyError if every_pair else TableError) as exc:
+                # e.g. every answer invalid: one such model (or pair) must not hide the others
+                left_out.append(str(exc) if not every_pair else f"model '{model}', {x} vs {y}: {exc}")
+    if not results:
+        raise SurveyError("; ".join(left_out) or "nothing to compare: the table needs two messages for at "
+                          "least one model")
+    return Analysis(results, left_out, completeness, opts.alpha, view)
+
+
 def estimate(df, message: str, model: str | None = None, *, bootstrap: int = 200, seed: int | None = 0,
              method: str = "moments", completeness: Completeness | None = None,
              scale: str | None = None) -> Estimates:
-    """The response model fitted on one message's answers, for every model or the one named.
+    """The kind's response model fitted on one message's answers, for every model or the one named.
 
-    Yes/No: mu, kappa, sigma, rho of the Beta-logit model of Helm & Priebe. ``method``: "moments" (unbiased
-    on the probability scale; with one answer per cell it falls back to appendix C and its note says so) or
-    "appendix-c" (the paper's estimator, biased; kept for comparison), see survey.stats.estimate.
-    A rating scale: tau, sigma, rho and the cut points of the ordinal model by its moment estimator
-    (survey.stats.ordinal_estimate; ``method`` "moments" only). Forced choice has no such model: a
-    SurveyError says to use analyze. ``bootstrap`` resamples of personas and perturbations give standard
-    errors and 95% percentile intervals (0: none). ``df``, ``completeness`` and ``scale`` as in analyze."""
+    Yes/No: mu, kappa, sigma, rho of the Beta-logit model of Helm & Priebe. ``method``: "moments" (the
+    default everywhere: unbiased on the probability scale; with one answer per cell it falls back to
+    appendix C and its note says so) or "appendix-c" (the paper's estimator, biased; kept for comparison),
+    see survey.stats.beta_logit_estimate. A rating scale: tau, sigma, rho and the cut points of the ordinal model by
+    its moment estimator (survey.stats.ordinal_estimate; ``method`` "moments" only). A kind without a
+    response model (forced choice) raises a SurveyError saying to use analyze. ``bootstrap`` resamples of
+    personas and perturbations give standard errors and 95% percentile intervals (0: none). ``df``,
+    ``completeness`` and ``scale`` as in analyze."""
     df, completeness = split_source(df, completeness)
-    df = _with_scale(df, scale)
+    df = with_scale(df, scale)
     opts = validated(EstimateOptions, "estimate options", bootstrap=bootstrap, seed=seed, method=method)
-    table = table_scale(df)
-    info = scale_info(table)
-    if info.kind == "choice":
-        raise SurveyError("a forced-choice table has no response model to estimate: its preference and position "
-                          "bias are what `survey analyze` (survey.analyze) reports")
-    if info.kind != "binary" and opts.method != "moments":
-        raise SurveyError(f"method '{opts.method}' is the Beta-logit model's (Yes/No); scale '{table}' is fitted "
-                          "by the ordinal model's moment estimator (method 'moments')")
+    view = table_view(df)
+    kind = kind_of(view)
+    fit_opts = FitOptions(opts.bootstrap, opts.seed, opts.method)
+    if not kind.fit_params:
+        kind.fit(df, "", message, view, fit_opts)  # says why this kind has no model
+    if opts.method not in kind.methods:
+        kind.fit(df, "", message, view, fit_opts)  # says which method the kind's model takes
     require_messages(df, [message])
     models = models_in(df) if model is None else [model]
     require_models(df, models)
+    done, left_out = [], []
+    for m in models:
+        try:
+            done.append((m, kind.fit(df, m, message, view, fit_opts)))
+        except SurveyError as exc:  # a degenerate model (e.g. always "No") cannot be fitted: say so, go on
+            left_out.append(f"model '{m}': {exc}")
+    if not done:
+        raise SurveyError("; ".join(left_out))
+    return Estimates(message, done, left_out, completeness, view)
 
-    def run(m: str):
-        if info.kind == "binary":
-            return m, estimate_model(df, m, message, bootstrap=opts.bootstrap, seed=opts.seed, method=opts.method)
-        return m, estimate_ordinal(category_counts(df, m, message, info.low, info.high), n_boot=opts.bootstrap, seed=opts.seed)
 
-    done, left_out = _each_model(models, run, SurveyError, lambda m, exc: f"model '{m}': {exc}")
-    return Estimates(message, done, left_out, completeness, table)
-
-
-__all__ = ["Analysis", "Estimates", "OrdinalEstimate", "analyze", "decision_pvalue", "estimate"]
+__all__ = ["Analysis", "Estimates", "analyze", "decision_pvalue", "estimate", "result_dict"]

@@ -42,7 +42,7 @@ from survey.common.limits import check_alpha, check_flips, check_seed
 from survey.data.pairing import natural_key
 from survey.errors import SurveyError, TableError
 from survey.stats.classic import TestResult, sign_test, wilcoxon_test
-from survey.stats.effect import effect_ci
+from survey.stats.effect import EffectResult, effect_ci
 from survey.stats.permutation import _check_alternative, cannot_reject_note, sign_flip_pvalues, sign_flip_test
 
 POSITION_WARNING = 0.2  # |b - 1/2| above this: most replies follow the position, whatever the content
@@ -107,6 +107,11 @@ class ChoiceResult:
     d_persona: np.ndarray = field(repr=False)  # per-persona order-averaged preference
     pairs: list = field(default_factory=list)  # pair labels, e.g. (A id, B id), of d_pair's entries
     pairs_one_order: dict = field(default_factory=dict)  # (A id, B id) -> the only order asked; left out
+    model: str = ""  # the model that answered (compare_choice sets it)
+
+    # The A/B result protocol (survey.stats.results): what every kind's comparison answers alike.
+    scale = "choice"
+    unit = "share choosing A − share choosing B"  # what ``effect`` is a difference of
 
     @property
     def statistic(self) -> float:
@@ -115,6 +120,33 @@ class ChoiceResult:
     @property
     def pvalue(self) -> float:
         return self.preference.pvalue
+
+    @property
+    def decision(self) -> ChoiceTest:
+        """The deciding test: the preference test (a sign-flip test on order-averaged shares)."""
+        return self.preference
+
+    @property
+    def effect(self) -> EffectResult:
+        """Share choosing A - share choosing B (twice the centred preference, in [-1, 1]; positive favours A),
+        with the preference test's interval."""
+        pref = self.preference
+        return EffectResult(pref.difference, pref.difference_ci, pref.confidence, pref.method, pref.exact,
+                            direction="share choosing A - share choosing B")
+
+    @property
+    def n_paired(self) -> int:
+        return self.n_pairs
+
+    @property
+    def tests(self) -> dict:
+        """The preference test decides (under the sign-flip key); the per-persona tests are for comparison."""
+        return {"sign_flip": self.preference, **self.persona_tests}
+
+    def per_pair(self) -> dict:
+        """(A id, B id) -> that pair's share difference A - B, for the pairs used."""
+        d = self.d_pair[~np.isnan(self.d_pair)]
+        return {lab: float(2 * x) for lab, x in zip(self.pairs, d, strict=True)}
 
     @property
     def note(self) -> str:
@@ -335,6 +367,7 @@ def compare_choice(df: pd.DataFrame, model: str, a: str, b: str, *, alternative:
                          n_resamples=n_resamples, seed=seed, invalid=int(used["first"].isna().sum()),
                          replicates=int(cells["size"].max()), pairs=complete)
     result.pairs_one_order = one_order
+    result.model = model
     if one_order:
         result.notes.append(f"{len(one_order)} pair(s) asked in one order only were left out, since only both "
                             f"orders cancel position bias: {', '.join(f'{x}/{y}' for x, y in one_order)}")

@@ -23,13 +23,14 @@ import numpy as np
 import pandas as pd
 
 from survey.data.pairing import Pairing, pair_perturbations
+from survey.data.scale_columns import table_scale
 from survey.data.table import CellCounts, cell_counts, first_appearance
 from survey.errors import SurveyError, TableError
-from survey.responses import DEFAULT_SCALE
+from survey.responses import DEFAULT_SCALE, response_type
+from survey.responses.view import AnalysisView
 from survey.stats.ab_tests import DECISION_TEST, ByTest, result_dict, run_tests, with_aliases
 from survey.stats.effect import EffectResult, effect_ci
 from survey.stats.permutation import sign_flip_test
-from survey.stats.scale_info import ScaleInfo, scale_info, table_scale
 
 
 @dataclass
@@ -105,6 +106,15 @@ class Comparison:
         """(A id, B id) of each entry of d_perturbation."""
         return self.pairing.pairs if self.pairing else []
 
+    @property
+    def decision(self):
+        """The deciding test: the sign-flip test over paraphrase pairs (valid for any rho)."""
+        return self.tests[DECISION_TEST]
+
+    def per_pair(self) -> dict:
+        """(A id, B id) -> that pair's difference D-bar_j, for the pairs with valid answers."""
+        return {lab: float(d) for lab, d in zip(self.pairs, self.d_perturbation, strict=False) if not np.isnan(d)}
+
     def to_dict(self) -> dict:
         return {
             "model": self.model, "a": self.a, "b": self.b,
@@ -170,8 +180,11 @@ def compare_messages(df: pd.DataFrame, model: str, a: str, b: str, alternative: 
     if sub.empty:
         raise TableError(f"no rows for model '{model}'")
     rows = sub[sub["message"].isin([a, b])]
-    info = scale_info(table_scale(rows, f"model '{model}', messages '{a}' and '{b}',"))
-    if info.kind == "choice":
+    info = response_type(table_scale(rows, f"model '{model}', messages '{a}' and '{b}',")).view
+    if not info.points:
+        raise SurveyError(f"scale '{info.scale}' has no scores to compare (free text); compare the texts with "
+                          "`survey dbpa` instead")
+    if not info.per_message:
         raise SurveyError("a forced-choice table compares A and B within each reply: use "
                           "survey.stats.choice.compare_choice (survey.analyze does it for a choice table)")
     personas = first_appearance(rows["persona"])
@@ -202,7 +215,7 @@ def compare_messages(df: pd.DataFrame, model: str, a: str, b: str, alternative: 
 
 
 def top_box_comparison(sub: pd.DataFrame, model: str, a: str, b: str, personas: list[str], pairs: Pairing,
-                       info: ScaleInfo, alternative: str = "two-sided", n_resamples: int = 9999, seed=0,
+                       info: AnalysisView, alternative: str = "two-sided", n_resamples: int = 9999, seed=0,
                        confidence: float = 0.95, probabilities: bool = False) -> TopBox | None:
     """The top-2-box share of A and B per cell, its paired sign-flip test and effect interval (in shares).
 

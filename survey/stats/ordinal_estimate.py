@@ -199,6 +199,18 @@ class OrdinalEstimate:
     notes: list[str] = field(default_factory=list)
     method: str = "ordinal-moments"
 
+    # The fit protocol (survey.stats.results): what every kind's fitted model answers alike.
+    model_name = "ordinal model"
+
+    @property
+    def params(self) -> dict[str, float]:
+        """tau, sigma and rho on the latent logit scale (the cut points are ``cuts``)."""
+        return {"tau": self.tau, "sigma": self.sigma, "rho": self.rho}
+
+    @property
+    def estimator(self) -> str:
+        return self.method
+
     def to_dict(self) -> dict:
         return asdict(self)
 

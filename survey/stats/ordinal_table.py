@@ -32,7 +32,7 @@ def ordinal_scores(scale: str) -> tuple[int, int] | None:
         rtype = response_type(scale)
     except SurveyError:
         raise SurveyError(f"unknown scale '{scale}'; choose one of {SCALE_CHOICES} (2 to 101 points)") from None
-    if not getattr(rtype, "ordinal", False):
+    if not rtype.ordered:
         raise SurveyError(f"scale '{scale}' has no simulation model; choose one of {SCALE_CHOICES}")
     return rtype.low, rtype.high
 
@@ -78,27 +78,6 @@ def simulate_table(params: OrdinalParams, n: int, m: int, r: int, seed=None, m_b
     out = pd.concat(frames, ignore_index=True)
     out["answer"] = out["answer"].astype("Int16")
     return out
-
-
-def simulate(n: int, m: int, r: int, mu: float | None = None, kappa: float | None = None, sigma: float = 1.0,
-             rho: float = 0.3, delta: float = 0.0, seed=None, m_b: int | None = None,
-             messages: tuple[str, str] = ("A", "B"), model: str = "simulated", scale: str = "binary",
-             tau: float | None = None, cuts=None) -> pd.DataFrame:
-    """A long table of simulated answers on ``scale``: "binary" (Yes/No from the Beta-logit model, with
-    mu default 0.5 and kappa default 4) or a rating scale such as "likert5" (the ordinal model, with tau
-    default 1 and cuts default logit(c/K)). sigma, rho and delta keep their meaning on the logit scale."""
-    bounds = ordinal_scores(scale)
-    if bounds is None:
-        if tau is not None or cuts is not None:
-            raise SurveyError("tau and cuts belong to rating scales; a binary survey takes mu and kappa")
-        return beta_logit.simulate(n, m, r, mu=0.5 if mu is None else mu, kappa=4.0 if kappa is None else kappa,
-                                   sigma=sigma, rho=rho, delta=delta, seed=seed, m_b=m_b, messages=messages,
-                                   model=model)
-    if mu is not None or kappa is not None:
-        raise SurveyError(f"mu and kappa belong to the binary model; scale '{scale}' takes tau (persona s.d.) "
-                          "and cuts (cut points) instead")
-    params = scale_params(scale, tau=tau, sigma=sigma, rho=rho, delta=delta, cuts=cuts)
-    return simulate_table(params, n, m, r, seed, m_b, model, messages)
 
 
 def parse_cuts(text: str | None) -> tuple[float, ...] | None:

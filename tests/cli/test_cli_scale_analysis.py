@@ -13,7 +13,7 @@ from cli_result import run_cli
 from survey.stats.choice import compare_choice
 from survey.stats.choice_model import choice_table, simulate_choice_counts
 from survey.stats.comparison import compare_messages
-from survey.stats.ordinal_table import simulate
+from survey.stats.simulation import simulate
 
 
 @pytest.fixture(scope="module")

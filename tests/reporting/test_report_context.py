@@ -14,7 +14,7 @@ from survey.data.sources import load_source
 from survey.reporting import build_report
 from survey.reporting.entry import report
 from survey.stats.beta_logit import simulate
-from survey.stats.estimate import RHO_BIAS_NOTE
+from survey.stats.beta_logit_estimate import RHO_BIAS_NOTE
 from survey.stats.heterogeneity import HETEROGENEITY_NULL
 
 

@@ -22,7 +22,7 @@ def test_scale_names_say_their_points(name, values, top):
     assert rtype.scale == name
     assert rtype.values == frozenset(values)
     assert rtype.top_box == frozenset(top)
-    assert rtype.ordinal and rtype.low == min(values) and rtype.high == max(values)
+    assert rtype.ordered and rtype.low == min(values) and rtype.high == max(values)
 
 
 @pytest.mark.parametrize("name", ["likert", "likert1", "rating10-0", "rating0-200", "rating0_10", "likert5x"])

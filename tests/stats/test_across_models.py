@@ -13,8 +13,9 @@ from scipy import stats
 
 from survey.data.table import validate_table
 from survey.errors import SurveyError
-from survey.stats import compare_messages, estimate, sign_flip_test
+from survey.stats import compare_messages, sign_flip_test
 from survey.stats.across_models import compare_models
+from survey.stats.beta_logit_estimate import fit_beta_logit
 from survey.stats.heterogeneity import sign_flip_heterogeneity, welch_heterogeneity
 
 ALPHA = 0.05
@@ -161,7 +162,7 @@ def test_per_model_fields_match_the_single_model_analyses(opposite):
         assert s.effect.estimate == c.effect.estimate and s.effect.ci == c.effect.ci
         assert s.pvalues == {"permutation": c.permutation.pvalue, "unpaired": c.unpaired.pvalue,
                              "sign": c.sign.pvalue, "wilcoxon": c.wilcoxon.pvalue}
-        est = estimate(opposite, s.model, "A")
+        est = fit_beta_logit(opposite, s.model, "A")  # the one default: the moment estimator
         assert (s.fit.mu, s.fit.kappa, s.fit.sigma, s.fit.rho) == (est.mu, est.kappa, est.sigma, est.rho)
         assert (s.n_personas, s.n_paired, s.replicates, s.n_queries) == (25, 10, 3, 2 * 25 * 10 * 3)
     row = res.to_dict()["models"][0]

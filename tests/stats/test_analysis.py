@@ -10,8 +10,8 @@ import pytest
 from survey.errors import SurveyError
 from survey.stats.analysis import analyze, estimate
 from survey.stats.beta_logit import simulate
+from survey.stats.beta_logit_estimate import fit_beta_logit as estimate_one
 from survey.stats.comparison import compare_messages
-from survey.stats.estimate import estimate as estimate_one
 from survey.stats.planning import load_params, plan, validate
 
 

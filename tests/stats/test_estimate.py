@@ -5,8 +5,9 @@ import pytest
 from scipy import stats
 
 from survey.data.table import validate_table
-from survey.stats import estimate, estimate_counts, fit_beta
+from survey.stats import estimate_counts, fit_beta
 from survey.stats.beta_logit import make_params, simulate, simulate_counts
+from survey.stats.beta_logit_estimate import fit_beta_logit
 
 
 def test_beta_mle_equals_scipy_fit():
@@ -40,7 +41,7 @@ def test_rho_is_zero_without_shared_variance_and_positive_with_it():
 
 def test_bootstrap_se_from_table():
     df = validate_table(simulate(60, 20, 5, sigma=1.0, rho=0.3, seed=4))
-    res = estimate(df, "simulated", "A", bootstrap=60, seed=1)
+    res = fit_beta_logit(df, "simulated", "A", bootstrap=60, seed=1, method="appendix-c")
     assert res.n_bootstrap == 60
     assert set(res.se) == {"mu", "kappa", "a", "b", "sigma", "rho"}
     # Resampling personas and perturbations: mu's s.e. is near the spread of persona means / sqrt(n).
@@ -89,7 +90,7 @@ def test_finite_n_correction_removes_the_persona_noise_from_rho():
 
 
 def test_bootstrap_resamples_personas_and_perturbations():
-    from survey.stats.estimate import bootstrap_se
+    from survey.stats.beta_logit_estimate import bootstrap_se
 
     rng = np.random.default_rng(0)
     valid = np.full((8, 12), 5)

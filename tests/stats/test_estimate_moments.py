@@ -14,7 +14,13 @@ from survey.data.table import validate_table
 from survey.stats import moments
 from survey.stats.analysis import estimate
 from survey.stats.beta_logit import draw_probabilities, make_params, simulate, simulate_counts
-from survey.stats.estimate import FALLBACK_NOTE, MOMENTS_NOTE, RHO_BIAS_NOTE, estimate_counts, moment_estimate
+from survey.stats.beta_logit_estimate import (
+    FALLBACK_NOTE,
+    MOMENTS_NOTE,
+    RHO_BIAS_NOTE,
+    estimate_counts,
+    moment_estimate,
+)
 from survey.stats.planning import load_params
 
 

@@ -18,7 +18,8 @@ from survey.stats.ordinal import (
     simulate_category_counts,
     simulate_score_sums,
 )
-from survey.stats.ordinal_table import ordinal_scores, scale_params, simulate, simulate_table
+from survey.stats.ordinal_table import ordinal_scores, scale_params, simulate_table
+from survey.stats.simulation import simulate
 
 
 @pytest.mark.parametrize(("values", "field"), [

@@ -20,8 +20,8 @@ from survey.stats.choice import compare_choice
 from survey.stats.choice_model import choice_table, simulate_choice_counts
 from survey.stats.comparison import compare_messages
 from survey.stats.ordinal_estimate import category_counts, estimate_ordinal
-from survey.stats.ordinal_table import simulate
 from survey.stats.sequential.table_replay import replay
+from survey.stats.simulation import simulate
 
 RNG = np.random.default_rng(12)
 PERSONAS, M, R = ["P1", "P2", "P3"], 6, 2
@@ -157,7 +157,7 @@ def test_analyze_on_a_choice_table_gives_compare_choice():
     res = analyze(df, flips=999, seed=2)
     ref = compare_choice(df, "simulated", "sneakers", "boots", n_resamples=999, seed=2)
     got = res["simulated"]
-    assert res.choice and got.to_dict() == ref.to_dict()
+    assert res.kind.name == "choice" and got.to_dict() == ref.to_dict()
     assert res.significant("simulated") == (ref.preference.pvalue <= 0.05)
     (doc,) = res.to_dict()["results"]
     assert doc["model"] == "simulated" and doc["scale"] == "choice" and res.to_dict()["decided_by"] == "preference"
@@ -236,4 +236,4 @@ def test_python_api_on_a_source_read_with_its_scale(tmp_path):
     assert res["m"].effect.estimate == pytest.approx(compare_messages(likert_rows(), "m", "A", "B").effect.estimate)
     choice_path = tmp_path / "choice.csv"
     choice_df().to_csv(choice_path, index=False)
-    assert survey.analyze(survey.load_source(choice_path), flips=999).choice
+    assert survey.analyze(survey.load_source(choice_path), flips=999).kind.name == "choice"

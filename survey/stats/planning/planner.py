@@ -27,7 +27,7 @@ from survey.errors import SurveyError, validated
 from survey.stats import ab_tests
 from survey.stats.ab_tests import DECISION_TEST, label
 from survey.stats.beta_logit import DELTA_MEANING, ModelParams, make_params
-from survey.stats.estimate import EstimateResult, estimate
+from survey.stats.beta_logit_estimate import EstimateResult, fit_beta_logit
 from survey.stats.ordinal import DELTA_MEANING_ORDINAL, OrdinalParams
 from survey.stats.ordinal_table import ordinal_scores, scale_params
 from survey.stats.planning.paraphrases import (
@@ -128,7 +128,7 @@ def load_params(from_estimate=None, from_table=None, model: str | None = None, m
     ``from_estimate``: a `survey estimate --json` file, its document, survey.stats.analysis.estimate's
     result, or an EstimateResult;
     ``from_table``: a long table, or a table file or store to read (``study`` picks one in a store),
-    fitted by ``method`` ("moments", or "appendix-c" for comparison; survey.stats.estimate).
+    fitted by ``method`` ("moments", or "appendix-c" for comparison; survey.stats.beta_logit_estimate).
     """
     if from_estimate is not None and from_table is not None:
         raise SurveyError("give --from-estimate or --from-table, not both")
@@ -155,7 +155,7 @@ def load_params(from_estimate=None, from_table=None, model: str | None = None, m
             raise SurveyError(f"{source} has several models ({', '.join(models)}); choose one with --model")
         mdl = model or models[0]
         require_models(df, [mdl])
-        res = estimate(df, mdl, message, method=method)
+        res = fit_beta_logit(df, mdl, message, method=method)
         fell_back = f"; {res.note}" if res.method != method else ""
         return ({p: float(getattr(res, p)) for p in PARAMS},
                 f"estimated by {res.method} from {source} (model {mdl}, message {message}){fell_back}")

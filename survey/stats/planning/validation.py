@@ -15,12 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from survey.common.limits import Alpha, Flips, Seed
 from survey.data.completeness import Completeness, split_source
+from survey.data.scale_columns import table_scale
 from survey.data.table import messages_in, models_in, require_messages, require_models
 from survey.errors import SurveyError, validated
+from survey.stats.kinds import scale_view
 from survey.stats.planning.planner import Progress, no_progress
 from survey.stats.planning.power import parse_design
 from survey.stats.planning.validity import DEFAULT_CONFIGS, DEFAULT_DRAWS, ValidityResult, validity_study
-from survey.stats.scale_info import scale_info, table_scale
 
 
 class ValidateOptions(BaseModel):
@@ -66,7 +67,7 @@ def validate(df, message: str | None = None, a: str | None = None, b: str | None
     tests run on mean scores per cell; forced choice (both messages in one reply) cannot be split this way."""
     df, completeness = split_source(df, completeness)
     scale = table_scale(df)
-    if scale_info(scale).kind == "choice":
+    if not scale_view(scale).per_message:
         raise SurveyError("survey validate sub-samples messages asked on their own; a forced-choice table shows A "
                           "and B together, so it has no null split or per-message sub-samples. Its preference test's "
                           "size under position bias is shown by simulation (docs/response-types.md); `survey analyze` "

@@ -14,10 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from survey.errors import SurveyError
+from survey.responses import response_type
 from survey.stats.ab_tests import DECISION_TEST
 from survey.stats.analysis import analyze
 from survey.stats.comparison import Comparison
-from survey.stats.scale_info import scale_info
 from survey.stats.sequential.design import SequentialDesign, make_design
 from survey.stats.sequential.rule import SequentialResult, sequential_test
 
@@ -77,7 +77,7 @@ def replay(df, a: str | None = None, b: str | None = None, design: SequentialDes
         isinstance(design, dict) and "max_pairs" in design)
     res = analyze(df, a, b, models=models, alternative=base.alternative, seed=seed,
                   pairing=pairing, probabilities=probabilities)
-    if res.choice:
+    if not res.view.per_message:
         raise SurveyError("the sequential replay runs over paraphrase pairs of two separately asked messages; "
                           "a forced-choice table is analysed by `survey analyze` without --sequential")
     out = []
@@ -85,7 +85,7 @@ def replay(df, a: str | None = None, b: str | None = None, design: SequentialDes
         top = base.max_pairs if fixed_max else c.n_paired
         d = make_design(base, max_pairs=top, round_pairs=min(base.round_pairs, top))
         # the betting test needs differences in [-1, 1]: a rating scale's are in +-(high - low) points
-        span = scale_info(c.scale).bounds[1] if d.method == "betting" else 1.0
+        span = response_type(c.scale).view.bounds[1] if d.method == "betting" else 1.0
         result = _in_points(sequential_test(c.d_perturbation[:top] / span, d, seed=seed), span)
         per_pair = 2 * c.n_personas * c.replicates
         out.append(ModelReplay(c.model, c, result, result.pairs * per_pair, c.n_paired * per_pair))

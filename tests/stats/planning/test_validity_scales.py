@@ -9,9 +9,9 @@ import pytest
 from survey.errors import SurveyError
 from survey.stats.choice_model import choice_table, simulate_choice_counts
 from survey.stats.comparison import compare_messages
-from survey.stats.ordinal_table import simulate
 from survey.stats.planning import validate
 from survey.stats.planning.validity import responses, subsample_pvalues
+from survey.stats.simulation import simulate
 
 
 @pytest.fixture(scope="module")

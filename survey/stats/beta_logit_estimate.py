@@ -62,6 +62,22 @@ class EstimateResult:
     def rho_note(self) -> str:
         return RHO_BIAS_NOTE if self.method == "appendix-c" else MOMENTS_NOTE
 
+    # The fit protocol (survey.stats.results): what every kind's fitted model answers alike.
+    model_name = "Beta-logit model"
+
+    @property
+    def params(self) -> dict[str, float]:
+        """The fitted parameters, in the order reports show them."""
+        return {p: getattr(self, p) for p in ("mu", "kappa", "sigma", "rho")}
+
+    @property
+    def estimator(self) -> str:
+        return self.method
+
+    @property
+    def notes(self) -> list[str]:
+        return [n for n in (self.note, self.rho_note) if n]
+
     def to_dict(self) -> dict:
         out = {p: getattr(self, p) for p in PARAMS}
         out.update({"method": self.method, "n_personas": self.n_personas, "n_perturbations": self.n_perturbations,
@@ -207,9 +223,10 @@ def moment_estimate(yes, valid, bootstrap: int = 0, seed=0) -> EstimateResult:
     return res
 
 
-def estimate(df, model: str, message: str, bootstrap: int = 0, seed=0, method: str = "appendix-c") -> EstimateResult:
-    """Estimate the model for one (model, message) of a validated long table by ``method``
-    ("moments" or "appendix-c")."""
+def fit_beta_logit(df, model: str, message: str, bootstrap: int = 0, seed=0, method: str = "moments") -> EstimateResult:
+    """The Beta-logit model of one (model, message) of a validated long table by ``method``: "moments"
+    (the default everywhere) or "appendix-c" (the paper's estimator, only where asked for). The public
+    entry point for every kind is survey.stats.estimate (survey.stats.analysis.estimate)."""
     if method not in METHODS:
         raise SurveyError(f"unknown estimation method '{method}'; choose one of {', '.join(METHODS)}")
     cc = cell_counts(df, model, message)

@@ -1,0 +1,65 @@
+"""Analysis kinds, one module each: how a response kind's answers are compared, fitted and simulated.
+
+    kind_of("likert5")          -> the ordinal kind
+    table_view(df)              -> the table's AnalysisView (survey.responses.view)
+
+A response type names its kind (``ResponseType.kind``); this registry maps the name to the object that
+analyses it. Adding a kind is one module with a ``Kind`` subclass (survey.stats.kinds.base) and one
+``register`` line below; survey.stats.analysis.analyze, the across-model and across-message comparisons,
+the command line and the report then work on it unchanged.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from survey.data.scale_columns import table_scale
+from survey.errors import SurveyError
+from survey.responses import response_type
+from survey.responses.view import AnalysisView
+from survey.stats.kinds.base import CompareOptions, FitOptions, Kind
+from survey.stats.kinds.binary import BINARY
+from survey.stats.kinds.choice import CHOICE
+from survey.stats.kinds.ordinal import ORDINAL
+
+KINDS: dict[str, Kind] = {}
+
+
+def register(kind: Kind) -> Kind:
+    """Add an analysis kind under its name; a second kind under a taken name is refused."""
+    name = getattr(kind, "name", None)
+    if not isinstance(name, str) or not name:
+        raise SurveyError(f"analysis kind {type(kind).__name__}: set a name")
+    if name in KINDS and KINDS[name] is not kind:
+        raise SurveyError(f"an analysis kind '{name}' is already registered")
+    KINDS[name] = kind
+    return kind
+
+
+def scale_view(scale: str) -> AnalysisView:
+    """The AnalysisView of a scale name (a SurveyError names the known scales for an unknown one)."""
+    return response_type(scale).view
+
+
+def table_view(df: pd.DataFrame, what: str = "the table") -> AnalysisView:
+    """The AnalysisView of a table's one scale (a table that mixes scales is refused)."""
+    return scale_view(table_scale(df, what))
+
+
+def kind_of(view: AnalysisView | str) -> Kind:
+    """The analysis kind of a view or scale name; a SurveyError when nothing can compare its answers."""
+    view = scale_view(view) if isinstance(view, str) else view
+    kind = KINDS.get(view.kind)
+    if kind is None:
+        if not view.points:
+            raise SurveyError(f"scale '{view.scale}' has no scores to compare (free text); compare the texts with "
+                              "`survey dbpa` instead")
+        raise SurveyError(f"scale '{view.scale}' has no analysis (kind '{view.kind}' is not registered)")
+    return kind
+
+
+register(BINARY)
+register(ORDINAL)
+register(CHOICE)
+
+__all__ = ["KINDS", "CompareOptions", "FitOptions", "Kind", "kind_of", "register", "scale_view", "table_view"]

@@ -1,0 +1,87 @@
+"""What an analysis kind is: the one object that says how answers of one response kind are compared,
+fitted and simulated. survey.stats.analysis.analyze is the only loop over models and message pairs; it
+asks the table's kind (``kind_of``) for each comparison, so a new kind is one module here plus one
+``register`` line in survey/stats/kinds/__init__.py.
+
+The result of ``compare`` follows one protocol (survey.stats.results.ABResult), the result of ``fit``
+another (survey.stats.results.Fit), so that across-model and across-message comparisons, the command
+line and the report read every kind alike.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import pandas as pd
+
+from survey.data.table import messages_in
+from survey.errors import SurveyError
+from survey.responses.view import AnalysisView
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    """How one A/B comparison is run; validated once at the public boundary (survey.stats.analysis)."""
+
+    alternative: str = "two-sided"
+    alpha: float = 0.05
+    confidence: float = 0.95
+    flips: int = 9999
+    seed: int | None = 0
+    probabilities: bool = False
+    pairing: list[tuple[str, str]] | None = None
+
+
+@dataclass(frozen=True)
+class FitOptions:
+    bootstrap: int = 200
+    seed: int | None = 0
+    method: str = "moments"
+
+
+class Kind:
+    """One analysis kind. Subclasses set ``name`` (the AnalysisView.kind they handle) and implement
+    ``compare``; ``fit`` and ``simulate`` are optional (a kind without a response model says so)."""
+
+    name: str
+    decided_by: str = "sign_flip"  # the deciding test, as `survey analyze --json` names it
+    fit_params: tuple[str, ...] = ()  # the fitted model's parameters, in the order reports show them
+    methods: tuple[str, ...] = ("moments",)  # estimators ``fit`` offers; the first is the default
+    every_pair: bool = True  # whether every pair of messages can be compared from the same answers
+    exact_column: str = "expected"  # exact mode's per-row score
+
+    def compare(self, df: pd.DataFrame, model: str, a: str, b: str, view: AnalysisView, opts: CompareOptions):
+        raise NotImplementedError
+
+    def message_pairs(self, df: pd.DataFrame, model: str) -> list[tuple[str, str]]:
+        """The pairs of messages ``analyze(every_pair=True)`` compares for one model, in table order."""
+        return list(itertools.combinations(messages_in(df, model), 2))
+
+    def fit(self, df: pd.DataFrame, model: str, message: str, view: AnalysisView, opts: FitOptions):
+        raise SurveyError(f"a {view.scale} table has no response model to estimate: what `survey analyze` "
+                          "(survey.analyze) reports is its result")
+
+    def simulate(self, view: AnalysisView, n: int, m: int, r: int, **params) -> pd.DataFrame:
+        raise SurveyError(f"scale '{view.scale}' has no simulation model")
+
+    def heterogeneity_null(self, view: AnalysisView, a: str, b: str) -> str:
+        """The null of the across-model heterogeneity test, in this kind's unit."""
+        what = view.quantity
+        return f"equal effects in {what} (every model's {what}({a}) − {what}({b}) the same)"
+
+    def exact_rows(self, df: pd.DataFrame, model: str, a: str, b: str) -> pd.DataFrame:
+        """The rows whose exact-mode score an exact comparison of A and B would read."""
+        return df[(df["model"] == model) & df["message"].isin([a, b])]
+
+    def has_exact(self, df: pd.DataFrame, model: str, a: str, b: str) -> bool:
+        """Whether every row of the comparison carries exact mode's score."""
+        rows = self.exact_rows(df, model, a, b)
+        return self.exact_column in df and not rows.empty and bool(rows[self.exact_column].notna().all())
+
+    def query_rows(self, df: pd.DataFrame, model: str, a: str, b: str) -> pd.DataFrame:
+        """The rows (queries) behind one comparison, valid or not: what its invalid rate counts."""
+        return df[(df["model"] == model) & df["message"].isin([a, b])]
+
+    def __repr__(self) -> str:
+        return f"<kind {self.name}>"

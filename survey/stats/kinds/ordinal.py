@@ -1,0 +1,42 @@
+"""Rating scales (likert, rating): mean scores per cell compared by every A/B test of
+survey.stats.comparison (effect in scale points, top-2-box beside it), the ordinal model's moment
+estimator (survey.stats.ordinal_estimate) and its simulator (survey.stats.ordinal_table).
+
+Helm & Priebe (2026) note that their sign-flip test needs only a paraphrase-level summary, such as
+mean ratings."""
+
+from __future__ import annotations
+
+from survey.errors import SurveyError
+from survey.stats.comparison import compare_messages
+from survey.stats.kinds.base import Kind
+from survey.stats.ordinal_estimate import category_counts, estimate_ordinal
+from survey.stats.ordinal_table import scale_params, simulate_table
+
+
+class Ordinal(Kind):
+    name = "ordinal"
+    fit_params = ("tau", "sigma", "rho")
+
+    def compare(self, df, model, a, b, view, opts):
+        return compare_messages(df, model, a, b, alternative=opts.alternative, n_resamples=opts.flips,
+                                seed=opts.seed, confidence=opts.confidence, probabilities=opts.probabilities,
+                                pairing=opts.pairing)
+
+    def fit(self, df, model, message, view, opts):
+        if opts.method not in self.methods:
+            raise SurveyError(f"method '{opts.method}' is the Beta-logit model's (Yes/No); scale '{view.scale}' is "
+                              "fitted by the ordinal model's moment estimator (method 'moments')")
+        counts = category_counts(df, model, message, int(view.low), int(view.high))
+        return estimate_ordinal(counts, n_boot=opts.bootstrap, seed=opts.seed)
+
+    def simulate(self, view, n, m, r, *, mu=None, kappa=None, tau=None, cuts=None, sigma=1.0, rho=0.3, delta=0.0,
+                 seed=None, m_b=None, messages=("A", "B"), model="simulated"):
+        if mu is not None or kappa is not None:
+            raise SurveyError(f"mu and kappa belong to the binary model; scale '{view.scale}' takes tau (persona "
+                              "s.d.) and cuts (cut points) instead")
+        params = scale_params(view.scale, tau=tau, sigma=sigma, rho=rho, delta=delta, cuts=cuts)
+        return simulate_table(params, n, m, r, seed, m_b, model, messages)
+
+
+ORDINAL = Ordinal()
