@@ -177,12 +177,14 @@ def analyze(df, a: str | None = None, b: str | None = None, *, models: list[str]
             return [(a, b)]
     require_models(df, models or [])
     results, left_out = [], []
+    # a pair of one model that cannot be compared must not hide the others; every_pair also leaves out a
+    # pair the kind refuses (e.g. forced choice without valid replies in both orders)
+    catch = SurveyError if every_pair else TableError
     for model in models or models_in(df):
         for x, y in pairs_of(df, model):
             try:
                 results.append(kind.compare(df, model, x, y, view, run_opts))
-            except (SurveyError if every_pair else TableError) as exc:
-                # e.g. every answer invalid: one such model (or pair) must not hide the others
+            except catch as exc:
                 left_out.append(str(exc) if not every_pair else f"model '{model}', {x} vs {y}: {exc}")
     if not results:
         raise SurveyError("; ".join(left_out) or "nothing to compare: the table needs two messages for at "
