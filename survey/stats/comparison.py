@@ -207,7 +207,7 @@ def compare_messages(df: pd.DataFrame, model: str, a: str, b: str, alternative: 
         n_paired=int(len(d_valid)), replicates=max(ca.replicates, cb.replicates),
         invalid={a: ca.n_invalid, b: cb.n_invalid, "total": ca.n_invalid + cb.n_invalid},
         empty_cells={a: len(ca.empty_cells), b: len(cb.empty_cells)},
-        effect=effect_ci(d_valid, confidence=confidence, seed=seed, bounds=info.bounds),
+        effect=effect_ci(d_valid, confidence=confidence, n_resamples=n_resamples, seed=seed, bounds=info.bounds),
         tests=run_tests(samples, alternative, n_resamples, seed),
         d_perturbation=d_pert, d_persona=d_pers, theta_bar={a: bar_a, b: bar_b}, pairing=pairs,
         scale=info.scale, unit=info.unit, top_box=top,
@@ -241,7 +241,7 @@ def top_box_comparison(sub: pd.DataFrame, model: str, a: str, b: str, personas: 
     bar_a, bar_b = nanmean(ca.theta, axis=0), nanmean(cb.theta, axis=0)
     return TopBox(a=a, b=b, points=sorted(points), shares={a: _mean(bar_a), b: _mean(bar_b)},
                   tests=ByTest({DECISION_TEST: sign_flip_test(d, alternative, n_resamples=n_resamples, seed=seed)}),
-                  effect=effect_ci(d, confidence=confidence, seed=seed, bounds=(-1.0, 1.0)),
+                  effect=effect_ci(d, confidence=confidence, n_resamples=n_resamples, seed=seed, bounds=(-1.0, 1.0)),
                   theta_bar={a: bar_a, b: bar_b}, d_perturbation=d_pert)
 
 

@@ -23,8 +23,11 @@ Computation: up to m = 20 all 2^m subset means are enumerated (about 20 MB). For
 ends are found by bisection on the same exact p-values, with delta = 0 used as a bracket point
 (decided by the test itself), so the agreement at 0 still holds and the ends are within ``tol``.
 Beyond that p comes from a fixed set of random sign vectors (seeded, so the interval is
-reproducible; ``exact`` is False); for 30 < m <= 40, where the test itself is still exact, the two
-can then disagree when the p-value is within Monte Carlo error of alpha.
+reproducible; ``exact`` is False): the ends are then Monte Carlo approximations. Whatever m, the
+interval is bracketed at delta = 0 by the two-sided test's own verdict (the exact test up to m = 40,
+beyond that the Monte Carlo test with the same ``seed`` and ``n_resamples``), so 0 lies outside the
+interval exactly when that test's p-value is <= alpha: for 30 < m <= 40 the ends are approximate but
+the agreement with the exact test is not.
 """
 
 from __future__ import annotations
@@ -128,13 +131,15 @@ def _bisection_interval(d: np.ndarray, alpha: float, bounds, n_resamples: int, s
 
     est = round(float(total / m), 12)
     spread = float(np.max(np.abs(d - est))) + 1e-12
-    zero_accepted = sign_flip_test(d).pvalue > alpha if exact else None
+    # The test's own two-sided verdict at 0 (exact up to m = 40, else its Monte Carlo p with the same flips
+    # and seed) brackets the end that crosses 0, so that 0 is outside the interval iff p <= alpha.
+    zero_accepted = sign_flip_test(d, n_resamples=n_resamples, seed=seed).pvalue > alpha
 
     def edge(direction: float) -> float:
         inside, outside = est, est + direction * spread * 1.000001
         if pvalue(outside) > alpha:  # nothing beyond the data is rejected: the interval is unbounded
             return bounds[1] if direction > 0 else bounds[0]
-        if exact and min(inside, outside) < 0 < max(inside, outside):
+        if min(inside, outside) < 0 < max(inside, outside):
             # the test's own verdict at 0 brackets the end, so 0 is in the interval iff p > alpha
             inside, outside = (0.0, outside) if zero_accepted else (inside, 0.0)
         while abs(outside - inside) > tol:

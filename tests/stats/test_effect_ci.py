@@ -118,3 +118,49 @@ def test_monte_carlo_interval_says_it_is_not_exact():
     d = np.random.default_rng(3).normal(0.1, 0.2, 35)
     res = effect_ci(d, n_resamples=999)
     assert not res.exact and res.to_dict()["exact"] is False
+
+
+def _near_alpha(m: int, alpha: float, rng, **test_kw):
+    """Differences whose sign-flip p-value lies close to alpha on either side (the cases where an interval
+    inverted from other p-values than the test's could disagree with it)."""
+    from survey.stats.permutation import sign_flip_test
+
+    found = {"below": None, "above": None}
+    for _ in range(400):
+        d = np.round(rng.normal(0.0, 0.1, m), 3)
+        d += rng.uniform(0.0, 0.06)
+        p = sign_flip_test(d, **test_kw).pvalue
+        side = "below" if p <= alpha else "above"
+        if abs(p - alpha) < 0.012 and found[side] is None:
+            found[side] = (d, p)
+        if all(found.values()):
+            break
+    return [v for v in found.values() if v is not None]
+
+
+@pytest.mark.parametrize("m", [31, 35, 40])
+def test_zero_outside_the_interval_iff_the_exact_test_rejects_beyond_the_exact_interval(m):
+    # 30 < m <= 40: the test is exact (meet in the middle), the interval's ends come from random flips; the
+    # test's verdict at 0 brackets the interval, so the two never disagree (p = .04826 once came with an
+    # interval holding 0).
+    from survey.stats.permutation import sign_flip_test
+
+    cases = _near_alpha(m, 0.05, np.random.default_rng(m))
+    assert len(cases) == 2  # one just rejected, one just not: both sides are checked
+    for d, p in cases:
+        res = effect_ci(d, confidence=0.95, n_resamples=2000, seed=3)
+        assert sign_flip_test(d).exact and sign_flip_test(d).pvalue == p
+        lo, hi = res.ci
+        assert (not lo <= 0 <= hi) == (p <= 0.05), (m, p, res.ci)
+
+
+def test_zero_outside_the_interval_iff_the_monte_carlo_test_rejects_with_the_same_flips():
+    from survey.stats.permutation import sign_flip_test
+
+    m = 45
+    cases = _near_alpha(m, 0.05, np.random.default_rng(7), n_resamples=2000, seed=3)
+    assert cases
+    for d, p in cases:
+        assert not sign_flip_test(d, n_resamples=2000, seed=3).exact
+        lo, hi = effect_ci(d, confidence=0.95, n_resamples=2000, seed=3).ci
+        assert (not lo <= 0 <= hi) == (p <= 0.05), (p, lo, hi)
