@@ -63,6 +63,8 @@ class OrdinalScale(ResponseType):
 
     def __init__(self, kind: str, scores: Sequence[int], labels: Sequence[str] | None, template: str | None,
                  max_tokens: int | None = None):
+        if len(scores) > POINTS_MAX:  # before building anything: a range of a billion points is one len()
+            raise SurveyError(f"a {kind} scale needs 2 to {POINTS_MAX} points; got {len(scores):,}")
         scores = [int(s) for s in scores]
         if len(scores) < 2 or len(scores) > POINTS_MAX:
             raise SurveyError(f"a {kind} scale needs 2 to {POINTS_MAX} points; got {len(scores)}")
@@ -131,7 +133,7 @@ def likert(points: int = 5, labels: Sequence[str] | None = None, scores: Sequenc
     """A K-point Likert scale, scored 1..K unless ``scores`` says otherwise."""
     if labels is not None and scores is None and points != len(labels):
         points = len(labels)
-    scores = list(scores) if scores is not None else list(range(1, points + 1))
+    scores = scores if scores is not None else range(1, int(points) + 1)
     return OrdinalScale("likert", scores, labels, template, max_tokens)
 
 

@@ -141,6 +141,13 @@ class QuestionSpec(_Strict):
         knobs = {"likert": ("points", "labels", "scores"), "rating": ("low", "high")}
         given = [k for k in ("points", "labels", "scores", "low", "high") if getattr(self, k) is not None]
         wrong = [k for k in given if k not in knobs.get(kind, ())]
+        family = next((f for f in knobs if kind.startswith(f) and kind != f), None)
+        if wrong and family:  # "likert5" with points = 7: the name already fixes the points
+            fixed = response_type(kind)
+            raise ValueError(f"type = '{kind}' already fixes its points ({fixed.low} to {fixed.high}), so "
+                             f"{', '.join(wrong)} cannot change them: write type = '{family}' with "
+                             f"{', '.join(f'{k} = ...' for k in wrong)}, or another full name "
+                             f"(e.g. '{dict(likert='likert7', rating='rating1-7')[family]}')")
         if wrong:
             allowed = {k: ", ".join(v) for k, v in knobs.items()}
             raise ValueError(f"{', '.join(wrong)} only apply to type = 'likert' ({allowed['likert']}) or "

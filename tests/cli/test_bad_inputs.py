@@ -76,6 +76,9 @@ def files(tmp_path_factory) -> dict[str, Path]:
         "neg_sample_seed": sim.replace("count = 4", "count = 4\nsample_seed = -1"),
         "option_typo": sim.replace("mu = 0.45", "muu = 0.45"),
         "nan_option": sim.replace("mu = 0.45", "mu = nan"),
+        # checked before anything is built: a billion labels once took 60 s and 3.5 GB, then a MemoryError
+        "rating_huge": sim.replace('type = "binary"', 'type = "rating"\nhigh = 1000000000'),
+        "likert_points": sim.replace('type = "binary"', 'type = "likert5"\npoints = 7'),
     }
     for name, text in studies.items():
         f[name] = d / f"{name}.toml"
@@ -190,6 +193,8 @@ CASES = [
     ("run", "{nan_option}", "--dry-run"),
     ("run", "{study}", "--model", "nope", "--dry-run"),
     ("run", "{table}"),
+    ("run", "{rating_huge}", "--dry-run"),
+    ("run", "{likert_points}", "--dry-run"),
     ("batch", "export", "{study}", "--model", "nope", "--out", "{dir}/b.jsonl"),
     ("batch", "export", "{study}", "--model", "sim", "--out", "{dir}/b.jsonl"),
     ("batch", "import", "{study}", "{notjson}", "--model", "sim"),
@@ -269,6 +274,21 @@ def test_bad_input_is_one_clear_error(files, capsys, monkeypatch, case, as_json)
         message = err
     lines = message.strip().splitlines()
     assert 1 <= len(lines) <= 2, message
+
+
+# What the one line must say, where an earlier message misled (named the wrong fix or the wrong cause).
+SAYS = {
+    ("run", "{rating_huge}", "--dry-run"): "2 to 101 points",
+    ("run", "{likert_points}", "--dry-run"): "already fixes its points",
+}
+
+
+@pytest.mark.parametrize("case", list(SAYS), ids=[" ".join(c) for c in SAYS])
+def test_the_one_line_names_the_cause(files, capsys, monkeypatch, case):
+    monkeypatch.chdir(files["dir"])
+    argv = [a.format(**{k: str(v) for k, v in files.items()}) for a in case]
+    code, out, err = _run(capsys, argv)
+    assert code == 2 and SAYS[case] in err, err
 
 
 def test_the_battery_covers_every_command():
