@@ -8,11 +8,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from survey.data.scale_columns import scales_in
 from survey.data.sources import is_store, load_long_table
 from survey.data.table import validate_table
 from survey.embed import Embedder, EmbeddingCache, create_embedder, embed_texts
 from survey.errors import SurveyError
 from survey.freetext.options import DBPAOptions
+from survey.responses import response_type
 
 
 def text_rows(source: str | Path | pd.DataFrame, study: str | None = None) -> tuple[pd.DataFrame, dict]:
@@ -23,6 +25,12 @@ def text_rows(source: str | Path | pd.DataFrame, study: str | None = None) -> tu
     else:
         df = load_long_table(source, study=study, min_perturbations=0)
     where = "the table" if isinstance(source, pd.DataFrame) else str(source)
+    shared = [s for s in scales_in(df) if not response_type(s).view.per_message]
+    if shared:  # e.g. forced choice: a reply names a position of two messages shown together
+        raise SurveyError(f"{where}: its {shared[0]} replies each answer about two messages shown together, so "
+                          "grouping their texts by message would compare orders of presentation, not messages; "
+                          "DBPA compares free-text answers to one message at a time (`survey analyze` tests a "
+                          "forced choice)")
     if "response" not in df.columns:
         raise SurveyError(f"{where}: no 'response' column; DBPA compares free-text answers "
                           "(run the study with response mode 'text', or add the raw texts as 'response')")

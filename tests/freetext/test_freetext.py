@@ -81,3 +81,16 @@ def test_family_from_a_mapping_with_option_overrides():
         dbpa_family(spec, DBPAOptions(omegas=["js", "ks"]))
     with pytest.raises(SurveyError, match="family: comparisons"):
         dbpa_family({**spec, "comparisons": []})
+
+
+def test_dbpa_refuses_a_forced_choice_table():
+    # Its replies ("1", "2") name a position of two messages shown together: grouped by the first-shown
+    # message they would compare orders of presentation, not messages (once a p-value came out of it).
+    import numpy as np
+
+    from survey.stats.choice_model import choice_table, simulate_choice_counts
+
+    counts = simulate_choice_counts(4, 3, 2, np.random.default_rng(1))
+    df = choice_table(counts, 2, messages=("sneakers", "boots")).assign(response=lambda d: d["answer"].astype(str))
+    with pytest.raises(SurveyError, match="two messages shown together"):
+        dbpa(df, options=DBPAOptions(cache=False))
