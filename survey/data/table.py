@@ -70,6 +70,8 @@ def validate_table(df: pd.DataFrame, min_perturbations: int = 2, *, rows: str = 
     elif scale is not None:
         out["scale"] = response_type(scale).scale
     out["answer"] = _parse_answers(out["answer"], out.get("scale"), rows)
+    if scale is not None and "scale" not in df.columns:
+        _check_declared_range(out["answer"], response_type(scale))
     dup = out.duplicated(KEY, keep=False)
     if dup.any():
         first = out.loc[dup, KEY].iloc[0].to_dict()
@@ -95,6 +97,25 @@ def _rows(index, noun: str = "row", limit: int = 5) -> str:
     more = f" and {len(index) - limit} more" if len(index) > limit else ""
     where = {"line": " of the file (the header is line 1)", "data row": " (counting from 1)"}.get(noun, "")
     return f"{noun}(s) " + ", ".join(str(i) for i in idx) + more + where
+
+
+def _check_declared_range(answers: pd.Series, rtype) -> None:
+    """A scale the caller declared for a table without a ``scale`` column must fit the answers: when none
+    lies in the upper (or lower) half of a scale of five or more points, the answers were most likely
+    given on a shorter scale (1-5 answers read as rating0-10 once gave "top-2-box 0% vs 0%" without a
+    word). A table whose own ``scale`` column names the scale is trusted as it is."""
+    valid = answers.dropna().astype(int)
+    if not rtype.view.ordered or len(rtype.values) < 5 or valid.empty:
+        return
+    low, high = rtype.low, rtype.high
+    middle = (low + high) / 2
+    lo, hi = int(valid.min()), int(valid.max())
+    if hi <= middle or lo >= middle:
+        part = "upper" if hi <= middle else "lower"
+        raise TableError(f"no answer uses the {part} half of the declared scale {rtype.scale} ({low} to {high}): "
+                         f"the {len(valid)} valid answers run from {lo} to {hi}. Declare the scale they were "
+                         f"given on (e.g. --scale {f'likert{hi}' if lo >= 1 else f'likert{lo}-{hi}'}), or, if {rtype.scale} is right, name it in a "
+                         "'scale' column of the table")
 
 
 def _parse_scales(col: pd.Series, rows: str = "row") -> pd.Series:

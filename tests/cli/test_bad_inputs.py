@@ -34,6 +34,8 @@ def files(tmp_path_factory) -> dict[str, Path]:
     bad["answer"] = bad["answer"].astype(object)
     bad.loc[4, "answer"] = "yes"
     bad.to_csv(f["bad_answer"], index=False)
+    f["likert_answers"] = d / "likert_answers.csv"
+    _table().assign(answer=lambda t: 1 + (t.index % 5)).to_csv(f["likert_answers"], index=False)
     f["one_pert"] = d / "one.csv"
     _table(m=1).to_csv(f["one_pert"], index=False)
     f["empty"] = d / "empty.csv"
@@ -129,6 +131,7 @@ CASES = [
     ("analyze", "{bad_parquet}"),
     ("analyze", T, "--seed", "1.5"),
     ("analyze", T, "--alpha", "abc"),
+    ("analyze", "{likert_answers}", "--scale", "rating0-10"),
     # estimate
     ("estimate", T, "--message", "A", "--seed", "-1"),
     ("estimate", T, "--message", "Z"),
@@ -280,6 +283,7 @@ def test_bad_input_is_one_clear_error(files, capsys, monkeypatch, case, as_json)
 SAYS = {
     ("run", "{rating_huge}", "--dry-run"): "2 to 101 points",
     ("run", "{likert_points}", "--dry-run"): "already fixes its points",
+    ("analyze", "{likert_answers}", "--scale", "rating0-10"): "no answer uses the upper half",
 }
 
 
