@@ -87,6 +87,7 @@ class Completeness:
     study: str | None = None
     path: str | None = None
     outside: dict = field(default_factory=dict)  # rows outside the study's design: {"rows", "personas", ...}
+    sequential: dict = field(default_factory=dict)  # model -> the sequential test the study stopped by, if any
 
     @property
     def known(self) -> bool:

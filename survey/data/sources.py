@@ -88,6 +88,7 @@ def load_source(path: str | Path, study: str | None = None, min_perturbations: i
         _stopped_early(completeness, ctx, rounds)
     else:
         completeness = _store_completeness(states, None, study, str(path), {})
+    completeness.sequential = rounds  # what decides on data collected in rounds (survey.stats.analysis)
     if df.empty and held:
         raise SurveyError(f"{path}: none of the {held} replies of study '{study}' is inside its current "
                           f"design; {completeness.warnings()[-1]}")

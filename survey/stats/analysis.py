@@ -80,7 +80,8 @@ class Analysis(dict):
         """Whether the deciding test rejects A = B at ``alpha``: the sign-flip test over paraphrase pairs
         (for forced choice the preference test, itself a sign-flip test on order-averaged shares)."""
         r = self[result_or_model] if isinstance(result_or_model, str) else result_or_model
-        return bool(decision_pvalue(r) <= self.alpha)
+        stored = getattr(r, "sequential", None)  # data collected in rounds: the sequential test decided
+        return stored.rejects if stored is not None else bool(decision_pvalue(r) <= self.alpha)
 
     def to_dict(self) -> dict:
         return {"alpha": self.alpha, "decided_by": self.kind.decided_by, "scale": self.scale,
@@ -189,7 +190,21 @@ def analyze(df, a: str | None = None, b: str | None = None, *, models: list[str]
     if not results:
         raise SurveyError("; ".join(left_out) or "nothing to compare: the table needs two messages for at "
                           "least one model")
+    if not opts.probabilities:
+        _decide_sequentially(results, completeness)
     return Analysis(results, left_out, completeness, opts.alpha, view)
+
+
+def _decide_sequentially(results: list, completeness: Completeness | None) -> None:
+    """On data collected in rounds and stopped by a sequential test, that test decides A vs B for the
+    messages it monitored (survey.stats.sequential.stored): the fixed-design p-value is not valid for
+    the stopping rule."""
+    from survey.stats.sequential.stored import StoredSequential
+
+    for r in results:
+        doc = (getattr(completeness, "sequential", None) or {}).get(r.model)
+        if doc and {doc.get("a"), doc.get("b")} == {r.a, r.b} and hasattr(r, "sequential"):
+            r.sequential = StoredSequential.from_doc(doc, flipped=doc.get("a") != r.a)
 
 
 def estimate(df, message: str, model: str | None = None, *, bootstrap: int = 200, seed: int | None = 0,

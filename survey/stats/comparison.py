@@ -31,6 +31,7 @@ from survey.responses.view import AnalysisView
 from survey.stats.ab_tests import DECISION_TEST, ByTest, result_dict, run_tests, with_aliases
 from survey.stats.effect import EffectResult, effect_ci
 from survey.stats.permutation import sign_flip_test
+from survey.stats.sequential.stored import StoredSequential
 
 
 @dataclass
@@ -95,6 +96,7 @@ class Comparison:
     scale: str = DEFAULT_SCALE  # the response type compared, e.g. "binary", "likert5"
     unit: str = "P(Yes)"  # what theta, the effect and its interval are measured in
     top_box: TopBox | None = None  # rating scales of four or more points
+    sequential: StoredSequential | None = None  # set when the data were collected sequentially: it decides
 
     @property
     def means(self) -> dict:
@@ -108,8 +110,9 @@ class Comparison:
 
     @property
     def decision(self):
-        """The deciding test: the sign-flip test over paraphrase pairs (valid for any rho)."""
-        return self.tests[DECISION_TEST]
+        """The deciding test: the sign-flip test over paraphrase pairs (valid for any rho), or on data
+        collected sequentially the sequential test the study stopped by (survey.stats.sequential.stored)."""
+        return self.sequential if self.sequential is not None else self.tests[DECISION_TEST]
 
     def per_pair(self) -> dict:
         """(A id, B id) -> that pair's difference D-bar_j, for the pairs with valid answers."""
@@ -126,6 +129,7 @@ class Comparison:
             "effect": self.effect.to_dict(),
             "tests": with_aliases({name: result_dict(res) for name, res in self.tests.items()}),
             "top_box": self.top_box.to_dict() if self.top_box else None,
+            **({"decided_by": "sequential", "sequential": self.sequential.to_dict()} if self.sequential else {}),
         }
 
     def __getattr__(self, name):

@@ -192,3 +192,34 @@ def test_a_study_that_stopped_early_is_complete_for_what_it_bought(tmp_path):
     assert m.expected == 2 * doc["pairs"] * 20 * 2 == m.stored and m.missing == 0 and m.complete
     assert "stopped by the sequential test (reject)" in m.stopped and not study.load().completeness.warnings()
     assert m.to_dict()["stopped"] == m.stopped
+
+
+def test_analysis_of_a_sequential_store_is_decided_by_the_sequential_test(tmp_path, capsys):
+    # O'Brien-Fleming over 3 looks of 4 pairs: at this seed the 12 pairs collected give a fixed-design
+    # sign-flip p of .0488, while the test the study stopped by reached its maximum at p = .0566. The
+    # headline once said "significant, p = 0.0488".
+    import json
+
+    from survey.cli import main
+
+    text = (STUDY.format(delta=-0.35, extra="max_pairs = 12")
+            .replace('spending = "pocock"', 'spending = "obrien-fleming"').replace("seed = 3", "seed = 8")
+            .replace('perturbations = "sneakers"\ncount = 20', 'perturbations = "sneakers"\ncount = 12')
+            .replace('perturbations = "boots"\ncount = 20', 'perturbations = "boots"\ncount = 12'))
+    (tmp_path / "seq.toml").write_text(text)
+    study = survey.Study.from_toml(tmp_path / "seq.toml")
+    study.run(yes=True, progress=False)
+    res = survey.analyze(study.load())
+    r = res["sim"]
+    assert r.tests["sign_flip"].pvalue == pytest.approx(0.0488, abs=5e-4)  # fixed design: would "reject"
+    assert r.decision.method == "group-sequential" and r.decision.decision == "max-reached"
+    assert r.decision.pvalue == pytest.approx(0.0566, abs=5e-4) and not res.significant("sim")
+    doc = res.to_dict()["results"][0]
+    assert doc["decided_by"] == "sequential" and doc["significant"] is False
+    assert "not valid for the stopping rule" in doc["sequential"]["note"]
+    main(["analyze", str(study.store_path), "--json"])
+    cli = json.loads(capsys.readouterr().out)["results"][0]
+    assert cli["decided_by"] == "sequential" and cli["significant"] is False
+    # B vs A reads the same test with the statistic's sign turned
+    flipped = survey.analyze(study.load(), a="boots", b="sneakers")["sim"]
+    assert flipped.decision.statistic == -r.decision.statistic and flipped.decision.pvalue == r.decision.pvalue
