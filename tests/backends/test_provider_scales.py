@@ -92,3 +92,28 @@ def test_the_ambiguity_rule_of_the_response_types():
     assert ten.logprobs_note(unambiguous) is None
     assert ten.score_from_logprobs(unambiguous) == pytest.approx(0.6 * 7 + 0.2 * 1 + 0.2 * 10)
     assert five.logprobs_note({"1": 0.0}) is None  # no label on 1-5 starts with "1" but "1" itself
+
+
+# The server's top tokens miss labels 3 and 4, which hold the 4.4% outside them: stored as 0 they once
+# made every expected score 0.04-0.10 points low against the in-process model.
+UNSEEN_TOKENS = {"1": 0.80, "2": 0.064, "5": 0.092}
+
+
+@pytest.mark.parametrize("provider", ["openai", "mistral"])
+def test_labels_missing_from_the_top_tokens_give_no_exact_score(tmp_path, fake_server, provider):
+    fake = fake_server(provider, KEY, first_tokens=UNSEEN_TOKENS)
+    table = collect(tmp_path, backend_for(provider, fake), {"type": "likert"}, MODEL[provider])
+    assert table["expected"].isna().all() and table["answer"].notna().all()
+    with Store(tmp_path / "s.sqlite") as store:
+        extras = [json.loads(e) for (e,) in store.db.execute("SELECT extra FROM responses")]
+    assert all("'3', '4' not among the 3 top first tokens" in e["expected_note"] for e in extras)
+    assert all("at most 0.044" in e["expected_note"] and "distribution" not in e for e in extras)
+
+
+def test_unseen_labels_count_as_zero_only_when_the_mass_outside_the_top_tokens_is_negligible():
+    five = response_type("likert5")
+    lp = {t: math.log(p) for t, p in UNSEEN_TOKENS.items()}
+    assert five.score_from_logprobs(lp) is None and "at most 0.044" in five.logprobs_note(lp)
+    nearly_all = {"1": math.log(0.8), "2": math.log(0.1), "5": math.log(0.0995)}  # 0.0005 outside: negligible
+    assert five.logprobs_note(nearly_all) is None
+    assert five.score_from_logprobs(nearly_all) == pytest.approx((0.8 + 0.2 + 5 * 0.0995) / 0.9995)
