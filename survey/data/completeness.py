@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from survey.common.display import Display
+
 TABLE_BASIS = ("unknown (a table, not a store): only the table's own persona × paraphrase × replicate "
                "grid is checked")
 NO_CONTEXT_BASIS = ("unknown (this store holds no recorded study context): only the stored rows' own "
@@ -77,8 +79,8 @@ class ModelCompleteness:
                 "stopped": self.stopped}
 
 
-@dataclass
-class Completeness:
+@dataclass(repr=False)
+class Completeness(Display):
     """Per-model completeness of one source, the study it was scoped to and what was left out."""
 
     kind: str  # "store" or "table"
@@ -125,6 +127,11 @@ class Completeness:
             return [*out, f"completeness: {self.basis}", *(f"  {m.describe()}" for m in self.models)]
         done = [m.describe() for m in self.models if m.complete]
         return out + ([f"completeness: {'; '.join(done)}"] if done else [])
+
+    def display_parts(self):
+        rows = [{"model": m.model, "expected": m.expected, "stored": m.stored, "failed": m.failed,
+                 "complete": m.complete} for m in self.models]
+        return "; ".join(self.lines()[:1]), rows, self.warnings()
 
     def to_dict(self) -> dict:
         return {"source": self.kind, "path": self.path, "study": self.study, "basis": self.basis,

@@ -23,6 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from survey.common.display import Display
 from survey.common.limits import BOOTSTRAP_MAX, Alpha, Flips, Seed
 from survey.data.completeness import Completeness, split_source
 from survey.data.table import models_in, pick_messages, require_messages, require_models, validate_table
@@ -50,7 +51,7 @@ class EstimateOptions(BaseModel):
     method: Literal["moments", "appendix-c"] = "moments"
 
 
-class Analysis(dict):
+class Analysis(Display, dict):
     """model -> its A/B result (survey.stats.results.ABResult) for the first pair compared, in table order;
     ``results`` every result (every pair of messages with ``every_pair``); ``view`` the table's
     AnalysisView; ``left_out`` the reason of each model or pair left out; ``completeness`` what the data
@@ -83,6 +84,15 @@ class Analysis(dict):
         stored = getattr(r, "sequential", None)  # data collected in rounds: the sequential test decided
         return stored.rejects if stored is not None else bool(decision_pvalue(r) <= self.alpha)
 
+    def display_parts(self):
+        rows = [{"model": r.model, "messages": f"{r.a} vs {r.b}", "effect": r.effect.estimate, "CI": r.effect.ci,
+                 "p": decision_pvalue(r), "decided by": ("sequential test" if getattr(r, "sequential", None)
+                                                         else self.kind.decided_by.replace("_", "-") + " test"),
+                 "significant": self.significant(r)} for r in self.results]
+        notes = [f"effect: {self.view.effect_unit}, A − B"]
+        notes += (self.completeness.warnings() if self.completeness else []) + [f"left out: {x}" for x in self.left_out]
+        return f"Analysis of {len(self.results)} comparison(s) on {self.scale} at α = {self.alpha}", rows, notes
+
     def to_dict(self) -> dict:
         return {"alpha": self.alpha, "decided_by": self.kind.decided_by, "scale": self.scale,
                 "unit": self.view.unit,
@@ -100,7 +110,7 @@ def result_dict(result) -> dict:
     return {"model": result.model, "scale": result.scale, "unit": result.unit, **result.to_dict()}
 
 
-class Estimates(dict):
+class Estimates(Display, dict):
     """model -> its fitted response model (survey.stats.results.Fit) for one message, in table order;
     ``view`` the table's AnalysisView; ``left_out`` as in Analysis."""
 
@@ -115,6 +125,14 @@ class Estimates(dict):
     @property
     def scale(self) -> str:
         return self.view.scale
+
+    def display_parts(self):
+        rows = [{"model": m, **{k: f.params[k] for k in f.params},
+                 **{f"s.e. {k}": f.se.get(k) for k in f.params if isinstance(f.se.get(k), float)},
+                 "estimator": f.estimator} for m, f in self.items()]
+        notes = [n for f in list(self.values())[:1] for n in f.notes]
+        notes += (self.completeness.warnings() if self.completeness else []) + [f"left out: {x}" for x in self.left_out]
+        return f"Estimates of message '{self.message}' ({self.scale})", rows, notes
 
     def to_dict(self) -> dict:
         return {"scale": self.scale,

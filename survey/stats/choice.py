@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from survey.common.display import Display
 from survey.common.limits import check_alpha, check_flips, check_seed
 from survey.data.pairing import natural_key
 from survey.errors import SurveyError, TableError
@@ -84,8 +85,8 @@ class ChoiceTest:
                 "confidence": self.confidence, "n_pairs": self.n_pairs, "what": self.what}
 
 
-@dataclass
-class ChoiceResult:
+@dataclass(repr=False)
+class ChoiceResult(Display):
     """Forced choice between A and B: ``.preference`` decides; ``.position_bias`` says how far the
     model reads position. ``.statistic`` and ``.pvalue`` are the preference test's."""
 
@@ -142,6 +143,14 @@ class ChoiceResult:
     def tests(self) -> dict:
         """The preference test decides (under the sign-flip key); the per-persona tests are for comparison."""
         return {"sign_flip": self.preference, **self.persona_tests}
+
+    def display_parts(self):
+        rows = [{"test": t.name, "share": t.share, "CI": tuple(t.ci), "p": t.pvalue, "what": t.what}
+                for t in (self.preference, self.position_bias)]
+        title = (f"{self.model or 'forced choice'}: {self.a} vs {self.b}, share choosing {self.a} "
+                 f"{self.preference.share:.3f}; preference p = {self.preference.pvalue:.4g}")
+        notes = [f"{self.n_personas} personas, {self.n_pairs} paraphrase pairs in both orders, r = {self.replicates}"]
+        return title, rows, notes + ([self.warning] if self.warning else [])
 
     def per_pair(self) -> dict:
         """(A id, B id) -> that pair's share difference A - B, for the pairs used."""

@@ -22,12 +22,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from survey.common.display import Display
 from survey.data.pairing import Pairing, pair_perturbations
 from survey.data.scale_columns import table_scale
 from survey.data.table import CellCounts, cell_counts, first_appearance
 from survey.errors import SurveyError, TableError
 from survey.responses import DEFAULT_SCALE, response_type
 from survey.responses.view import AnalysisView
+from survey.stats import ab_tests
 from survey.stats.ab_tests import DECISION_TEST, ByTest, result_dict, run_tests, with_aliases
 from survey.stats.effect import EffectResult, effect_ci
 from survey.stats.permutation import sign_flip_test
@@ -69,8 +71,8 @@ class TopBox:
                 "effect": self.effect.to_dict()}
 
 
-@dataclass
-class Comparison:
+@dataclass(repr=False)
+class Comparison(Display):
     """Everything `survey analyze` reports for one model.
 
     ``tests`` holds each registered test's result (survey.stats.ab_tests); they are also attributes:
@@ -113,6 +115,17 @@ class Comparison:
         """The deciding test: the sign-flip test over paraphrase pairs (valid for any rho), or on data
         collected sequentially the sequential test the study stopped by (survey.stats.sequential.stored)."""
         return self.sequential if self.sequential is not None else self.tests[DECISION_TEST]
+
+    def display_parts(self):
+        lo, hi = self.effect.ci
+        rows = [{"test": name, "statistic": float(t.statistic), "p": float(t.pvalue),
+                 "valid for any rho": ab_tests.get(name).valid_when_rho_positive} for name, t in self.tests.items()]
+        title = (f"{self.model}: {self.a} vs {self.b}, effect {self.effect.estimate:+.4g} {self.unit} "
+                 f"({self.effect.confidence:.0%} CI {lo:+.4g} to {hi:+.4g}); deciding p = {self.decision.pvalue:.4g}")
+        notes = [f"{self.n_personas} personas, {self.n_paired} paraphrase pairs, r = {self.replicates}"]
+        if self.sequential is not None:
+            notes.append(self.sequential.to_dict()["note"])
+        return title, rows, notes
 
     def per_pair(self) -> dict:
         """(A id, B id) -> that pair's difference D-bar_j, for the pairs with valid answers."""
