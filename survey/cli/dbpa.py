@@ -42,8 +42,8 @@ def _options(f):
         click.option("--no-cache", is_flag=True, help="embed without reading or writing a cache"),
         seed_option(default=None, help="random seed (default 0)"),
         click.option("--plot", "plot", type=click.Path(dir_okay=False), default=None,
-                     help="PNG of the P0/P1 histograms and null distribution (default dbpa.png / FILE.dbpa.png)"),
-        click.option("--no-plot", is_flag=True, help="write no plot"),
+                     help="also save a PNG of the P0/P1 histograms and null distribution here (none unless given)"),
+        click.option("--no-plot", is_flag=True, help="write no plot (the default; kept for scripts)"),
         json_option,
     ]
     for opt in reversed(opts):
@@ -87,7 +87,7 @@ def dbpa_cmd(source, family_file, a, b, study, models, unit, scheme, per_persona
         options = DBPAOptions.of(**given)
         with progress_bar("embedding", None, not as_json) as bar:
             res = dbpa_family(Path(family_file), options, study=study, progress=bar.update)
-        written = [] if no_plot else res.write_plots(plot)
+        written = res.write_plots(plot) if plot and not no_plot else []  # a reading command writes only when asked
         _print_family(res, written, as_json)
         return
     if not source:
@@ -96,7 +96,7 @@ def dbpa_cmd(source, family_file, a, b, study, models, unit, scheme, per_persona
                              max_per_unit=max_per_unit)
     with progress_bar("embedding", None, not as_json) as bar:
         res = dbpa(Path(source), a, b, models=list(models), study=study, options=options, progress=bar.update)
-    written = [] if no_plot else res.write_plots(plot or "dbpa.png")
+    written = res.write_plots(plot) if plot and not no_plot else []
     _print_messages(res, written, as_json)
 
 

@@ -106,7 +106,8 @@ def test_family_file_control_target_with_inline_texts_via_mistral_embed(tmp_path
         "  - {name: t1, role: target, texts: ['no', 'no', 'no', 'no']}\n"
         "omega: energy-cosine\npermutations: 200\n")
     with MistralFake(api_key="k-test", lifetime=60) as server:
-        main(["dbpa", "--family", str(fam), "--embedder", "mistral-embed", "--embed-url", server.url, "--json"])
+        main(["dbpa", "--family", str(fam), "--embedder", "mistral-embed", "--embed-url", server.url, "--json",
+              "--plot", str(tmp_path / "fam.dbpa.png")])
     out = json.loads(capsys.readouterr().out)
     assert out["design"] == "control-target" and out["embedder"] == "mistral:mistral-embed"
     by = {t["name"]: t for t in out["tests"]}
@@ -172,3 +173,12 @@ def test_an_error_after_embedding_is_still_one_line(table, tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stderr == (
         "error: model 'm2': DBPA needs at least 2 text answers for sneakers and 1 for boots\n")
+
+
+def test_no_plot_is_written_unless_asked(table, tmp_path, capsys, monkeypatch):
+    # a reading command writes nothing unasked: ./dbpa.png once appeared in the user's folder
+    monkeypatch.chdir(tmp_path)
+    before = set(tmp_path.rglob("*"))
+    main(["dbpa", str(table), "--a", "sneakers", "--b", "boots", "--no-cache", "--json"])
+    assert json.loads(capsys.readouterr().out)["plots"] == []
+    assert not [p for p in set(tmp_path.rglob("*")) - before if p.suffix == ".png"]
