@@ -15,9 +15,10 @@ being survey s, and returns S p-values. Rows may hold NaN (a pair, persona or pe
 valid answer). Power planning passes its samples up to a positive factor (integer sums keep ties
 exact), so a batched test must be scale-invariant, as location tests are.
 
-The sign-flip test's result key is ``"sign_flip"``. Until version 1 it was ``"permutation"``, a
-name that also fits the unpaired test; ``"permutation"`` stays a deprecated alias: JSON outputs
-carry both keys with the same content, and every lookup by test name accepts either.
+The sign-flip test's result key is ``"sign_flip"``. Earlier outputs called it ``"permutation"``, a
+name that also fits the unpaired test; ``"permutation"`` stays an alias so that those outputs and the
+scripts reading them keep working: JSON outputs carry both keys with the same content, and every
+lookup by test name accepts either.
 """
 
 from __future__ import annotations
