@@ -28,7 +28,7 @@ from survey.backends.base import Query, Reply  # noqa: E402
 from survey.backends.mistral import MistralBackend  # noqa: E402
 from survey.backends.openai_compat import OpenAIBackend  # noqa: E402
 from survey.collect.engine import Engine, ModelRun  # noqa: E402
-from survey.collect.store import Store  # noqa: E402
+from survey.data.store import Store  # noqa: E402
 
 LATENCY = 0.1
 CONCURRENCY = 64

@@ -22,8 +22,8 @@ __version__ = "0.1.0"
 # public name -> module that defines it
 _EXPORTS = {
     # studies: specification, running, the result of a run
-    "Study": "survey.study.study",
-    "StudyRun": "survey.study.study",
+    "Study": "survey.api.study",
+    "StudyRun": "survey.api.study",
     "StudySpec": "survey.study.spec",
     "PersonaSpec": "survey.study.spec",
     "MessageSpec": "survey.study.spec",
@@ -31,8 +31,8 @@ _EXPORTS = {
     "ModelSpec": "survey.study.spec",
     "BudgetSpec": "survey.study.spec",
     # offline batch files (vLLM run-batch): export a model's missing queries, import the results
-    "export_batch": "survey.collect.offline_batch",
-    "import_batch": "survey.collect.offline_batch",
+    "export_batch": "survey.api.batch",
+    "import_batch": "survey.api.batch",
     # long tables
     "load_long_table": "survey.data.sources",
     "load_source": "survey.data.sources",

@@ -36,7 +36,7 @@ def fill(store, personas, reps=2, model="m", study="st", upto=None):
 def write_partial(path, filtered: int = 1):
     """A store of study 'st' expecting 120 queries of model m, interrupted after 31 (26%), with
     ``filtered`` content-filtered queries of persona p9 (failed, no reply)."""
-    from survey.collect.store import Store
+    from survey.data.store import Store
 
     with Store(path) as st:
         st.record_context("st", context(10))

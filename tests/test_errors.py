@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from survey.collect.store import Store
+from survey.data.store import Store
 from survey.errors import SurveyError, allowed_keys, path_error_message, pydantic_message
 from survey.freetext import DBPAOptions
 from survey.study.spec import StudySpec, parse_study

@@ -23,7 +23,7 @@ from survey.backends.base import BackendError, Query, Reply
 from survey.backends.provider import first_token_logprobs, http_error, redact
 
 CHAT_URL = "/v1/chat/completions"
-# OpenAI batch status -> the engine's terms (survey.collect.store.TERMINAL_BATCH); others upper-cased
+# OpenAI batch status -> the engine's terms (survey.data.store.TERMINAL_BATCH); others upper-cased
 STATUS = {"completed": "SUCCESS", "failed": "FAILED", "expired": "EXPIRED", "cancelled": "CANCELLED"}
 _DEAD_JOB = {"failed", "expired", "cancelled", "cancelling"}
 

@@ -7,8 +7,8 @@ import sys
 
 import click
 
+from survey.api.batch import export_batch, import_batch
 from survey.cli.common import echo_json, json_option
-from survey.collect.offline_batch import export_batch, import_batch
 
 
 @click.group("batch")

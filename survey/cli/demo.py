@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
+from survey.api.study import Study
 from survey.cli.common import alpha_option, echo_completeness, echo_json, json_option, seed_option
 from survey.common.formatting import fmt
 from survey.errors import SurveyError
 from survey.registry.files import SHIPPED_ROOT
 from survey.stats.ab_tests import DECISION_TEST
-from survey.study.study import Study
 
 
 def find_study(path: str) -> Path:

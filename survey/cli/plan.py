@@ -101,7 +101,7 @@ def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, from_estimate, from
                model=model, message=message, study=study, budgets=_ints(budgets, "--budget") if budgets else None,
                strategies=strategies, designs=designs, alpha=alpha, simulations=simulations, flips=flips, seed=seed,
                alternative=alternative, target_power=target_power, method=method, max_paraphrases=max_paraphrases,
-               sets=[x for s in sets for x in s.split(",")], progress=_progress(not as_json),
+               sets=_set_sizes(sets), progress=_progress(not as_json),
                sequential=design_options(seq) if seq["seq_method"] else None)
     doc = res.to_dict()
     if not no_plot:
@@ -219,3 +219,11 @@ def _print_validity(res: Validation, plots: list[str]) -> None:
 def register(cli: click.Group) -> None:
     for cmd in (plan_cmd, validate_cmd):
         cli.add_command(cmd)
+
+
+def _set_sizes(sets) -> dict[str, int]:
+    """--sets NAME[,NAME]: each perturbation set's size, read here so that planning does no I/O."""
+    from survey.registry import load_perturbation_set
+
+    names = [x for s in sets for x in s.split(",") if x]
+    return {name: len(load_perturbation_set(name).items) for name in names}

@@ -6,14 +6,14 @@ import sys
 
 import click
 
+from survey.api.study import Study
 from survey.cli.common import echo_json, json_option, print_table
 from survey.cli.sequential import print_run_decisions
 from survey.collect.engine import RunReport
 from survey.collect.run_plan import Plan
-from survey.collect.store import Store
+from survey.data.store import Store
 from survey.data.table import invalid_answers, write_table
 from survey.errors import SurveyError
-from survey.study.study import Study
 
 
 def _money(x: float | None) -> str:

@@ -10,7 +10,7 @@ their own study (``rename_stored``) or delete just the changed rows to collect t
 
 from __future__ import annotations
 
-from survey.collect.store import Store
+from survey.data.store import Store
 from survey.errors import SurveyError
 from survey.study.context import MAX_NAMED, context_changes, study_context
 from survey.study.design import QueryDesign, prompt_hash

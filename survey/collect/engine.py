@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from aiolimiter import AsyncLimiter
 
 from survey.backends.base import Backend, BackendError, Query, Reply, capabilities_of, preflight, stops_run
-from survey.collect.store import TERMINAL_BATCH, Store
+from survey.data.store import TERMINAL_BATCH, Store
 from survey.errors import SurveyError
 from survey.responses import BINARY, ResponseType
 from survey.study.design import prompt_hash

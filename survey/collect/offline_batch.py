@@ -57,12 +57,6 @@ class BatchImport:
         return asdict(self)
 
 
-def _study(study):
-    from survey.study.study import Study
-
-    return study if isinstance(study, Study) else Study.from_toml(study)
-
-
 def _openai_model(study, model: str):
     spec = study.spec.model(model)
     if spec.backend != "openai":
@@ -72,14 +66,13 @@ def _openai_model(study, model: str):
 
 
 def export_batch(study, model: str, out: str | Path) -> BatchExport:
-    """Write the queries model ``model`` of ``study`` (a Study or a study file) still owes as an OpenAI
+    """Write the queries model ``model`` of ``study`` (a survey.api.Study) still owes as an OpenAI
     batch file (``custom_id``, ``method``, ``url``, ``body``), for vLLM's ``run-batch`` or any Batch API.
     Stored replies and queries held by open batch jobs are left out; nothing is written when none remain."""
     from survey.backends.openai_batch import request_body, request_lines
     from survey.backends.openai_compat import OpenAIOptions, thinking_off
     from survey.backends.provider import parse_options
 
-    study = _study(study)
     spec = _openai_model(study, model)
     preset = parse_options(OpenAIOptions, "openai", dict(spec.options)).preset
     (plan,) = study.dry_run([model]).models
@@ -148,10 +141,9 @@ def import_batch(study, model: str, results: str | Path) -> BatchImport:
     file) for model ``model`` of ``study``, through the engine's batch path: parsed and scored as in a
     run, never overwriting a stored reply. Returns the counts (`BatchImport`)."""
     from survey.collect.engine import Engine, ModelRun
-    from survey.collect.store import Store
     from survey.common.event_loop import run_coroutine
+    from survey.data.store import Store
 
-    study = _study(study)
     spec = _openai_model(study, model)
     data, parsed = read_results(results)
     full = study.dry_run([model])  # refuses stored rows collected with another prompt

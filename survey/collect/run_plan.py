@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from survey.backends.base import Query
 from survey.collect.engine import estimate_tokens
 from survey.collect.pricing import cost, price_of
-from survey.collect.store import Store
+from survey.data.store import Store
 from survey.errors import SurveyError
 from survey.stats.permutation import cannot_reject_note
 from survey.study.design import QueryDesign, build_design, prompt_hash

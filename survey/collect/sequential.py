@@ -12,32 +12,12 @@ resumed run picks the open job up instead of resubmitting it.
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
 from survey.collect.run_plan import Plan
-from survey.collect.store import Store
+from survey.data.sequential_paths import read_paths, record_path
 from survey.errors import SurveyError
 from survey.stats.sequential.design import SequentialDesign
-
-_SCHEMA = """CREATE TABLE IF NOT EXISTS sequential (
-    study TEXT NOT NULL, model TEXT NOT NULL, decision TEXT NOT NULL, look INTEGER, pairs INTEGER,
-    result TEXT NOT NULL, PRIMARY KEY (study, model))"""
-
-
-def record_path(store: Store, study: str, model: str, doc: dict) -> None:
-    """Store (replace) one model's sequential result: its decision and whole path, as JSON."""
-    store.db.execute(_SCHEMA)
-    store.db.execute("INSERT OR REPLACE INTO sequential VALUES (?, ?, ?, ?, ?, ?)",
-                     (study, model, doc["decision"], doc["look"], doc["pairs"], json.dumps(doc, default=float)))
-    store.db.commit()
-
-
-def read_paths(store: Store, study: str) -> dict[str, dict]:
-    """model -> the stored sequential result of a study ({} when it was not collected in rounds)."""
-    store.db.execute(_SCHEMA)
-    rows = store.db.execute("SELECT model, result FROM sequential WHERE study = ?", (study,)).fetchall()
-    return {model: json.loads(doc) for model, doc in rows}
 
 
 def messages_and_pairs(plan: Plan) -> tuple[str, str, list[tuple[str, str]]]:

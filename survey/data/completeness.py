@@ -2,7 +2,7 @@
 with a reply, those that failed without one (e.g. content-filtered) and those missing (never stored).
 
 Where "expected" comes from (``Completeness.basis`` says which):
-- a store with the study's recorded context (survey.collect.store.Store.context): the expected
+- a store with the study's recorded context (survey.data.store.Store.context): the expected
   queries per model of the study's latest run, and rows outside that design are left out and counted;
 - a store without one (written before the record): unknown; only the stored rows' own
   persona x paraphrase x replicate grid is checked, which cannot see personas never reached;

@@ -71,7 +71,7 @@ def load_source(path: str | Path, study: str | None = None, min_perturbations: i
             raise SurveyError("--study applies to a store, not to a table file")
         df = read_table(path, min_perturbations=min_perturbations, scale=scale)
         return Source(df, str(path), "table", None, None, table_completeness(df, str(path)))
-    from survey.collect.store import Store
+    from survey.data.store import Store
 
     with Store(path, create=False) as st:
         df = st.to_long_table(study)  # refuses several studies without a choice, and unknown ones
@@ -155,7 +155,7 @@ def outside_design(states: pd.DataFrame, ctx: dict) -> dict:
 
 
 def _sequential_decisions(store, study: str) -> dict[str, dict]:
-    from survey.collect.sequential import read_paths
+    from survey.data.sequential_paths import read_paths
 
     return read_paths(store, study)
 

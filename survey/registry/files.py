@@ -16,13 +16,13 @@ existing file named exactly as the argument is a path too).
 from __future__ import annotations
 
 import os
-import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from survey.common.names import ID_PATTERN, ID_RULE, NAME_RE  # noqa: F401  (re-exported)
 from survey.errors import SurveyError, allowed_keys, did_you_mean
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
@@ -51,9 +51,6 @@ def study_base_dir(study_file: Path) -> Path:
     """
     folder = Path(study_file).resolve().parent
     return Path.cwd() / folder.name if folder == _BUILTIN_ROOT / "studies" else folder
-ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
-ID_RULE = "ids use letters, digits, '_', '.', '-' and start with a letter or digit"
-NAME_RE = re.compile(ID_PATTERN)
 MAX_ERRORS = 5  # one readable line; the first few errors are enough to start fixing
 
 # Fixes for pydantic's generic messages, keyed by its error type.

@@ -39,8 +39,8 @@ def report(data, out: str | Path, *, study: str | None = None,
     src = data if isinstance(data, pd.DataFrame) or hasattr(data, "completeness") else load_source(data, study)
     extras = {k: v.to_dict() if hasattr(v, "to_dict") else v for k, v in (extras or {}).items()}
     if getattr(src, "kind", None) == "store" and "sequential" not in extras:  # a study bought in rounds
-        from survey.collect.sequential import read_paths
-        from survey.collect.store import Store
+        from survey.data.sequential_paths import read_paths
+        from survey.data.store import Store
 
         with Store(src.path) as store:
             extras["sequential"] = read_paths(store, src.study) or None

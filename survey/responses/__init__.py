@@ -14,8 +14,8 @@ Rating scales are families named by their points (survey.responses.scales): ``li
 
 from __future__ import annotations
 
+from survey.common.names import NAME_RE
 from survey.errors import SurveyError
-from survey.registry.files import NAME_RE
 from survey.responses.base import ResponseType
 from survey.responses.binary import Binary
 from survey.responses.choice import Choice

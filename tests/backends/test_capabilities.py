@@ -24,7 +24,7 @@ from survey.collect.engine import Engine
 from survey.collect.pricing import price_of
 from survey.collect.run_plan import make_plan
 from survey.collect.runner import collect
-from survey.collect.store import Store
+from survey.data.store import Store
 from survey.errors import SurveyError
 from survey.study.spec import ModelSpec, load_study
 

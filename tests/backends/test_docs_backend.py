@@ -13,7 +13,7 @@ from survey import backends
 from survey.collect.engine import Engine
 from survey.collect.run_plan import make_plan
 from survey.collect.runner import collect
-from survey.collect.store import Store
+from survey.data.store import Store
 from survey.errors import SurveyError
 from survey.reporting.summary import study_summary
 from survey.study.spec import load_study

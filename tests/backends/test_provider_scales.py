@@ -13,7 +13,7 @@ import pytest
 
 from survey.backends import create_backend
 from survey.collect.engine import Engine, ModelRun
-from survey.collect.store import Store
+from survey.data.store import Store
 from survey.data.table import validate_table
 from survey.responses import response_type
 from survey.study.design import build_design

@@ -12,7 +12,7 @@ from scipy.special import expit, logit
 from survey.backends import create_backend
 from survey.backends.base import Query
 from survey.collect.engine import Engine, ModelRun
-from survey.collect.store import Store
+from survey.data.store import Store
 from survey.errors import SurveyError
 from survey.study.design import build_design, prompt_hash
 from survey.study.spec import parse_study

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from partial_store import fill, write_partial
 
 from survey.cli import cli
-from survey.collect.store import Store
+from survey.data.store import Store
 
 COMMANDS = {
     "analyze": ["analyze", "{src}"],

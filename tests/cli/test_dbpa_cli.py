@@ -79,7 +79,7 @@ def test_message_comparison_end_to_end_with_cache_and_plot(table, tmp_path, caps
 
 
 def test_store_source_keeps_embeddings_in_the_store(tmp_path, capsys, counted):
-    from survey.collect.store import Store
+    from survey.data.store import Store
 
     path = tmp_path / "study.sqlite"
     with Store(path) as st:

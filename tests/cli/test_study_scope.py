@@ -5,9 +5,9 @@ import json
 
 from click.testing import CliRunner
 
+from survey.api.study import Study
 from survey.cli import cli
 from survey.reporting.entry import report
-from survey.study.study import Study
 
 
 def spec(personas: int) -> dict:

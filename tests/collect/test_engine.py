@@ -8,7 +8,7 @@ from batch_jobs import keep_job
 
 from survey.backends.base import BackendError, Capabilities, Query, Reply
 from survey.collect.engine import Engine, ModelRun
-from survey.collect.store import Store
+from survey.data.store import Store
 from survey.data.table import validate_table
 from survey.errors import SurveyError
 from survey.responses import response_type

@@ -28,7 +28,7 @@ from shoe_study import shoe_study_toml
 from survey.collect.engine import Engine
 from survey.collect.run_plan import make_plan
 from survey.collect.runner import collect
-from survey.collect.store import Store
+from survey.data.store import Store
 from survey.data.table import validate_table
 from survey.study.design import build_design
 from survey.study.spec import load_study

@@ -24,7 +24,7 @@ from survey.cli.run import _print_report
 from survey.collect.engine import Engine
 from survey.collect.run_plan import make_plan
 from survey.collect.runner import collect
-from survey.collect.store import Store
+from survey.data.store import Store
 from survey.errors import SurveyError
 from survey.study.design import build_design
 from survey.study.spec import load_study
@@ -256,7 +256,7 @@ def sigterm_when(path, rows_wanted: int) -> threading.Thread:
 
 
 def test_study_run_treats_sigterm_like_ctrl_c_and_restores_the_handler(tmp_path):
-    from survey.study.study import Study
+    from survey.api.study import Study
 
     spec = {"name": "sim", "store": "store.sqlite", "replicates": 1,
             "personas": {"set": "shoppers", "count": 10},

@@ -8,9 +8,9 @@ from fakes.common import answer_for
 from fakes.openai_server import OpenAIFake
 from test_engine_providers import only, rows, run_engine, write_study
 
+from survey.api.batch import export_batch, import_batch
 from survey.cli import main
-from survey.collect.offline_batch import export_batch, import_batch
-from survey.collect.store import Store
+from survey.data.store import Store
 from survey.errors import SurveyError
 from survey.study.design import build_design
 from survey.study.spec import load_study

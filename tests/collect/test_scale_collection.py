@@ -9,7 +9,7 @@ import pytest
 
 from survey.backends.base import Reply
 from survey.collect.engine import Engine, ModelRun
-from survey.collect.store import Store
+from survey.data.store import Store
 from survey.data.table import cell_counts, validate_table
 from survey.errors import SurveyError
 from survey.study.design import build_design

@@ -3,8 +3,8 @@ import pytest
 from batch_jobs import keep_job
 
 import survey
-from survey.collect.sequential import read_paths
-from survey.collect.store import Store
+from survey.data.sequential_paths import read_paths
+from survey.data.store import Store
 from survey.errors import SurveyError
 
 STUDY = """

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from survey.collect.store import Store
+from survey.data.store import Store
 from survey.data.table import validate_table
 from survey.errors import SurveyError
 

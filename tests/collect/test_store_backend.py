@@ -1,6 +1,6 @@
 """The store records the backend each model ran on and exports it as the table's ``backend`` column."""
 
-from survey.collect.store import Store
+from survey.data.store import Store
 
 
 def test_backend_column_from_the_models_record(tmp_path):

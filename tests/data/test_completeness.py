@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 from partial_store import MESSAGES, context, fill
 
-from survey.collect.store import Store
 from survey.data.completeness import table_completeness
 from survey.data.sources import load_long_table, load_source
+from survey.data.store import Store
 from survey.errors import SurveyError
 
 

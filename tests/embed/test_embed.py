@@ -50,7 +50,7 @@ class Counting:
 
 
 def test_cache_embeds_each_text_once_per_embedder(tmp_path):
-    from survey.collect.store import Store
+    from survey.data.store import Store
 
     path = tmp_path / "study.sqlite"
     Store(path).close()  # the cache shares the store's file, in its own table

@@ -10,7 +10,7 @@ import pytest
 
 from survey.backends.base import Query, Reply
 from survey.collect.engine import Engine, ModelRun
-from survey.collect.store import Store
+from survey.data.store import Store
 from survey.data.table import invalid_answers, validate_table
 from survey.errors import SurveyError, TableError
 from survey.responses import RESPONSE_TYPES, ResponseType, register

@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from survey.collect.store import Store
 from survey.data.sources import load_long_table
+from survey.data.store import Store
 from survey.data.table import validate_table
 from survey.errors import SurveyError
 from survey.stats import compare_messages

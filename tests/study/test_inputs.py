@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 from shoe_study import shoe_study_toml
 
-from survey.collect.store import Store
+from survey.api.study import Study
+from survey.data.store import Store
 from survey.errors import SurveyError
 from survey.registry import load_persona_set
 from survey.registry.files import SHIPPED_ROOT
 from survey.responses.binary import PAPER_QUESTION
 from survey.study.design import build_design
-from survey.study.study import Study
 
 STRAY = '{"id": "stray", "age": 1, "gender": "f", "occupation": "o", "income": "low", "marital_status": "single"}\n'
 STUDY = shoe_study_toml("inputs", "store.sqlite", replicates=1, personas=3, paraphrases=3) + """[[models]]

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 import survey
+from survey.api.study import Study
 from survey.errors import SurveyError
 from survey.study.spec import ModelSpec, StudySpec
-from survey.study.study import Study
 
 
 def sim_spec(name="api-test", personas=4, perts=3, reps=2, latency=0.0, **extra) -> dict:

@@ -10,9 +10,10 @@ exceed it are flagged. Separately, at m pairs the exact sign-flip test's smalles
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from survey.data.plan_inputs import estimate_rows, pick_estimate, plan_table
 from survey.errors import SurveyError
 from survey.stats.permutation import cannot_reject_note
 
@@ -30,21 +31,18 @@ class ParaphraseLimit:
         return {"max": self.m, "source": self.source, "capped": self.capped}
 
 
-def paraphrase_limit(max_paraphrases: int | None = None, sets: Iterable[str] = (), from_estimate=None,
+def paraphrase_limit(max_paraphrases: int | None = None, sets: Mapping[str, int] | None = None, from_estimate=None,
                      from_table=None, model: str | None = None, message: str | None = None,
                      study: str | None = None) -> ParaphraseLimit | None:
     """The limit from the sets or size given, else inferred from the plan's source, else None."""
-    sets = [s for s in sets if s]
+    sets = {name: int(n) for name, n in (sets or {}).items() if name}
     if max_paraphrases is not None:
         if isinstance(max_paraphrases, bool) or not isinstance(max_paraphrases, int) or max_paraphrases < 2:
             raise SurveyError(f"max_paraphrases must be a whole number >= 2 (the tests pair paraphrases); "
                               f"got {max_paraphrases}")
         return ParaphraseLimit(max_paraphrases, "given", True)
-    if sets:
-        from survey.registry import load_perturbation_set
-
-        sizes = {s: len(load_perturbation_set(s).items) for s in sets}
-        return ParaphraseLimit(min(sizes.values()), _sizes(sizes, "sets"), True)
+    if sets:  # the sets' sizes, read by the caller (survey.registry): statistics do no I/O
+        return ParaphraseLimit(min(sets.values()), _sizes(sets, "sets"), True)
     sizes = _sizes_in_source(from_estimate, from_table, model, message, study)
     return ParaphraseLimit(min(sizes.values()), _sizes(sizes, "the plan's source holds"), False) if sizes else None
 
@@ -56,19 +54,12 @@ def _sizes(sizes: dict[str, int], what: str) -> str:
 def _sizes_in_source(from_estimate, from_table, model, message, study) -> dict[str, int]:
     """Paraphrases per message in the data the parameters come from (message -> count)."""
     if from_table is not None:
-        import pandas as pd
-
-        from survey.data.sources import load_long_table
-
-        df = from_table if isinstance(from_table, pd.DataFrame) else load_long_table(from_table, study, 0)
+        df, _ = plan_table(from_table, study)
         if model is not None:
             df = df[df["model"] == model]
         return {str(k): int(v) for k, v in df.groupby("message", sort=False)["perturbation"].nunique().items()}
     if from_estimate is not None and not hasattr(from_estimate, "n_perturbations"):
-        from survey.stats.planning.planner import pick_estimate, read_estimates
-
-        doc = from_estimate.to_dict() if hasattr(from_estimate, "to_dict") else from_estimate
-        rows = doc.get("results", []) if isinstance(doc, dict) else read_estimates(from_estimate)
+        rows, _ = estimate_rows(from_estimate)
         row = pick_estimate(rows, model, message, "the estimate")
         n = row.get("n_perturbations")
         return {str(row.get("message")): int(n)} if isinstance(n, (int, float)) else {}

@@ -11,17 +11,15 @@ reading them is this module's only I/O; the simulation itself is pure.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
 from survey.common.limits import PLAN_BUDGET_MAX, WHY, Alpha, Flips, Seed, check_simulation_work
+from survey.data.plan_inputs import PARAMS, estimate_rows, pick_estimate, plan_table
 from survey.data.table import models_in, require_models
 from survey.errors import SurveyError, validated
 from survey.stats import ab_tests
@@ -51,7 +49,6 @@ from survey.stats.planning.power import (
     parse_strategy,
 )
 
-PARAMS = ("mu", "kappa", "sigma", "rho")
 # progress(label, total) -> a context manager yielding advance(k=1); total None: no known count
 Progress = Callable[[str, int | None], AbstractContextManager]
 
@@ -89,38 +86,6 @@ def check_plan_size(budgets: list[int], triples: list[tuple], grid: list[SurveyS
                           "lower --simulations, --flips or the budgets")
 
 
-def read_estimates(path: str | Path) -> list[dict]:
-    """The rows of a `survey estimate --json` file."""
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise SurveyError(f"{path}: no such file (write one with `survey estimate ... --json > {path}`)") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise SurveyError(f"{path}: not JSON ({exc}); expected `survey estimate --json` output") from None
-    rows = data.get("results") if isinstance(data, dict) else None
-    if not isinstance(rows, list) or not all(isinstance(r, dict) and "kappa" in r for r in rows):
-        raise SurveyError(f"{path}: expected {{\"results\": [...]}} as written by `survey estimate --json`")
-    return rows
-
-
-def pick_estimate(rows: list[dict], model: str | None, message: str | None, source: str) -> dict:
-    """The one row of an estimate document matching ``model`` and ``message`` (each optional)."""
-    if message is not None:
-        rows = [r for r in rows if r.get("message") == message]
-    if model is not None:
-        rows = [r for r in rows if r.get("model") == model]
-    if len(rows) != 1:
-        found = ", ".join(f"{r.get('model')}/{r.get('message')}" for r in rows) or "none"
-        raise SurveyError(f"{source}: need exactly one estimate; matching (model/message): {found}. "
-                          "Choose with --model and --message")
-    row = rows[0]
-    missing = [p for p in PARAMS if not isinstance(row.get(p), (int, float))]
-    if missing:
-        raise SurveyError(f"{source}: the estimate lacks numeric {', '.join(missing)}")
-    return row
-
-
 def load_params(from_estimate=None, from_table=None, model: str | None = None, message: str | None = None,
                 study: str | None = None, method: str = "moments") -> tuple[dict, str]:
     """(mu, kappa, sigma, rho, where they came from), from either source or neither ({}, "given").
@@ -135,21 +100,14 @@ def load_params(from_estimate=None, from_table=None, model: str | None = None, m
     if isinstance(from_estimate, EstimateResult):
         return {p: float(getattr(from_estimate, p)) for p in PARAMS}, "an estimate"
     if from_estimate is not None:
-        doc = from_estimate.to_dict() if hasattr(from_estimate, "to_dict") else from_estimate
-        is_doc = isinstance(doc, dict)
-        source = "the estimate" if is_doc else str(from_estimate)
-        rows = doc.get("results", []) if is_doc else read_estimates(from_estimate)
+        rows, source = estimate_rows(from_estimate)
         row = pick_estimate(rows, model, message, source)
         return ({p: float(row[p]) for p in PARAMS},
                 f"{source} (model {row.get('model')}, message {row.get('message')})")
     if from_table is not None:
         if not message:
             raise SurveyError("--from-table needs --message: the message whose answers are fitted")
-        df, source = from_table, "the table"
-        if not isinstance(df, pd.DataFrame):
-            from survey.data.sources import load_long_table
-
-            df, source = load_long_table(from_table, study, min_perturbations=0), str(from_table)
+        df, source = plan_table(from_table, study)
         models = models_in(df)
         if model is None and len(models) > 1:
             raise SurveyError(f"{source} has several models ({', '.join(models)}); choose one with --model")
@@ -208,7 +166,7 @@ def plan(delta: float, *, mu: float | None = None, kappa: float | None = None, s
          strategies: Iterable[str] | None = None, designs: Iterable[str | tuple] = (), alpha: float = 0.05,
          simulations: int = 1000, flips: int = 1000, seed: int = 0, alternative: str = "two-sided",
          target_power: float | None = None, method: str = "moments", max_paraphrases: int | None = None,
-         sets: Iterable[str] = (), progress: Progress = no_progress, sequential=None, scale: str = "binary",
+         sets: Mapping[str, int] | None = None, progress: Progress = no_progress, sequential=None, scale: str = "binary",
          tau: float | None = None, cuts: Iterable[float] | None = None) -> PlanResult:
     """Simulated power of each test for allocation strategies n:m:r at budgets N = 2nmr, and explicit
     designs ("n,m,r" or (n, m, r)); with ``target_power``, also the cheapest design reaching it.
@@ -218,7 +176,8 @@ def plan(delta: float, *, mu: float | None = None, kappa: float | None = None, s
     Without strategies and designs, the eight default strategies are planned at ``budgets``
     (default 200..10000). ``delta`` is the logit shift of B over A (positive: B more often Yes).
     The recommendations (best per budget, cheapest) stay within ``max_paraphrases`` per message, or
-    the size of the smallest of the perturbation ``sets`` named; without either, those that exceed
+    the smallest size in ``sets`` (perturbation set name -> paraphrases it holds, e.g. from
+    the registry's perturbation set); without either, those that exceed
     the paraphrases in the source table or estimate are flagged (survey.stats.planning.paraphrases).
     ``sequential``: a SequentialDesign (or its fields as a dict): each design's m becomes its maximum
     pairs, and the result's ``sequential`` rows give the rule's power and expected queries beside the
@@ -250,7 +209,7 @@ def plan(delta: float, *, mu: float | None = None, kappa: float | None = None, s
     if not strategy_list and not triples:
         strategy_list = list(DEFAULT_STRATEGIES)
     check_plan_size(opts.budgets, triples, [], opts.simulations, opts.flips)
-    limit = paraphrase_limit(max_paraphrases, sets or (), from_estimate, from_table, model, message, study)
+    limit = paraphrase_limit(max_paraphrases, sets, from_estimate, from_table, model, message, study)
     grid = designs_for(strategy_list, opts.budgets, triples)
     check_plan_size([], [], grid, opts.simulations, opts.flips)
     with progress("simulating designs", len(grid)) as advance:
@@ -307,11 +266,7 @@ def _rating_params_from_table(scale, from_table, model, message, study) -> tuple
 
     if not message:
         raise SurveyError("--from-table needs --message: the message whose answers are fitted")
-    df, source = from_table, "the table"
-    if not isinstance(df, pd.DataFrame):
-        from survey.data.sources import load_long_table
-
-        df, source = load_long_table(from_table, study, min_perturbations=0), str(from_table)
+    df, source = plan_table(from_table, study)
     models = models_in(df)
     if model is None and len(models) > 1:
         raise SurveyError(f"{source} has several models ({', '.join(models)}); choose one with --model")

@@ -65,7 +65,7 @@ def test_plan_keeps_its_recommendations_within_the_sets_when_told():
     assert all(b["m"] <= 25 for b in res.best)
     assert res.cheapest is None or res.cheapest["m"] <= 25
     assert any("limited to m <= 25" in w for w in res.warnings)
-    sets = plan(0.5, budgets=[2000], strategies=["1:16:1"], simulations=40, sets=["sneakers", "boots"])
+    sets = plan(0.5, budgets=[2000], strategies=["1:16:1"], simulations=40, sets={"sneakers": 50, "boots": 50})
     assert sets.paraphrases.capped and sets.paraphrases.source.startswith("sets sneakers (")
 
 

@@ -21,7 +21,7 @@ import pandas as pd
 
 from survey.collect.engine import Engine, RunReport
 from survey.collect.run_plan import Plan, make_plan
-from survey.collect.store import Store
+from survey.data.store import Store
 from survey.errors import SurveyError
 from survey.study.spec import StudySpec, load_study, parse_study
 
@@ -175,7 +175,7 @@ class Study:
 
     def sequential_results(self) -> dict[str, dict]:
         """model -> decision and path of a study bought in rounds (its ``[sequential]`` table); {} otherwise."""
-        from survey.collect.sequential import read_paths
+        from survey.data.sequential_paths import read_paths
 
         with Store(self.store_path) as store:
             return read_paths(store, self.name)

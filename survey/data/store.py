@@ -208,7 +208,7 @@ class Store:
         """Give a study's rows and records (response type, backends, context, batch jobs) another study
         name, e.g. to keep replies collected with an earlier prompt as a study of their own. Refused when
         ``new`` is taken or ``old`` has open batch jobs. Returns the rows moved; atomic."""
-        from survey.registry.files import ID_RULE, NAME_RE
+        from survey.common.names import ID_RULE, NAME_RE
 
         if not NAME_RE.match(new):
             raise SurveyError(f"'{new}' is not a valid study name; {ID_RULE}")
