@@ -9,7 +9,6 @@ new suffix. A context is not thread safe: every public method holds ``self.lock`
 from __future__ import annotations
 
 import ctypes
-import os
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -20,6 +19,7 @@ from survey.backends.label_paths import LabelPaths, build
 from survey.backends.local_models import file_sha256
 from survey.backends.local_models import smollm2_path as default_gguf_path  # noqa: F401 - public name
 from survey.backends.vocabulary import Vocabulary, vocabulary
+from survey.common.threads import AutoThreads
 from survey.errors import SurveyError
 
 # The prompt of a GGUF without a chat template (a base model such as Gemma-3-270M): persona text, the
@@ -86,8 +86,10 @@ class LlamaRuntime:
         self._c = llama_cpp
         # One thread count for prompts and single tokens alike: llama-cpp-python would otherwise use every
         # core for prompt batches, and ggml's spinning thread barrier is several times slower when another
-        # process holds one of those cores (measured in docs/local-model.md).
-        self.n_threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
+        # process holds one of those cores (measured in docs/local-model.md). Without n_threads: two when
+        # two cores are free, else one, revised while the model runs (survey.common.threads.AutoThreads).
+        self.auto_threads = AutoThreads() if n_threads is None else None
+        self.n_threads = n_threads or self.auto_threads.threads
         try:
             self.llm = Llama(str(self.path), n_ctx=n_ctx, n_threads=self.n_threads,
                              n_threads_batch=self.n_threads, seed=seed, verbose=False)
@@ -231,6 +233,7 @@ class LlamaRuntime:
             common = 0
         llm.n_tokens = common
         self._last_logits = None
+        self._revise_threads()
         llm.eval(tokens[common:])
         self._grouped = len(tokens) - len(tokens) % ROW_GROUP  # cells computed in whole groups
         self.forward_passes += 1
@@ -238,11 +241,19 @@ class LlamaRuntime:
         self._last_logits = self._read_logits()
         return self._last_logits.copy()
 
+    def _revise_threads(self) -> None:
+        """With automatic threads: take the new count when AutoThreads says the load changed."""
+        n = self.auto_threads.revise() if self.auto_threads is not None else None
+        if n is not None:
+            self._c.llama_set_n_threads(self.llm._ctx.ctx, n, n)
+            self.llm.n_threads = self.llm.n_threads_batch = self.n_threads = n
+
     def extend(self, token: int) -> np.ndarray:
         """Append one generated token to the context and return the next logits."""
         if self.llm.n_tokens + 1 >= self.n_ctx:
             raise OverflowError(f"generation reached n_ctx = {self.n_ctx}")
         self._last_logits = None
+        self._revise_threads()
         self.llm.eval([token])
         self.decode_steps += 1
         self.tokens_evaluated += 1
