@@ -9,7 +9,6 @@ new suffix. A context is not thread safe: every public method holds ``self.lock`
 from __future__ import annotations
 
 import ctypes
-import os
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,12 +18,14 @@ import numpy as np
 from survey.backends.label_paths import LabelPaths, build
 from survey.backends.local_models import file_sha256
 from survey.backends.local_models import smollm2_path as default_gguf_path  # noqa: F401 - public name
+from survey.backends.vocabulary import Vocabulary, vocabulary
+from survey.common.threads import AutoThreads
 from survey.errors import SurveyError
 
 # The prompt of a GGUF without a chat template (a base model such as Gemma-3-270M): persona text, the
 # question, and an "Answer:" cue whose next token is the answer (docs/local-model.md, "The prompt").
 COMPLETION_TEMPLATE = "{system}\n\n{user}\nAnswer:"
-# (file sha256, labels) -> token ids per score: scanning Gemma's 262k-token vocabulary takes ~0.6 s
+# (file sha256, labels) -> token ids per score, from the vocabulary's bytes (survey.backends.vocabulary)
 _LABEL_TOKENS: dict[tuple, dict[int, np.ndarray]] = {}
 # (file sha256, labels) -> the labels' token-path trie (survey.backends.label_paths)
 _LABEL_PATHS: dict[tuple, LabelPaths] = {}
@@ -85,8 +86,10 @@ class LlamaRuntime:
         self._c = llama_cpp
         # One thread count for prompts and single tokens alike: llama-cpp-python would otherwise use every
         # core for prompt batches, and ggml's spinning thread barrier is several times slower when another
-        # process holds one of those cores (measured in docs/local-model.md).
-        self.n_threads = n_threads or max(1, (os.cpu_count() or 2) // 2)
+        # process holds one of those cores (measured in docs/local-model.md). Without n_threads: two when
+        # two cores are free, else one, revised while the model runs (survey.common.threads.AutoThreads).
+        self.auto_threads = AutoThreads() if n_threads is None else None
+        self.n_threads = n_threads or self.auto_threads.threads
         try:
             self.llm = Llama(str(self.path), n_ctx=n_ctx, n_threads=self.n_threads,
                              n_threads_batch=self.n_threads, seed=seed, verbose=False)
@@ -140,18 +143,17 @@ class LlamaRuntime:
         For SmolLM2 and the labels Yes/No that is 'Yes', ' Yes', 'yes', ' yes' and 'No', ' No', 'no',
         ' no', 'NO', ' NO': exactly the single tokens the response type parses as those answers.
         A score without any token gets an empty array. Computed once per model file and label set
-        in a process (a full vocabulary scan: ~0.1 s for SmolLM2's 49k tokens, ~0.6 s for Gemma's 262k).
+        in a process, with numpy over the vocabulary's bytes, which are rendered once per model file
+        and kept in the user's cache (survey.backends.vocabulary).
         """
         key = (self.sha256, *labels.items())
         if key not in _LABEL_TOKENS:
-            score_of = {label.strip().casefold(): value for value, label in labels.items()}
-            found: dict[int, list[int]] = {value: [] for value in labels}
-            for tok in range(self.n_vocab):
-                value = score_of.get(self.piece(tok).decode("utf-8", "ignore").strip().casefold())
-                if value is not None:
-                    found[value].append(tok)
-            _LABEL_TOKENS[key] = {v: np.array(ids, dtype=np.int64) for v, ids in found.items()}
+            _LABEL_TOKENS[key] = self.vocabulary().label_tokens(labels)
         return _LABEL_TOKENS[key]
+
+    def vocabulary(self) -> Vocabulary:
+        """Every token's bytes, from the process, the user's cache, or one scan of the vocabulary."""
+        return vocabulary(self.path, self.n_vocab, self.piece)
 
     def label_paths(self, labels: Mapping[int, str]) -> LabelPaths:
         """The token paths that spell each label (survey.backends.label_paths): the single-token variants
@@ -170,8 +172,7 @@ class LlamaRuntime:
     def continues(self) -> np.ndarray:
         """Per token: does its text start with a letter or digit (so it would extend a number or word)?"""
         if self.sha256 not in _CONTINUES:
-            _CONTINUES[self.sha256] = np.array(
-                [self.piece(tok).decode("utf-8", "ignore")[:1].isalnum() for tok in range(self.n_vocab)])
+            _CONTINUES[self.sha256] = self.vocabulary().continues()
         return _CONTINUES[self.sha256]
 
     def is_end(self, token: int) -> bool:
@@ -232,6 +233,7 @@ class LlamaRuntime:
             common = 0
         llm.n_tokens = common
         self._last_logits = None
+        self._revise_threads()
         llm.eval(tokens[common:])
         self._grouped = len(tokens) - len(tokens) % ROW_GROUP  # cells computed in whole groups
         self.forward_passes += 1
@@ -239,11 +241,19 @@ class LlamaRuntime:
         self._last_logits = self._read_logits()
         return self._last_logits.copy()
 
+    def _revise_threads(self) -> None:
+        """With automatic threads: take the new count when AutoThreads says the load changed."""
+        n = self.auto_threads.revise() if self.auto_threads is not None else None
+        if n is not None:
+            self._c.llama_set_n_threads(self.llm._ctx.ctx, n, n)
+            self.llm.n_threads = self.llm.n_threads_batch = self.n_threads = n
+
     def extend(self, token: int) -> np.ndarray:
         """Append one generated token to the context and return the next logits."""
         if self.llm.n_tokens + 1 >= self.n_ctx:
             raise OverflowError(f"generation reached n_ctx = {self.n_ctx}")
         self._last_logits = None
+        self._revise_threads()
         self.llm.eval([token])
         self.decode_steps += 1
         self.tokens_evaluated += 1

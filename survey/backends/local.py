@@ -61,8 +61,9 @@ class LocalOptions(BaseModel):
     constrain: bool = Field(False, description="sample mode: draw only replies that spell an "
                                                "answer label (Yes/No for the paper's question)")
     n_ctx: int = Field(2048, ge=128, le=131072, description="context length in tokens")
-    n_threads: int | None = Field(None, ge=1, le=512, description="CPU threads for prompts and generation; "
-                                  "default: half the cores (1 is fastest on a busy machine)")
+    n_threads: int | None = Field(None, ge=1, le=512, description="CPU threads for prompts and generation, "
+                                  "fixed; default: two when two cores are free, else one, revised as the "
+                                  "load changes (two threads are several times slower on busy cores)")
     seed: int = Field(0, description="seed used when a query carries none")
     chat_template: str | None = Field(None, description="Jinja chat template overriding the GGUF's own")
     prompt_format: Literal["auto", "chat", "completion"] = Field(

@@ -16,20 +16,16 @@ from survey.cli.common import (
     flips_option,
     json_option,
     print_table,
+    require_file,
     scale_option,
     seed_option,
     study_option,
 )
-from survey.cli.scale_output import echo_choice, echo_ordinal_estimate, echo_scale_effect
 from survey.cli.sequential import analyze_sequential, sequential_options
+from survey.cli.texts import SCALE_CHOICES
 from survey.common.limits import BOOTSTRAP_MAX, WHY
-from survey.data.sources import load_source
-from survey.data.table import write_table
-from survey.stats import ab_tests
-from survey.stats.analysis import analyze, estimate
-from survey.stats.ordinal import DELTA_MEANING_ORDINAL
-from survey.stats.ordinal_table import SCALE_CHOICES, ordinal_scores, parse_cuts
-from survey.stats.simulation import simulate
+
+# The statistics and tables (numpy, pandas, scipy) are imported inside the commands: --help stays light.
 
 ALT = click.Choice(["two-sided", "greater", "less"])
 
@@ -55,6 +51,11 @@ ALT = click.Choice(["two-sided", "greater", "less"])
 @json_option
 def simulate_cmd(n, m, m_b, r, scale, mu, kappa, tau, cuts, sigma, rho, delta, seed, out, as_json):
     """Simulate respondents (Yes/No: the Beta-logit model; rating scales: the ordinal model) and write a long table."""
+    from survey.data.table import write_table
+    from survey.stats.ordinal import DELTA_MEANING_ORDINAL
+    from survey.stats.ordinal_table import ordinal_scores, parse_cuts
+    from survey.stats.simulation import simulate
+
     rating = ordinal_scores(scale) is not None
     df = simulate(n, m, r, mu=mu, kappa=kappa, sigma=sigma, rho=rho, delta=delta, seed=seed, m_b=m_b, scale=scale,
                   tau=tau, cuts=parse_cuts(cuts))
@@ -93,6 +94,12 @@ def analyze_cmd(table, a, b, flips, seed, alternative, alpha, confidence, probab
 
     Yes/No compares P(Yes); a rating scale compares mean scores (effect in scale points) and the top-2-box;
     forced choice tests the preference for A with both orders averaged, and reports the position bias."""
+    require_file(table, "source")
+    from survey.cli.scale_output import echo_choice, echo_scale_effect
+    from survey.data.sources import load_source
+    from survey.stats import ab_tests
+    from survey.stats.analysis import analyze
+
     if seq["seq_method"]:
         return analyze_sequential(load_source(table, study, scale=scale), a, b, alternative, alpha, seed,
                                   probabilities, as_json, seq)
@@ -141,6 +148,11 @@ def analyze_cmd(table, a, b, flips, seed, alternative, alpha, confidence, probab
 def estimate_cmd(table, message, model, bootstrap, seed, method, scale, study, as_json):
     """Estimate mu, kappa, sigma, rho of the Beta-logit model of Helm & Priebe (2026); on a rating scale
     tau, sigma, rho and the cut points of the ordinal model."""
+    require_file(table, "source")
+    from survey.cli.scale_output import echo_ordinal_estimate
+    from survey.data.sources import load_source
+    from survey.stats.analysis import estimate
+
     res = estimate(load_source(table, study, min_perturbations=0, scale=scale), message, model,
                    bootstrap=bootstrap, seed=seed, method=method)
     doc = res.to_dict()

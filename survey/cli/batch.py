@@ -7,7 +7,6 @@ import sys
 
 import click
 
-from survey.api.batch import export_batch, import_batch
 from survey.cli.common import echo_json, json_option
 
 
@@ -23,6 +22,8 @@ def batch_group() -> None:
 @json_option
 def export_cmd(study_file, model, out, as_json):
     """Write the queries MODEL still owes as OpenAI batch requests (custom_id, method, url, body)."""
+    from survey.api.batch import export_batch
+
     res = export_batch(study_file, model, out)
     if as_json:
         echo_json(res.to_dict())
@@ -42,6 +43,8 @@ def export_cmd(study_file, model, out, as_json):
 @json_option
 def import_cmd(study_file, results, model, as_json):
     """Store the replies of a batch results file; stored replies are never overwritten."""
+    from survey.api.batch import import_batch
+
     res = import_batch(study_file, model, results)
     if as_json:
         echo_json(res.to_dict())

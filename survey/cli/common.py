@@ -1,13 +1,15 @@
-"""Helpers shared by the command modules: JSON output and rich tables."""
+"""Helpers shared by the command modules: JSON output and rich tables.
+
+Light on purpose (see survey.cli.texts): nothing here imports numpy, pandas, scipy or the statistics."""
 
 from __future__ import annotations
 
 import click
 
+from survey.cli.texts import DELTA_MEANING  # noqa: F401 - re-exported for the command modules
 from survey.common.formatting import fmt, to_json  # noqa: F401 - re-exported for the command modules
 from survey.common.limits import check_alpha, check_count, check_flips, check_seed
 from survey.errors import SurveyError
-from survey.stats.beta_logit import DELTA_MEANING  # noqa: F401 - re-exported for the command modules
 
 
 def echo_json(obj) -> None:
@@ -107,3 +109,21 @@ def count_type(low: int, high: int, why: str) -> click.ParamType:
 def alpha_option(default=0.05, help="significance level of the tests"):
     return click.option("--alpha", type=_Checked("level", check_alpha), default=default,
                         show_default=default is not None, help=help)
+
+
+# A missing input file is a user error that must stop before the statistics or pandas are imported (two
+# seconds of CPU): the commands check here first, in the same words as survey.data.sources, survey.study.spec
+# and the store, which check again for Python callers.
+_MISSING = {
+    "source": "{path}: no such file (give a .csv/.parquet table or a .sqlite store)",
+    "study": "{path}: no such study file",
+    "store": "{path}: no such store; `survey run STUDY.toml` creates it",
+}
+
+
+def require_file(path, kind: str) -> None:
+    """Refuse a missing source table/store, study file or store (``kind``) in one line, cheaply."""
+    from pathlib import Path
+
+    if path is not None and not Path(path).exists():
+        raise SurveyError(_MISSING[kind].format(path=Path(path)))

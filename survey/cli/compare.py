@@ -15,18 +15,14 @@ from survey.cli.common import (
     fmt,
     json_option,
     print_table,
+    require_file,
     scale_option,
     seed_option,
 )
-from survey.common.progress import progress_bar
-from survey.data.sources import load_source
+from survey.cli.texts import ADJUSTMENTS, DECISION_TEST, TIES, WEIGHTS
 from survey.errors import SurveyError
-from survey.stats import ab_tests
-from survey.stats.ab_tests import DECISION_TEST
-from survey.stats.across_messages import ADJUSTMENTS
-from survey.stats.agreement import STRONG, TIES, WEIGHTS
-from survey.stats.beta_logit_estimate import RHO_BIAS_NOTE
-from survey.stats.table_comparison import compare_table, comparison_steps
+
+# The statistics (numpy, pandas, scipy) are imported inside the command: --help stays light.
 
 _UNITS = {"": 1.0, "K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9, "T": 1e12}
 _SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([KkMmBbGgTt]?)\s*$")
@@ -84,6 +80,11 @@ def compare_cmd(table, study, scale, a, b, sizes, alpha, holm_models, adjust, fi
     if confidence is not None and not 0 < confidence < 1:
         raise SurveyError("--confidence must be between 0 and 1")
     size_map = parse_sizes(sizes)  # before the progress bar starts: a bad flag is one clean line
+    require_file(table, "source")
+    from survey.common.progress import progress_bar
+    from survey.data.sources import load_source
+    from survey.stats.table_comparison import compare_table, comparison_steps
+
     src = load_source(table, study, scale=scale)
     with progress_bar("comparing", comparison_steps(src.table), not as_json) as tick:
         out = compare_table(src, a, b, sizes=size_map, alpha=alpha, adjust_models="holm" if holm_models else "none",
@@ -114,6 +115,9 @@ def compare_cmd(table, study, scale, a, b, sizes, alpha, holm_models, adjust, fi
 
 
 def _print_models(res, note, confidence) -> None:
+    from survey.stats import ab_tests
+    from survey.stats.beta_logit_estimate import RHO_BIAS_NOTE
+
     if note:
         click.echo(note)
     holm = res.direction.adjust != "none"
@@ -183,6 +187,8 @@ def _size(size):
 
 
 def _print_agreement(ag) -> None:
+    from survey.stats.agreement import STRONG
+
     src = sorted(set(ag.sources.values()))
     if ag.scale != "binary":  # "mean" / "expected": the scale point nearest each cell's mean (or expected) score
         src = [f"the {ag.scale} point nearest each cell's {s} {'position' if ag.scale == 'choice' else 'score'}"

@@ -13,13 +13,20 @@ from pathlib import Path
 
 import click
 
-from survey.cli.common import alpha_option, count_type, echo_json, json_option, print_table, seed_option
+from survey.cli.common import (
+    alpha_option,
+    count_type,
+    echo_json,
+    json_option,
+    print_table,
+    require_file,
+    seed_option,
+)
+from survey.cli.texts import CORRECTIONS, OMEGAS
 from survey.common.limits import FLIPS_MAX, WHY
-from survey.common.progress import progress_bar
 from survey.errors import SurveyError
-from survey.freetext import DBPAOptions, dbpa, dbpa_family, parse_hist_range
-from survey.stats.dbpa.family import CORRECTIONS
-from survey.stats.dbpa.omega import OMEGAS
+
+# The embeddings and statistics (numpy, pandas, scipy) are imported inside the command: --help stays light.
 
 
 def _options(f):
@@ -76,22 +83,26 @@ def dbpa_cmd(source, family_file, a, b, study, models, unit, scheme, per_persona
 
     Reads the `response` column of a long table or store (SOURCE), or runs a --family file.
     """
+    if family_file and (source or a or b or models or per_persona or max_per_unit):
+        raise SurveyError("--family takes its data, selections and messages from the file; "
+                          "drop SOURCE, --a, --b, --model, --per-persona and --max-per-unit")
+    if not family_file and not source:
+        raise SurveyError("give a long table or store (SOURCE), or a family file with --family")
+    require_file(source, "source")
+    from survey.common.progress import progress_bar
+    from survey.freetext import DBPAOptions, dbpa, dbpa_family, parse_hist_range
+
     given = dict(omegas=list(omegas) or None, embedder=embedder, embed_url=embed_url, n_resamples=n_perm,
                  bins=bins, hist_range=None if hist_range is None else parse_hist_range(hist_range, "--range"),
                  cache=False if no_cache else None, cache_path=cache_path, seed=seed, correction=correction,
                  alpha=alpha)
     if family_file:
-        if source or a or b or models or per_persona or max_per_unit:
-            raise SurveyError("--family takes its data, selections and messages from the file; "
-                              "drop SOURCE, --a, --b, --model, --per-persona and --max-per-unit")
         options = DBPAOptions.of(**given)
         with progress_bar("embedding", None, not as_json) as bar:
             res = dbpa_family(Path(family_file), options, study=study, progress=bar.update)
         written = res.write_plots(plot) if plot and not no_plot else []  # a reading command writes only when asked
         _print_family(res, written, as_json)
         return
-    if not source:
-        raise SurveyError("give a long table or store (SOURCE), or a family file with --family")
     options = DBPAOptions.of(**given, unit=unit, scheme=scheme, per_persona=per_persona or None,
                              max_per_unit=max_per_unit)
     with progress_bar("embedding", None, not as_json) as bar:

@@ -7,17 +7,17 @@ from pathlib import Path
 
 import click
 
-from survey.api.study import Study
 from survey.cli.common import alpha_option, echo_completeness, echo_json, json_option, seed_option
+from survey.cli.texts import DECISION_TEST
 from survey.common.formatting import fmt
 from survey.errors import SurveyError
-from survey.registry.files import SHIPPED_ROOT
-from survey.stats.ab_tests import DECISION_TEST
 
 
 def find_study(path: str) -> Path:
     """The path as given, else the same path among the shipped files (so `survey demo` works from anywhere);
     a bare name is a shipped study: `--study likert` is studies/likert.toml."""
+    from survey.registry.files import SHIPPED_ROOT
+
     p = Path(path)
     if p.exists():
         return p
@@ -62,6 +62,7 @@ def summary_line(r: dict) -> str:
 @json_option
 def demo_cmd(study_path, out, seed, alpha, as_json):
     """Run a real survey on the embedded local models and write OUT/index.html, results.json, table.csv."""
+    from survey.api.study import Study
     from survey.reporting.entry import report
 
     study = Study.from_toml(find_study(study_path))

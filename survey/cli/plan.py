@@ -5,6 +5,7 @@ sub-sampling checks of every test on a collected or simulated long table). See d
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -18,21 +19,20 @@ from survey.cli.common import (
     flips_option,
     json_option,
     print_table,
+    require_file,
     scale_option,
     seed_option,
     study_option,
     to_json,
 )
 from survey.cli.sequential import design_options, print_sequential_plan, sequential_options
-from survey.common.progress import progress_bar
-from survey.data.sources import load_source
+from survey.cli.texts import DECISION_TEST, DEFAULT_DRAWS, SCALE_CHOICES
 from survey.errors import SurveyError
-from survey.stats import ab_tests
-from survey.stats.ab_tests import DECISION_TEST
-from survey.stats.ordinal_table import SCALE_CHOICES, ordinal_scores, parse_cuts
-from survey.stats.permutation import cannot_reject_note
-from survey.stats.planning import PlanResult, Validation, plan, validate
-from survey.stats.planning.validity import CANNOT_REJECT, DEFAULT_DRAWS
+
+if TYPE_CHECKING:
+    from survey.stats.planning import PlanResult, Validation
+
+# The statistics (numpy, pandas, scipy) are imported inside the commands: --help stays light.
 
 ALT = click.Choice(["two-sided", "greater", "less"])
 
@@ -50,6 +50,8 @@ def _ints(values, flag: str) -> list[int]:
 
 
 def _progress(enabled: bool):
+    from survey.common.progress import progress_bar
+
     return lambda label, total: progress_bar(label, total, enabled)
 
 
@@ -96,6 +98,9 @@ def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, from_estimate, from
              designs, max_paraphrases, sets, alpha, simulations, flips, seed, alternative, target_power, out, plot,
              no_plot, as_json, **seq):
     """Simulate the power of each test for allocation strategies and budgets; find the cheapest design."""
+    from survey.stats.ordinal_table import ordinal_scores, parse_cuts
+    from survey.stats.planning import plan
+
     ordinal_scores(scale)  # a bad --scale stops here, before any file is read
     res = plan(delta, scale=scale, tau=tau, cuts=parse_cuts(cuts), mu=mu, kappa=kappa, sigma=sigma, rho=rho, from_estimate=from_estimate, from_table=from_table,
                model=model, message=message, study=study, budgets=_ints(budgets, "--budget") if budgets else None,
@@ -122,6 +127,8 @@ def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, from_estimate, from
 
 
 def _print_plan(res: PlanResult, plot: str | None) -> None:
+    from survey.stats import ab_tests
+
     click.echo(f"parameters ({res.source}): {res.describe()}; alpha = {res.alpha:g}; "
                f"Monte Carlo s.e. <= {res.to_dict()['mc_error']:.3f}")
     best = {(b["budget"], b["strategy"]) for b in res.best}
@@ -168,6 +175,10 @@ def _print_plan(res: PlanResult, plot: str | None) -> None:
 def validate_cmd(table, message, a, b, model, configs, draws, alpha, confidence, flips, seed, alternative,
                  plot, no_plot, scale, study, as_json):
     """Rejection rates of every test on random sub-samples: null split (Type-I error) or A vs B (power)."""
+    require_file(table, "source")
+    from survey.data.sources import load_source
+    from survey.stats.planning import validate
+
     res = validate(load_source(table, study, min_perturbations=0, scale=scale), message, a, b, model=model, configs=configs,
                    draws=draws, alpha=alpha, confidence=confidence, flips=flips, seed=seed, alternative=alternative,
                    source=str(table), progress=_progress(not as_json))
@@ -192,6 +203,9 @@ def _safe(name: str) -> str:
 
 
 def _print_validity(res: Validation, plots: list[str]) -> None:
+    from survey.stats.permutation import cannot_reject_note
+    from survey.stats.planning.validity import CANNOT_REJECT
+
     echo_completeness(res.completeness)
     null = res.condition == "null"
     what = "Type-I error (null split)" if null else "power (alternative)"

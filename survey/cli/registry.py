@@ -9,24 +9,16 @@ from pathlib import Path
 import click
 
 from survey.cli.common import echo_json, json_option, print_table, seed_option
-from survey.common.progress import progress_bar
+from survey.cli.texts import DEFAULT_TEMPLATE, NEAR_THRESHOLD
 from survey.errors import SurveyError
-from survey.registry import (
-    DEFAULT_TEMPLATE,
-    load_persona_set,
-    load_perturbation_set,
-    persona_set_paths,
-    perturbation_set_paths,
-    read_persona_set,
-    read_perturbation_set,
-)
-from survey.registry.dedup import NEAR_THRESHOLD, near_duplicate_pairs
-from survey.registry.files import ID_RULE, NAME_RE, SHIPPED_ROOT, write_atomic
-from survey.registry.generate_sets import generate_persona_set, generate_perturbation_set
+
+# The sets' pydantic models and the backends are imported inside the commands: --help stays light.
 
 
 def _origin(path: Path) -> str:
     """'shipped' for the project's own sets, 'local' for the current directory's."""
+    from survey.registry.files import SHIPPED_ROOT
+
     return "shipped" if path.parent.resolve() == (SHIPPED_ROOT / path.parent.name).resolve() else "local"
 
 
@@ -46,6 +38,8 @@ def _parse_params(items: tuple[str, ...]) -> dict:
 
 def _check_out(out: str, exts: tuple[str, ...], force: bool) -> Path:
     """Refuse a bad --out before any paid request is made."""
+    from survey.registry.files import ID_RULE, NAME_RE
+
     path = Path(out)
     if path.suffix not in exts:
         raise SurveyError(f"--out {out}: the file must end in {' or '.join(exts)}")
@@ -66,6 +60,8 @@ def _generation_bar(model_ref: str, as_json: bool):
         def on_progress(done: int, total: int, requests: int) -> None:
             nonlocal bar
             if bar is None:
+                from survey.common.progress import progress_bar
+
                 bar = stack.enter_context(progress_bar(f"generating with {model_ref}", total, keep=not as_json,
                                                        fields={"requests": 0}))
             bar.update(done, requests=requests)
@@ -135,6 +131,8 @@ def personas() -> None:
 @json_option
 def personas_list(as_json: bool) -> None:
     """List the persona sets on the search path."""
+    from survey.registry import persona_set_paths, read_persona_set
+
     rows = []
     for name, path in persona_set_paths().items():
         row = {"name": name, "path": str(path), "origin": _origin(path)}
@@ -159,6 +157,8 @@ def personas_list(as_json: bool) -> None:
 @json_option
 def personas_show(name: str, limit: int, as_json: bool) -> None:
     """Validate and show a persona set (a name or a .jsonl path)."""
+    from survey.registry import load_persona_set
+
     s = load_persona_set(name)
     if as_json:
         echo_json({"name": s.name, "path": str(s.source), "description": s.description, "template": s.template,
@@ -181,6 +181,8 @@ def personas_show(name: str, limit: int, as_json: bool) -> None:
 def personas_generate(model_ref, count, out, seed, temperature, max_attempts, params, description, force,
                       as_json, template, population, max_tokens) -> None:
     """Generate a persona set with a model, validating and de-duplicating what it returns."""
+    from survey.registry.generate_sets import generate_persona_set
+
     path = _check_out(out, (".jsonl",), force)
     with _generation_bar(model_ref, as_json) as on_progress:
         pset, result = generate_persona_set(model_ref, count, path.stem, template=template, population=population,
@@ -189,6 +191,8 @@ def personas_generate(model_ref, count, out, seed, temperature, max_attempts, pa
                                             params=_parse_params(params), on_progress=on_progress)
     if pset is None:
         _nothing_kept(model_ref, "persona", result)
+    from survey.registry.files import write_atomic
+
     write_atomic(path, pset.dumps(), force=force)
     _report(result, path, "personas", as_json, {"name": path.stem})
 
@@ -204,6 +208,8 @@ def perturbations() -> None:
 @json_option
 def perturbations_list(as_json: bool) -> None:
     """List the perturbation sets on the search path."""
+    from survey.registry import perturbation_set_paths, read_perturbation_set
+
     rows = []
     for name, path in perturbation_set_paths().items():
         row = {"name": name, "path": str(path), "origin": _origin(path)}
@@ -228,6 +234,9 @@ def perturbations_list(as_json: bool) -> None:
 @json_option
 def perturbations_show(name: str, similarity: float, as_json: bool) -> None:
     """Validate and show a perturbation set (a name or a .yaml path), with any near-duplicate pairs."""
+    from survey.registry import load_perturbation_set
+    from survey.registry.dedup import near_duplicate_pairs
+
     s = load_perturbation_set(name)
     pairs = [{"a": s.items[i].id, "b": s.items[j].id, "similarity": r}
              for i, j, r in near_duplicate_pairs(s.texts, similarity)]
@@ -254,6 +263,8 @@ def perturbations_show(name: str, similarity: float, as_json: bool) -> None:
 def perturbations_generate(model_ref, count, out, seed, temperature, max_attempts, params, description, force,
                            as_json, message, message_id, similarity, include_message, max_tokens) -> None:
     """Generate paraphrases of a message with a model; exact and near duplicates are removed and reported."""
+    from survey.registry.generate_sets import generate_perturbation_set
+
     path = _check_out(out, (".yaml", ".yml"), force)
     with _generation_bar(model_ref, as_json) as on_progress:
         pset, result = generate_perturbation_set(model_ref, message, count, path.stem, message_id=message_id,
@@ -263,6 +274,8 @@ def perturbations_generate(model_ref, count, out, seed, temperature, max_attempt
                                                  params=_parse_params(params), on_progress=on_progress)
     if pset is None:
         _nothing_kept(model_ref, "paraphrase", result)
+    from survey.registry.files import write_atomic
+
     write_atomic(path, pset.dumps(), force=force)
     _report(result, path, "paraphrases", as_json, {"name": path.stem, "message": pset.message})
 

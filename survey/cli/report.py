@@ -14,6 +14,7 @@ from survey.cli.common import (
     echo_json,
     flips_option,
     json_option,
+    require_file,
     scale_option,
     seed_option,
 )
@@ -54,6 +55,7 @@ def _read_json(path: str | None, option: str) -> dict | None:
 def report_cmd(source, out, study, a, b, title, alpha, sizes, plan_json, validate_json, dbpa_json, flips, seed,
                scale, as_json):
     """Write OUT/index.html (plots inlined), OUT/results.json and OUT/table.csv."""
+    require_file(source, "source")
     from survey.cli.compare import parse_sizes
     from survey.data.sources import load_source
     from survey.reporting.entry import report

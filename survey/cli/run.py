@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
-from survey.api.study import Study
-from survey.cli.common import echo_json, json_option, print_table
+from survey.cli.common import echo_json, json_option, print_table, require_file
 from survey.cli.sequential import print_run_decisions
-from survey.collect.engine import RunReport
-from survey.collect.run_plan import Plan
-from survey.data.store import Store
-from survey.data.table import invalid_answers, write_table
 from survey.errors import SurveyError
+
+if TYPE_CHECKING:
+    from survey.collect.engine import RunReport
+    from survey.collect.run_plan import Plan
+
+# Studies, stores and tables (pydantic, numpy, pandas) are imported inside the commands: --help stays light.
 
 
 def _money(x: float | None) -> str:
@@ -125,6 +127,9 @@ def run_cmd(study_file, dry_run, yes, models, max_attempts, poll_interval, drop_
 
     Stored replies collected with another prompt or settings are refused, naming what changed; choose
     --rename-stored OLDNAME or --drop-changed (both can be tried with --dry-run first)."""
+    require_file(study_file, "study")
+    from survey.api.study import Study
+
     study = Study.from_toml(study_file)
     way_out = {"drop_changed": drop_changed, "rename_stored": rename_stored}
     plan = study.dry_run(list(models), **way_out)
@@ -160,6 +165,10 @@ def run_cmd(study_file, dry_run, yes, models, max_attempts, poll_interval, drop_
 @json_option
 def export_cmd(store, out, study, include_failed, as_json):
     """Write the long response table (model, message, perturbation, persona, replicate, answer, ...)."""
+    require_file(store, "store")
+    from survey.data.store import Store
+    from survey.data.table import invalid_answers, write_table
+
     with Store(store, create=False) as st:
         df = st.to_long_table(study, include_failed=include_failed)
     if df.empty:
@@ -179,6 +188,9 @@ def export_cmd(store, out, study, include_failed, as_json):
 @json_option
 def status_cmd(store, study, as_json):
     """What a store holds: replies, invalid answers, failures and batch jobs per study and model."""
+    require_file(store, "store")
+    from survey.data.store import Store
+
     with Store(store, create=False) as st:
         summary = st.summary(study)
         jobs = st.batch_jobs(study)

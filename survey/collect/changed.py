@@ -10,21 +10,23 @@ their own study (``rename_stored``) or delete just the changed rows to collect t
 
 from __future__ import annotations
 
+from survey.collect.design_state import bits, changed_masks, stored_masks
 from survey.data.store import Store
 from survey.errors import SurveyError
 from survey.study.context import MAX_NAMED, context_changes, study_context
-from survey.study.design import QueryDesign, prompt_hash
+from survey.study.design import QueryDesign
 
 
 def changed_rows(design: QueryDesign, store: Store) -> dict[str, list[tuple]]:
     """model -> keys of its stored replies whose prompt hash differs from the current study's (every model
-    of the study, whichever a run is restricted to: a later run must not meet them unexplained)."""
+    of the study, whichever a run is restricted to: a later run must not meet them unexplained), in
+    design order. The store is read per cell and prompt hash (survey.collect.design_state)."""
     out: dict[str, list[tuple]] = {}
+    name = design.study.name
     for spec in design.study.models:
-        hashes = store.prompt_hashes(design.study.name, spec.name)
-        if not hashes:
-            continue
-        keys = [q.key for q in design.queries(spec) if hashes.get(q.key) not in (None, prompt_hash(q))]
+        ok = stored_masks(store, name, spec.name, "ok", design.study.replicates)
+        keys = [(name, spec.name, message, perturbation, persona, k)
+                for (persona, message, perturbation), mask in changed_masks(design, spec, ok) for k in bits(mask)]
         if keys:
             out[spec.name] = keys
     return out

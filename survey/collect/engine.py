@@ -174,6 +174,14 @@ class Engine:
     async def _run_model(self, run: ModelRun, rep: ModelReport, bar) -> None:
         done = self.store.done_keys(run.study, run.name)
         self._seq[run.name] = run.seq or {q.key: i for i, q in enumerate(run.queries)}
+        index = getattr(run.queries, "design_index", None)  # a whole design made lazily (survey.collect.design_state)
+        if index is not None and not run.batch:  # sent as made: a design of millions is never in memory
+            from survey.collect.design_state import Pending
+
+            rep.skipped = sum(1 for key in done if key in index)
+            todo = Pending(run.queries, done, len(run.queries) - rep.skipped)
+            await self._run_direct(run, todo, rep, bar.add(run.name, len(todo)))
+            return
         todo = [q for q in run.queries if q.key not in done]  # a stored reply is never sent again
         rep.skipped = len(run.queries) - len(todo)
         if run.batch:
@@ -183,7 +191,7 @@ class Engine:
 
     # -- one request at a time -------------------------------------------------------------
 
-    async def _run_direct(self, run: ModelRun, todo: list[Query], rep: ModelReport, task) -> None:
+    async def _run_direct(self, run: ModelRun, todo, rep: ModelReport, task) -> None:
         req_limit = AsyncLimiter(run.rpm, 60) if run.rpm else None
         tok_limit = AsyncLimiter(run.tpm, 60) if run.tpm else None
         queue = iter(todo)  # shared by the workers: persona-major order is kept up to concurrency

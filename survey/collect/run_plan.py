@@ -7,10 +7,18 @@ plus what this run would send.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from survey.backends.base import Query
-from survey.collect.engine import estimate_tokens
+from survey.collect.design_state import (
+    DesignQueries,
+    MissingQueries,
+    cell_query,
+    job_masks,
+    prompt_tokens,
+    stored_masks,
+)
 from survey.collect.pricing import cost, price_of
 from survey.data.store import Store
 from survey.errors import SurveyError
@@ -26,8 +34,10 @@ class ModelPlan:
     """One model's share of a plan: its queries, what is stored or missing, estimated tokens and cost."""
 
     spec: ModelSpec
-    queries: list[Query]
-    missing: list[Query]  # not stored and not held by an open batch job: what this run sends
+    # Both are sized sequences whose queries are made when iterated (survey.collect.design_state); a list
+    # also does (a sequential round's slice).
+    queries: Sequence[Query] | DesignQueries
+    missing: Sequence[Query] | MissingQueries  # not stored and not held by an open batch job: what this run sends
     replies: int = 0  # stored replies (valid or invalid) of this design
     invalid: int = 0
     failed: int = 0  # rows whose last call failed: sent again
@@ -38,7 +48,7 @@ class ModelPlan:
     cost: float | None = 0.0
     spent: float | None = 0.0  # from the billed tokens of stored replies
     open_jobs: list[str] = field(default_factory=list)
-    seq: dict[tuple, int] = field(default_factory=dict)  # query key -> place in the whole design (kept by a round's slice)
+    seq: Mapping[tuple, int] = field(default_factory=dict)  # query key -> place in the whole design (kept by a round's slice)
 
     def to_dict(self) -> dict:
         s = self.spec
@@ -163,28 +173,46 @@ def make_plan(study: StudySpec, store: Store, design: QueryDesign | None = None,
 
 
 def _model_plan(study: StudySpec, design: QueryDesign, spec: ModelSpec, store: Store) -> ModelPlan:
-    queries = list(design.queries(spec))
-    done = store.done_keys(study.name, spec.name)
-    hashes = store.prompt_hashes(study.name, spec.name)
+    """One model's plan, cell by cell (survey.collect.design_state): the store read with aggregated SQL,
+    no query made; ``queries`` and ``missing`` make theirs when a run iterates them."""
+    r = study.replicates
+    full = (1 << r) - 1
+    ok = stored_masks(store, study.name, spec.name, "ok", r)
+    failed = {cell: _union(by_hash) for cell, by_hash in
+              stored_masks(store, study.name, spec.name, "failed", r).items()}
     jobs = store.batch_jobs(study.name, spec.name, open_only=True)
-    in_jobs = {cid for j in jobs for cid in j["custom_ids"]}
-    failed = store.keys(study.name, spec.name, "failed")
-    plan = ModelPlan(spec, queries, [], open_jobs=[j["job_id"] for j in jobs],
-                     seq={q.key: i for i, q in enumerate(queries)})
-    for q in queries:
-        if q.key in done:
-            plan.replies += 1
-            if hashes.get(q.key) not in (None, prompt_hash(q)):
-                plan.changed += 1
-        elif q.custom_id in in_jobs:
-            plan.in_batch += 1
-        else:
-            plan.missing.append(q)
-            plan.failed += q.key in failed
-    for q in plan.missing:
-        total = estimate_tokens(q)
-        plan.input_tokens += total - q.max_tokens
-        plan.output_tokens += q.max_tokens
+    in_jobs = job_masks(jobs, study.name, spec.name, r)
+    max_tokens = design.max_tokens(spec)
+    settings, cells = design.settings(spec), design.cell_prompts()
+    queries = DesignQueries(design, spec)
+    plan = ModelPlan(spec, queries, [], open_jobs=[j["job_id"] for j in jobs], seq=queries.design_index)
+    partial: dict[tuple, int] = {}  # cell -> replicates still missing, where not all are
+    missing = 0
+    for persona in design.personas:
+        system, pid = design.system_prompt(persona), str(persona.id)
+        for cell in cells:
+            key = (pid, cell[0], cell[1])
+            todo = full
+            by_hash = ok.get(key)
+            if by_hash:
+                done = _union(by_hash)
+                plan.replies += done.bit_count()
+                if any(h is not None for h in by_hash):
+                    current = prompt_hash(cell_query(design, spec, settings, pid, system, cell))
+                    plan.changed += sum(m.bit_count() for h, m in by_hash.items() if h not in (None, current))
+                todo &= ~done
+            held = in_jobs.get(key, 0) & todo
+            if held:
+                plan.in_batch += held.bit_count()
+                todo &= ~held
+            plan.failed += (failed.get(key, 0) & todo).bit_count()
+            if todo != full:
+                partial[key] = todo
+            n = todo.bit_count()
+            missing += n
+            plan.input_tokens += n * prompt_tokens(system, cell[2])
+    plan.output_tokens = missing * max_tokens
+    plan.missing = MissingQueries(design, spec, partial, missing)
     price = price_of(spec)
     plan.cost = cost(price, plan.input_tokens, plan.output_tokens)
     summary = next((s for s in store.summary(study.name) if s["model"] == spec.name), None)
@@ -193,3 +221,9 @@ def _model_plan(study: StudySpec, design: QueryDesign, spec: ModelSpec, store: S
         plan.spent = cost(price, summary["prompt_tokens"], summary["completion_tokens"])
     return plan
 
+
+def _union(by_hash: dict) -> int:
+    out = 0
+    for mask in by_hash.values():
+        out |= mask
+    return out

@@ -7,16 +7,21 @@ from __future__ import annotations
 
 import json
 import math
-
-import numpy as np
+import sys
 
 
 def finite(x) -> float | None:
     """A number as a float, or None when it is missing, NaN or infinite."""
-    return None if x is None or not np.isfinite(x) else float(x)
+    if x is None:
+        return None
+    value = float(x)
+    return value if math.isfinite(value) else None
 
 
 def _default(o):
+    np = sys.modules.get("numpy")  # numpy is not imported here: without it there is no numpy object to convert
+    if np is None:
+        raise TypeError(f"not JSON serialisable: {type(o).__name__}")
     if isinstance(o, np.integer):
         return int(o)
     if isinstance(o, np.floating):

@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Annotated
-
-import numpy as np
-from pydantic import AfterValidator
+import sys
 
 from survey.errors import SurveyError
 
@@ -48,7 +45,8 @@ def _fail(what: str, value, bound: str, why: str) -> None:
 def check_seed(seed, what: str = "seed") -> int | None:
     """A seed for numpy's generators: None, or a whole number from 0 to 2^63 - 1. (A numpy Generator or
     SeedSequence a Python caller passes goes through unchanged.)"""
-    if seed is None or isinstance(seed, (np.random.Generator, np.random.SeedSequence)):
+    np = sys.modules.get("numpy")  # not imported: the seed cannot be a numpy object (the CLI stays light)
+    if seed is None or np is not None and isinstance(seed, (np.random.Generator, np.random.SeedSequence)):
         return seed
     if isinstance(seed, float) and seed.is_integer():
         seed = int(seed)
@@ -95,6 +93,8 @@ def check_simulation_work(work: float, how: str, fix: str) -> None:
 
 
 def _pydantic(check):
+    from pydantic import AfterValidator
+
     def run(value):
         try:
             return check(value, "")
@@ -103,6 +103,16 @@ def _pydantic(check):
     return AfterValidator(run)
 
 
-Seed = Annotated[int, _pydantic(check_seed)]
-Flips = Annotated[int, _pydantic(check_flips)]
-Alpha = Annotated[float, _pydantic(check_alpha)]
+# The pydantic types Seed, Flips and Alpha are built on first use, so the CLI's flag checks import no pydantic.
+_ANNOTATED = {"Seed": (int, check_seed), "Flips": (int, check_flips), "Alpha": (float, check_alpha)}
+
+
+def __getattr__(name: str):
+    if name not in _ANNOTATED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from typing import Annotated
+
+    kind, check = _ANNOTATED[name]
+    value = Annotated[kind, _pydantic(check)]
+    globals()[name] = value
+    return value

@@ -78,38 +78,35 @@ class QueryDesign:
         first, second = self.messages
         return list(zip(first.items, second.items, strict=False))
 
-    def queries(self, model: ModelSpec) -> Iterator[Query]:
-        """Every query of one model, persona-major."""
+    def settings(self, model: ModelSpec) -> dict:
+        """The fields every query of one model shares."""
+        return dict(study=self.study.name, model=model.name, model_id=model.model_id,
+                    temperature=model.temperature, max_tokens=self.max_tokens(model), seed=model.seed,
+                    logprobs=model.logprobs, top_logprobs=model.top_logprobs, params=dict(model.params),
+                    scale=self.study.question.type, response=self.study.question.response)
+
+    def cell_prompts(self) -> list[tuple[str, str, str, dict]]:
+        """A persona's cells in query order, the same for every persona: (message, perturbation, user
+        prompt, extra Query fields). Forced choice: each pair in both orders, keyed by the message shown
+        first, the one shown second in the extra fields."""
         template = self.study.question.resolved_template
-        common = dict(study=self.study.name, model=model.name, model_id=model.model_id,
-                      temperature=model.temperature, max_tokens=self.max_tokens(model), seed=model.seed,
-                      logprobs=model.logprobs, top_logprobs=model.top_logprobs, params=dict(model.params),
-                      scale=self.study.question.type, response=self.study.question.response)
         if self.is_choice:
-            yield from self._choice_queries(template, common)
-            return
-        questions = {(m.id, p.id): template.format(perturbation=p.text) for m in self.messages for p in m.items}
-        for persona in self.personas:
-            system = self.system_prompt(persona)
-            for msg in self.messages:
-                for pert in msg.items:
-                    user = questions[(msg.id, pert.id)]
-                    for k in range(self.study.replicates):
-                        yield Query(message=msg.id, perturbation=str(pert.id), persona=str(persona.id),
-                                    replicate=k, system=system, user=user, **common)
+            (ma, mb), pairs = self.messages, self.choice_pairs
+            return [(first.id, str(pf.id), template.format(first=pf.text, second=ps.text),
+                     {"second": second.id, "second_perturbation": str(ps.id)})
+                    for (first, pf), (second, ps) in _both_orders(ma, mb, pairs)]
+        return [(m.id, str(p.id), template.format(perturbation=p.text), {}) for m in self.messages for p in m.items]
 
-
-    def _choice_queries(self, template: str, common: dict) -> Iterator[Query]:
-        """Each (persona, pair, replicate) in both orders: a row per order, keyed by the message shown first."""
-        (ma, mb), pairs = self.messages, self.choice_pairs
+    def queries(self, model: ModelSpec) -> Iterator[Query]:
+        """Every query of one model, persona-major (persona, cell, replicate), made as they are taken: a
+        design of millions of queries is never held in memory."""
+        common, cells = self.settings(model), self.cell_prompts()
         for persona in self.personas:
-            system = self.system_prompt(persona)
-            for (first, pf), (second, ps) in _both_orders(ma, mb, pairs):
-                user = template.format(first=pf.text, second=ps.text)
+            system, pid = self.system_prompt(persona), str(persona.id)
+            for message, perturbation, user, extra in cells:
                 for k in range(self.study.replicates):
-                    yield Query(message=first.id, perturbation=str(pf.id), persona=str(persona.id), replicate=k,
-                                system=system, user=user, second=second.id, second_perturbation=str(ps.id),
-                                **common)
+                    yield Query(message=message, perturbation=perturbation, persona=pid, replicate=k,
+                                system=system, user=user, **extra, **common)
 
 
 def _both_orders(ma: MessageDesign, mb: MessageDesign, pairs) -> Iterator[tuple]:

@@ -1,0 +1,197 @@
+"""A model's share of a design without its queries in memory (used by survey.collect.run_plan).
+
+A study of a million queries per model has only tens of thousands of cells (persona x paraphrase), and
+every replicate of a cell has the same prompts. So the store is read per cell with aggregated SQL (the
+replicates of each cell as the bits of one integer, per prompt hash), counts and token estimates are
+sums over cells, and the queries themselves are made only when a run iterates them:
+
+- ``DesignQueries``: every query of a model (``len`` without making them);
+- ``MissingQueries``: those a run would send (not stored, not held by an open batch job);
+- ``DesignIndex``: query key -> place in the whole design, computed from the key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from survey.backends.base import Query
+from survey.collect.engine import CHARS_PER_TOKEN
+from survey.study.design import QueryDesign, prompt_hash
+from survey.study.spec import ModelSpec
+
+Cell = tuple[str, str, str]  # (persona, message, perturbation): a row key without study, model, replicate
+SQL_BITS = 62  # SUM(1 << replicate) stays within SQLite's signed 64-bit integers
+
+
+def prompt_tokens(system: str, user: str) -> int:
+    """survey.collect.engine.estimate_tokens without the reply budget, from the prompts' lengths."""
+    return (len(system) + len(user)) // CHARS_PER_TOKEN + 8
+
+
+def stored_masks(store, study: str, model: str, status: str, replicates: int) -> dict[Cell, dict[str | None, int]]:
+    """Per cell and prompt hash, the replicates (bit k: replicate k) of the rows with ``status`` among
+    replicates 0 .. replicates - 1."""
+    out: dict[Cell, dict[str | None, int]] = {}
+    where = "WHERE study = ? AND model = ? AND status = ? AND replicate >= 0 AND replicate < ?"
+    args = (study, model, status, replicates)
+    if replicates <= SQL_BITS:
+        rows = store.db.execute("SELECT persona, message, perturbation, prompt_hash, SUM(1 << replicate) "
+                                f"FROM responses {where} GROUP BY persona, message, perturbation, prompt_hash",
+                                args)
+        for persona, message, perturbation, digest, mask in rows:
+            out.setdefault((persona, message, perturbation), {})[digest] = int(mask)
+        return out
+    for persona, message, perturbation, digest, k in store.db.execute(
+            f"SELECT persona, message, perturbation, prompt_hash, replicate FROM responses {where}", args):
+        by_hash = out.setdefault((persona, message, perturbation), {})
+        by_hash[digest] = by_hash.get(digest, 0) | 1 << int(k)
+    return out
+
+
+def job_masks(jobs: list[dict], study: str, model: str, replicates: int) -> dict[Cell, int]:
+    """Per cell, the replicates held by the open batch jobs (their custom ids are the row keys joined)."""
+    out: dict[Cell, int] = {}
+    for job in jobs:
+        for cid in job["custom_ids"]:
+            parts = cid.split("\x1f")
+            if len(parts) != 6 or parts[0] != study or parts[1] != model or not parts[5].isdigit():
+                continue
+            k = int(parts[5])
+            if k < replicates:
+                cell = (parts[4], parts[2], parts[3])
+                out[cell] = out.get(cell, 0) | 1 << k
+    return out
+
+
+def cell_query(design: QueryDesign, spec: ModelSpec, settings: dict, persona: str, system: str,
+               cell: tuple[str, str, str, dict], replicate: int = 0) -> Query:
+    message, perturbation, user, extra = cell
+    return Query(message=message, perturbation=perturbation, persona=persona, replicate=replicate,
+                 system=system, user=user, **extra, **settings)
+
+
+def changed_masks(design: QueryDesign, spec: ModelSpec, ok: dict[Cell, dict[str | None, int]]) -> Iterator[tuple]:
+    """(cell, replicates) of the stored replies whose prompt hash is not the current query's, in design
+    order; a cell's current hash is computed only when it has a stored reply with a hash."""
+    if not ok:
+        return
+    settings, cells = design.settings(spec), design.cell_prompts()
+    for persona in design.personas:
+        pid = str(persona.id)
+        system = None
+        for cell in cells:
+            by_hash = ok.get((pid, cell[0], cell[1]))
+            if not by_hash or all(h is None for h in by_hash):
+                continue
+            system = system if system is not None else design.system_prompt(persona)
+            current = prompt_hash(cell_query(design, spec, settings, pid, system, cell))
+            mask = 0
+            for digest, bits in by_hash.items():
+                if digest is not None and digest != current:
+                    mask |= bits
+            if mask:
+                yield (pid, cell[0], cell[1]), mask
+
+
+def bits(mask: int) -> Iterator[int]:
+    """The set bits of ``mask``, lowest first."""
+    k = 0
+    while mask:
+        if mask & 1:
+            yield k
+        mask >>= 1
+        k += 1
+
+
+class DesignQueries:
+    """Every query of one model in design order, made when iterated; ``len`` needs none of them."""
+
+    def __init__(self, design: QueryDesign, spec: ModelSpec):
+        self.design, self.spec = design, spec
+        self._index: DesignIndex | None = None
+
+    @property
+    def design_index(self) -> DesignIndex:
+        """Key -> place of each of these queries (the engine counts stored replies with it)."""
+        if self._index is None:
+            self._index = DesignIndex(self.design, self.spec)
+        return self._index
+
+    def __len__(self) -> int:
+        return self.design.queries_per_model
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def __iter__(self) -> Iterator[Query]:
+        return self.design.queries(self.spec)
+
+
+class MissingQueries:
+    """The queries a run would send, in design order, made when iterated: every replicate of a cell
+    except those in ``partial`` (cell -> the replicates still missing, for cells with something stored
+    or held by a batch job)."""
+
+    def __init__(self, design: QueryDesign, spec: ModelSpec, partial: dict[Cell, int], count: int):
+        self.design, self.spec, self.partial, self.count = design, spec, partial, count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+    def __iter__(self) -> Iterator[Query]:
+        if not self.count:
+            return
+        partial = self.partial
+        for q in self.design.queries(self.spec):
+            mask = partial.get((q.persona, q.message, q.perturbation))
+            if mask is None or mask >> q.replicate & 1:
+                yield q
+
+
+class Pending:
+    """The queries of a lazily made design that are not stored (``done``), made one at a time as the
+    engine sends them; ``count`` of them."""
+
+    def __init__(self, queries, done: set[tuple], count: int):
+        self.queries, self.done, self.count = queries, done, count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[Query]:
+        return (q for q in self.queries if q.key not in self.done)
+
+
+class DesignIndex(Mapping):
+    """Query key -> its place in the whole design (persona-major, then cell, then replicate), computed
+    from the key instead of held for every query."""
+
+    def __init__(self, design: QueryDesign, spec: ModelSpec):
+        self.study, self.model, self.replicates = design.study.name, spec.name, design.study.replicates
+        self.personas = [str(p.id) for p in design.personas]
+        self.cells = [(c[0], c[1]) for c in design.cell_prompts()]
+        self._persona = {p: i for i, p in enumerate(self.personas)}
+        self._cell = {c: i for i, c in enumerate(self.cells)}
+
+    def __getitem__(self, key) -> int:
+        try:
+            study, model, message, perturbation, persona, k = key
+        except (TypeError, ValueError):
+            raise KeyError(key) from None
+        pi, ci = self._persona.get(persona), self._cell.get((message, perturbation))
+        if (study != self.study or model != self.model or pi is None or ci is None or isinstance(k, bool)
+                or not isinstance(k, int) or not 0 <= k < self.replicates):
+            raise KeyError(key)
+        return (pi * len(self.cells) + ci) * self.replicates + k
+
+    def __len__(self) -> int:
+        return len(self.personas) * len(self.cells) * self.replicates
+
+    def __iter__(self) -> Iterator[tuple]:
+        for persona in self.personas:
+            for message, perturbation in self.cells:
+                for k in range(self.replicates):
+                    yield (self.study, self.model, message, perturbation, persona, k)
