@@ -15,7 +15,6 @@ from survey.cli.common import (
     echo_json,
     flips_option,
     json_option,
-    print_table,
     require_file,
     scale_option,
     seed_option,
@@ -53,10 +52,10 @@ def simulate_cmd(n, m, m_b, r, scale, mu, kappa, tau, cuts, sigma, rho, delta, s
     """Simulate respondents (Yes/No: the Beta-logit model; rating scales: the ordinal model) and write a long table."""
     from survey.data.table import write_table
     from survey.stats.ordinal import DELTA_MEANING_ORDINAL
-    from survey.stats.ordinal_table import ordinal_scores, parse_cuts
+    from survey.stats.ordinal_table import parse_cuts, simulation_view
     from survey.stats.simulation import simulate
 
-    rating = ordinal_scores(scale) is not None
+    rating = simulation_view(scale).ordered
     df = simulate(n, m, r, mu=mu, kappa=kappa, sigma=sigma, rho=rho, delta=delta, seed=seed, m_b=m_b, scale=scale,
                   tau=tau, cuts=parse_cuts(cuts))
     path = write_table(df, out)
@@ -95,9 +94,8 @@ def analyze_cmd(table, a, b, flips, seed, alternative, alpha, confidence, probab
     Yes/No compares P(Yes); a rating scale compares mean scores (effect in scale points) and the top-2-box;
     forced choice tests the preference for A with both orders averaged, and reports the position bias."""
     require_file(table, "source")
-    from survey.cli.scale_output import echo_choice, echo_scale_effect
+    from survey.cli.kind_output import print_result
     from survey.data.sources import load_source
-    from survey.stats import ab_tests
     from survey.stats.analysis import analyze
 
     if seq["seq_method"]:
@@ -109,27 +107,8 @@ def analyze_cmd(table, a, b, flips, seed, alternative, alpha, confidence, probab
         echo_json(res.to_dict())
         return
     echo_basis(res)
-    if not res.view.per_message:
-        for model, r in res.items():
-            echo_choice(model, r, res.alpha, res.significant(model))
-        return
-    for r in res.values():
-        lo, hi = r.effect.ci
-        perts = ", ".join(f"{k} {v}" for k, v in r.n_perturbations.items())
-        click.echo(f"\nmodel {r.model}: {r.a} vs {r.b} — {r.n_personas} personas, "
-                   f"perturbations {perts} ({r.n_paired} pairs), r = {r.replicates}, "
-                   f"invalid answers {r.invalid['total']}, empty cells {sum(r.empty_cells.values())}")
-        click.echo(r.pairing.describe())
-        if r.scale == "binary":
-            click.echo(f"effect T = mean P(Yes|{r.a}) - P(Yes|{r.b}) = {r.effect.estimate:+.4f}, "
-                       f"{r.effect.confidence:.0%} CI [{lo:+.4f}, {hi:+.4f}] ({r.effect.method})")
-        else:
-            echo_scale_effect(r)
-        print_table("tests", ["test", "statistic", "p-value", "note"],
-                    [[ab_tests.label(name), t.statistic, t.pvalue, ab_tests.get(name).note(t)]
-                     for name, t in r.tests.items()])
-        verdict = "significant" if res.significant(r.model) else "not significant"
-        click.echo(f"decision at alpha = {res.alpha:g} (sign-flip test, valid for any rho): {verdict}")
+    for r in res.results:
+        print_result(res, r)
 
 
 @click.command("estimate")
@@ -149,7 +128,7 @@ def estimate_cmd(table, message, model, bootstrap, seed, method, scale, study, a
     """Estimate mu, kappa, sigma, rho of the Beta-logit model of Helm & Priebe (2026); on a rating scale
     tau, sigma, rho and the cut points of the ordinal model."""
     require_file(table, "source")
-    from survey.cli.scale_output import echo_ordinal_estimate
+    from survey.cli.kind_output import print_estimate
     from survey.data.sources import load_source
     from survey.stats.analysis import estimate
 
@@ -162,20 +141,8 @@ def estimate_cmd(table, message, model, bootstrap, seed, method, scale, study, a
     echo_completeness(res.completeness)
     for reason in doc["left_out"]:
         click.echo(f"left out: {reason}", err=True)
-    for res in doc["results"]:
-        if doc["scale"] != "binary":
-            echo_ordinal_estimate(res, message)
-            continue
-        se = res["se"]
-        ci = res["ci"]
-        print_table(f"model {res['model']}, message {message}: {res['n_personas']} personas, "
-                    f"{res['n_perturbations']} perturbations; estimator: {res['method']}",
-                    ["parameter", "estimate", "bootstrap s.e.", "95% interval"],
-                    [[p, res[p], se.get(p), "[{:.4g}, {:.4g}]".format(*ci[p]) if p in ci else None]
-                     for p in ("mu", "kappa", "a", "b", "sigma", "rho")])
-        if res.get("note"):
-            click.echo(f"note: {res['note']}")
-        click.echo(f"rho: {res['rho_note']}")
+    for row in doc["results"]:
+        print_estimate(res.view, row, message)
 
 
 def register(cli: click.Group) -> None:

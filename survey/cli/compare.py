@@ -116,39 +116,39 @@ def compare_cmd(table, study, scale, a, b, sizes, alpha, holm_models, adjust, fi
 
 def _print_models(res, note, confidence) -> None:
     from survey.stats import ab_tests
-    from survey.stats.beta_logit_estimate import RHO_BIAS_NOTE
+    from survey.stats.kinds import kind_of, scale_view
 
     if note:
         click.echo(note)
+    view = scale_view(res.scale)
     holm = res.direction.adjust != "none"
     verdict = {1: f"prefers {res.a}", -1: f"prefers {res.b}", 0: "not significant"}
     rows, tests, fits = [], [], []
-    choice = res.scale == "choice"
-    params = ("mu", "kappa", "sigma", "rho") if res.scale == "binary" else ("tau", "sigma", "rho")
+    share = any("share_a" in s.comparison.model_summary() for s in res.models)  # forced choice: share choosing A
     others = [t for t in ab_tests.names() if t != DECISION_TEST and any(t in s.pvalues for s in res.models)]
     for s in res.models:
         lo, hi = s.effect.ci
-        share = ([f"{s.comparison.share:.3f}", f"[{s.comparison.share_ci[0]:.3f}, {s.comparison.share_ci[1]:.3f}]"]
-                 if choice else [])
+        extra = s.comparison.model_summary()
+        shown = ([f"{extra['share_a']:.3f}", f"[{extra['share_a_ci'][0]:.3f}, {extra['share_a_ci'][1]:.3f}]"]
+                 if share else [])
         rows.append([s.model, _size(s.size), s.n_personas, s.n_paired, s.replicates, f"{s.invalid_rate:.1%}",
-                     *share, f"{s.effect.estimate:+.3f}", f"[{lo:+.3f}, {hi:+.3f}]"])
+                     *shown, f"{s.effect.estimate:+.3f}", f"[{lo:+.3f}, {hi:+.3f}]"])
         tests.append([s.model, s.pvalues[DECISION_TEST], *([s.pvalue_adjusted] if holm else []),
                       *(s.pvalues.get(t) for t in others), verdict[s.direction]])
-        fits.append([s.model, s.fit_message or "—", *(getattr(s.fit, k) if s.fit else None for k in params)])
-    print_table(f"{res.a} vs {res.b} by model: {_effect_words(res)}",
+        fits.append([s.model, s.fit_message or "—", *(s.fit.params.get(k) if s.fit else None for k in res.fit_params)])
+    print_table(f"{res.a} vs {res.b} by model: {kind_of(view).effect_words(view, res.a, res.b)}",
                 ["model", "size", "n", "m", "r", "invalid",
-                 *([f"share {res.a}", f"{confidence:.0%} CI"] if choice else []), "effect", f"{confidence:.0%} CI"],
+                 *([f"share {res.a}", f"{confidence:.0%} CI"] if share else []), "effect", f"{confidence:.0%} CI"],
                 rows)
     print_table("p-values (the sign-flip permutation test decides)",
                 ["model", DECISION_TEST, *(["Holm"] if holm else []),
                  *(t + ("" if ab_tests.get(t).valid_when_rho_positive else "*") for t in others), "verdict"], tests)
-    if any(s.fit_message for s in res.models) and res.scale == "binary":
-        print_table("fitted Beta-logit parameters (appendix-C estimator of Helm & Priebe 2026)",
-                    ["model", "fitted on", *params], fits)
-        click.echo(f"rho: {RHO_BIAS_NOTE}")
-    elif any(s.fit_message for s in res.models):
-        print_table("fitted ordinal-model parameters (moment estimator; latent logit scale)",
-                    ["model", "fitted on", *params], fits)
+    fitted = next((s.fit for s in res.models if s.fit is not None), None)
+    if fitted is not None:
+        print_table(f"fitted {fitted.model_name} parameters ({fitted.estimator} estimator)",
+                    ["model", "fitted on", *res.fit_params], fits)
+        for n in fitted.notes:
+            click.echo(f"note: {n}")
     click.echo(f"* invalid when rho > 0 (personas are not independent); the {ab_tests.label(DECISION_TEST)} "
                "test decides.")
     d = res.direction
@@ -169,17 +169,6 @@ def _print_models(res, note, confidence) -> None:
         click.echo(f"note: {n}")
 
 
-def _effect_words(res) -> str:
-    """What each model's effect is: the binary title unchanged; mean scores or shares otherwise."""
-    if res.scale == "choice":
-        return (f"forced choice, both orders averaged; share {res.a} = share of valid replies choosing {res.a}; "
-                f"effect = share choosing {res.a} − share choosing {res.b}")
-    if res.scale == "binary":
-        return f"effect = P(Yes|{res.a}) − P(Yes|{res.b})"
-    what = res.unit.split(" (")[0]
-    return f"effect = {what}({res.a}) − {what}({res.b}), in points of the {res.scale} scale"
-
-
 def _size(size):
     from survey.plots.models import format_size
 
@@ -188,11 +177,10 @@ def _size(size):
 
 def _print_agreement(ag) -> None:
     from survey.stats.agreement import STRONG
+    from survey.stats.kinds import kind_of, scale_view
 
-    src = sorted(set(ag.sources.values()))
-    if ag.scale != "binary":  # "mean" / "expected": the scale point nearest each cell's mean (or expected) score
-        src = [f"the {ag.scale} point nearest each cell's {s} {'position' if ag.scale == 'choice' else 'score'}"
-               for s in src]
+    view = scale_view(ag.scale)
+    src = [kind_of(view).label_words(view, s) for s in sorted(set(ag.sources.values()))]
     rows = [[p.model_a, p.model_b, p.n_cells, f"{p.agreement:.1%}" if p.n_cells else None, p.kappa,
              p.to_dict()["interpretation"]] for p in ag.pairs]
     print_table(f"agreement per (message, persona, perturbation) cell — labels from {', '.join(src)}; "

@@ -8,7 +8,6 @@ from pathlib import Path
 import click
 
 from survey.cli.common import alpha_option, echo_completeness, echo_json, json_option, seed_option
-from survey.cli.texts import DECISION_TEST
 from survey.common.formatting import fmt
 from survey.errors import SurveyError
 
@@ -31,26 +30,6 @@ def find_study(path: str) -> Path:
     raise SurveyError(f"{path}: no such study file; the shipped studies are {', '.join(names)}")
 
 
-def summary_line(r: dict) -> str:
-    """One line per model: the effect in the scale's unit with its CI and the decisive p-value."""
-    if r.get("scale") == "choice":
-        pref, pos = r["preference"], r["position_bias"]
-        return (f"{r['model']}: {r['a']} vs {r['b']} (forced choice): share choosing {r['a']} "
-                f"{fmt(pref['share'], 3)} CI [{fmt(pref['ci'][0], 3)}, {fmt(pref['ci'][1], 3)}], p = {pref['pvalue']:.3g}; "
-                f"position bias (share choosing the first shown) {fmt(pos['share'], 3)}, p = {pos['pvalue']:.3g}")
-    eff, p = r["effect"], r["tests"][DECISION_TEST]["pvalue"]
-    a, b = r["a"], r["b"]
-    what = (f"P(Yes|{a}) - P(Yes|{b})" if r.get("scale", "binary") == "binary"
-            else f"mean score({a}) - mean score({b}) on {r['scale']}")
-    line = (f"{r['model']}: {a} vs {b}: effect {what} = {eff['estimate']:+.3f} "
-            f"CI [{eff['ci'][0]:+.3f}, {eff['ci'][1]:+.3f}], sign-flip p = {p:.3g}")
-    top = r.get("top_box")
-    if top:
-        shares = ", ".join(f"{m} {fmt(v, 3)}" for m, v in top["shares"].items())
-        line += f"; top-2-box ({'/'.join(map(str, top['points']))}): {shares}, sign-flip p = {top['pvalue']:.3g}"
-    return line
-
-
 @click.command("demo")
 @click.option("--study", "study_path", default="studies/demo.toml", show_default=True,
               help="study file to run (free backends only: local or simulated), or a shipped study's name: "
@@ -63,6 +42,7 @@ def summary_line(r: dict) -> str:
 def demo_cmd(study_path, out, seed, alpha, as_json):
     """Run a real survey on the embedded local models and write OUT/index.html, results.json, table.csv."""
     from survey.api.study import Study
+    from survey.cli import kind_output
     from survey.reporting.entry import report
 
     study = Study.from_toml(find_study(study_path))
@@ -95,7 +75,7 @@ def demo_cmd(study_path, out, seed, alpha, as_json):
         return
     echo_completeness(source.completeness)
     for r in results["results"]:
-        click.echo(summary_line(r))
+        click.echo(kind_output.summary_line(r))
     across = results.get("across_models")
     if across:  # two or more models: is the conclusion model-conditional?
         kappas = ", ".join(f"{p['model_a']} vs {p['model_b']} {fmt(p['kappa'], 3)} ({p['interpretation']})"

@@ -98,10 +98,10 @@ def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, from_estimate, from
              designs, max_paraphrases, sets, alpha, simulations, flips, seed, alternative, target_power, out, plot,
              no_plot, as_json, **seq):
     """Simulate the power of each test for allocation strategies and budgets; find the cheapest design."""
-    from survey.stats.ordinal_table import ordinal_scores, parse_cuts
+    from survey.stats.ordinal_table import parse_cuts, simulation_view
     from survey.stats.planning import plan
 
-    ordinal_scores(scale)  # a bad --scale stops here, before any file is read
+    simulation_view(scale)  # a bad --scale stops here, before any file is read
     res = plan(delta, scale=scale, tau=tau, cuts=parse_cuts(cuts), mu=mu, kappa=kappa, sigma=sigma, rho=rho, from_estimate=from_estimate, from_table=from_table,
                model=model, message=message, study=study, budgets=_ints(budgets, "--budget") if budgets else None,
                strategies=strategies, designs=designs, alpha=alpha, simulations=simulations, flips=flips, seed=seed,

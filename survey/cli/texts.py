@@ -11,7 +11,7 @@ from __future__ import annotations
 # survey.stats.ordinal_table.SCALE_CHOICES
 SCALE_CHOICES = ("binary, likertK (scores 1..K, e.g. likert5), likertLOW-HIGH or ratingLOW-HIGH "
                  "(e.g. likert0-4, rating0-10)")
-# survey.stats.across_messages.ADJUSTMENTS and survey.stats.dbpa.family.CORRECTIONS
+# survey.stats.multiplicity.ADJUSTMENTS and survey.stats.dbpa.family.CORRECTIONS
 ADJUSTMENTS = ("holm", "bonferroni", "bh", "none")
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 # survey.stats.agreement.TIES, WEIGHTS
@@ -37,7 +37,7 @@ NEAR_THRESHOLD = 0.95
 # name here -> (module, name there)
 ORIGINALS = {
     "SCALE_CHOICES": ("survey.stats.ordinal_table", "SCALE_CHOICES"),
-    "ADJUSTMENTS": ("survey.stats.across_messages", "ADJUSTMENTS"),
+    "ADJUSTMENTS": ("survey.stats.multiplicity", "ADJUSTMENTS"),
     "CORRECTIONS": ("survey.stats.dbpa.family", "CORRECTIONS"),
     "TIES": ("survey.stats.agreement", "TIES"),
     "WEIGHTS": ("survey.stats.agreement", "WEIGHTS"),

@@ -29,12 +29,9 @@ def format_size(size: float | None) -> str:
 
 def effect_label(res: ModelsComparison) -> str:
     """The effect's axis label in the table's unit: P(Yes), mean score, or share choosing (forced choice)."""
-    scale = getattr(res, "scale", "binary")
-    if scale == "binary":
-        return f"P(Yes | {res.a}) − P(Yes | {res.b})"
-    if scale == "choice":
-        return f"share choosing {res.a} − share choosing {res.b}"
-    return f"mean score({res.a}) − mean score({res.b})"
+    from survey.responses import response_type
+
+    return response_type(getattr(res, "scale", "binary")).view.effect_of(res.a, res.b)
 
 
 def model_effects(res: ModelsComparison, log_sizes: str = "auto", title: str | None = None) -> Figure:

@@ -36,7 +36,7 @@ class Choice(NumericLabels):
     def view(self) -> AnalysisView:
         # the answers are positions 1 and 2; what is compared is the share of replies choosing A, in [0, 1]
         return AnalysisView("choice", self.scale, self.quantity, 0, 1, (1, 2), MappingProxyType(dict(self.labels)),
-                            effect_quantity="share choosing A − share choosing B", per_message=False)
+                            effect_quantity="share choosing {a} − share choosing {b}", per_message=False)
 
     def parse(self, text: str | None) -> int | None:
         # "Option 1" names the position as plainly as "1" does; the template calls them options

@@ -147,6 +147,14 @@ def rating(low: int = 0, high: int = 10, template: str | None = None, max_tokens
 _NAME = re.compile(r"^(likert)(\d+)$|^(likert|rating)(-?\d+)-(-?\d+)$")
 
 
+def points_named(scale: str) -> int | None:
+    """How many points a rating-family name ("likert5", "rating0-10") spells out, without building it."""
+    match = _NAME.match(scale) if isinstance(scale, str) else None
+    if not match:
+        return None
+    return int(match.group(2)) if match.group(1) else int(match.group(5)) - int(match.group(4)) + 1
+
+
 def from_name(scale: str) -> OrdinalScale | None:
     """The scale a name like "likert5", "likert0-4" or "rating0-10" stands for; None if it is no such name."""
     match = _NAME.match(scale)

@@ -28,7 +28,7 @@ class AnalysisView:
     - ``points``: the valid answers, lowest first; ``labels``: answer -> the word a model answers with;
     - ``top_box``: the two highest points of a rating scale of four or more points, else empty;
     - ``effect_quantity``: what an A - B effect is a difference of, when it is not the quantity's own
-      difference (forced choice: "share choosing A − share choosing B");
+      difference, with {a} and {b} for the messages (forced choice: "share choosing {a} − share choosing {b}");
     - ``ranged``: whether the unit names its range ("mean score (1–5)");
     - ``ordered``: whether the points are ordered scores (a rating scale), as weighted agreement needs;
     - ``per_message``: whether a reply is about one message, so that per-message cell means exist
@@ -56,7 +56,13 @@ class AnalysisView:
     @property
     def effect_unit(self) -> str:
         """What an A - B effect is measured in (forced choice: a difference of two shares)."""
-        return self.effect_quantity or self.unit
+        return self.effect_of("A", "B") if self.effect_quantity else self.unit
+
+    def effect_of(self, a: str, b: str) -> str:
+        """An A - B effect of two named messages, for labels: "mean score(A) − mean score(B)"."""
+        if self.effect_quantity:
+            return self.effect_quantity.format(a=a, b=b)
+        return f"{self.of(a)} − {self.of(b)}"
 
     @property
     def bounds(self) -> tuple[float, float]:

@@ -37,7 +37,7 @@ _LAZY = {
     "Kind": "survey.stats.kinds", "ABResult": "survey.stats.results", "Fit": "survey.stats.results",
     "AnalysisView": "survey.responses.view",
     "table_scale": "survey.data.scale_columns",
-    "adjust_pvalues": "survey.stats.across_messages", "compare_all_messages": "survey.stats.across_messages",
+    "adjust_pvalues": "survey.stats.multiplicity", "compare_all_messages": "survey.stats.across_messages",
     "MessagesComparison": "survey.stats.across_messages", "PairResult": "survey.stats.across_messages",
     "compare_models": "survey.stats.across_models", "model_heterogeneity": "survey.stats.across_models",
     "ModelsComparison": "survey.stats.across_models", "ModelSummary": "survey.stats.across_models",

@@ -24,77 +24,14 @@ import numpy as np
 import pandas as pd
 
 from survey.common.formatting import finite
-from survey.data.scale_columns import table_scale
 from survey.data.table import messages_in, require_messages
 from survey.errors import SurveyError
-from survey.responses import BINARY, CHOICE, DEFAULT_SCALE, response_type
-from survey.stats.comparison import Comparison, compare_messages
+from survey.responses import DEFAULT_SCALE
+from survey.stats.analysis import analyze
+from survey.stats.comparison import Comparison
 from survey.stats.effect import EffectResult, effect_ci
-
-ADJUSTMENTS = ("holm", "bonferroni", "bh", "none")
-
-
-@dataclass(frozen=True)
-class ScaleWords:
-    """What the compared answers are, for people: the scale, the unit of a cell mean and of an effect,
-    and the range a difference of two cell means can take."""
-
-    scale: str
-    unit: str  # "P(Yes)", "mean score (1–5)", "share choosing A − share choosing B"
-    bounds: tuple[float, float]
-
-    @property
-    def binary(self) -> bool:
-        return self.scale == BINARY.scale
-
-    @property
-    def choice(self) -> bool:
-        return self.scale == CHOICE.scale
-
-    def mean(self, message: str) -> str:
-        """"P(Yes|A)" or "mean score(A)"."""
-        return f"P(Yes|{message})" if self.binary else f"{self.unit.split(' (')[0]}({message})"
-
-
-def scale_words(df: pd.DataFrame) -> ScaleWords:
-    """The ScaleWords of a table's rows (the ``scale`` column; Yes/No without one); one scale only."""
-    view = response_type(table_scale(df, "these rows")).view
-    if not view.points:
-        raise SurveyError(f"scale '{view.scale}' has no scores to compare (free text); compare the texts with "
-                          "`survey dbpa` instead")
-    return ScaleWords(view.scale, view.effect_unit, view.bounds)
-
-
-def adjust_pvalues(pvalues, method: str = "holm") -> np.ndarray:
-    """Multiplicity-adjusted p-values; NaN entries stay NaN and do not count as tests.
-
-    Matches statsmodels.stats.multitest.multipletests(method="holm" | "bonferroni" | "fdr_bh").
-    """
-    if method not in ADJUSTMENTS:
-        raise SurveyError(f"adjustment must be one of {', '.join(ADJUSTMENTS)}; got '{method}'")
-    p = np.asarray(pvalues, dtype=float)
-    out = np.full(p.shape, np.nan)
-    ok = ~np.isnan(p)
-    q = p[ok]
-    k = len(q)
-    if k == 0 or method == "none":
-        out[ok] = q
-        return out
-    if method == "bonferroni":
-        adj = q * k
-    else:
-        order = np.argsort(q, kind="stable")
-        ranked = q[order]
-        if method == "holm":
-            # step-down: max over i' <= i of (k - i' + 1) p_(i')
-            adj_sorted = np.maximum.accumulate((k - np.arange(k)) * ranked)
-        else:
-            # BH step-up: min over i' >= i of k p_(i') / i'
-            adj_sorted = np.minimum.accumulate(((k / np.arange(1, k + 1)) * ranked)[::-1])[::-1]
-        adj = np.empty(k)
-        adj[order] = adj_sorted
-    out[ok] = np.minimum(adj, 1.0)
-    return out
+from survey.stats.kinds import kind_of, table_view
+from survey.stats.multiplicity import adjust_pvalues, check_adjustment
 
 
 @dataclass
@@ -166,7 +103,7 @@ class MessagesComparison:
     def to_dict(self) -> dict:
         means = {k: finite(v) for k, v in self.mean_yes.items()}
         return {"model": self.model, "messages": self.messages,
-                **({"mean_yes": means} if self.scale == BINARY.scale else {"mean_score": means}),
+                kind_of(self.scale).means_key: means,
                 "scale": self.scale, "unit": self.unit,
                 "ranking": self.ranking, "beats": self.beats(), "adjustment": self.adjustment,
                 "alpha": self.alpha, "confidence": self.confidence, "n_tests": len(self.pairs),
@@ -186,28 +123,25 @@ def compare_all_messages(df: pd.DataFrame, model: str, messages: list[str] | Non
 
     ``progress``, if given, is called once per pair (for a progress bar); it does no I/O here.
     """
-    if adjust not in ADJUSTMENTS:
-        raise SurveyError(f"adjustment must be one of {', '.join(ADJUSTMENTS)}; got '{adjust}'")
-    if not 0 < alpha < 1:
-        raise SurveyError(f"alpha must be between 0 and 1; got {alpha}")
+    check_adjustment(adjust)
     known = messages_in(df, model)
     if not known:
         raise SurveyError(f"no rows for model '{model}'")
     messages = known if messages is None else list(messages)
     require_messages(df, messages, model=model)
-    words = scale_words(df[(df["model"] == model) & df["message"].isin(messages)])
-    if words.choice:
+    view = table_view(df[(df["model"] == model) & df["message"].isin(messages)], "these rows")
+    if not kind_of(view).every_pair:
         raise SurveyError(f"model '{model}': every pair of messages is not compared on forced choice (each prompt "
                           "already shows two messages); analyse each pair that was asked with `survey analyze`")
     if len(set(messages)) != len(messages) or len(messages) < 2:
         raise SurveyError(f"compare at least two distinct messages; got {', '.join(messages) or 'none'}")
-    comps = []
-    for a, b in itertools.combinations(messages, 2):
-        comps.append(compare_messages(df, model, a, b, alternative=alternative, n_resamples=n_resamples,
-                                      seed=seed, confidence=confidence))
-        if progress is not None:
-            progress()
-    raw = np.array([c.sign_flip.pvalue for c in comps])
+    # the one loop over pairs (survey.stats.analysis); it validates alpha and the test options
+    res = analyze(df, models=[model], pairs=list(itertools.combinations(messages, 2)), alternative=alternative,
+                  alpha=alpha, confidence=confidence, flips=n_resamples, seed=seed, strict=True)
+    comps = res.results
+    for _ in comps if progress is not None else ():
+        progress()
+    raw = np.array([c.decision.pvalue for c in comps])
     adj = adjust_pvalues(raw, adjust)
     k = len(comps)
     pairs = []
@@ -215,7 +149,7 @@ def compare_all_messages(df: pd.DataFrame, model: str, messages: list[str] | Non
         d = c.d_perturbation[~np.isnan(c.d_perturbation)]
         simul = (c.effect.ci if k == 1 else
                  effect_ci(d, confidence=1 - (1 - confidence) / k, n_resamples=n_resamples, seed=seed,
-                           bounds=words.bounds).ci)
+                           bounds=view.bounds).ci)
         pairs.append(PairResult(c.a, c.b, c.effect, tuple(simul), float(p), float(q), bool(q <= alpha),
                                 c.n_paired, c))
     mean_yes = {}
@@ -223,4 +157,4 @@ def compare_all_messages(df: pd.DataFrame, model: str, messages: list[str] | Non
         for msg in (c.a, c.b):
             bar = c.theta_bar[msg]
             mean_yes.setdefault(msg, float(bar[~np.isnan(bar)].mean()) if np.any(~np.isnan(bar)) else np.nan)
-    return MessagesComparison(model, messages, mean_yes, pairs, adjust, alpha, confidence, words.scale, words.unit)
+    return MessagesComparison(model, messages, mean_yes, pairs, adjust, alpha, confidence, view.scale, view.effect_unit)

@@ -26,74 +26,15 @@ import pandas as pd
 
 from survey.common.formatting import finite
 from survey.data.table import require_models
-from survey.errors import SurveyError, TableError
-from survey.responses import response_type
-from survey.stats.ab_tests import DECISION_TEST, ByTest, with_aliases
-from survey.stats.across_messages import ScaleWords, adjust_pvalues, scale_words
-from survey.stats.beta_logit_estimate import RHO_BIAS_NOTE, EstimateResult
-from survey.stats.beta_logit_estimate import fit_beta_logit as estimate
-from survey.stats.choice import ChoiceResult, compare_choice
-from survey.stats.comparison import Comparison, compare_messages
-from survey.stats.effect import EffectResult
-from survey.stats.heterogeneity import (
-    HETEROGENEITY_NULL,
-    HeterogeneityResult,
-    sign_flip_heterogeneity,
-    welch_heterogeneity,
-)
-from survey.stats.ordinal_estimate import OrdinalEstimate, estimate_ordinal
+from survey.errors import SurveyError
+from survey.stats.ab_tests import ByTest, with_aliases
+from survey.stats.analysis import analyze
+from survey.stats.heterogeneity import HeterogeneityResult, sign_flip_heterogeneity, welch_heterogeneity
+from survey.stats.kinds import FitOptions, kind_of, table_view
+from survey.stats.multiplicity import adjust_pvalues, check_adjustment
 
 FITS = ("a", "b", "none")
 PAIRINGS = ("auto", "shared", "independent")
-ORDINAL_FIT_NOTE = "ordinal model: tau, sigma and rho on the latent logit scale (survey.stats.ordinal_estimate)"
-
-
-@dataclass
-class ChoiceComparison:
-    """One model's forced-choice result (survey.stats.choice.compare_choice) read like a Comparison.
-
-    ``effect``: share choosing A - share choosing B (2 x the centred preference, in [-1, 1]; positive
-    favours A) with the interval of the preference test; ``share`` and ``share_ci`` the share choosing A.
-    ``d_perturbation``: each used pair's share difference (A - B), matched across models by (A id, B id)."""
-
-    model: str
-    result: ChoiceResult
-    effect: EffectResult = field(init=False)
-
-    def __post_init__(self):
-        pref = self.result.preference
-        self.effect = EffectResult(pref.difference, pref.difference_ci, pref.confidence, pref.method, pref.exact,
-                                   direction="share choosing A - share choosing B")
-
-    a = property(lambda self: self.result.a)
-    b = property(lambda self: self.result.b)
-    n_personas = property(lambda self: self.result.n_personas)
-    n_paired = property(lambda self: self.result.n_pairs)
-    replicates = property(lambda self: self.result.replicates)
-    share = property(lambda self: self.result.preference.share)
-    share_ci = property(lambda self: self.result.preference.ci)
-    pairs = property(lambda self: list(self.result.pairs))
-
-    @property
-    def n_perturbations(self) -> dict:
-        return {"pairs": self.result.n_pairs, "pairs_left_out": len(self.result.pairs_left_out)}
-
-    @property
-    def d_perturbation(self) -> np.ndarray:
-        d = self.result.d_pair
-        return 2 * d[~np.isnan(d)]
-
-    @property
-    def sign_flip(self):
-        return self.result.preference
-
-    @property
-    def tests(self) -> ByTest:
-        """The preference sign-flip test decides; the per-persona tests are for comparison only."""
-        return ByTest({DECISION_TEST: self.result.preference, **self.result.persona_tests})
-
-    def to_dict(self) -> dict:
-        return self.result.to_dict()
 
 
 @dataclass
@@ -106,11 +47,11 @@ class ModelSummary:
     n_queries: int
     n_invalid: int
     invalid_rate: float
-    comparison: Comparison | ChoiceComparison = field(repr=False)
+    comparison: object = field(repr=False)  # the model's A/B result (survey.stats.results.ABResult)
     pvalue_adjusted: float = float("nan")  # sign-flip p after the across-model adjustment
     significant: bool = False
     size: float | None = None
-    fit: EstimateResult | OrdinalEstimate | None = None
+    fit: object | None = None  # the kind's fitted model (survey.stats.results.Fit)
     fit_message: str | None = None
     fit_error: str | None = None
 
@@ -130,20 +71,8 @@ class ModelSummary:
         return int(np.sign(self.effect.estimate))
 
     def to_dict(self) -> dict:
-        fit = None
-        if isinstance(self.fit, OrdinalEstimate):
-            fit = {k: finite(getattr(self.fit, k)) for k in ("tau", "sigma", "rho")}
-            fit.update(message=self.fit_message, cuts=self.fit.cuts, se=_clean(self.fit.se), n_bootstrap=self.fit.n_boot,
-                       clamped=self.fit.clamped, method=self.fit.method, note=ORDINAL_FIT_NOTE)
-        elif self.fit is not None:
-            fit = {k: finite(getattr(self.fit, k)) for k in ("mu", "kappa", "sigma", "rho", "a", "b")}
-            fit.update(message=self.fit_message, se={k: finite(v) for k, v in self.fit.se.items()},
-                       n_bootstrap=self.fit.n_bootstrap, rho_note=RHO_BIAS_NOTE)
-        extra = {}
-        if isinstance(self.comparison, ChoiceComparison):
-            c = self.comparison
-            extra = {"share_a": finite(c.share), "share_a_ci": [finite(v) for v in c.share_ci],
-                     "position_bias": c.result.position_bias.to_dict(), "warning": c.result.warning}
+        fit = None if self.fit is None else {**self.fit.summary(), "message": self.fit_message}
+        extra = self.comparison.model_summary()  # what this kind adds (forced choice: share choosing A)
         return {**extra, "model": self.model, "size": self.size, "n_personas": self.n_personas,
                 "n_perturbations": self.n_perturbations, "n_paired": self.n_paired,
                 "replicates": self.replicates, "n_queries": self.n_queries, "n_invalid": self.n_invalid,
@@ -187,15 +116,18 @@ class ModelsComparison:
     summary: str
     scale: str = "binary"
     unit: str = "P(Yes)"  # what each model's effect is a difference of
+    fit_params: tuple[str, ...] = ("mu", "kappa", "sigma", "rho")  # the kind's fitted parameters
 
     @property
     def heterogeneity_null(self) -> str:
-        if self.scale == "binary":
-            return HETEROGENEITY_NULL
-        if self.scale == "choice":
-            return f"equal effects (every model's share choosing {self.a} minus share choosing {self.b} the same)"
-        what = self.unit.split(" (")[0]
-        return f"equal effects in {what} (every model's {what}({self.a}) − {what}({self.b}) the same)"
+        view = table_view(pd.DataFrame({"scale": [self.scale]}))
+        return kind_of(view).heterogeneity_null(view, self.a, self.b)
+
+    @property
+    def heterogeneity_claim(self) -> str:
+        """The null in a few words, for sentences: "equal effects on the probability scale"."""
+        view = table_view(pd.DataFrame({"scale": [self.scale]}))
+        return kind_of(view).heterogeneity_claim(view)
 
     def by_size(self) -> list[ModelSummary]:
         """Models ordered by the user-given size (those without one last, in table order)."""
@@ -209,7 +141,7 @@ class ModelsComparison:
                          "m": s.n_paired, "r": s.replicates, "invalid_rate": s.invalid_rate,
                          "effect": s.effect.estimate, "ci_low": lo, "ci_high": hi,
                          **{f"p_{k}": v for k, v in s.pvalues.items()}, "p_adjusted": s.pvalue_adjusted,
-                         **_fit_columns(s, self.scale)})
+                         **_fit_columns(s, self.fit_params)})
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict:
@@ -223,15 +155,16 @@ class ModelsComparison:
                 "summary": self.summary, "heterogeneity_null": self.heterogeneity_null}
 
 
-def _fit_columns(s: ModelSummary, scale: str) -> dict:
-    """The fitted parameters' columns of ``table()``: Beta-logit (Yes/No), ordinal (rating scales), or the
-    share choosing A with its interval (forced choice, which has no fitted model)."""
-    if scale == "choice":
-        return {"share_a": s.comparison.share, "share_a_low": s.comparison.share_ci[0],
-                "share_a_high": s.comparison.share_ci[1]}
-    names = ("mu", "kappa", "sigma", "rho") if scale == "binary" else ("tau", "sigma", "rho")
-    return {k: getattr(s.fit, k, None) if s.fit else None for k in names}
-
+def _fit_columns(s: ModelSummary, params: tuple[str, ...]) -> dict:
+    """The fitted parameters' columns of ``table()`` (none fitted: empty), and what the kind adds to the
+    summary as numbers (forced choice, which has no fitted model: the share choosing A with its interval)."""
+    cols = {k: (s.fit.params.get(k) if s.fit else None) for k in params}
+    for key, value in s.comparison.model_summary().items():
+        if isinstance(value, float):
+            cols[key] = value
+        elif isinstance(value, list) and len(value) == 2 and all(isinstance(v, float) for v in value):
+            cols[f"{key.removesuffix('_ci')}_low"], cols[f"{key.removesuffix('_ci')}_high"] = value
+    return cols
 
 
 def _clean(d: dict) -> dict:
@@ -239,7 +172,7 @@ def _clean(d: dict) -> dict:
                 finite(val) if isinstance(val, float) else val) for k, val in d.items()}
 
 
-def model_heterogeneity(comps: list[Comparison], pairing: str = "auto",
+def model_heterogeneity(comps: list, pairing: str = "auto",
                         n_resamples: int = 9999, seed=0) -> HeterogeneityResult:
     """Pick the design-respecting heterogeneity test for these per-model comparisons (see heterogeneity.py).
 
@@ -248,9 +181,7 @@ def model_heterogeneity(comps: list[Comparison], pairing: str = "auto",
     """
     if pairing not in PAIRINGS:
         raise SurveyError(f"pairing must be one of {', '.join(PAIRINGS)}; got '{pairing}'")
-    per_model = []
-    for c in comps:
-        per_model.append({lab: d for lab, d in zip(c.pairs, c.d_perturbation, strict=True) if not np.isnan(d)})
+    per_model = [c.per_pair() for c in comps]
     shared = [lab for lab in per_model[0] if all(lab in pm for pm in per_model[1:])]
     smallest = min(len(pm) for pm in per_model)
     names = [c.model for c in comps]
@@ -273,40 +204,16 @@ def model_heterogeneity(comps: list[Comparison], pairing: str = "auto",
                                     "unit: the perturbation pair; approximate (normal theory)")
 
 
-def _invalid(df: pd.DataFrame, model: str, a: str, b: str) -> tuple[int, int]:
-    sub = df[(df["model"] == model) & df["message"].isin([a, b])]
-    if "second" in sub.columns and (sub.get("scale") == "choice").all():  # A vs B asked in one prompt
-        sub = sub[sub["second"].isin([a, b])]
+def _invalid(kind, df: pd.DataFrame, model: str, a: str, b: str) -> tuple[int, int]:
+    sub = kind.query_rows(df, model, a, b)
     return len(sub), int(sub["answer"].isna().sum())
 
 
-def ordinal_counts(df: pd.DataFrame, model: str, message: str, points: list[int]) -> np.ndarray:
-    """(personas, perturbations, points) counts of valid answers per scale point, low to high."""
-    sub = df[(df["model"] == model) & (df["message"] == message)]
-    valid = sub[sub["answer"].notna()]
-    cells = pd.MultiIndex.from_product([pd.unique(sub["persona"]), pd.unique(sub["perturbation"])])
-    counts = (valid.groupby(["persona", "perturbation", valid["answer"].astype(int)]).size()
-              .unstack(fill_value=0).reindex(index=cells, columns=points, fill_value=0).fillna(0))
-    return counts.to_numpy(dtype=float).reshape(len(cells.levels[0]), len(cells.levels[1]), len(points))
-
-
-def _fit(df, model, message, bootstrap, seed, words: ScaleWords):
+def _fit(kind, view, df, model, message, bootstrap, seed):
     try:
-        if words.binary:
-            return estimate(df, model, message, bootstrap=bootstrap, seed=seed), None
-        points = sorted(response_type(words.scale).values)
-        return estimate_ordinal(ordinal_counts(df, model, message, points), n_boot=bootstrap, seed=seed), None
+        return kind.fit(df, model, message, view, FitOptions(bootstrap, seed, "moments")), None
     except SurveyError as exc:  # a degenerate model (e.g. always "No") cannot be fitted: say so, go on
         return None, str(exc)
-
-
-def _compare(df, model, a, b, words: ScaleWords, alternative, n_resamples, seed, confidence, alpha):
-    """One model's A vs B: compare_messages on mean scores, or compare_choice on forced choice."""
-    if words.choice:
-        return ChoiceComparison(model, compare_choice(df, model, a, b, alternative=alternative, alpha=alpha,
-                                                      confidence=confidence, n_resamples=n_resamples, seed=seed))
-    return compare_messages(df, model, a, b, alternative=alternative, n_resamples=n_resamples, seed=seed,
-                            confidence=confidence)
 
 
 def compare_models(df: pd.DataFrame, a: str, b: str, models: list[str] | None = None,
@@ -320,10 +227,7 @@ def compare_models(df: pd.DataFrame, a: str, b: str, models: list[str] | None = 
     wise error across models) for the significance behind direction agreement. ``sizes``: model ->
     size (e.g. parameters), used to order the plot. ``progress`` is called once per model.
     """
-    if not 0 < alpha < 1:
-        raise SurveyError(f"alpha must be between 0 and 1; got {alpha}")
-    if adjust not in ("none", "holm", "bonferroni"):
-        raise SurveyError(f"adjust must be none, holm or bonferroni across models; got '{adjust}'")
+    check_adjustment(adjust)
     if fit not in FITS:
         raise SurveyError(f"fit must be one of {', '.join(FITS)}; got '{fit}'")
     known = require_models(df, models or [])
@@ -333,32 +237,24 @@ def compare_models(df: pd.DataFrame, a: str, b: str, models: list[str] | None = 
     for m, s in sizes.items():
         if s is None or not np.isfinite(s) or s <= 0:
             raise SurveyError(f"size of model '{m}' must be a positive number; got {s}")
-    words = scale_words(df[df["model"].isin(models) & df["message"].isin([a, b])])
-    fit = "none" if words.choice else fit  # forced choice has no fitted model; its share is the result
-    summaries, left_out = [], []
-    for model in models:
-        try:
-            c = _compare(df, model, a, b, words, alternative, n_resamples, seed, confidence, alpha)
-        except SurveyError as exc:  # e.g. every answer invalid: one such model must not hide the others
-            if not (words.choice or isinstance(exc, TableError)):
-                raise
-            left_out.append(str(exc))
-            if progress is not None:
-                progress()
-            continue
-        n_q, n_inv = _invalid(df, model, a, b)
-        est, err = ((None, None) if fit == "none" else
-                    _fit(df, model, a if fit == "a" else b, fit_bootstrap, seed, words))
+    # the one loop over models (survey.stats.analysis); it validates alpha and the test options
+    res = analyze(df[df["model"].isin(models)], a, b, models=models, alternative=alternative, alpha=alpha,
+                  confidence=confidence, flips=n_resamples, seed=seed)
+    view, kind = res.view, res.kind
+    fit = fit if kind.fit_params else "none"  # a kind without a fitted model (forced choice): its result is all
+    message = {"a": a, "b": b}.get(fit)
+    summaries = []
+    for c in res.results:
+        n_q, n_inv = _invalid(kind, df, c.model, a, b)
+        est, err = (None, None) if message is None else _fit(kind, view, df, c.model, message, fit_bootstrap, seed)
         summaries.append(ModelSummary(
-            model=model, n_personas=c.n_personas, n_perturbations=c.n_perturbations, n_paired=c.n_paired,
+            model=c.model, n_personas=c.n_personas, n_perturbations=c.n_perturbations, n_paired=c.n_paired,
             replicates=c.replicates, n_queries=n_q, n_invalid=n_inv,
-            invalid_rate=n_inv / n_q if n_q else float("nan"), comparison=c, size=sizes.get(model),
-            fit=est, fit_message=None if fit == "none" else (a if fit == "a" else b), fit_error=err))
-        if progress is not None:
-            progress()
-    if not summaries:
-        raise TableError("; ".join(left_out))
-    adj = adjust_pvalues([s.comparison.sign_flip.pvalue for s in summaries], adjust)
+            invalid_rate=n_inv / n_q if n_q else float("nan"), comparison=c, size=sizes.get(c.model),
+            fit=est, fit_message=message, fit_error=err))
+    for _ in models if progress is not None else ():
+        progress()
+    adj = adjust_pvalues([s.comparison.decision.pvalue for s in summaries], adjust)
     for s, q in zip(summaries, adj, strict=True):
         s.pvalue_adjusted = float(q)
         s.significant = bool(q <= alpha) and s.effect.estimate != 0
@@ -368,13 +264,13 @@ def compare_models(df: pd.DataFrame, a: str, b: str, models: list[str] | None = 
     het = None
     if len(summaries) >= 2:
         het = model_heterogeneity([s.comparison for s in summaries], pairing, n_resamples, seed)
-    out = ModelsComparison(a, b, alpha, summaries, direction, het, False, [], [], "", words.scale, words.unit)
-    reasons, notes = _judge(summaries, direction, het, alpha, a, b, out.heterogeneity_null)
-    if words.choice:
-        notes += [f"model {s.model}: {s.comparison.result.warning}" for s in summaries if s.comparison.result.warning]
+    out = ModelsComparison(a, b, alpha, summaries, direction, het, False, [], [], "", view.scale, view.effect_unit,
+                           kind.fit_params)
+    reasons, notes = _judge(summaries, direction, het, alpha, a, b, out.heterogeneity_claim)
+    notes += [f"model {s.model}: {s.comparison.warning}" for s in summaries if s.comparison.warning]
     out.depends_on_model, out.reasons, out.summary = bool(reasons), reasons, _summary(summaries, direction, het,
                                                                                       reasons, a, b)
-    out.notes = [f"left out of the comparison: {x}" for x in left_out] + notes
+    out.notes = [f"left out of the comparison: {x}" for x in res.left_out] + notes
     return out
 
 
@@ -388,7 +284,7 @@ def _judge(summaries, direction, het, alpha, a, b, null: str = "equal effects on
         reasons.append(f"significant effects disagree in sign: {a} is preferred by {fa}; {b} by {fb}")
     if het is not None and np.isfinite(het.pvalue) and het.pvalue <= alpha:
         reasons.append(f"the effects differ across models (heterogeneity p = {het.pvalue:.3g}, {het.method}; "
-                       f"null: {null.split(' (')[0]})")
+                       f"null: {null})")
     k, n_sig = len(summaries), len(direction.prefer_a) + len(direction.prefer_b)
     if k > 1 and 0 < n_sig < k and not direction.conflict:
         notes.append(f"significant for {n_sig} of {k} models only: a result that may not generalise "

@@ -49,6 +49,7 @@ from survey.common.formatting import finite
 from survey.data.table import expected_column, models_in
 from survey.errors import SurveyError
 from survey.responses import BINARY, DEFAULT_SCALE, response_type
+from survey.stats.kinds import kind_of
 
 SOURCES = ("auto", "majority", "p_yes", "mean", "expected")  # majority = mean, p_yes = expected (Yes/No names)
 _EXACT = ("p_yes", "expected")
@@ -172,7 +173,8 @@ def cell_labels(df: pd.DataFrame, models: list[str] | None = None, messages: lis
         raise SurveyError("no rows for these models and messages")
     rtype = table_scale(sub)
     points = np.array(sorted(rtype.values), dtype=float)
-    names = ("p_yes", "majority") if rtype.scale == BINARY.scale else ("expected", "mean")
+    kind = kind_of(rtype.view)
+    names = (kind.exact_column, kind.cell_label)  # Yes/No: P(Yes) or the majority; scales: expected or mean
     side = TIE_SIDES.get(ties)
     cols, sources, n_ties = {}, {}, {}
     for model in models:

@@ -156,13 +156,16 @@ def with_scale(df, scale: str | None):
 
 
 def analyze(df, a: str | None = None, b: str | None = None, *, models: list[str] | None = None,
-            every_pair: bool = False, alternative: str = "two-sided", alpha: float = 0.05,
+            every_pair: bool = False, pairs: list[tuple[str, str]] | None = None, strict: bool = False,
+            alternative: str = "two-sided", alpha: float = 0.05,
             confidence: float | None = None, flips: int = 9999, seed: int | None = 0,
             probabilities: bool = False, pairing: list[tuple[str, str]] | None = None,
             completeness: Completeness | None = None, scale: str | None = None) -> Analysis:
     """Message A vs B for every model (or those named): the kind's tests and the effect with its CI.
 
-    With two messages in the table, a and b may be left out (or one of them). ``every_pair``: with a and b
+    With two messages in the table, a and b may be left out (or one of them). ``pairs``: the (A, B) pairs
+    to compare for every model instead (e.g. every pair of chosen messages). ``strict``: a pair that
+    cannot be compared is an error instead of being left out. ``every_pair``: with a and b
     left out, compare every pair of messages the kind can compare (forced choice: every pair shown
     together) for each model; ``res.results`` holds them all. ``alpha``: the level at which each result
     says whether its deciding test rejects (``significant``); the effect's interval has confidence
@@ -186,7 +189,12 @@ def analyze(df, a: str | None = None, b: str | None = None, *, models: list[str]
     kind = kind_of(view)  # free text has nothing to compare: say so
     run_opts = CompareOptions(opts.alternative, opts.alpha, 1 - opts.alpha if opts.confidence is None else
                               opts.confidence, opts.flips, opts.seed, opts.probabilities, opts.pairing)
-    if every_pair and a is None and b is None:
+    if pairs is not None:
+        require_messages(df, [m for pair in pairs for m in pair])
+
+        def pairs_of(_df, _model):
+            return list(pairs)
+    elif every_pair and a is None and b is None:
         require_messages(df, [])
         pairs_of = kind.message_pairs
     else:
@@ -198,7 +206,7 @@ def analyze(df, a: str | None = None, b: str | None = None, *, models: list[str]
     results, left_out = [], []
     # a pair of one model that cannot be compared must not hide the others; every_pair also leaves out a
     # pair the kind refuses (e.g. forced choice without valid replies in both orders)
-    catch = SurveyError if every_pair else TableError
+    catch = () if strict else (SurveyError if every_pair else TableError)
     for model in models or models_in(df):
         for x, y in pairs_of(df, model):
             try:

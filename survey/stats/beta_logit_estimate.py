@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize, special
 
+from survey.common.formatting import finite
 from survey.data.table import cell_counts
 from survey.errors import SurveyError
 from survey.stats import moments
@@ -63,7 +64,7 @@ class EstimateResult:
         return RHO_BIAS_NOTE if self.method == "appendix-c" else MOMENTS_NOTE
 
     # The fit protocol (survey.stats.results): what every kind's fitted model answers alike.
-    model_name = "Beta-logit model"
+    model_name = "Beta-logit"
 
     @property
     def params(self) -> dict[str, float]:
@@ -77,6 +78,12 @@ class EstimateResult:
     @property
     def notes(self) -> list[str]:
         return [n for n in (self.note, self.rho_note) if n]
+
+    def summary(self) -> dict:
+        """The compact form a model's line across models shows (JSON-safe)."""
+        return {**{k: finite(getattr(self, k)) for k in ("mu", "kappa", "sigma", "rho", "a", "b")},
+                "se": {k: finite(v) for k, v in self.se.items()}, "n_bootstrap": self.n_bootstrap,
+                "rho_note": self.rho_note}
 
     def to_dict(self) -> dict:
         out = {p: getattr(self, p) for p in PARAMS}

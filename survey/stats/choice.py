@@ -39,6 +39,7 @@ import numpy as np
 import pandas as pd
 
 from survey.common.display import Display
+from survey.common.formatting import finite
 from survey.common.limits import check_alpha, check_flips, check_seed
 from survey.data.pairing import natural_key
 from survey.errors import SurveyError, TableError
@@ -140,6 +141,11 @@ class ChoiceResult(Display):
         return self.n_pairs
 
     @property
+    def n_perturbations(self) -> dict:
+        """Pairs used and pairs left out (each pair is one paraphrase of A shown with one of B)."""
+        return {"pairs": self.n_pairs, "pairs_left_out": len(self.pairs_left_out)}
+
+    @property
     def tests(self) -> dict:
         """The preference test decides (under the sign-flip key); the per-persona tests are for comparison."""
         return {"sign_flip": self.preference, **self.persona_tests}
@@ -151,6 +157,12 @@ class ChoiceResult(Display):
                  f"{self.preference.share:.3f}; preference p = {self.preference.pvalue:.4g}")
         notes = [f"{self.n_personas} personas, {self.n_pairs} paraphrase pairs in both orders, r = {self.replicates}"]
         return title, rows, notes + ([self.warning] if self.warning else [])
+
+    def model_summary(self) -> dict:
+        """What forced choice adds to a model's line across models: the share choosing A and the position bias."""
+        pref = self.preference
+        return {"share_a": finite(pref.share), "share_a_ci": [finite(v) for v in pref.ci],
+                "position_bias": self.position_bias.to_dict(), "warning": self.warning}
 
     def per_pair(self) -> dict:
         """(A id, B id) -> that pair's share difference A - B, for the pairs used."""

@@ -127,6 +127,12 @@ class Comparison(Display):
             notes.append(self.sequential.to_dict()["note"])
         return title, rows, notes
 
+    warning = None  # what a reader must see beside the result (forced choice: a strong position bias)
+
+    def model_summary(self) -> dict:
+        """What this kind adds to a model's line across models: nothing beyond the effect and tests."""
+        return {}
+
     def per_pair(self) -> dict:
         """(A id, B id) -> that pair's difference D-bar_j, for the pairs with valid answers."""
         return {lab: float(d) for lab, d in zip(self.pairs, self.d_perturbation, strict=False) if not np.isnan(d)}

@@ -36,6 +36,7 @@ import numpy as np
 from numpy.polynomial.hermite_e import hermegauss
 from scipy.special import expit
 
+from survey.common.formatting import finite
 from survey.common.limits import BOOTSTRAP_MAX, WHY, check_seed
 from survey.errors import SurveyError
 from survey.stats.moments import resample_weights
@@ -181,6 +182,9 @@ _CLAMP_WORDS = {"variance_at_0": "the latent variance tau^2 + sigma^2 at 0 (cell
                 "empty_point": "a scale point no answer used: its cut is set half an answer from the edge"}
 
 
+ORDINAL_FIT_NOTE = "ordinal model: tau, sigma and rho on the latent logit scale (survey.stats.ordinal_estimate)"
+
+
 @dataclass
 class OrdinalEstimate:
     """tau, sigma, rho and cuts of one message, with bootstrap standard errors and 95% percentile intervals."""
@@ -200,7 +204,7 @@ class OrdinalEstimate:
     method: str = "ordinal-moments"
 
     # The fit protocol (survey.stats.results): what every kind's fitted model answers alike.
-    model_name = "ordinal model"
+    model_name = "ordinal-model"
 
     @property
     def params(self) -> dict[str, float]:
@@ -210,6 +214,13 @@ class OrdinalEstimate:
     @property
     def estimator(self) -> str:
         return self.method
+
+    def summary(self) -> dict:
+        """The compact form a model's line across models shows (JSON-safe)."""
+        clean = {k: ([finite(x) for x in v] if isinstance(v, list) else finite(v) if isinstance(v, float) else v)
+                 for k, v in self.se.items()}
+        return {**{k: finite(v) for k, v in self.params.items()}, "cuts": self.cuts, "se": clean,
+                "n_bootstrap": self.n_boot, "clamped": self.clamped, "method": self.method, "note": ORDINAL_FIT_NOTE}
 
     def to_dict(self) -> dict:
         return asdict(self)

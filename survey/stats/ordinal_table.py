@@ -9,6 +9,7 @@ import pandas as pd
 
 from survey.common.limits import check_seed, check_simulated_rows
 from survey.errors import SurveyError
+from survey.responses.view import AnalysisView
 from survey.stats import beta_logit
 from survey.stats.ordinal import (
     OrdinalParams,
@@ -21,28 +22,32 @@ from survey.stats.ordinal import (
 SCALE_CHOICES = "binary, likertK (scores 1..K, e.g. likert5), likertLOW-HIGH or ratingLOW-HIGH (e.g. likert0-4, rating0-10)"
 
 
-def ordinal_scores(scale: str) -> tuple[int, int] | None:
-    """(lowest, highest) score of a rating scale; None for "binary"; a SurveyError naming the valid
-    choices for anything else. Names are resolved by survey.responses, the one place that parses them."""
+def simulation_view(scale: str) -> AnalysisView:
+    """The AnalysisView of a scale a simulator covers: Yes/No (the Beta-logit model) or a rating scale (the
+    ordinal model); a SurveyError names the valid choices for anything else. Names are resolved by
+    survey.responses, the one place that parses them (a name of too many points says so)."""
     from survey.responses import response_type
+    from survey.responses.scales import POINTS_MAX, points_named
 
-    if scale == "binary":
-        return None
     try:
-        rtype = response_type(scale)
+        view = response_type(scale).view
     except SurveyError:
+        points = points_named(scale)
+        if points is not None and points > POINTS_MAX:  # a well-formed name, too wide: say that, not "unknown"
+            raise SurveyError(f"scale '{scale}' has {points:,} points; a scale has at most {POINTS_MAX} "
+                              f"(e.g. rating0-100)") from None
         raise SurveyError(f"unknown scale '{scale}'; choose one of {SCALE_CHOICES} (2 to 101 points)") from None
-    if not rtype.ordered:
+    if not view.ordered and view.points != (0, 1):
         raise SurveyError(f"scale '{scale}' has no simulation model; choose one of {SCALE_CHOICES}")
-    return rtype.low, rtype.high
+    return view
 
 
 def scale_params(scale: str, *, tau=None, sigma=None, rho=None, delta=None, cuts=None) -> OrdinalParams:
-    """The ordinal model's parameters for a rating scale name (see ordinal_scores)."""
-    bounds = ordinal_scores(scale)
-    if bounds is None:
-        raise SurveyError("scale 'binary' uses the Beta-logit model (mu, kappa), not the ordinal one")
-    low, high = bounds
+    """The ordinal model's parameters for a rating scale name (see simulation_view)."""
+    view = simulation_view(scale)
+    if not view.ordered:
+        raise SurveyError(f"scale '{scale}' uses the Beta-logit model (mu, kappa), not the ordinal one")
+    low, high = int(view.low), int(view.high)
     return make_ordinal_params(points=high - low + 1, low=low, name=scale, tau=tau, sigma=sigma, rho=rho, delta=delta,
                                cuts=None if cuts is None else tuple(cuts))
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from survey.common.limits import check_alpha, check_flips, check_seed
+from survey.common.limits import check_alpha
 from survey.data.completeness import Completeness, split_source
 from survey.data.table import messages_in, models_in, pick_messages
 from survey.errors import SurveyError
@@ -60,9 +60,7 @@ def compare_table(df, a: str | None = None, b: str | None = None, *,
     ``ties`` and ``kappa_weights`` ("auto": quadratic on rating scales) shape the agreement
     (survey.stats.agreement).
     """
-    alpha = check_alpha(alpha)
-    check_flips(n_resamples)
-    check_seed(seed)
+    alpha = check_alpha(alpha)  # validated here once; the comparisons below trust it
     confidence = 1 - alpha if confidence is None else confidence
     df, completeness = split_source(df, completeness)
     named = a is not None or b is not None

@@ -108,6 +108,7 @@ CASES = [
     ("simulate", "--out", "{dir}/s.csv", "--kappa", "-1"),
     ("simulate", "--out", "{dir}/s.csv", "--delta", "nan"),
     ("simulate", "--out", "{dir}/s.txt"),
+    ("simulate", "--out", "{dir}/s.csv", "--scale", "rating0-1000000000"),
     ("simulate", "--out", "{afile}/s.csv"),
     # analyze
     ("analyze", T, "--seed", "-1"),
@@ -284,6 +285,7 @@ SAYS = {
     ("run", "{rating_huge}", "--dry-run"): "2 to 101 points",
     ("run", "{likert_points}", "--dry-run"): "already fixes its points",
     ("analyze", "{likert_answers}", "--scale", "rating0-10"): "no answer uses the upper half",
+    ("simulate", "--out", "{dir}/s.csv", "--scale", "rating0-1000000000"): "has 1,000,000,001 points",
 }
 
 

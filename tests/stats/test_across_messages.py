@@ -12,7 +12,8 @@ from statsmodels.stats.multitest import multipletests
 from survey.data.table import validate_table
 from survey.errors import SurveyError
 from survey.stats import compare_messages, effect_ci
-from survey.stats.across_messages import adjust_pvalues, compare_all_messages
+from survey.stats.across_messages import compare_all_messages
+from survey.stats.multiplicity import adjust_pvalues
 
 SM = {"holm": "holm", "bonferroni": "bonferroni", "bh": "fdr_bh"}
 

@@ -9,11 +9,13 @@ import pytest
 from survey.data.table import validate_table
 from survey.errors import SurveyError
 from survey.stats import sign_flip_test
-from survey.stats.across_messages import compare_all_messages, scale_words
-from survey.stats.across_models import compare_models, ordinal_counts
+from survey.stats.across_messages import compare_all_messages
+from survey.stats.across_models import compare_models
 from survey.stats.choice import compare_choice
 from survey.stats.choice_model import choice_table, simulate_choice_counts
 from survey.stats.effect import effect_ci
+from survey.stats.kinds import table_view
+from survey.stats.ordinal_estimate import category_counts
 from survey.stats.ordinal_table import scale_params, simulate_table
 
 
@@ -53,7 +55,7 @@ def test_likert_models_that_disagree_in_direction(opposite_likert):
 
 
 def test_ordinal_counts_count_each_point_per_cell(opposite_likert):
-    counts = ordinal_counts(opposite_likert, "x", "A", [1, 2, 3, 4, 5])
+    counts = category_counts(opposite_likert, "x", "A", 1, 5)
     sub = opposite_likert[(opposite_likert["model"] == "x") & (opposite_likert["message"] == "A")]
     assert counts.shape == (20, 8, 5) and counts.sum() == len(sub)
     first = sub[(sub["persona"] == "P001") & (sub["perturbation"] == "A-01")]["answer"]
@@ -84,7 +86,7 @@ def test_forced_choice_models_are_compared_by_their_preference_shares(opposite_c
     for s in res.models:
         ref = compare_choice(opposite_choice, s.model, "A", "B", n_resamples=999)
         pref = ref.preference
-        assert s.comparison.share == pref.share and s.comparison.share_ci == pref.ci
+        assert s.comparison.preference.share == pref.share and s.comparison.preference.ci == pref.ci
         assert s.pvalues["sign_flip"] == pref.pvalue == s.pvalue_adjusted
         assert s.effect.estimate == pytest.approx(2 * pref.share - 1) and s.effect.ci == pref.difference_ci
         assert s.fit is None and s.n_paired == ref.n_pairs == 8
@@ -134,8 +136,8 @@ def test_every_pair_on_forced_choice_is_refused(opposite_choice):
 
 
 def test_scale_words_and_mixed_scales(opposite_likert):
-    assert scale_words(opposite_likert).bounds == (-4.0, 4.0)
-    assert scale_words(opposite_likert.drop(columns="scale").assign(answer=1)).unit == "P(Yes)"
+    assert table_view(opposite_likert).bounds == (-4.0, 4.0)
+    assert table_view(opposite_likert.drop(columns="scale").assign(answer=1)).effect_unit == "P(Yes)"
     mixed = pd.concat([opposite_likert, opposite_likert.assign(model="z", scale="rating0-10")])
     with pytest.raises(SurveyError, match="mix"):
         compare_models(mixed, "A", "B", n_resamples=99)

@@ -18,7 +18,7 @@ from survey.stats.ordinal import (
     simulate_category_counts,
     simulate_score_sums,
 )
-from survey.stats.ordinal_table import ordinal_scores, scale_params, simulate_table
+from survey.stats.ordinal_table import scale_params, simulate_table, simulation_view
 from survey.stats.simulation import simulate
 
 
@@ -89,16 +89,16 @@ def test_simulate_table_layout_and_expected_scores():
 
 
 def test_scale_names():
-    assert ordinal_scores("likert5") == (1, 5)
-    assert ordinal_scores("likert0-4") == (0, 4)
-    assert ordinal_scores("rating0-10") == (0, 10)
-    assert ordinal_scores("binary") is None
+    assert (simulation_view("likert5").low, simulation_view("likert5").high) == (1, 5)
+    assert (simulation_view("likert0-4").low, simulation_view("likert0-4").high) == (0, 4)
+    assert (simulation_view("rating0-10").low, simulation_view("rating0-10").high) == (0, 10)
+    assert not simulation_view("binary").ordered
     assert scale_params("rating0-10").scale == "rating0-10"
     assert make_ordinal_params(points=11, low=0).scale == "likert0-10"
     assert make_ordinal_params(points=7).scale == "likert7"
     for bad in ("likert", "likert1", "rating5-1", "choice", "text", "stars5"):
         with pytest.raises(SurveyError, match="binary, likertK"):
-            ordinal_scores(bad)
+            simulation_view(bad)
 
 
 def test_simulate_any_scale_keeps_binary_tables_unchanged():

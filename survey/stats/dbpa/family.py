@@ -19,11 +19,9 @@ import numpy as np
 
 from survey.data.pairing import natural_key
 from survey.errors import SurveyError
-from survey.stats.across_messages import ADJUSTMENTS as CORRECTIONS
-from survey.stats.across_messages import (
-    adjust_pvalues,  # Bonferroni, Holm, BH; checked against statsmodels there
-)
 from survey.stats.dbpa.permutation import DBPAResult, dbpa_test, dbpa_units
+from survey.stats.multiplicity import ADJUSTMENTS as CORRECTIONS
+from survey.stats.multiplicity import adjust_pvalues  # Bonferroni, Holm, BH; checked against statsmodels
 
 __all__ = ["CORRECTIONS", "FamilyResult", "RocResult", "adjust_pvalues", "compare_messages_dbpa",
            "dbpa_alignment", "dbpa_family", "per_persona_dbpa", "roc_from_pvalues"]

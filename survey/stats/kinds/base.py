@@ -50,6 +50,8 @@ class Kind:
     methods: tuple[str, ...] = ("moments",)  # estimators ``fit`` offers; the first is the default
     every_pair: bool = True  # whether every pair of messages can be compared from the same answers
     exact_column: str = "expected"  # exact mode's per-row score
+    means_key: str = "mean_score"  # the JSON key of the messages' means across messages
+    cell_label: str = "mean"  # how agreement labels a cell without exact scores (survey.stats.agreement)
 
     def compare(self, df: pd.DataFrame, model: str, a: str, b: str, view: AnalysisView, opts: CompareOptions):
         raise NotImplementedError
@@ -67,8 +69,20 @@ class Kind:
 
     def heterogeneity_null(self, view: AnalysisView, a: str, b: str) -> str:
         """The null of the across-model heterogeneity test, in this kind's unit."""
-        what = view.quantity
-        return f"equal effects in {what} (every model's {what}({a}) − {what}({b}) the same)"
+        return f"{self.heterogeneity_claim(view)} (every model's {view.of(a)} − {view.of(b)} the same)"
+
+    def heterogeneity_claim(self, view: AnalysisView) -> str:
+        """That null in a few words, for sentences."""
+        return f"equal effects in {view.quantity}"
+
+    def effect_words(self, view: AnalysisView, a: str, b: str) -> str:
+        """What an effect is, for a table's title: "effect = mean score(A) − mean score(B), in points ..."."""
+        points = f", in points of the {view.scale} scale" if view.ranged else ""
+        return f"effect = {view.of(a)} − {view.of(b)}{points}"
+
+    def label_words(self, view: AnalysisView, source: str) -> str:
+        """Where agreement's cell labels come from (``source``: "expected" or "mean"), for people."""
+        return f"the {view.scale} point nearest each cell's {source} score"
 
     def exact_rows(self, df: pd.DataFrame, model: str, a: str, b: str) -> pd.DataFrame:
         """The rows whose exact-mode score an exact comparison of A and B would read."""

@@ -17,6 +17,8 @@ class Binary(Kind):
     fit_params = ("mu", "kappa", "sigma", "rho")
     methods = METHODS
     exact_column = "p_yes"
+    means_key = "mean_yes"
+    cell_label = "majority"
 
     def compare(self, df, model, a, b, view, opts):
         return compare_messages(df, model, a, b, alternative=opts.alternative, n_resamples=opts.flips,
@@ -34,6 +36,12 @@ class Binary(Kind):
 
     def heterogeneity_null(self, view, a, b):
         return HETEROGENEITY_NULL
+
+    def label_words(self, view, source):
+        return source  # "p_yes" or "majority": the labels are the answers themselves
+
+    def heterogeneity_claim(self, view):
+        return "equal effects on the probability scale"
 
 
 BINARY = Binary()

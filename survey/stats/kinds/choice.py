@@ -42,6 +42,16 @@ class Choice(Kind):
     def heterogeneity_null(self, view, a, b):
         return f"equal effects (every model's share choosing {a} minus share choosing {b} the same)"
 
+    def effect_words(self, view, a, b):
+        return (f"forced choice, both orders averaged; share {a} = share of valid replies choosing {a}; "
+                f"effect = share choosing {a} − share choosing {b}")
+
+    def label_words(self, view, source):
+        return f"the {view.scale} point nearest each cell's {source} position"
+
+    def heterogeneity_claim(self, view):
+        return "equal effects"
+
     def exact_rows(self, df, model, a, b):
         rows = super().exact_rows(df, model, a, b)
         return rows[rows["second"].isin([a, b])] if "second" in rows else rows

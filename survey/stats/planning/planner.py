@@ -27,7 +27,7 @@ from survey.stats.ab_tests import DECISION_TEST, label
 from survey.stats.beta_logit import DELTA_MEANING, ModelParams, make_params
 from survey.stats.beta_logit_estimate import EstimateResult, fit_beta_logit
 from survey.stats.ordinal import DELTA_MEANING_ORDINAL, OrdinalParams
-from survey.stats.ordinal_table import ordinal_scores, scale_params
+from survey.stats.ordinal_table import scale_params, simulation_view
 from survey.stats.planning.paraphrases import (
     ParaphraseLimit,
     paraphrase_limit,
@@ -189,7 +189,7 @@ def plan(delta: float, *, mu: float | None = None, kappa: float | None = None, s
     """
     opts = validated(PlanOptions, alpha=alpha, simulations=simulations, flips=flips, seed=seed,
                          budgets=list(DEFAULT_BUDGETS if budgets is None else budgets), target_power=target_power)
-    if ordinal_scores(scale) is not None:
+    if simulation_view(scale).ordered:  # a rating scale: the ordinal model; Yes/No: the Beta-logit model
         _check_rating_inputs(scale, mu, kappa, from_estimate, sequential)
         fitted, source = _rating_params_from_table(scale, from_table, model, message, study)
         given = {"tau": tau, "sigma": sigma, "rho": rho, "cuts": cuts}
@@ -277,7 +277,8 @@ def _rating_params_from_table(scale, from_table, model, message, study) -> tuple
     if scales and scales != {scale}:
         raise SurveyError(f"{source}: the answers of message {message} are on scale {', '.join(sorted(scales))}; "
                           f"plan with that --scale, not '{scale}'")
-    low, high = ordinal_scores(scale)
+    view = simulation_view(scale)
+    low, high = int(view.low), int(view.high)
     est = estimate_ordinal(category_counts(df, mdl, message, low, high), n_boot=0)
     clamped = f"; {'; '.join(n for n in est.notes if n.startswith('clamped'))}" if est.clamped else ""
     # a point nobody chose ties two cuts, and sigma = 0 leaves rho undefined: both are edges the simulation
