@@ -10,12 +10,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from survey.common.formatting import fmt  # noqa: E402
-from survey.data.table import messages_in, models_in  # noqa: E402
+from survey.data.table import models_in  # noqa: E402
 from survey.errors import SurveyError  # noqa: E402
 from survey.reporting import Section, fig_png  # noqa: E402
 from survey.stats import ab_tests  # noqa: E402
-from survey.stats.beta_logit_estimate import RHO_BIAS_NOTE  # noqa: E402
-from survey.stats.heterogeneity import HETEROGENEITY_NULL  # noqa: E402
 
 
 def records_table(records: list[dict], columns: list[str] | None = None) -> dict:
@@ -118,22 +116,21 @@ def json_section(title: str, data: dict, caption: str) -> Section:
     return sec
 
 
-FIT_WORDS = {  # what the fitted columns of the across-model table are, by the table's scale
-    "binary": "mu, kappa, sigma, rho in the table: the Beta-logit fit; rho: {rho}.",
-    "ordinal": "tau, sigma, rho in the table: the ordinal (cumulative logit) model fitted by moments, on the latent "
-               "logit scale.",
-    "choice": "share_a in the table: the share of valid replies choosing {a}, both orders averaged, with its interval "
-              "(forced choice has no fitted model).",
-}
+# The across-model table's columns, for people (the JSON keeps the keys).
+COLUMN_WORDS = {"model": "model", "size": "size", "n": "personas", "m": "pairs", "r": "replicates",
+                "invalid_rate": "invalid", "effect": "effect", "ci_low": "CI low", "ci_high": "CI high",
+                "p_sign_flip": "sign-flip p", "p_unpaired": "unpaired p", "p_sign": "sign p*",
+                "p_wilcoxon": "Wilcoxon p*", "p_adjusted": "adjusted p", "share_a": "share A",
+                "share_a_low": "share A low", "share_a_high": "share A high"}
 
 
-def models_section(df: pd.DataFrame, a: str, b: str, alpha: float, sizes: dict | None) -> tuple[Section, dict]:
-    """Across models: per-model effects, direction agreement, heterogeneity, the 'depends' flag, agreement."""
+def models_section(table) -> tuple[Section, dict]:
+    """Across models (survey.stats.table_comparison's result): per-model effects, direction agreement,
+    heterogeneity, the 'depends' flag, and how far the models agree."""
     from survey.plots.models import model_effects
-    from survey.stats.across_models import compare_models
-    from survey.stats.agreement import interpret_kappa, model_agreement
+    from survey.stats.agreement import interpret_kappa
 
-    res = compare_models(df, a, b, sizes=sizes, alpha=alpha)
+    res, a, b, alpha = table.models, table.a, table.b, table.models.alpha
     sec = Section(f"Across models: {a} vs {b}", paragraphs=[res.summary])
     d = res.direction
     sec.paragraphs.append(f"Significant at α = {alpha}: {len(d.prefer_a)} model(s) prefer {a}, "
@@ -141,63 +138,61 @@ def models_section(df: pd.DataFrame, a: str, b: str, alpha: float, sizes: dict |
     if res.heterogeneity is not None:
         h = res.heterogeneity
         sec.paragraphs.append(f"Heterogeneity test (are the effects equal across models?): p = {fmt(h.pvalue)} "
-                              f"({getattr(h, 'method', '')}). Its null: {getattr(res, 'heterogeneity_null', HETEROGENEITY_NULL)}.")
+                              f"({h.method}). Its null: {res.heterogeneity_null}.")
     sec.paragraphs.extend(res.notes)
-    scale = getattr(res, "scale", "binary")
-    sec.paragraphs.append(FIT_WORDS.get(scale, FIT_WORDS["ordinal"]).format(rho=RHO_BIAS_NOTE, a=a))
-    sec.tables.append(records_table(res.table().to_dict("records")))
-    unit = "P(Yes)" if scale == "binary" else getattr(res, "unit", "P(Yes)")
-    sec.figures.append(fig_png(model_effects(res), f"Effect of {a} over {b} (difference in {unit}) with its "
+    fitted = next((s.fit for s in res.models if s.fit is not None), None)
+    if fitted is not None:
+        sec.paragraphs.append(f"{', '.join(res.fit_params)} in the table: the {fitted.model_name} fit of each "
+                              f"model on {a} ({fitted.estimator} estimator). " + " ".join(fitted.notes))
+    frame = res.table()
+    sec.tables.append(records_table(frame.rename(columns=COLUMN_WORDS).to_dict("records")))
+    sec.paragraphs.append("* treats personas as independent: not valid when a paraphrase shifts every persona; "
+                          "the sign-flip test decides.")
+    sec.figures.append(fig_png(model_effects(res), f"Effect of {a} over {b} (difference in {res.unit}) with its "
                                                    "95% CI for each model, ordered by model size where given."))
-    agree = model_agreement(df)
-    mean_k = agree.mean_kappa
-    sec.paragraphs.append(
-        f"Agreement of the models' answers per persona × paraphrase cell: Fleiss' κ = {fmt(agree.fleiss_kappa, 3)} "
-        f"({interpret_kappa(agree.fleiss_kappa)}); mean pairwise Cohen's κ = {fmt(mean_k, 3)}. κ ≥ 0.6 is the usual "
-        "bar for strong agreement; LLM judges averaged 0.118 in Liu et al. (2025), “Statistically Significant Results "
-        "On Biases and Errors of LLMs Do Not Guarantee Generalizable Results”.")
-    sec.paragraphs.extend(f"Note: {n}." for n in agree.notes)
-    sec.tables.append(records_table([p.to_dict() for p in agree.pairs]))
-    return sec, {"models": res.to_dict(), "agreement": agree.to_dict()}
+    agree = table.agreement
+    out = {"models": res.to_dict()}
+    if agree is not None:
+        sec.paragraphs.append(
+            f"Agreement of the models' answers per persona × paraphrase cell: Fleiss' κ = {fmt(agree.fleiss_kappa, 3)} "
+            f"({interpret_kappa(agree.fleiss_kappa)}); mean pairwise Cohen's κ = {fmt(agree.mean_kappa, 3)}. κ ≥ 0.6 "
+            "is the usual bar for strong agreement; LLM judges averaged 0.118 in Liu et al. (2025), “Statistically "
+            "Significant Results On Biases and Errors of LLMs Do Not Guarantee Generalizable Results”.")
+        sec.paragraphs.extend(f"Note: {n}." for n in agree.notes)
+        sec.tables.append(records_table([p.to_dict() for p in agree.pairs]))
+        out["agreement"] = agree.to_dict()
+    return sec, out
 
 
-def messages_sections(df: pd.DataFrame, alpha: float, mean_of: str = "mean P(Yes)") -> tuple[list[Section], dict]:
-    """Three or more messages: every pair from the same responses, Holm-adjusted."""
-    from survey.stats.across_messages import compare_all_messages
+def messages_sections(table) -> tuple[list[Section], dict]:
+    """Three or more messages: every pair from the same responses, Holm-adjusted (table_comparison's)."""
+    from survey.stats.kinds import scale_view
 
     sections, out = [], {}
-    for model in models_in(df):
-        if len(messages_in(df, model)) < 3:
-            continue
-        try:
-            res = compare_all_messages(df, model, alpha=alpha)
-        except SurveyError as exc:  # e.g. every answer invalid: leave this model out, say why
-            sections.append(Section(f"{model}: every pair of messages", paragraphs=[f"Left out: {exc}"]))
-            continue
-        sec = Section(f"{model}: every pair of messages (Holm-adjusted)", paragraphs=[
-            f"Ranking by {mean_of}: " + " > ".join(res.ranking) + ". Each pair is a sign-flip test on the same "
-            "responses; p-values are adjusted with Holm's method across all pairs."])
+    for model, why in table.messages_left_out.items():
+        sections.append(Section(f"{model}: every pair of messages", paragraphs=[f"Left out: {why}"]))
+    for res in table.messages:
+        sec = Section(f"{res.model}: every pair of messages ({res.adjustment}-adjusted)", paragraphs=[
+            f"Ranking by {scale_view(res.scale).quantity}: " + " > ".join(res.ranking) + ". Each pair is a sign-flip test on the "
+            f"same responses; p-values are adjusted ({res.adjustment}) across all pairs."])
         sec.tables.append(records_table(res.table().to_dict("records")))
         sections.append(sec)
-        out[model] = res.to_dict()
+        out[res.model] = res.to_dict()
     return sections, out
 
 
-def extra_sections(df: pd.DataFrame, extras: dict | None, *, alpha: float, sizes: dict | None,
-                   a: str | None, b: str | None, kind: str = "binary") -> tuple[list[Section], dict]:
-    """Across-model and across-message sections (from the table), then those of the given JSON files.
-
-    ``kind``: the table's response type (survey.reporting.scales): forced choice compares two messages
-    shown together, so it has no across-message section."""
+def extra_sections(df: pd.DataFrame, extras: dict | None, *, table=None, alpha: float = 0.05
+                   ) -> tuple[list[Section], dict]:
+    """Across-model and across-message sections (``table``: survey.stats.table_comparison's result, None when
+    the table has neither two models nor three messages), then those of the given JSON files."""
     extras = extras or {}
     sections, extra_json = [], {}
-    if len(models_in(df)) >= 2:
-        msgs = messages_in(df)
-        sec, data = models_section(df, a or msgs[0], b or msgs[1], alpha, sizes)
+    if table is not None and len(models_in(df)) >= 2:
+        sec, data = models_section(table)
         sections.append(sec)
         extra_json["across_models"] = data
-    if kind != "choice":
-        msg_secs, msg_json = messages_sections(df, alpha, "mean P(Yes)" if kind == "binary" else "mean score")
+    if table is not None:
+        msg_secs, msg_json = messages_sections(table)
         sections.extend(msg_secs)
         if msg_json:
             extra_json["across_messages"] = msg_json

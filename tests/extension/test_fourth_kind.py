@@ -17,6 +17,8 @@ import pytest
 import survey
 from survey import responses
 from survey.responses.scales import NumericLabels
+from survey.reporting import views
+from survey.reporting.views.ordinal import OrdinalView
 from survey.stats import kinds
 from survey.stats.comparison import compare_messages
 from survey.stats.kinds.base import Kind
@@ -55,6 +57,9 @@ class SliderFit:
     def estimator(self) -> str:
         return "moments"
 
+    def summary(self) -> dict:
+        return {**self.params, "method": self.estimator}
+
     def to_dict(self) -> dict:
         return {**self.params, "se": self.se, "ci": self.ci, "method": self.estimator, "notes": self.notes}
 
@@ -90,10 +95,18 @@ def slider_table(seed: int = 0, models=("m1", "m2")) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+class SliderView(OrdinalView):
+    """The report's view: the mean-score view, with the slider's own words for what each persona did."""
+
+    kind = "slider"
+    reading = "moved a 0-100 slider for many paraphrases (perturbations) of each message"
+
+
 @pytest.fixture
 def slider(monkeypatch):
     monkeypatch.setitem(responses.RESPONSE_TYPES, "slider", Slider())
     monkeypatch.setitem(kinds.KINDS, "slider", SliderKind())
+    monkeypatch.setitem(views.VIEWS, "slider", SliderView())
     return slider_table()
 
 
@@ -112,3 +125,24 @@ def test_estimate_a_fourth_kind(slider):
     assert set(est) == {"m1", "m2"} and est["m1"].params["mean"] == pytest.approx(
         slider[(slider.model == "m1") & (slider.message == "A")]["answer"].mean(), abs=0.01)
     assert est.to_dict()["results"][0]["method"] == "moments"
+
+
+def test_compare_a_fourth_kind(slider):
+    from survey.stats.table_comparison import compare_table
+
+    res = compare_table(slider, "A", "B", n_resamples=999)
+    m = res.models
+    assert m.unit == "mean position (0–100)" and m.fit_params == ("mean", "sd_persona", "sd_paraphrase")
+    assert m.models[0].effect.estimate > 0 > m.models[1].effect.estimate  # m1 leans to A, m2 to B
+    assert m.heterogeneity is not None and m.heterogeneity.pvalue < 0.05
+    assert "equal effects in mean position" in m.heterogeneity_null
+    assert m.models[0].fit.params["mean"] > 0 and "mean" in m.table().columns
+    assert res.to_dict()["models"]["models"][0]["fit"]["message"] == "A"
+
+
+def test_report_a_fourth_kind(slider, tmp_path):
+    doc = survey.report(slider, out=tmp_path / "r")
+    page = (tmp_path / "r" / "index.html").read_text()
+    assert "moved a 0-100 slider" in page and "mean position" in page
+    assert doc["results"] == survey.analyze(slider, every_pair=True).to_dict()["results"]
+    assert "Across models" in page and doc["fits"]["m1"]["A"]["mean"] > 0

@@ -169,7 +169,9 @@ def test_binary_report_keeps_its_sections(tmp_path):
     for scale_only in ("scale points", "Top-2-box", "Forced choice", "Distribution of the answers"):
         assert scale_only not in html
     assert len(images(html)) == 3 + 0  # perturbation means, persona differences, sign-flip null
-    want = json.loads(json.dumps(compare_messages(df, "simulated", "A", "B", n_resamples=FLIPS).to_dict()))
+    ref = compare_messages(df, "simulated", "A", "B", n_resamples=FLIPS)
+    # results.json's results are `survey analyze --json`'s: the comparison's own dict and the decision
+    want = json.loads(json.dumps({**ref.to_dict(), "significant": bool(ref.decision.pvalue <= 0.05)}))
     assert json.loads((tmp_path / "results.json").read_text())["results"][0] == want
     assert res["results"][0]["effect"] == want["effect"]
 
@@ -226,3 +228,31 @@ def test_cli_report_on_a_rating_table(tmp_path):
     out = json.loads(proc.stdout)
     assert out["results"][0]["scale"] == "likert5" and out["results"][0]["top_box"]["points"] == [4, 5]
     assert "Top-2-box (scores 4 and 5)" in (tmp_path / "r" / "index.html").read_text()
+
+
+@pytest.mark.parametrize("kind", ["binary", "likert5", "choice"])
+def test_results_json_equals_analyze_json_and_carries_every_number(tmp_path, capsys, kind):
+    # The report renders results: its results are `survey analyze --json`'s on the same table, and the fitted
+    # parameters, mean-score intervals and exact-mode results it shows are in results.json too.
+    from survey.cli import main
+
+    if kind == "choice":
+        from survey.stats.choice_model import choice_table, simulate_choice_counts
+
+        df = choice_table(simulate_choice_counts(10, 8, 2, np.random.default_rng(2)), 2)
+    else:
+        df = survey.simulate(n=12, m=8, r=3, scale=kind, seed=4, delta=0.3)
+    path = tmp_path / "t.csv"
+    df.to_csv(path, index=False)
+    main(["analyze", str(path), "--json", "--flips", str(FLIPS)])
+    cli = json.loads(capsys.readouterr().out)
+    main(["report", str(path), "--out", str(tmp_path / "r"), "--flips", str(FLIPS), "--json"])
+    capsys.readouterr()
+    doc = json.loads((tmp_path / "r" / "results.json").read_text())
+    assert doc["results"] == cli["results"]
+    if kind == "binary":
+        assert set(doc["fits"]["simulated"]["A"]) >= {"mu", "kappa", "sigma", "rho", "notes"}
+    if kind == "likert5":
+        assert doc["results"][0]["mean_scores"]["A"]["ci"][0] <= doc["results"][0]["mean_scores"]["A"]["mean"]
+        assert "these personas" in doc["results"][0]["mean_scores"]["A"]["covers"]
+        assert set(doc["fits"]["simulated"]["A"]) >= {"tau", "sigma", "rho", "cuts"}

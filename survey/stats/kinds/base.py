@@ -50,6 +50,7 @@ class Kind:
     methods: tuple[str, ...] = ("moments",)  # estimators ``fit`` offers; the first is the default
     every_pair: bool = True  # whether every pair of messages can be compared from the same answers
     exact_column: str = "expected"  # exact mode's per-row score
+    exact_key: str = "exact_expected"  # the report's results.json key of the comparisons on exact scores
     means_key: str = "mean_score"  # the JSON key of the messages' means across messages
     cell_label: str = "mean"  # how agreement labels a cell without exact scores (survey.stats.agreement)
 

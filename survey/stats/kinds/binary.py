@@ -17,6 +17,7 @@ class Binary(Kind):
     fit_params = ("mu", "kappa", "sigma", "rho")
     methods = METHODS
     exact_column = "p_yes"
+    exact_key = "exact_probabilities"
     means_key = "mean_yes"
     cell_label = "majority"
 

@@ -10,63 +10,18 @@ second (``second``); ``answer`` is the position chosen (1 first, 2 second).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pandas as pd
 
 from survey.common.formatting import fmt
 from survey.data.completeness import Completeness
-from survey.data.table import messages_in, models_in, require_messages
-from survey.errors import SurveyError, TableError
 from survey.reporting.context import incomplete_note
-from survey.stats.choice import PERSONA_NOTE, ChoiceResult, compare_choice
+from survey.reporting.views import register
+from survey.reporting.views.base import ReportView
+from survey.stats.choice import PERSONA_NOTE, ChoiceResult
 
 
-@dataclass
-class ModelChoice:
-    """One model's forced choice between two messages."""
-
-    model: str
-    result: ChoiceResult
-
-    def to_dict(self) -> dict:
-        return {"model": self.model, "scale": "choice", **self.result.to_dict()}
-
-
-def choice_message_pairs(df: pd.DataFrame, model: str) -> list[tuple[str, str]]:
-    """The (A, B) pairs shown together to ``model``, A the one listed first in the table."""
-    sub = df[df["model"] == model]
-    order = {m: i for i, m in enumerate(messages_in(df, model))}
-    pairs = {tuple(sorted((str(x), str(y)), key=lambda m: order.get(m, len(order))))
-             for x, y in zip(sub["message"], sub["second"], strict=True) if pd.notna(y) and x != y}
-    return sorted(pairs, key=lambda p: (order.get(p[0], 0), order.get(p[1], 0)))
-
-
-def analyze_choices(df: pd.DataFrame, a: str | None, b: str | None, alpha: float, seed: int, n_resamples: int,
-                    left_out: list[str]) -> list[ModelChoice]:
-    """compare_choice for every model and pair of messages shown together (or the named pair).
-
-    A pair that cannot be tested is described in ``left_out``, so that it does not hide the others;
-    when nothing can be tested, that is the error."""
-    if "second" not in df:
-        raise SurveyError("a forced-choice table needs the 'second' column (the message shown second)")
-    require_messages(df, [a or None, b or None])
-    out = []
-    for model in models_in(df):
-        pairs = [(a, b)] if a and b else choice_message_pairs(df, model)
-        for x, y in pairs:
-            try:
-                out.append(ModelChoice(model, compare_choice(df, model, x, y, alpha=alpha, seed=seed,
-                                                             n_resamples=n_resamples)))
-            except (TableError, SurveyError) as exc:
-                left_out.append(f"model '{model}', {x} vs {y}: {exc}")
-    if not out:
-        raise SurveyError("; ".join(left_out) or "nothing to compare: no two messages were shown together")
-    return out
-
-
-def choice_headline(mc: ModelChoice, alpha: float, completeness: Completeness | None = None) -> str:
-    r, model = mc.result, mc.model
+def choice_headline(r: ChoiceResult, alpha: float, completeness: Completeness | None = None) -> str:
+    model = r.model
     pref, pos = r.preference, r.position_bias
     lo, hi = pref.ci
     said = (f"personas chose “{r.a}” over “{r.b}” in {pref.share:.0%} of the choices, both orders of presentation "
@@ -82,20 +37,20 @@ def choice_headline(mc: ModelChoice, alpha: float, completeness: Completeness | 
             f"much as that (sign-flip permutation test, p = {pref.pvalue:.3g}, above α = {alpha}).{position}{partial}")
 
 
-def choice_warnings(mc: ModelChoice, alpha: float) -> list[str]:
-    r, out = mc.result, []
+def choice_warnings(r: ChoiceResult, alpha: float) -> list[str]:
+    out = []
     for name, t in r.persona_tests.items():
         if t.pvalue <= alpha < r.preference.pvalue:
-            out.append(f"{mc.model}, {r.a} vs {r.b}: the per-persona {name} test calls this significant (p = "
+            out.append(f"{r.model}, {r.a} vs {r.b}: the per-persona {name} test calls this significant (p = "
                        f"{t.pvalue:.3g}), but it treats personas as independent while each paraphrase pair shifts "
                        "every persona at once; it is not valid here. Rely on the preference (sign-flip) test.")
     if r.warning:
-        out.append(f"{mc.model}, {r.a} vs {r.b}: {r.warning}.")
+        out.append(f"{r.model}, {r.a} vs {r.b}: {r.warning}.")
     if r.invalid:
-        out.append(f"{mc.model}, {r.a} vs {r.b}: {r.invalid} replies chose neither option; they are excluded "
+        out.append(f"{r.model}, {r.a} vs {r.b}: {r.invalid} replies chose neither option; they are excluded "
                    f"from the shares ({r.empty_cells} persona × pair × order cells had no valid reply).")
     if r.pairs_left_out:
-        out.append(f"{mc.model}, {r.a} vs {r.b}: {len(r.pairs_left_out)} pair(s) without a valid reply in both "
+        out.append(f"{r.model}, {r.a} vs {r.b}: {len(r.pairs_left_out)} pair(s) without a valid reply in both "
                    "orders were left out.")
     return out
 
@@ -113,12 +68,12 @@ def order_counts(df: pd.DataFrame, model: str, a: str, b: str) -> dict[str, tupl
     return out
 
 
-def choice_view(mc: ModelChoice, df: pd.DataFrame) -> dict:
-    """One forced choice's section (the template's ``kind == "choice"`` block)."""
+def choice_view(r: ChoiceResult, df: pd.DataFrame) -> dict:
+    """One forced choice's section (templates/views/choice.html.j2)."""
     from survey.plots.choice import choice_shares, replies_by_order
     from survey.reporting import fig_png
 
-    r, model = mc.result, mc.model
+    model = r.model
     rows = []
     for test, null in ((r.preference, "1/2: no preference"), (r.position_bias, "1/2: no position bias")):
         lo, hi = test.ci
@@ -138,7 +93,7 @@ def choice_view(mc: ModelChoice, df: pd.DataFrame) -> dict:
                 "A position bias tilts the two orders in opposite directions; averaging them cancels it."),
     ]
     return {
-        "kind": "choice", "model": model, "a": r.a, "b": r.b, "confidence": conf,
+        "template": "views/choice.html.j2", "model": model, "a": r.a, "b": r.b, "confidence": conf,
         "shares": {"columns": ["what", "share", f"{conf} CI", "difference (share − other)", "p-value", "pairs",
                                "null; method"], "rows": rows},
         "persona_tests": persona, "warning": r.warning, "notes": list(r.notes),
@@ -148,35 +103,32 @@ def choice_view(mc: ModelChoice, df: pd.DataFrame) -> dict:
     }
 
 
-def exact_choices(df: pd.DataFrame, choices: list[ModelChoice], alpha: float, seed: int,
-                  n_resamples: int) -> list[ModelChoice]:
-    """The same tests on exact mode's expected position (P(first) per reply, no replicate noise), for the
-    models whose every forced-choice row of the pair carries it."""
-    out = []
-    for mc in choices:
-        r = mc.result
-        rows = df[(df["model"] == mc.model) & df["message"].isin([r.a, r.b]) & df["second"].isin([r.a, r.b])]
-        if "expected" in df and not rows.empty and rows["expected"].notna().all():
-            try:
-                out.append(ModelChoice(mc.model, compare_choice(df, mc.model, r.a, r.b, alpha=alpha, seed=seed,
-                                                                n_resamples=n_resamples, probabilities=True)))
-            except (TableError, SurveyError):
-                continue
-    return out
+class ChoiceView(ReportView):
+    kind = "choice"
+    template = "views/choice.html.j2"
+    reading = "chose between paraphrases of the two messages, shown side by side"
+    reading_template = "views/choice_reading.html.j2"
+    exact_title = "The same tests on the model's exact choice probabilities"
+    exact_intro = ("These models report the exact probability of choosing each option in every prompt, so the "
+                   "preference and position-bias tests can run on it directly, without replicate noise.")
+
+    def headline(self, r, view, alpha, completeness=None) -> str:
+        return choice_headline(r, alpha, completeness)
+
+    def warnings(self, r, view, alpha) -> list[str]:
+        return choice_warnings(r, alpha)
+
+    def section(self, r, df, view, texts, fits) -> dict:
+        return choice_view(r, df)
+
+    def exact_table(self, results: list) -> dict:
+        rows = []
+        for r in results:
+            p, q = r.preference, r.position_bias
+            rows.append([r.model, f"{r.a} vs {r.b}", f"{p.share:.3f}", f"[{p.ci[0]:.3f}, {p.ci[1]:.3f}]",
+                         fmt(p.pvalue), f"{q.share:.3f}", f"[{q.ci[0]:.3f}, {q.ci[1]:.3f}]", fmt(q.pvalue)])
+        return {"columns": ["model", "messages", "share choosing A", "CI", "preference p",
+                            "share choosing first", "CI", "position-bias p"], "rows": rows}
 
 
-def exact_choice_section(exact: list[ModelChoice]):
-    """A section with the forced-choice tests on exact probabilities, one row per model and pair."""
-    from survey.reporting import Section
-
-    sec = Section("The same tests on the model's exact choice probabilities", paragraphs=[
-        "These models report the exact probability of choosing each option in every prompt, so the preference "
-        "and position-bias tests can run on it directly, without replicate noise."])
-    rows = []
-    for mc in exact:
-        p, q = mc.result.preference, mc.result.position_bias
-        rows.append([mc.model, f"{mc.result.a} vs {mc.result.b}", f"{p.share:.3f}", f"[{p.ci[0]:.3f}, {p.ci[1]:.3f}]",
-                     fmt(p.pvalue), f"{q.share:.3f}", f"[{q.ci[0]:.3f}, {q.ci[1]:.3f}]", fmt(q.pvalue)])
-    sec.tables.append({"columns": ["model", "messages", "share choosing A", "CI", "preference p",
-                                   "share choosing first", "CI", "position-bias p"], "rows": rows})
-    return sec
+register(ChoiceView())

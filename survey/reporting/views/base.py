@@ -1,0 +1,72 @@
+"""What a report view is: the per-kind part of the report (survey.reporting.views)."""
+
+from __future__ import annotations
+
+from survey.common.formatting import fmt
+from survey.stats import ab_tests
+
+
+class ReportView:
+    """One kind's part of the page. ``kind``: the AnalysisView.kind it renders; ``template``: its partial;
+    ``reading``: how the reading guide says what each persona did; ``reading_template``: an optional
+    partial with more of the guide."""
+
+    kind: str
+    template: str
+    reading: str = "answered many paraphrases (perturbations) of each message"
+    reading_template: str | None = None
+    exact_title: str = "The same tests on the model's exact scores"
+    exact_intro: str = ("These models report the exact probability of every answer in every persona × paraphrase "
+                        "cell, so the tests can run on it directly, without replicate noise.")
+
+    def headline(self, r, view, alpha: float, completeness=None) -> str:
+        raise NotImplementedError
+
+    def section(self, r, df, view, texts: dict | None, fits: dict) -> dict:
+        raise NotImplementedError
+
+    def warnings(self, r, view, alpha: float) -> list[str]:
+        return []
+
+    def exact_table(self, results: list) -> dict:
+        """The exact-mode table: effect, interval and every test's p-value per model and pair."""
+        rows = []
+        for c in results:
+            lo, hi = c.effect.ci
+            rows.append([c.model, f"{c.a} vs {c.b}", f"{c.effect.estimate:+.4f}", f"[{lo:+.4f}, {hi:+.4f}]",
+                         *(fmt(r.pvalue) for r in c.tests.values())])
+        names = list(results[0].tests) if results else ab_tests.names()
+        return {"columns": ["model", "messages", "effect", "CI",
+                            *(f"{ab_tests.label(t)} p" + (" (valid)" if ab_tests.get(t).valid_when_rho_positive else "")
+                              for t in names)], "rows": rows}
+
+
+def decision_words(r) -> str:
+    """The deciding test and its p-value, for headlines: the sign-flip test, or the sequential test the study
+    stopped by (survey.stats.sequential.stored)."""
+    d = r.decision
+    if getattr(r, "sequential", None) is not None:
+        return f"{d.method} test the study stopped by: {d.decision}, p = {d.pvalue:.3g}"
+    return f"sign-flip permutation test, p = {d.pvalue:.3g}"
+
+
+def not_at(r, alpha: float) -> str:
+    """How a headline says the deciding test did not reject: above alpha, or the sequential test's decision."""
+    return f"; no rejection at α = {alpha}" if getattr(r, "sequential", None) is not None else f", above α = {alpha}"
+
+
+def test_rows(r) -> list[dict]:
+    return [{"name": ab_tests.label(name), "statistic": fmt(t.statistic), "pvalue": fmt(t.pvalue),
+             "note": ab_tests.get(name).note(t)} for name, t in r.tests.items()]
+
+
+def persona_test_warnings(r, alpha: float, what: str = "paraphrase") -> list[str]:
+    """The tests that assume independent personas calling a result significant that the deciding test does not."""
+    out = []
+    for name, res in r.tests.items():
+        spec = ab_tests.get(name) if name in ab_tests.names() else None
+        if spec is not None and not spec.valid_when_rho_positive and res.pvalue <= alpha < r.decision.pvalue:
+            out.append(f"{r.model}: the {spec.label} test calls this significant (p = {res.pvalue:.3g}), but it "
+                       f"treats personas as independent while each {what} shifts every persona at once; "
+                       f"it is not valid here. Rely on the {ab_tests.label('sign_flip')} test.")
+    return out
