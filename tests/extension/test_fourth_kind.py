@@ -16,9 +16,9 @@ import pytest
 
 import survey
 from survey import responses
-from survey.responses.scales import NumericLabels
 from survey.reporting import views
 from survey.reporting.views.ordinal import OrdinalView
+from survey.responses.scales import NumericLabels
 from survey.stats import kinds
 from survey.stats.comparison import compare_messages
 from survey.stats.kinds.base import Kind
