@@ -21,13 +21,14 @@ import pandas as pd
 
 from survey.collect.engine import Engine, RunReport
 from survey.collect.run_plan import Plan, make_plan
+from survey.common.display import Display
 from survey.data.store import Store
 from survey.errors import SurveyError
 from survey.study.spec import StudySpec, load_study, parse_study
 
 
-@dataclass
-class StudyRun:
+@dataclass(repr=False)
+class StudyRun(Display):
     """What `Study.run` did: the plan it carried out and the engine's report (None: nothing to send).
 
     ``interrupted``: stopped by Ctrl-C or SIGTERM (every reply received is stored; run again to resume);
@@ -55,6 +56,14 @@ class StudyRun:
     def failed(self) -> int:
         """Queries that failed for good in this run (a rerun sends them again)."""
         return self.report.failed if self.report else 0
+
+    def display_parts(self):
+        title = (f"Run of study '{self.plan.study.name}': {self.stored} replies stored, {self.failed} failed"
+                 + (" (interrupted: run again to resume)" if self.interrupted else "")
+                 + (" - nothing to send" if self.report is None else ""))
+        rows = [{"model": name, "stored": m.stored, "failed": m.failed, "invalid": m.invalid}
+                for name, m in (self.report.models.items() if self.report else [])]
+        return title, rows, self.plan.warnings
 
     def to_dict(self) -> dict:
         """``{"plan": ..., "run": ... or None}``, the shape of `survey run --json`."""

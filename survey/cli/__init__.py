@@ -18,7 +18,8 @@ COMMAND_MODULES = ["analysis", "run", "batch", "registry", "report", "demo", "db
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="survey")
 def cli() -> None:
-    """Generative surveys: LLM personas answer Yes/No about messages; valid tests say which wins."""
+    """Generative surveys: LLM personas answer questions about messages (Yes/No, rating scales, forced choice,
+    free text); valid tests say which wins."""
 
 
 for _name in COMMAND_MODULES:

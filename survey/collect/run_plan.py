@@ -20,6 +20,7 @@ from survey.collect.design_state import (
     stored_masks,
 )
 from survey.collect.pricing import cost, price_of
+from survey.common.display import Display
 from survey.data.store import Store
 from survey.errors import SurveyError
 from survey.stats.permutation import cannot_reject_note
@@ -29,8 +30,8 @@ from survey.study.spec import ModelSpec, StudySpec
 DEFAULT_ALPHA = 0.05  # the level the analyses use unless told otherwise (--alpha)
 
 
-@dataclass
-class ModelPlan:
+@dataclass(repr=False)
+class ModelPlan(Display):
     """One model's share of a plan: its queries, what is stored or missing, estimated tokens and cost."""
 
     spec: ModelSpec
@@ -50,6 +51,11 @@ class ModelPlan:
     open_jobs: list[str] = field(default_factory=list)
     seq: Mapping[tuple, int] = field(default_factory=dict)  # query key -> place in the whole design (kept by a round's slice)
 
+    def display_parts(self):
+        d = self.to_dict()
+        return (f"model {d['model']} ({d['backend']}): {d['to_send']} of {d['queries']} queries to send",
+                [{k: d[k] for k in ("stored", "failed", "to_send", "est_cost_usd")}], [])
+
     def to_dict(self) -> dict:
         s = self.spec
         return {"model": s.name, "backend": s.backend, "model_id": s.model_id, "batch": s.batch,
@@ -60,8 +66,8 @@ class ModelPlan:
                 "est_cost_usd": self.cost, "spent_usd": self.spent, "paid": s.paid}
 
 
-@dataclass
-class Plan:
+@dataclass(repr=False)
+class Plan(Display):
     """What a run would send (`Study.dry_run`, `survey run --dry-run`): per model, then totals.
 
     ``to_send``, ``cost`` (None when a model has no known price), ``paid``; ``check_budget()``
@@ -105,6 +111,14 @@ class Plan:
             if note:
                 out.append(f"message '{m.id}' has {len(m.items)} paraphrases: {note}; add paraphrases")
         return out
+
+    def display_parts(self):
+        cost = "unknown" if self.cost is None else f"${self.cost:.2f}"
+        rows = [{"model": m.spec.name, "backend": m.spec.backend, "queries": len(m.queries), "stored": m.replies,
+                 "to send": len(m.missing), "est. cost": m.cost} for m in self.models]
+        title = (f"Plan of study '{self.study.name}': {self.to_send} queries to send, estimated cost {cost}"
+                 + (" (paid)" if self.paid else ""))
+        return title, rows, self.warnings
 
     def to_dict(self) -> dict:
         d = self.design

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from survey.common.display import Display
 from survey.data.completeness import (
     CONTEXT_BASIS,
     NO_CONTEXT_BASIS,
@@ -41,8 +42,8 @@ def is_store(path: Path) -> bool:
         return False
 
 
-@dataclass
-class Source:
+@dataclass(repr=False)
+class Source(Display):
     """A validated long table and what it rests on."""
 
     table: pd.DataFrame
@@ -51,6 +52,14 @@ class Source:
     study: str | None  # the study a store's rows were scoped to (None for a table file)
     context: dict | None  # the study's recorded context (Store.context), when the store has one
     completeness: Completeness
+
+    def display_parts(self):
+        t = self.table
+        rows = [{"model": m, "rows": int(n), "messages": int(t.loc[t["model"] == m, "message"].nunique()),
+                 "personas": int(t.loc[t["model"] == m, "persona"].nunique())}
+                for m, n in t["model"].value_counts(sort=False).items()]
+        where = f"{self.kind} {self.path}" + (f", study '{self.study}'" if self.study else "")
+        return f"Source: {len(t)} rows from {where}", rows, self.completeness.warnings()
 
 
 def load_source(path: str | Path, study: str | None = None, min_perturbations: int = 2,

@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pandas as pd
 
+from survey.common.display import Display
 from survey.common.limits import check_alpha, check_flips, check_seed
 from survey.errors import SurveyError
 
 
 def report(data, out: str | Path, *, study: str | None = None,
            title: str | None = None, a: str | None = None, b: str | None = None, alpha: float = 0.05,
-           seed: int = 0, flips: int = 9999, sizes: dict | None = None, extras: dict | None = None) -> dict:
+           seed: int = 0, flips: int = 9999, sizes: dict | None = None, extras: dict | None = None) -> Report:
     """Write the report of `survey report` into folder ``out`` (index.html, results.json, table.csv).
 
     ``data``: a long table, a survey.data.sources.Source, or the path of a table file (.csv/.parquet)
@@ -24,8 +25,8 @@ def report(data, out: str | Path, *, study: str | None = None,
     neither for every pair. ``flips``: random sign vectors when a sign-flip test is not exact (as in
     survey.analyze).
     ``sizes``: model -> size, to order the across-model plot. ``extras``: optional {"plan", "validate",
-    "dbpa"} results (their ``to_dict()``/--json output) to add as sections. Returns the results dict
-    written to results.json.
+    "dbpa"} results (their ``to_dict()``/--json output) to add as sections. Returns the results written to
+    results.json (a dict with a short repr for notebooks).
     """
     from survey.data.sources import load_source
     from survey.reporting import build_report
@@ -44,5 +45,19 @@ def report(data, out: str | Path, *, study: str | None = None,
 
         with Store(src.path) as store:
             extras["sequential"] = read_paths(store, src.study) or None
-    return build_report(src, out, title=title, a=a, b=b, alpha=alpha, seed=seed, n_resamples=flips, sizes=sizes,
-                        extras=extras)
+    return Report(build_report(src, out, title=title, a=a, b=b, alpha=alpha, seed=seed, n_resamples=flips,
+                               sizes=sizes, extras=extras), Path(out))
+
+
+class Report(Display, dict):
+    """The results written to results.json (a dict), shown briefly: where the page is and each headline result."""
+
+    def __init__(self, results: dict, out: Path):
+        super().__init__(results)
+        self.out = out
+
+    def display_parts(self):
+        rows = [{"model": r.get("model"), "messages": f"{r.get('a')} vs {r.get('b')}",
+                 "effect": (r.get("effect") or {}).get("estimate"), "significant": r.get("significant")}
+                for r in self.get("results", [])]
+        return f"Report written to {self.out / 'index.html'}", rows, list(self.get("left_out", []))

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from survey.common.display import Display
 from survey.common.limits import PLAN_BUDGET_MAX, WHY, Alpha, Flips, Seed, check_simulation_work
 from survey.data.plan_inputs import PARAMS, estimate_rows, pick_estimate, plan_table
 from survey.data.table import models_in, require_models
@@ -120,8 +121,8 @@ def load_params(from_estimate=None, from_table=None, model: str | None = None, m
     return {}, "given"
 
 
-@dataclass
-class PlanResult:
+@dataclass(repr=False)
+class PlanResult(Display):
     params: ModelParams | OrdinalParams  # OrdinalParams: a rating scale (survey.stats.ordinal)
     source: str  # where mu, kappa, sigma, rho came from
     alpha: float
@@ -136,6 +137,13 @@ class PlanResult:
     warnings: list[str] = field(default_factory=list)
     paraphrases: ParaphraseLimit | None = None  # the most paraphrases the sets hold, when known
     sequential: list[dict] | None = None  # per design: the sequential rule's power and expected queries
+
+    def display_parts(self):
+        rows = [{"strategy": r.design.strategy, "n,m,r": f"{r.design.n},{r.design.m},{r.design.r}",
+                 "queries": r.design.budget, **{t: float(v) for t, v in r.power.items()}} for r in self.results]
+        cheapest = (f"; cheapest reaching power {self.target_power}: n,m,r = {self.cheapest['n']},{self.cheapest['m']},"
+                    f"{self.cheapest['r']}" if self.cheapest else "")
+        return f"Power plan: {self.describe()}{cheapest}", rows, self.warnings
 
     def describe(self) -> str:
         p = self.params

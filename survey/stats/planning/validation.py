@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from survey.common.display import Display
 from survey.common.limits import Alpha, Flips, Seed
 from survey.data.completeness import Completeness, split_source
 from survey.data.scale_columns import table_scale
@@ -33,8 +34,8 @@ class ValidateOptions(BaseModel):
     confidence: float = Field(gt=0, lt=1)
 
 
-@dataclass
-class Validation:
+@dataclass(repr=False)
+class Validation(Display):
     condition: str  # "null" or "alternative"
     source: str | None  # the table's file, when known
     alpha: float
@@ -45,6 +46,13 @@ class Validation:
     completeness: Completeness | None = None  # what the table rests on (survey.data.completeness)
     alternative: str = "two-sided"
     scale: str = "binary"  # the table's response scale: the tests run on P(Yes) or mean scores per cell
+
+    def display_parts(self):
+        rows = [{"model": r.model, "n,m,r": ",".join(map(str, r.config)),
+                 **{t: float(x.rate) for t, x in r.rates.items()}} for res in self.by_model.values() for r in res]
+        what = "Type-I error (null split)" if self.condition == "null" else "power"
+        return (f"Validation on {self.scale}: {what} of every test at α = {self.alpha}, {self.draws} draws",
+                rows, ["sign and wilcoxon treat personas as independent; the sign-flip test is valid for any rho"])
 
     def to_dict(self) -> dict:
         return {"condition": self.condition, "table": self.source, "alpha": self.alpha, "draws": self.draws,
