@@ -133,7 +133,10 @@ class Study:
         were taken (nothing is changed). ``plan.to_dict()`` is `survey run --dry-run --json`.
         """
         self._check_batch()
-        with Store(self.store_path) as store:
+        # a dry run writes nothing: an existing store is read, a missing one is an empty one in memory
+        exists = self.store_path.exists()
+        read_only = exists and not (drop_changed or rename_stored)  # those are tried in a rolled-back transaction
+        with Store(self.store_path if exists else ":memory:", read_only=read_only) as store:
             return self._plan(store, models, drop_changed, rename_stored, apply=False)
 
     def run(self, *, yes: bool = False, models: list[str] | None = None, max_attempts: int = 8,
@@ -199,7 +202,7 @@ class Study:
         from survey.data.sources import in_design
         from survey.data.table import validate_table
 
-        with Store(self.store_path, create=False) as store:
+        with Store(self.store_path, read_only=True) as store:
             df = store.to_long_table(self.name, include_failed=include_failed)
             ctx = store.context(self.name)
         if ctx and len(df):

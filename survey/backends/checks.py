@@ -6,7 +6,8 @@ not know, or a per-message option naming a message the study does not have is an
 
 A backend class opts in by declaring (all optional; docs/providers.md):
   - ``options_model``: the pydantic model of its options (``extra="forbid"``: unknown keys are errors);
-    when the parsed options have ``check_messages(messages)``, it is called with the study's message ids;
+    when the parsed options have ``check_messages(messages)``, it is called with the study's message ids,
+    and ``check_question(response_type)`` with the study's question;
   - ``allowed_params``: the provider parameters it accepts in a model's ``params`` (a set, or a function
     returning one); absent or None: the parameters go to the provider unchecked.
 """
@@ -21,14 +22,17 @@ from survey.errors import SurveyError
 
 
 def check_backend_options(backend: str, options: dict, *, params: dict | None = None,
-                          messages: Iterable[str] | None = None) -> None:
-    """Raise SurveyError naming the first bad option or parameter of one model (see the module docstring)."""
+                          messages: Iterable[str] | None = None, response=None) -> None:
+    """Raise SurveyError naming the first bad option or parameter of one model (see the module docstring).
+    ``response``: the study's response type, for options that depend on the question (``check_question``)."""
     cls = backend_class(backend)
     model = getattr(cls, "options_model", None)
     if model is not None:
         parsed = parse_options(model, backend, options)
         if messages is not None and hasattr(parsed, "check_messages"):
             parsed.check_messages(list(messages))
+        if response is not None and hasattr(parsed, "check_question"):
+            parsed.check_question(response)
     allowed = getattr(cls, "allowed_params", None)
     if callable(allowed):
         allowed = allowed()

@@ -250,6 +250,13 @@ class OpenAIBackend(OpenAIBatchMixin, ClientPerLoop):
 
     def not_found_hint(self) -> str:
         if not self.base_url.rstrip("/").endswith("/v1"):
-            return f"base_url usually ends in /v1 (the SDK adds /chat/completions): {self.base_url}/v1?"
+            return f"base_url usually ends in /v1 (the client adds /chat/completions): {v1_root(self.base_url)}?"
         return f"check model_id '{self.model_id}' and base_url {self.base_url}"
 
+
+def v1_root(url: str) -> str:
+    """The API root a mistyped base_url most likely meant: ".../v1/chat" and ".../v1/chat/completions" ->
+    ".../v1" (not ".../v1/chat/v1"); a URL without /v1 gets it appended."""
+    url = url.rstrip("/")
+    head, sep, _ = url.partition("/v1/")
+    return head + "/v1" if sep else url + "/v1"

@@ -11,12 +11,13 @@ import asyncio
 import email.utils
 import math
 import os
+import re
 import time
 import urllib.parse
 from collections.abc import Iterable
 from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from survey.backends.base import BackendError
@@ -34,6 +35,16 @@ class ProviderOptions(BaseModel):
     api_key_env: str = Field(description="name of the environment variable holding the API key")
     timeout: float = Field(60.0, gt=0, description="seconds before one request is abandoned (then retried)")
     max_connections: int = Field(256, ge=1, description="HTTP connections kept open to the provider")
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _variable_name(cls, value):
+        # "" once fell back to another variable, and the error then named that one
+        if value is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
+            raise PydanticCustomError("env_name", "'{value}' is not an environment variable name: give the name of "
+                                      "the variable that holds the key, e.g. MY_API_KEY (or leave the option out)",
+                                      {"value": value})
+        return value
 
 
 def parse_options(cls: type[_Options], backend: str, options: dict) -> _Options:

@@ -58,6 +58,24 @@ class SimulatedOptions(BaseModel):
     invalid_rate: float = Field(0.0, ge=0, le=1)
     latency: float = Field(0.0, ge=0)
 
+    def check_question(self, rtype) -> None:
+        """Options that do not fit the study's question are refused before anything is sent: cuts of the wrong
+        number or order once failed every query (50 failed rows, exit 1), tau and cuts on a Yes/No study were
+        silently ignored."""
+        view = rtype.view
+        if view.ordered:
+            try:
+                make_ordinal_params(points=rtype.points, low=rtype.low, tau=1.0 if self.tau is None else self.tau,
+                                    sigma=self.sigma, rho=self.rho, cuts=None if self.cuts is None else tuple(self.cuts))
+            except SurveyError as exc:
+                raise SurveyError(f"simulated backend options on the {rtype.scale} scale: {exc}") from None
+            return
+        given = [k for k in ("tau", "cuts") if getattr(self, k) is not None and not (k == "tau" and not view.per_message)]
+        if given and view.points:
+            raise SurveyError(f"simulated backend options: {' and '.join(given)} apply to rating scales"
+                              f"{' (tau also to forced choice)' if 'tau' in given else ''}; this study asks "
+                              f"{rtype.scale}: remove them")
+
     def check_messages(self, messages: list[str]) -> None:
         """A delta for a message the study does not have (a typo) would be ignored: refuse it."""
         unknown = sorted(set(self.deltas) - set(messages))

@@ -169,7 +169,7 @@ def export_cmd(store, out, study, include_failed, as_json):
     from survey.data.store import Store
     from survey.data.table import invalid_answers, write_table
 
-    with Store(store, create=False) as st:
+    with Store(store, read_only=True) as st:
         df = st.to_long_table(study, include_failed=include_failed)
     if df.empty:
         raise SurveyError(f"{store}: no stored replies to export; run the study first")
@@ -191,7 +191,7 @@ def status_cmd(store, study, as_json):
     require_file(store, "store")
     from survey.data.store import Store
 
-    with Store(store, create=False) as st:
+    with Store(store, read_only=True) as st:
         summary = st.summary(study)
         jobs = st.batch_jobs(study)
         if study is not None and not summary and not jobs:

@@ -172,7 +172,7 @@ def check_models(design: QueryDesign) -> None:
     for spec in design.study.models:
         try:
             check_backend_options(spec.backend, backend_options(design.study, spec), params=spec.params,
-                                  messages=messages)
+                                  messages=messages, response=design.study.question.response)
         except SurveyError as exc:
             raise SurveyError(f"model '{spec.name}': {exc}") from exc
 

@@ -25,6 +25,7 @@ def record_path(store: Store, study: str, model: str, doc: dict) -> None:
 
 def read_paths(store: Store, study: str) -> dict[str, dict]:
     """model -> the stored sequential result of a study ({} when it was not collected in rounds)."""
-    store.db.execute(_SCHEMA)
+    if not store.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'sequential'").fetchone():
+        return {}  # a store collected without rounds (and a read-only store gets no new table)
     rows = store.db.execute("SELECT model, result FROM sequential WHERE study = ?", (study,)).fetchall()
     return {model: json.loads(doc) for model, doc in rows}

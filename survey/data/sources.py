@@ -82,7 +82,7 @@ def load_source(path: str | Path, study: str | None = None, min_perturbations: i
         return Source(df, str(path), "table", None, None, table_completeness(df, str(path)))
     from survey.data.store import Store
 
-    with Store(path, create=False) as st:
+    with Store(path, read_only=True) as st:
         df = st.to_long_table(study)  # refuses several studies without a choice, and unknown ones
         study = study or (str(df["study"].iloc[0]) if len(df) else (st.studies() or [None])[0])
         ctx = st.context(study) if study else None

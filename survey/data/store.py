@@ -92,10 +92,13 @@ def _dumps(obj) -> str | None:
 class Store:
     """One SQLite file; safe to reopen at any time. Use as a context manager or call close()."""
 
-    def __init__(self, path: str | Path, *, create: bool = True):
+    def __init__(self, path: str | Path, *, create: bool = True, read_only: bool = False):
         self.path = Path(path)
-        if not create and not self.path.exists():
+        if (read_only or not create) and not self.path.exists():
             raise SurveyError(f"{self.path}: no such store; `survey run STUDY.toml` creates it")
+        if read_only:  # reading commands never write: not a table added to an unrelated file, not a byte
+            self._open_read_only()
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:  # e.g. a file where the store's folder should be
@@ -108,6 +111,19 @@ class Store:
             self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
         except sqlite3.DatabaseError as exc:
             raise SurveyError(f"{self.path}: not a usable survey store ({exc})") from exc
+
+    def _open_read_only(self) -> None:
+        try:
+            self.db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None,
+                                      timeout=30)
+            tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        except sqlite3.DatabaseError as exc:
+            raise SurveyError(f"{self.path}: not a survey store ({exc})") from exc
+        if not {"meta", "responses"} <= tables:
+            self.db.close()
+            what = "an empty SQLite file" if not tables else f"an SQLite file with other tables ({', '.join(sorted(tables)[:3])})"
+            raise SurveyError(f"{self.path}: not a survey store ({what}); give a store written by `survey run`, "
+                              "or a .csv/.parquet table")
 
     def close(self) -> None:
         self.db.close()

@@ -43,7 +43,7 @@ def report(data, out: str | Path, *, study: str | None = None,
         from survey.data.sequential_paths import read_paths
         from survey.data.store import Store
 
-        with Store(src.path) as store:
+        with Store(src.path, read_only=True) as store:
             extras["sequential"] = read_paths(store, src.study) or None
     return Report(build_report(src, out, title=title, a=a, b=b, alpha=alpha, seed=seed, n_resamples=flips,
                                sizes=sizes, extras=extras), Path(out))

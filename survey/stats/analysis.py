@@ -198,7 +198,7 @@ def analyze(df, a: str | None = None, b: str | None = None, *, models: list[str]
         require_messages(df, [])
         pairs_of = kind.message_pairs
     else:
-        a, b = pick_messages(df, a, b)
+        a, b = _pick(df, a, b, completeness)
 
         def pairs_of(_df, _model):
             return [(a, b)]
@@ -219,6 +219,19 @@ def analyze(df, a: str | None = None, b: str | None = None, *, models: list[str]
     if not opts.probabilities:
         _decide_sequentially(results, completeness)
     return Analysis(results, left_out, completeness, opts.alpha, view)
+
+
+def _pick(df, a, b, completeness: Completeness | None) -> tuple[str, str]:
+    """The two messages; on an incomplete store, a missing message is the store's incompleteness, said so."""
+    try:
+        return pick_messages(df, a, b)
+    except SurveyError as exc:
+        if completeness is None or completeness.complete is not False:
+            raise
+        stored = sum(m.stored for m in completeness.models)
+        expected = sum(m.expected or 0 for m in completeness.models)
+        raise SurveyError(f"{exc}: the store is incomplete for study '{completeness.study}' ({stored} of {expected} "
+                          "expected queries stored); `survey run` on the study file resumes it") from None
 
 
 def _decide_sequentially(results: list, completeness: Completeness | None) -> None:

@@ -279,6 +279,18 @@ class StudySpec(_Strict):
         return _check_id(v, "study name")
 
     @model_validator(mode="after")
+    def _sequential_fits_the_question(self) -> StudySpec:
+        # refused here, so that a dry run refuses it too: a run once bought the first round, then stopped
+        view = self.question.response.view
+        if self.sequential is not None and not (view.points and view.per_message):
+            what = ("free-text replies have no score to test" if not view.points else
+                    "a forced-choice reply already compares both messages; `survey analyze` tests it")
+            raise ValueError(f"[sequential] buys paraphrase pairs of two separately asked messages in rounds; "
+                             f"question type '{self.question.type}' cannot be bought that way ({what}): remove "
+                             "[sequential]")
+        return self
+
+    @model_validator(mode="after")
     def _unique(self) -> StudySpec:
         for what, ids in (("messages", [m.id for m in self.messages if m.id]), ("models", [m.name for m in self.models])):
             dup = sorted({x for x in ids if ids.count(x) > 1})

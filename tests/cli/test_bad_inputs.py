@@ -81,6 +81,14 @@ def files(tmp_path_factory) -> dict[str, Path]:
         # checked before anything is built: a billion labels once took 60 s and 3.5 GB, then a MemoryError
         "rating_huge": sim.replace('type = "binary"', 'type = "rating"\nhigh = 1000000000'),
         "likert_points": sim.replace('type = "binary"', 'type = "likert5"\npoints = 7'),
+        # everything `run` would refuse, --dry-run refuses, before anything is bought
+        "seq_choice": sim.replace('type = "binary"', 'type = "choice"') + "\n[sequential]\nround_pairs = 2\n",
+        "seq_text": sim.replace('type = "binary"', 'type = "text"') + "\n[sequential]\nround_pairs = 2\n",
+        "bad_cuts": sim.replace('type = "binary"', 'type = "likert5"').replace("mu = 0.45", "cuts = [1.0, 0.0]")
+        .replace('store = "sim.sqlite"', 'store = "cuts.sqlite"'),
+        "tau_yes_no": sim.replace("mu = 0.45", "tau = 1.0"),
+        "empty_key_env": sim.split("[[models]]")[0] + '[[models]]\nname = "gpt"\nbackend = "openai"\n'
+                         'model_id = "gpt-4o-mini"\n[models.options]\napi_key_env = ""\n',
     }
     for name, text in studies.items():
         f[name] = d / f"{name}.toml"
@@ -198,6 +206,11 @@ CASES = [
     ("run", "{study}", "--model", "nope", "--dry-run"),
     ("run", "{table}"),
     ("run", "{rating_huge}", "--dry-run"),
+    ("run", "{seq_choice}", "--dry-run"),
+    ("run", "{seq_text}", "--dry-run"),
+    ("run", "{bad_cuts}", "--dry-run"),
+    ("run", "{tau_yes_no}", "--dry-run"),
+    ("run", "{empty_key_env}", "--dry-run"),
     ("run", "{likert_points}", "--dry-run"),
     ("batch", "export", "{study}", "--model", "nope", "--out", "{dir}/b.jsonl"),
     ("batch", "export", "{study}", "--model", "sim", "--out", "{dir}/b.jsonl"),
@@ -286,6 +299,11 @@ SAYS = {
     ("run", "{likert_points}", "--dry-run"): "already fixes its points",
     ("analyze", "{likert_answers}", "--scale", "rating0-10"): "no answer uses the upper half",
     ("simulate", "--out", "{dir}/s.csv", "--scale", "rating0-1000000000"): "has 1,000,000,001 points",
+    ("run", "{seq_choice}", "--dry-run"): "[sequential]",
+    ("run", "{seq_text}", "--dry-run"): "free-text replies",
+    ("run", "{bad_cuts}", "--dry-run"): "likert5 scale",
+    ("run", "{tau_yes_no}", "--dry-run"): "apply to rating scales",
+    ("run", "{empty_key_env}", "--dry-run"): "not an environment variable name",
 }
 
 
