@@ -69,8 +69,9 @@ def test_reading_a_store_leaves_it_byte_for_byte(tmp_path, capsys):
 
 def test_an_interrupted_store_says_it_is_incomplete_not_that_it_has_one_message(tmp_path):
     # interrupted after 4 of the 36 queries, persona-major: only message A was asked yet
-    import survey
     from partial_store import context, fill
+
+    import survey
     from survey.data.store import Store
     from survey.errors import SurveyError
 
