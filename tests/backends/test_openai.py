@@ -239,3 +239,12 @@ def test_batch_submit_poll_fetch(fake):
             assert isinstance(res, Reply) and res.text == answer_for(query_cell(q))[0]
             assert res.model_id == "gpt-4o-2025-08-07" and set(res.logprobs) >= {"Yes", "No"}
     assert sum(fake.served.values()) == 4  # 0, 1, 3 and the filtered 5
+
+
+def test_the_base_url_hint_suggests_the_v1_root():
+    # ".../v1/chat" once got the hint ".../v1/chat/v1"
+    from survey.backends.openai_compat import v1_root
+
+    assert v1_root("http://127.0.0.1:8000/v1/chat") == "http://127.0.0.1:8000/v1"
+    assert v1_root("http://127.0.0.1:8000/v1/chat/completions/") == "http://127.0.0.1:8000/v1"
+    assert v1_root("http://127.0.0.1:8000") == "http://127.0.0.1:8000/v1"
