@@ -90,8 +90,9 @@ CUTS_HELP = "rating scales: K-1 increasing cut points on the latent logit scale,
 @click.option("--alternative", type=ALT, default="two-sided", show_default=True)
 @click.option("--target-power", type=float, default=None, help="also find the cheapest n,m,r reaching this power")
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="also write the JSON result here")
-@click.option("--plot", type=click.Path(dir_okay=False), default=None, help="plot file [default: next to --out, else reports/plan.png]")
-@click.option("--no-plot", is_flag=True, help="do not draw the plot")
+@click.option("--plot", type=click.Path(dir_okay=False), default=None,
+              help="also save the power curves here (none unless given, or next to --out)")
+@click.option("--no-plot", is_flag=True, help="draw no plot, even next to --out")
 @sequential_options("also simulate a sequential rule whose maximum is each design's m")
 @json_option
 def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, from_estimate, from_table, model, message, study, method, budgets, strategies,
@@ -109,10 +110,10 @@ def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, from_estimate, from
                sets=_set_sizes(sets), progress=_progress(not as_json),
                sequential=design_options(seq) if seq["seq_method"] else None)
     doc = res.to_dict()
-    if not no_plot:
+    if (plot or out) and not no_plot:  # a file only where one was asked for: --plot, or beside --out
         from survey.plots.power import power_curves
 
-        plot_file = Path(plot) if plot else (Path(out).with_suffix(".png") if out else Path("reports/plan.png"))
+        plot_file = Path(plot) if plot else Path(out).with_suffix(".png")
         plot_file.parent.mkdir(parents=True, exist_ok=True)
         power_curves(res.results, res.alpha, res.target_power, res.params.rho,
                      title=res.describe()).savefig(plot_file, dpi=120)
@@ -167,8 +168,9 @@ def _print_plan(res: PlanResult, plot: str | None) -> None:
 @flips_option(1000, FLIPS_HELP_SIMULATED)
 @seed_option()
 @click.option("--alternative", type=ALT, default="two-sided", show_default=True)
-@click.option("--plot", type=click.Path(dir_okay=False), default=None, help="ECDF plot [default: reports/validate.png; one file per model]")
-@click.option("--no-plot", is_flag=True)
+@click.option("--plot", type=click.Path(dir_okay=False), default=None,
+              help="also save the p-value ECDFs here (one file per model; none unless given)")
+@click.option("--no-plot", is_flag=True, help="draw no plot (the default; kept for scripts)")
 @scale_option
 @study_option
 @json_option
@@ -183,10 +185,10 @@ def validate_cmd(table, message, a, b, model, configs, draws, alpha, confidence,
                    draws=draws, alpha=alpha, confidence=confidence, flips=flips, seed=seed, alternative=alternative,
                    source=str(table), progress=_progress(not as_json))
     doc = res.to_dict()
-    if not no_plot:
+    if plot and not no_plot:  # a reading command writes only when asked
         from survey.plots.validity import pvalue_ecdfs
 
-        base = Path(plot or "reports/validate.png")
+        base = Path(plot)
         for mdl, results in res.by_model.items():
             path = base if len(res.by_model) == 1 else base.with_name(f"{base.stem}-{_safe(mdl)}{base.suffix}")
             path.parent.mkdir(parents=True, exist_ok=True)
