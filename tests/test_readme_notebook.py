@@ -23,6 +23,9 @@ def test_the_readme_in_a_kernel_shows_short_outputs(tmp_path):
     shutil.copytree(ROOT / "studies", tmp_path / "studies", ignore=shutil.ignore_patterns("*.sqlite*"))
     cells = [nbformat.v4.new_code_cell(code) for code in readme_python_blocks()]
     cells += [nbformat.v4.new_code_cell(name) for name in SHOWN]
+    cells.append(nbformat.v4.new_code_cell(  # a progress bar in a kernel: text, no widget, no warning
+        "from survey.common.progress import progress_bar\nwith progress_bar('counting', 3, True) as bar:\n"
+        "    bar(); bar(); bar()"))
     nb = nbformat.v4.new_notebook(cells=cells)
     nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
                             resources={"metadata": {"path": str(tmp_path)}}).execute()
@@ -33,7 +36,7 @@ def test_the_readme_in_a_kernel_shows_short_outputs(tmp_path):
             sizes[cell.source[:40]] = sizes.get(cell.source[:40], 0) + len(text)
             assert out.get("output_type") != "error", out
             assert "IProgress" not in text and "ipywidgets" not in text, text[:300]
-    shown = {c.source: c for c in nb.cells[-len(SHOWN):]}
+    shown = {c.source: c for c in nb.cells[-len(SHOWN) - 1:-1]}
     for name, cell in shown.items():
         data = next((o["data"] for o in cell.outputs if o.get("output_type") == "execute_result"), None)
         assert data is not None, f"{name} shows nothing"

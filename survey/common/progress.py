@@ -1,6 +1,7 @@
 """The project's progress bars, all on stderr through rich: ``progress_bar`` (one count, for plan, validate,
 compare, embedding and registry generation) and ``RunProgress`` (one bar per model with failures and rate,
-for the collection engine). Both are no-ops when disabled (``--json``)."""
+for the collection engine). Both are no-ops when disabled (``--json``). In Jupyter they are plain text on
+stderr (``force_jupyter=False``): rich's notebook widgets need ipywidgets, and without it rich warns."""
 
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ def progress_bar(label: str, total: int | None = None, enabled: bool = True, *, 
     extra = [TextColumn(f"{name}: {{task.fields[{name}]}}") for name in fields or {}]
     with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), *extra,
                   TimeElapsedColumn() if keep else TimeRemainingColumn(),
-                  console=Console(stderr=True), transient=not keep) as progress:
+                  console=Console(stderr=True, force_jupyter=False), transient=not keep) as progress:
         yield Bar(progress, progress.add_task(label, total=total, **(fields or {})))
 
 
@@ -83,7 +84,7 @@ class RunProgress:
                 TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                 TextColumn("[red]{task.fields[failed]} failed"), _Rate(), TimeElapsedColumn(),
                 TimeRemainingColumn(), TextColumn("{task.fields[status]}"),
-                console=console or Console(stderr=True), transient=False)
+                console=console or Console(stderr=True, force_jupyter=False), transient=False)
 
     def add(self, name: str, total: int) -> TaskHandle:
         if self.progress is None:
