@@ -65,9 +65,13 @@ class StudyRun(Display):
                 for name, m in (self.report.models.items() if self.report else [])]
         return title, rows, self.plan.warnings
 
+    sequential: dict | None = None  # a study bought in rounds: model -> its sequential decision and path
+
     def to_dict(self) -> dict:
-        """``{"plan": ..., "run": ... or None}``, the shape of `survey run --json`."""
-        return {"plan": self.plan.to_dict(), "run": self.report.to_dict() if self.report else None}
+        """``{"plan": ..., "run": ... or None}`` (and ``"sequential"`` for a study bought in rounds), the shape
+        of `survey run --json`."""
+        return {"plan": self.plan.to_dict(), "run": self.report.to_dict() if self.report else None,
+                **({"sequential": self.sequential} if self.sequential is not None else {})}
 
 
 @dataclass
@@ -173,7 +177,13 @@ class Study:
                 raise
             state.engine.report.interrupted = True
             state.engine.report.signal = "SIGTERM" if isinstance(exc, Terminated) else "SIGINT"
-        return state.result()
+        return self._with_decisions(state.result())
+
+    def _with_decisions(self, result: StudyRun) -> StudyRun:
+        """A study bought in rounds: the run carries each model's sequential decision (`survey run --json`)."""
+        if self.spec.sequential is not None:
+            result.sequential = self.sequential_results()
+        return result
 
     async def arun(self, *, yes: bool = False, models: list[str] | None = None, max_attempts: int = 8,
                    poll_interval: float = 10.0, progress: bool | None = None, drop_changed: bool = False,
@@ -183,7 +193,7 @@ class Study:
         state = _Progress()
         await self._collect(state, yes, models, max_attempts, poll_interval, progress, drop_changed,
                             rename_stored)
-        return state.result()
+        return self._with_decisions(state.result())
 
     def sequential_results(self) -> dict[str, dict]:
         """model -> decision and path of a study bought in rounds (its ``[sequential]`` table); {} otherwise."""

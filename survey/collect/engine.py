@@ -94,6 +94,24 @@ class RunReport:
         """Something is still owed: interrupted, failed rows, unanswered batch queries or a stopped model."""
         return self.interrupted or bool(self.failed) or any(m.unanswered or m.stopped for m in self.models.values())
 
+    def add(self, later: RunReport) -> RunReport:
+        """This report followed by ``later`` (a study bought in rounds runs the engine once per round): counts
+        and seconds add up, a model's last stop, errors and batch jobs are kept."""
+        out = RunReport(dict(self.models), self.interrupted or later.interrupted, later.signal or self.signal,
+                        self.seconds + later.seconds)
+        for name, m in later.models.items():
+            prev = out.models.get(name)
+            if prev is None:
+                out.models[name] = m
+                continue
+            merged = ModelReport(name, scale=m.scale, stopped=m.stopped or prev.stopped, unanswered=m.unanswered,
+                                 batch_jobs=prev.batch_jobs + [j for j in m.batch_jobs if j not in prev.batch_jobs],
+                                 errors=prev.errors + m.errors, skipped=prev.skipped)
+            for k in ("planned", "calls", "stored", "valid", "invalid", "text", "failed", "retries"):
+                setattr(merged, k, getattr(prev, k) + getattr(m, k))
+            out.models[name] = merged
+        return out
+
     def to_dict(self) -> dict:
         return {"interrupted": self.interrupted, "signal": self.signal, "seconds": round(self.seconds, 3),
                 "stored": self.stored,

@@ -58,6 +58,7 @@ async def collect_in_rounds(engine, plan: Plan, collect) -> dict[str, dict]:
     active = {m.spec.name for m in plan.models} - set(results)
     # A resumed run starts again at round 1: stored rounds send nothing, and the engine finishes any open
     # batch job first whatever round it holds (its replies land by their custom ids), never resubmitting it.
+    total = None  # the rounds' reports added up: the engine's own report covers its last round only
     for upto in design.looks():
         if not active:
             break
@@ -66,7 +67,11 @@ async def collect_in_rounds(engine, plan: Plan, collect) -> dict[str, dict]:
             j = rank.get((q.message, q.perturbation))
             return j < upto if j is not None else q.message not in (a, b)
         await collect(engine, _round_plan(plan, active, keep))  # rows keep their place in the whole design (ModelPlan.seq)
-        if getattr(engine, "report", None) is not None and engine.report.incomplete:
+        report = getattr(engine, "report", None)
+        if report is not None:
+            total = report if total is None else total.add(report)
+            engine.report = total
+        if report is not None and report.incomplete:
             break  # interrupted or failed: a rerun resumes from the stored rows
         table = store.to_long_table(study)
         res = replay(table, a, b, design, models=sorted(active))

@@ -223,3 +223,20 @@ def test_analysis_of_a_sequential_store_is_decided_by_the_sequential_test(tmp_pa
     # B vs A reads the same test with the statistic's sign turned
     flipped = survey.analyze(study.load(), a="boots", b="sneakers")["sim"]
     assert flipped.decision.statistic == -r.decision.statistic and flipped.decision.pvalue == r.decision.pvalue
+
+
+def test_a_sequential_run_reports_every_round_and_its_decision(tmp_path, capsys):
+    # it once printed "1920 replies stored in 2.5 s" (the last round) for 9 600 stored, and --json had no decision
+    import json
+
+    from survey.cli import main
+
+    study = _study(tmp_path, 0.0, "max_pairs = 8")
+    try:
+        main(["run", str(tmp_path / "seq.toml"), "--json"])
+    except SystemExit as exc:
+        assert exc.code in (0, None)
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["run"]["stored"] == len(study.table())  # every round, not the last
+    assert doc["sequential"]["sim"]["decision"] in ("reject", "max-reached", "futility")
+    assert doc["sequential"]["sim"]["pairs"] == study.sequential_results()["sim"]["pairs"]
