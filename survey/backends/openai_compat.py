@@ -86,6 +86,8 @@ class OpenAIOptions(ProviderOptions):
     preset: Preset = Field("openai", description="kind of server: default base_url, key and price")
     base_url: str | None = Field(None, description="API root including /v1, e.g. http://127.0.0.1:8000/v1")
     reuse_jobs: bool = Field(True, description="resubmitting identical batch content reuses the existing job")
+    any_model_name: bool = Field(False, description="the server answers any model name with the one model it "
+                                 "serves (llama.cpp without --model_alias): skip the check that model_id is listed")
 
     @field_validator("base_url")
     @classmethod
@@ -201,11 +203,13 @@ class OpenAIBackend(OpenAIBatchMixin, ClientPerLoop):
         except Exception as exc:
             raise self.map_error(exc) from None
         served = sorted({m.id for m in getattr(page, "data", None) or []})
-        strict = self.options.preset == "vllm" or (self.options.preset == "openai" and not is_loopback(self.base_url))
-        if strict and served and self.model_id not in served:
+        # A server that echoes the request's name (llama.cpp) would have a wrong name stored as the
+        # provider-confirmed model_id: a name the list lacks is refused unless the user says names are ignored.
+        if served and self.model_id not in served and not self.options.any_model_name:
             shown = ", ".join(served[:8]) + (" ..." if len(served) > 8 else "")
-            raise BackendError(f"model_id '{self.model_id}' is not served by {self.base_url} (it serves {shown})",
-                               retryable=False, status=404, code="model_not_found")
+            raise BackendError(f"model_id '{self.model_id}' is not served by {self.base_url} (it serves {shown}); "
+                               "use one of those, or set options.any_model_name = true if this server answers any "
+                               "name with its one model", retryable=False, status=404, code="model_not_found")
 
     def map_error(self, exc: BaseException) -> BackendError:
         """SDK exceptions -> BackendError. Retryable: 408/409/429, 5xx, timeouts, dropped connections,

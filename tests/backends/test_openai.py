@@ -196,7 +196,11 @@ def test_dashscope_compatible_turns_qwen3_thinking_off_and_params_win(monkeypatc
 def test_preflight_lists_models(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     with OpenAIFake(api_key=KEY, served_models=["Qwen/Qwen3-8B"]) as fake:
-        asyncio.run(create_backend("openai", "anything", base_url=fake.base_url).preflight())  # not strict
+        # a name the server does not list is refused (llama.cpp echoes any name, which would then be stored as
+        # the provider-confirmed model_id) unless the user says the server ignores names
+        with pytest.raises(BackendError, match="any_model_name"):
+            asyncio.run(create_backend("openai", "anything", base_url=fake.base_url).preflight())
+        asyncio.run(create_backend("openai", "anything", base_url=fake.base_url, any_model_name=True).preflight())
         asyncio.run(create_backend("openai", "Qwen/Qwen3-8B", preset="vllm", base_url=fake.base_url).preflight())
         with pytest.raises(BackendError) as info:
             asyncio.run(create_backend("openai", "Qwen3-8B", preset="vllm", base_url=fake.base_url).preflight())

@@ -50,7 +50,7 @@ _ERRORS = {  # kind -> (status, body), in OpenAI's error shape
 
 class OpenAIFake(BatchFake):
     """``reported`` maps requested model ids to the id the fake reports (default: "-latest" -> "-2025-08-07").
-    ``served_models``: the ids GET /v1/models lists (default: ["fake-model"])."""
+    ``served_models``: the ids GET /v1/models lists (default: none, so that no model name is checked)."""
 
     name = "openai"
     errors = _ERRORS
@@ -64,7 +64,7 @@ class OpenAIFake(BatchFake):
             raise ValueError(f"logprobs_style {logprobs_style!r}")
         self.logprobs_style = logprobs_style
         self.reported = reported or {}
-        self.served_models = served_models or ["fake-model"]
+        self.served_models = served_models or []  # none listed: the preflight checks no name
         self.bodies: list[dict] = []  # chat request bodies, in arrival order (tests read the wire)
 
     @property
