@@ -113,7 +113,8 @@ def paraphrase_scores(model: str, means: dict[str, tuple[list[str], np.ndarray]]
     ax.grid(axis="x", alpha=0.3)
     ax.set_xlabel(f"mean score over personas (scale {low:g} to {high:g})")
     ax.set_ylabel("paraphrase (highest first within each message)")
-    ax.set_title(f"{model}: every paraphrase of each message (bar = message mean, band = its interval)", fontsize=10)
+    # two short lines: one long line was cut off at the figure's edge next to the long paraphrase labels
+    ax.set_title(f"{model}: every paraphrase of each message\n(bar = message mean, band = its interval)", fontsize=10)
     ax.legend(loc="best", fontsize=8)
     fig.tight_layout()
     return fig

@@ -28,8 +28,17 @@ def paraphrase_texts(context: dict | None) -> dict[tuple[str, str], str]:
 
 
 def _file(src: dict) -> str:
-    """'PATH, sha256 1a2b3c4d5e6f…' of a recorded set, or '' (a set built in code, or no record)."""
-    return ", ".join(x for x in (src.get("path"), src.get("sha256") and f"sha256 {str(src['sha256'])[:12]}…") if x)
+    """'shipped, sha256 1a2b3c4d5e6f…' of a recorded set (where it came from and its hash; a page shows no
+    absolute path of the machine that ran the study), or '' (a set built in code, or no record)."""
+    path = str(src.get("path") or "")
+    origin = "shipped with survey" if path and _shipped(path) else ("local file" if path else "")
+    return ", ".join(x for x in (origin, src.get("sha256") and f"sha256 {str(src['sha256'])[:12]}…") if x)
+
+
+def _shipped(path: str) -> bool:
+    from survey.registry.files import SHIPPED_ROOT
+
+    return str(SHIPPED_ROOT) in path
 
 
 def study_view(df: pd.DataFrame, context: dict | None, completeness: Completeness) -> dict:

@@ -257,7 +257,7 @@ def estimate_ordinal(counts, n_boot: int = 200, seed=0) -> OrdinalEstimate:
     notes = ["moments unbiased for replicate noise (mean scores; two distinct replicates per cell for the "
              "within-cell moment); bootstrap over personas and paraphrases together",
              "sigma, rho, tau and the cuts are on the latent logit scale"]
-    notes += [f"clamped: {_CLAMP_WORDS[name]}" for name in clamped]
+    notes += [f"held at the edge of its range: {_CLAMP_WORDS[name]}" for name in clamped]
     if (valid < 2).any():
         notes.append(f"{int((valid < 2).sum())} cells with fewer than 2 valid answers add nothing to the within-cell moment")
     return OrdinalEstimate(k, n, m, est["tau"], est["sigma"], est["rho"], [float(x) for x in point["cuts"][0]],

@@ -124,7 +124,7 @@ def test_one_message_with_bootstrap_and_clamping_notes():
     counts, _ = simulate_category_counts(flat, 40, 12, 2, 4, np.random.default_rng(4))
     est = estimate_ordinal(counts, n_boot=0)
     if est.clamped:
-        assert any(note.startswith("clamped:") for note in est.notes)
+        assert any(note.startswith("held at the edge of its range:") for note in est.notes)
     assert est.sigma < 0.35
 
 

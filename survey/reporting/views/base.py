@@ -50,6 +50,13 @@ def decision_words(r) -> str:
     return f"sign-flip permutation test, p = {d.pvalue:.3g}"
 
 
+def interval_words(effect) -> str:
+    """How the effect's interval was found, for people: "(sign-flip inversion (exact))" read as jargon."""
+    if effect.exact:
+        return "the interval inverts the sign-flip test exactly"
+    return "the interval inverts the sign-flip test over random sign flips (its ends are approximate)"
+
+
 def not_at(r, alpha: float) -> str:
     """How a headline says the deciding test did not reject: above alpha, or the sequential test's decision."""
     return f"; no rejection at α = {alpha}" if getattr(r, "sequential", None) is not None else f", above α = {alpha}"

@@ -17,7 +17,14 @@ from survey.common.formatting import fmt
 from survey.data.completeness import Completeness
 from survey.reporting.context import incomplete_note
 from survey.reporting.views import register
-from survey.reporting.views.base import ReportView, decision_words, not_at, persona_test_warnings, test_rows
+from survey.reporting.views.base import (
+    ReportView,
+    decision_words,
+    interval_words,
+    not_at,
+    persona_test_warnings,
+    test_rows,
+)
 from survey.responses.view import AnalysisView
 from survey.stats.ab_tests import DECISION_TEST
 from survey.stats.comparison import Comparison
@@ -132,7 +139,7 @@ def ordinal_view(c: Comparison, tb, df: pd.DataFrame, info: AnalysisView, texts:
         "template": "views/ordinal.html.j2", "model": c.model, "a": c.a, "b": c.b, "scale": info.scale,
         "tests": test_rows(c), "quantity": info.quantity,
         "effect": _points(c.effect.estimate), "confidence": conf, "ci": f"[{_points(lo)}, {_points(hi)}]",
-        "ci_method": c.effect.method,
+        "ci_method": interval_words(c.effect),
         "means": {"columns": ["message", info.quantity, f"{conf} CI",
                               *([f"top-2-box ({info.top_box_words()})"] if box else []),
                               "paraphrases", "invalid replies"], "rows": rows},
