@@ -145,7 +145,15 @@ def models_section(table) -> tuple[Section, dict]:
         sec.paragraphs.append(f"{', '.join(res.fit_params)} in the table: the {fitted.model_name} fit of each "
                               f"model on {a} ({fitted.estimator} estimator). " + " ".join(fitted.notes))
     frame = res.table()
-    sec.tables.append(records_table(frame.rename(columns=COLUMN_WORDS).to_dict("records")))
+    frame["CI"] = [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(frame["ci_low"], frame["ci_high"], strict=True)]
+    # three narrow tables rather than one that overflows the page: effects, the other tests, the fits
+    main = ["model", "size", "n", "m", "r", "invalid_rate", "effect", "CI", "p_sign_flip", "p_adjusted",
+            *[c for c in ("share_a", "share_a_low", "share_a_high") if c in frame]]
+    others = ["model", *[c for c in ("p_unpaired", "p_sign", "p_wilcoxon") if c in frame]]
+    fits = ["model", *[c for c in res.fit_params if c in frame]]
+    for cols in (main, others, fits if len(fits) > 1 else []):
+        if cols:
+            sec.tables.append(records_table(frame[cols].rename(columns=COLUMN_WORDS).to_dict("records")))
     sec.paragraphs.append("* treats personas as independent: not valid when a paraphrase shifts every persona; "
                           "the sign-flip test decides.")
     sec.figures.append(fig_png(model_effects(res), f"Effect of {a} over {b} (difference in {res.unit}) with its "
@@ -159,7 +167,9 @@ def models_section(table) -> tuple[Section, dict]:
             "is the usual bar for strong agreement; LLM judges averaged 0.118 in Liu et al. (2025), “Statistically "
             "Significant Results On Biases and Errors of LLMs Do Not Guarantee Generalizable Results”.")
         sec.paragraphs.extend(f"Note: {n}." for n in agree.notes)
-        sec.tables.append(records_table([p.to_dict() for p in agree.pairs]))
+        words = {"model_a": "model", "model_b": "model ", "n_cells": "cells", "kappa": "κ", "interpretation": "reading",
+                 "strong": "strong (κ ≥ 0.6)"}
+        sec.tables.append(records_table([{words.get(k, k): v for k, v in p.to_dict().items()} for p in agree.pairs]))
         out["agreement"] = agree.to_dict()
     return sec, out
 

@@ -256,3 +256,15 @@ def test_results_json_equals_analyze_json_and_carries_every_number(tmp_path, cap
         assert doc["results"][0]["mean_scores"]["A"]["ci"][0] <= doc["results"][0]["mean_scores"]["A"]["mean"]
         assert "these personas" in doc["results"][0]["mean_scores"]["A"]["covers"]
         assert set(doc["fits"]["simulated"]["A"]) >= {"tau", "sigma", "rho", "cuts"}
+
+
+def test_the_across_models_tables_speak_words_not_keys(tmp_path):
+    # raw keys (invalid_rate, p_sign_flip, p_adjusted) once stood in one table that overflowed the page
+    df = pd.concat([survey.simulate(n=12, m=6, r=2, scale="likert5", seed=1),
+                    survey.simulate(n=12, m=6, r=2, scale="likert5", seed=2).assign(model="other")])
+    build_report(df, tmp_path, n_resamples=FLIPS)
+    page = (tmp_path / "index.html").read_text()
+    across = page[page.index("Across models"):]
+    assert "sign-flip p" in across and "adjusted p" in across
+    assert not any(key in across for key in ("p_sign_flip", "invalid_rate", "p_adjusted", "model_a", "n_cells"))
+    assert "sign-flip inversion (exact)" not in page and "clamped:" not in page

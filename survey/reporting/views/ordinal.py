@@ -90,7 +90,7 @@ def fit_table(fits: dict) -> tuple[dict | None, list[str]]:
     rows = [[m, *(fmt(f.params.get(k), 3) for k in names), *([", ".join(fmt(x, 2) for x in f.cuts)] if cuts else [])]
             for m, f in fits.items()]
     return {"columns": ["message", *names, *(["cut points"] if cuts else [])], "rows": rows,
-            "model": f"{first.model_name} ({first.estimator})"}, list(first.notes)
+            "model": f"{first.estimator} estimator"}, list(first.notes)
 
 
 def ordinal_view(c: Comparison, tb, df: pd.DataFrame, info: AnalysisView, texts: dict | None, fits: dict) -> dict:
@@ -134,7 +134,7 @@ def ordinal_view(c: Comparison, tb, df: pd.DataFrame, info: AnalysisView, texts:
         (tlo, thi), top = tb.effect.ci, tb.tests[DECISION_TEST]
         top_box = {"scores": info.top_box_words(), "effect": f"{tb.effect.estimate * 100:+.1f}",
                    "ci": f"[{tlo * 100:+.1f}, {thi * 100:+.1f}]", "pvalue": fmt(top.pvalue),
-                   "statistic": fmt(top.statistic), "method": tb.effect.method}
+                   "statistic": fmt(top.statistic), "method": interval_words(tb.effect)}
     return {
         "template": "views/ordinal.html.j2", "model": c.model, "a": c.a, "b": c.b, "scale": info.scale,
         "tests": test_rows(c), "quantity": info.quantity,
