@@ -100,13 +100,21 @@ def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, from_estimate, from
              no_plot, as_json, **seq):
     """Simulate the power of each test for allocation strategies and budgets; find the cheapest design."""
     from survey.stats.ordinal_table import parse_cuts, simulation_view
-    from survey.stats.planning import plan
+    from survey.stats.planning import BinaryPlan, PlanSource, RatingPlan, plan
 
-    simulation_view(scale)  # a bad --scale stops here, before any file is read
-    res = plan(delta, scale=scale, tau=tau, cuts=parse_cuts(cuts), mu=mu, kappa=kappa, sigma=sigma, rho=rho, from_estimate=from_estimate, from_table=from_table,
-               model=model, message=message, study=study, budgets=_ints(budgets, "--budget") if budgets else None,
+    view = simulation_view(scale)  # a bad --scale stops here, before any file is read
+    if not view.ordered and (tau is not None or cuts is not None):
+        raise SurveyError("--tau and --cuts belong to rating scales (e.g. --scale likert5); "
+                          "a binary survey takes --mu and --kappa")
+    if view.ordered and (mu is not None or kappa is not None):
+        raise SurveyError(f"--mu and --kappa belong to the binary model; scale '{scale}' takes --tau (persona "
+                          "s.d.) and --cuts (cut points) on the latent logit scale")
+    params = (RatingPlan(delta, scale, tau, sigma, rho, parse_cuts(cuts)) if view.ordered else
+              BinaryPlan(delta, mu, kappa, sigma, rho))
+    source = PlanSource(from_estimate, from_table, model, message, study, method)
+    res = plan(params, source=source, budgets=_ints(budgets, "--budget") if budgets else None,
                strategies=strategies, designs=designs, alpha=alpha, simulations=simulations, flips=flips, seed=seed,
-               alternative=alternative, target_power=target_power, method=method, max_paraphrases=max_paraphrases,
+               alternative=alternative, target_power=target_power, max_paraphrases=max_paraphrases,
                sets=_set_sizes(sets), progress=_progress(not as_json),
                sequential=design_options(seq) if seq["seq_method"] else None)
     doc = res.to_dict()

@@ -56,6 +56,7 @@ _LAZY = {
     "estimate_ordinal": "survey.stats.ordinal_estimate", "OrdinalEstimate": "survey.stats.ordinal_estimate",
     "simulate_table": "survey.stats.ordinal_table",
     "plan": "survey.stats.planning", "validate": "survey.stats.planning",
+    "BinaryPlan": "survey.stats.planning", "RatingPlan": "survey.stats.planning", "PlanSource": "survey.stats.planning",
     "PlanResult": "survey.stats.planning", "Validation": "survey.stats.planning",
     "sequential_test": "survey.stats.sequential", "replay": "survey.stats.sequential",
     "confidence_sequence": "survey.stats.sequential", "SequentialDesign": "survey.stats.sequential",

@@ -70,15 +70,15 @@ def test_plan_bad_rating_inputs_exit_2(capsys, args, words):
 def test_binary_plan_is_unchanged_by_the_scale_option():
     """The default scale plans with the Beta-logit model exactly as before: same params keys and the
     same power as estimate_power called with the binary parameters directly."""
-    res = survey.plan(0.4, designs=["20,10,3"], simulations=200)
+    res = survey.plan(survey.BinaryPlan(0.4), designs=["20,10,3"], simulations=200)
     doc = res.to_dict()
     assert set(doc["params"]) == {"mu", "kappa", "sigma", "rho", "delta", "source"}
     direct = estimate_power(make_params(delta=0.4), [SurveySize("20,10,3", 1200, 20, 10, 3)], 200)
     assert dict(res.results[0].power) == dict(direct[0].power)
-    rating = survey.plan(0.4, designs=["20,10,3"], simulations=200, scale="likert5", tau=0.8)
+    rating = survey.plan(survey.RatingPlan(0.4, scale="likert5", tau=0.8), designs=["20,10,3"], simulations=200)
     assert rating.params == make_ordinal_params(points=5, tau=0.8, delta=0.4, name="likert5")
     with pytest.raises(SurveyError, match="sequential"):
-        survey.plan(0.4, designs=["20,10,3"], simulations=200, scale="likert5",
+        survey.plan(survey.RatingPlan(0.4, scale="likert5"), designs=["20,10,3"], simulations=200,
                     sequential={"method": "group", "looks": 2})
 
 

@@ -19,7 +19,7 @@ from survey.common.limits import (
 from survey.errors import SurveyError
 from survey.stats.analysis import analyze, estimate
 from survey.stats.beta_logit import simulate
-from survey.stats.planning import plan, validate
+from survey.stats.planning import BinaryPlan, plan, validate
 from survey.stats.table_comparison import compare_table
 
 
@@ -54,7 +54,7 @@ def test_counts_state_their_bound_and_why():
 @pytest.mark.parametrize("call", [
     lambda t: analyze(t, "A", "B", seed=-1),
     lambda t: estimate(t, "A", bootstrap=2, seed=-1),
-    lambda t: plan(0.3, seed=-1, budgets=[200], strategies=["1:1:1"]),
+    lambda t: plan(BinaryPlan(0.3), seed=-1, budgets=[200], strategies=["1:1:1"]),
     lambda t: validate(t, "A", seed=-1),
     lambda t: simulate(4, 4, 1, seed=-1),
     lambda t: compare_table(t, seed=-1),
@@ -68,7 +68,7 @@ def test_a_negative_seed_is_refused_by_every_call(table, call):
 @pytest.mark.parametrize("call", [
     lambda t: analyze(t, "A", "B", flips=10**11),
     lambda t: validate(t, "A", flips=10**11),
-    lambda t: plan(0.3, flips=10**11, budgets=[200], strategies=["1:1:1"]),
+    lambda t: plan(BinaryPlan(0.3), flips=10**11, budgets=[200], strategies=["1:1:1"]),
     lambda t: compare_table(t, n_resamples=10**11),
 ], ids=["analyze", "validate", "plan", "compare"])
 def test_flips_past_the_bound_are_refused(table, call):
@@ -85,11 +85,11 @@ def test_a_huge_simulation_is_refused_before_allocating():
 def test_a_huge_plan_is_refused_at_once():
     # --budget 1e13 used to simulate for minutes
     with pytest.raises(SurveyError, match=f"above {PLAN_BUDGET_MAX:,} queries"):
-        plan(0.3, budgets=[10**13], strategies=["1:1:1"])
+        plan(BinaryPlan(0.3), budgets=[10**13], strategies=["1:1:1"])
     with pytest.raises(SurveyError, match="costs 20,000,000,000,000 queries"):
-        plan(0.3, designs=["100000,100000,1000"])
+        plan(BinaryPlan(0.3), designs=["100000,100000,1000"])
     with pytest.raises(SurveyError, match="simulated answers and sign flips.*lower --simulations"):
-        plan(0.3, simulations=1_000_000)
+        plan(BinaryPlan(0.3), simulations=1_000_000)
 
 
 def test_validate_bounds_its_work(table):

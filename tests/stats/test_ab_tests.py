@@ -16,7 +16,7 @@ from survey.stats.ab_tests import ABTest, ByTest, canonical_keys, with_aliases
 from survey.stats.analysis import analyze
 from survey.stats.beta_logit import simulate
 from survey.stats.comparison import compare_messages
-from survey.stats.planning import plan, validate
+from survey.stats.planning import BinaryPlan, plan, validate
 
 
 @pytest.fixture(scope="module")
@@ -110,7 +110,7 @@ def test_a_registered_test_reaches_the_cli_analyze_output(tmp_path, table, dummy
 
 
 def test_a_registered_test_reaches_the_power_planner(dummy):
-    res = plan(2.0, rho=0.3, designs=["6,8,2"], simulations=40)
+    res = plan(BinaryPlan(2.0, rho=0.3), designs=["6,8,2"], simulations=40)
     (row,) = res.to_dict()["results"]
     assert set(row["power"]) == {"sign_flip", "permutation", "sign", "wilcoxon", "dummy"}
     assert row["power"]["dummy"] > 0.9  # delta = 2 on B: the mean difference A - B is almost always < 0

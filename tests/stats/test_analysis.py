@@ -12,7 +12,7 @@ from survey.stats.analysis import analyze, estimate
 from survey.stats.beta_logit import simulate
 from survey.stats.beta_logit_estimate import fit_beta_logit as estimate_one
 from survey.stats.comparison import compare_messages
-from survey.stats.planning import load_params, plan, validate
+from survey.stats.planning import BinaryPlan, PlanSource, load_params, plan, validate
 
 
 @pytest.fixture(scope="module")
@@ -76,18 +76,18 @@ def test_plan_parameters_from_an_estimate_in_memory_or_on_disk(tmp_path, two_mod
         load_params(from_table=two_models, message="A")
     with pytest.raises(SurveyError, match="not both"):
         load_params(from_estimate=est, from_table=two_models)
-    res = plan(0.3, from_estimate=est, sigma=0.5, designs=[(4, 6, 2)], simulations=20)
+    res = plan(BinaryPlan(0.3, sigma=0.5), source=PlanSource(from_estimate=est), designs=[(4, 6, 2)], simulations=20)
     assert res.params.sigma == 0.5 and res.params.kappa == pytest.approx(want["kappa"])  # a flag overrides
 
 
 def test_plan_result_is_the_json_of_survey_plan():
-    res = plan(1.0, rho=0.0, strategies=["1:4:1"], budgets=[300, 600], simulations=40, target_power=0.3)
+    res = plan(BinaryPlan(1.0, rho=0.0), strategies=["1:4:1"], budgets=[300, 600], simulations=40, target_power=0.3)
     doc = res.to_dict()
     assert [r["budget"] for r in doc["results"]] == [300, 600] and doc["plot"] is None
     assert doc["params"]["source"] == "given" and not any("INVALID" in w for w in doc["warnings"])  # rho = 0
     assert doc["best"] == res.best and doc["cheapest"] == res.cheapest
     with pytest.raises(SurveyError, match="simulations"):
-        plan(0.5, simulations=3)
+        plan(BinaryPlan(0.5), simulations=3)
 
 
 def test_validate_every_model_and_its_errors(two_models):

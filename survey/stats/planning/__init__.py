@@ -3,7 +3,8 @@
 ``plan`` is what `survey plan` computes and ``validate`` what `survey validate` computes.
 """
 
+from survey.stats.planning.params import BinaryPlan, PlanSource, RatingPlan
 from survey.stats.planning.planner import PlanResult, load_params, plan
 from survey.stats.planning.validation import Validation, validate
 
-__all__ = ["PlanResult", "Validation", "load_params", "plan", "validate"]
+__all__ = ["BinaryPlan", "PlanResult", "PlanSource", "RatingPlan", "Validation", "load_params", "plan", "validate"]

@@ -2,7 +2,7 @@
 fitted on a table), the power of each test at every design, the best strategy per budget, and the
 cheapest design reaching a target power.
 
-    res = plan(delta=0.4, rho=0.3, budgets=[500, 1000], target_power=0.8)
+    res = plan(BinaryPlan(delta=0.4, rho=0.3), budgets=[500, 1000], target_power=0.8)
     res.cheapest, res.to_dict()  # the dict is what `survey plan --json` prints
 
 The parameters may come from files (a `survey estimate --json` output, a long table or a store):
@@ -29,6 +29,7 @@ from survey.stats.beta_logit import DELTA_MEANING, ModelParams, make_params
 from survey.stats.beta_logit_estimate import EstimateResult, fit_beta_logit
 from survey.stats.ordinal import DELTA_MEANING_ORDINAL, OrdinalParams
 from survey.stats.ordinal_table import scale_params, simulation_view
+from survey.stats.planning.params import BinaryPlan, PlanSource, RatingPlan
 from survey.stats.planning.paraphrases import (
     ParaphraseLimit,
     paraphrase_limit,
@@ -168,7 +169,7 @@ class PlanResult(Display):
                 "sequential": self.sequential}
 
 
-def plan(delta: float, *, mu: float | None = None, kappa: float | None = None, sigma: float | None = None,
+def _plan(delta: float, *, mu: float | None = None, kappa: float | None = None, sigma: float | None = None,
          rho: float | None = None, from_estimate=None, from_table=None, model: str | None = None,
          message: str | None = None, study: str | None = None, budgets: Iterable[int] | None = None,
          strategies: Iterable[str] | None = None, designs: Iterable[str | tuple] = (), alpha: float = 0.05,
@@ -251,6 +252,30 @@ def plan(delta: float, *, mu: float | None = None, kappa: float | None = None, s
     return PlanResult(params, source, opts.alpha, opts.simulations, seed, alternative, opts.flips, results,
                       best, cheapest, opts.target_power, warnings, limit, seq_rows)
 
+
+
+def plan(params: BinaryPlan | RatingPlan, *, source: PlanSource | None = None,
+         budgets: Iterable[int] | None = None, strategies: Iterable[str] | None = None,
+         designs: Iterable[str | tuple] = (), alpha: float = 0.05, simulations: int = 1000, flips: int = 1000,
+         seed: int = 0, alternative: str = "two-sided", target_power: float | None = None,
+         max_paraphrases: int | None = None, sets: Mapping[str, int] | None = None,
+         progress: Progress = no_progress, sequential=None) -> PlanResult:
+    """Simulated power of each test for allocation strategies n:m:r at budgets N = 2nmr, and explicit
+    designs ("n,m,r" or (n, m, r)); with ``target_power``, also the cheapest design reaching it.
+
+    ``params``: what is simulated, one object per response kind (survey.stats.planning.params: BinaryPlan,
+    RatingPlan); ``source``: where the parameters not given are read (PlanSource). Without strategies and
+    designs, the eight default strategies are planned at ``budgets`` (default 200..10000). The
+    recommendations stay within ``max_paraphrases`` per message, or the smallest size in ``sets``
+    (perturbation set name -> paraphrases it holds); ``sequential``: a SequentialDesign (or its fields as a
+    dict) whose power and expected queries are simulated beside each fixed design's."""
+    if not isinstance(params, BinaryPlan | RatingPlan):
+        raise SurveyError("plan takes a BinaryPlan or RatingPlan (survey.stats.planning.params) as its parameters; "
+                          f"got {type(params).__name__}")
+    return _plan(params.delta, scale=params.scale, **params.keywords(), **(source or PlanSource()).keywords(),
+                 budgets=budgets, strategies=strategies, designs=designs, alpha=alpha, simulations=simulations,
+                 flips=flips, seed=seed, alternative=alternative, target_power=target_power,
+                 max_paraphrases=max_paraphrases, sets=sets, progress=progress, sequential=sequential)
 
 def _check_rating_inputs(scale, mu, kappa, from_estimate, sequential) -> None:
     """What a rating-scale plan cannot take (yet): the binary model's parameters and sources."""

@@ -9,7 +9,7 @@ import pytest
 
 from survey.stats.beta_logit import simulate
 from survey.stats.permutation import cannot_reject_note, pairs_needed, sign_flip_test, smallest_pvalue
-from survey.stats.planning import plan, validate
+from survey.stats.planning import BinaryPlan, PlanSource, plan, validate
 from survey.stats.planning.validity import CANNOT_REJECT
 
 
@@ -23,11 +23,11 @@ def test_smallest_pvalue_and_pairs_needed_follow_from_alpha_and_the_alternative(
 
 
 def test_plan_warns_when_a_design_cannot_reject():
-    res = plan(1.0, designs=["10,4,2", "10,8,2"], simulations=50)
+    res = plan(BinaryPlan(1.0), designs=["10,4,2", "10,8,2"], simulations=50)
     (w,) = [w for w in res.warnings if "cannot reject" in w]
     assert "m = 4" in w and "8" not in w.split("designs with m =")[1]
     assert res.results[0].power["sign_flip"] == 0.0  # what the warning explains
-    assert not [w for w in plan(1.0, designs=["10,8,2"], simulations=50).warnings if "cannot reject" in w]
+    assert not [w for w in plan(BinaryPlan(1.0), designs=["10,8,2"], simulations=50).warnings if "cannot reject" in w]
 
 
 def test_validate_says_cannot_reject_at_this_m_not_conservative():
@@ -48,8 +48,7 @@ def _table(m_a: int, m_b: int) -> pd.DataFrame:
 
 def test_plan_flags_recommendations_beyond_the_paraphrases_of_its_source():
     # sets of 50 and 25: the cheapest design used to ask for m = 87 without a word
-    res = plan(0.5, from_table=_table(50, 25), message="A", budgets=[20000], strategies=["1:16:1"],
-               target_power=0.5, simulations=40)
+    res = plan(BinaryPlan(0.5), source=PlanSource(from_table=_table(50, 25), message="A"), budgets=[20000], strategies=["1:16:1"], target_power=0.5, simulations=40)
     assert res.paraphrases.m == 25 and not res.paraphrases.capped
     assert res.cheapest["m"] > 25
     assert any(f"m = {res.cheapest['m']} paraphrases per message, more than" in w and "A (50), B (25)" in w
@@ -59,13 +58,12 @@ def test_plan_flags_recommendations_beyond_the_paraphrases_of_its_source():
 
 
 def test_plan_keeps_its_recommendations_within_the_sets_when_told():
-    res = plan(0.5, budgets=[20000], strategies=["1:16:1", "4:1:1"], target_power=0.5, simulations=40,
-               max_paraphrases=25)
+    res = plan(BinaryPlan(0.5), budgets=[20000], strategies=["1:16:1", "4:1:1"], target_power=0.5, simulations=40, max_paraphrases=25)
     assert res.paraphrases.capped
     assert all(b["m"] <= 25 for b in res.best)
     assert res.cheapest is None or res.cheapest["m"] <= 25
     assert any("limited to m <= 25" in w for w in res.warnings)
-    sets = plan(0.5, budgets=[2000], strategies=["1:16:1"], simulations=40, sets={"sneakers": 50, "boots": 50})
+    sets = plan(BinaryPlan(0.5), budgets=[2000], strategies=["1:16:1"], simulations=40, sets={"sneakers": 50, "boots": 50})
     assert sets.paraphrases.capped and sets.paraphrases.source.startswith("sets sneakers (")
 
 
@@ -73,4 +71,4 @@ def test_max_paraphrases_must_be_a_whole_number_of_at_least_two():
     from survey.errors import SurveyError
 
     with pytest.raises(SurveyError, match="at least|>= 2"):
-        plan(0.5, budgets=[200], strategies=["1:1:1"], simulations=40, max_paraphrases=1)
+        plan(BinaryPlan(0.5), budgets=[200], strategies=["1:1:1"], simulations=40, max_paraphrases=1)

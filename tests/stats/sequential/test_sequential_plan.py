@@ -1,14 +1,14 @@
-"""`survey plan --sequential` and plan(..., sequential=...): the rule's power and expected queries per design."""
+"""`survey plan --sequential` and plan(BinaryPlan(...), sequential=...): the rule's power and expected queries per design."""
 import json
 
 from click.testing import CliRunner
 
 from survey.cli import cli
-from survey.stats.planning import plan
+from survey.stats.planning import BinaryPlan, plan
 
 
 def test_plan_reports_expected_queries_beside_the_fixed_design():
-    res = plan(1.0, rho=0.3, designs=["30,24,3", "30,8,3"], simulations=200, sequential={"spending": "pocock"})
+    res = plan(BinaryPlan(1.0, rho=0.3), designs=["30,24,3", "30,8,3"], simulations=200, sequential={"spending": "pocock"})
     rows = {r["m"]: r for r in res.sequential}
     big = rows[24]
     assert big["fixed_queries"] == 2 * 30 * 24 * 3
@@ -19,7 +19,7 @@ def test_plan_reports_expected_queries_beside_the_fixed_design():
 
 
 def test_plan_without_sequential_has_none():
-    assert plan(0.5, designs=["10,4,1"], simulations=50).to_dict()["sequential"] is None
+    assert plan(BinaryPlan(0.5), designs=["10,4,1"], simulations=50).to_dict()["sequential"] is None
 
 
 def test_cli_plan_sequential_json_and_text():
