@@ -41,6 +41,12 @@ class ReportView:
                               for t in names)], "rows": rows}
 
 
+def significant(r, alpha: float) -> bool:
+    """Whether the deciding test rejects: the sign-flip test at alpha, or the sequential test's own decision."""
+    seq = getattr(r, "sequential", None)
+    return seq.rejects if seq is not None else r.decision.pvalue <= alpha
+
+
 def decision_words(r) -> str:
     """The deciding test and its p-value, for headlines: the sign-flip test, or the sequential test the study
     stopped by (survey.stats.sequential.stored)."""

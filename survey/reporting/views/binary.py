@@ -15,6 +15,7 @@ from survey.reporting.views.base import (
     interval_words,
     not_at,
     persona_test_warnings,
+    significant,
     test_rows,
 )
 
@@ -39,7 +40,7 @@ class BinaryView(ReportView):
         what = f"T over the {c.n_paired} paraphrase pairs; the shares are rounded"
         partial = incomplete_note(completeness, c.model)
         decided = decision_words(c)
-        if _significant(c, alpha):
+        if significant(c, alpha):
             winner, loser = (c.a, c.b) if t > 0 else (c.b, c.a)
             return (f"{c.model}: personas are more likely to want to buy after “{winner}” than after “{loser}”. "
                     f"{said}, a difference of {pts} ({what}). The difference holds across the {c.n_paired} "
@@ -84,10 +85,6 @@ class BinaryView(ReportView):
             "estimates": estimates, "estimate_notes": notes, "figures": figs,
         }
 
-
-def _significant(r, alpha: float) -> bool:
-    seq = getattr(r, "sequential", None)
-    return seq.rejects if seq is not None else r.decision.pvalue <= alpha
 
 
 register(BinaryView())

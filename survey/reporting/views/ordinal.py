@@ -23,6 +23,7 @@ from survey.reporting.views.base import (
     interval_words,
     not_at,
     persona_test_warnings,
+    significant,
     test_rows,
 )
 from survey.responses.view import AnalysisView
@@ -69,7 +70,7 @@ def ordinal_headline(c: Comparison, tb, info: AnalysisView, alpha: float,
         f" Top-2-box (scores {info.top_box_words()}): {box[c.a]:.0%} vs {box[c.b]:.0%}, a difference of "
         f"{tb.effect.estimate * 100:+.1f} percentage points (sign-flip p = {tb.tests[DECISION_TEST].pvalue:.3g}).")
     partial = incomplete_note(completeness, c.model)
-    if _significant(c, alpha):
+    if significant(c, alpha):
         winner, loser = (c.a, c.b) if t > 0 else (c.b, c.a)
         return (f"{c.model}: personas rate “{winner}” higher than “{loser}”. {said}, a difference of {pts}. The "
                 f"difference holds across the paraphrase pairs tested ({decision_words(c)})."
@@ -150,10 +151,6 @@ def ordinal_view(c: Comparison, tb, df: pd.DataFrame, info: AnalysisView, texts:
         "figures": figs,
     }
 
-
-def _significant(r, alpha: float) -> bool:
-    seq = getattr(r, "sequential", None)
-    return seq.rejects if seq is not None else r.decision.pvalue <= alpha
 
 
 class OrdinalView(ReportView):
