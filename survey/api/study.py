@@ -138,7 +138,10 @@ class Study:
         """
         self._check_batch()
         # a dry run writes nothing: an existing store is read, a missing one is an empty one in memory
-        exists = self.store_path.exists()
+        # a zero-byte file is an empty database a run fills in (a reader's probe may have made it)
+        exists = self.store_path.exists() and self.store_path.stat().st_size > 0
+        if not exists:
+            _check_store_folder(self.store_path)  # what a run would refuse, the dry run refuses
         read_only = exists and not (drop_changed or rename_stored)  # those are tried in a rolled-back transaction
         with Store(self.store_path if exists else ":memory:", read_only=read_only) as store:
             return self._plan(store, models, drop_changed, rename_stored, apply=False)
@@ -286,3 +289,12 @@ class Study:
                 await collect_in_rounds(engine, plan, collect)
             else:
                 await collect(engine, plan)
+
+
+def _check_store_folder(path: Path) -> None:
+    """A store a run could create: its nearest existing ancestor is a folder (checked without creating one)."""
+    for parent in Path(path).absolute().parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise SurveyError(f"store {path}: cannot create its folder: {parent} is a file, not a folder")
+            return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 
 import click
@@ -15,7 +16,19 @@ from survey.errors import SurveyError, path_error_message
 COMMAND_MODULES = ["analysis", "run", "batch", "registry", "report", "demo", "dbpa", "plan", "compare"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class _FlagsGroup(click.Group):
+    """The command group: a library error that names an API keyword (`from_table=`) reads as its flag here."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except SurveyError as exc:
+            if "`" not in str(exc):
+                raise
+            raise type(exc)(as_flags(str(exc))) from exc
+
+
+@click.group(cls=_FlagsGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="survey")
 def cli() -> None:
     """Generative surveys: LLM personas answer questions about messages (Yes/No, rating scales, forced choice,
@@ -63,3 +76,13 @@ def main(argv: list[str] | None = None) -> None:
         _fail("interrupted", 130, as_json, prefix="")
     except OSError as exc:  # an output path that cannot be written (bad folder, permissions, full disk)
         _fail(path_error_message(exc), 2, as_json)
+
+
+_API_NAME = re.compile(r"`([a-z][a-z_]*)=([^`]*)`")
+
+
+def as_flags(message: str) -> str:
+    """The statistics and the data layer name what to change in API terms (`from_table=`, `scale=likert5`);
+    on the command line those are its flags (--from-table, --scale likert5)."""
+    return _API_NAME.sub(lambda m: "--" + m.group(1).replace("_", "-") + (f" {m.group(2)}" if m.group(2) else ""),
+                         message)

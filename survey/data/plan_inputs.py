@@ -37,7 +37,7 @@ def pick_estimate(rows: list[dict], model: str | None, message: str | None, sour
     if len(rows) != 1:
         found = ", ".join(f"{r.get('model')}/{r.get('message')}" for r in rows) or "none"
         raise SurveyError(f"{source}: need exactly one estimate; matching (model/message): {found}. "
-                          "Choose with --model and --message")
+                          "Choose with `model=` and `message=`")
     row = rows[0]
     missing = [p for p in PARAMS if not isinstance(row.get(p), (int, float))]
     if missing:

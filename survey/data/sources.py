@@ -77,7 +77,7 @@ def load_source(path: str | Path, study: str | None = None, min_perturbations: i
         raise SurveyError(f"{path}: no such file (give a .csv/.parquet table or a .sqlite store)")
     if not is_store(path):
         if study:
-            raise SurveyError("--study applies to a store, not to a table file")
+            raise SurveyError("`study=` applies to a store, not to a table file")
         df = read_table(path, min_perturbations=min_perturbations, scale=scale)
         return Source(df, str(path), "table", None, None, table_completeness(df, str(path)))
     from survey.data.store import Store

@@ -114,8 +114,10 @@ class Store:
 
     def _open_read_only(self) -> None:
         try:
-            self.db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None,
-                                      timeout=30)
+            # A plain connection (it may replay a WAL a killed run left), then no writes through it: mode=ro
+            # could not replay that WAL and read the file as empty.
+            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            self.db.execute("PRAGMA query_only = ON")
             tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         except sqlite3.DatabaseError as exc:
             raise SurveyError(f"{self.path}: not a survey store ({exc})") from exc
@@ -321,7 +323,7 @@ class Store:
         studies = self.studies()
         if study is None:
             if len(studies) > 1:
-                raise SurveyError(f"{self.path} holds several studies ({', '.join(studies)}); pick one with --study")
+                raise SurveyError(f"{self.path} holds several studies ({', '.join(studies)}); pick one with `study=`")
         elif study not in studies:
             raise SurveyError(f"{self.path} has no study '{study}'; it has {', '.join(studies) or 'none'}")
         where = ["1 = 1"] if study is None else ["study = ?"]

@@ -65,7 +65,7 @@ def validate_table(df: pd.DataFrame, min_perturbations: int = 2, *, rows: str = 
         out["scale"] = _parse_scales(out["scale"], rows)
         if scale is not None and not out["scale"].eq(response_type(scale).scale).all():
             found = ", ".join(sorted(pd.unique(out["scale"])))
-            raise TableError(f"the table's scale column says {found}, not '{scale}'; drop --scale (the column "
+            raise TableError(f"the table's scale column says {found}, not '{scale}'; drop `scale=` (the column "
                              "names the scale) or fix the column")
     elif scale is not None:
         out["scale"] = response_type(scale).scale
@@ -114,7 +114,7 @@ def _check_declared_range(answers: pd.Series, rtype) -> None:
         part = "upper" if hi <= middle else "lower"
         raise TableError(f"no answer uses the {part} half of the declared scale {rtype.scale} ({low} to {high}): "
                          f"the {len(valid)} valid answers run from {lo} to {hi}. Declare the scale they were "
-                         f"given on (e.g. --scale {f'likert{hi}' if lo >= 1 else f'likert{lo}-{hi}'}), or, if {rtype.scale} is right, name it in a "
+                         f"given on (e.g. `scale={f'likert{hi}' if lo >= 1 else f'likert{lo}-{hi}'}`), or, if {rtype.scale} is right, name it in a "
                          "'scale' column of the table")
 
 
@@ -146,7 +146,7 @@ def _parse_answers(col: pd.Series, scales: pd.Series | None = None, noun: str = 
             where = "" if scales is None else f" in rows of scale '{scale}'"
             want = (f"{_describe(rtype)} or empty (invalid)" if rtype.scored
                     else f"empty ('{scale}' replies have no score)")
-            hint = ("; a table of another scale needs a 'scale' column or --scale (e.g. --scale likert5)"
+            hint = ("; a table of another scale needs a 'scale' column or `scale=` (e.g. `scale=likert5`)"
                     if scales is None and num[bad].notna().all() else "")
             raise TableError(f"column 'answer'{where} must be {want}; found {', '.join(vals)} "
                              f"in {_rows(col.index[bad], noun)}{hint}")
@@ -358,7 +358,7 @@ def pick_messages(df: pd.DataFrame, a: str | None = None, b: str | None = None,
     not named fills in (`--a boots` alone means boots vs the other). ``first_two``: with more than two
     messages and neither named, A and B are the first two (otherwise they must be named)."""
     if first_two and (a is None) != (b is None):
-        raise SurveyError("give both --a and --b, or neither")
+        raise SurveyError("give both `a=` and `b=`, or neither")
     msgs = require_messages(df, [a, b])
     if len(msgs) < 2:
         raise SurveyError(f"the table has one message ({', '.join(msgs)}); comparing needs two")
@@ -367,7 +367,7 @@ def pick_messages(df: pd.DataFrame, a: str | None = None, b: str | None = None,
     elif len(msgs) == 2 and (a is None or b is None):
         a, b = a or next(m for m in msgs if m != b), b or next(m for m in msgs if m != a)
     if a is None or b is None:
-        raise SurveyError(f"name the two messages with --a and --b; the table has {', '.join(msgs)}")
+        raise SurveyError(f"name the two messages with `a=` and `b=`; the table has {', '.join(msgs)}")
     if a == b:
-        raise SurveyError("--a and --b must name two different messages")
+        raise SurveyError("`a=` and `b=` must name two different messages")
     return a, b

@@ -92,5 +92,5 @@ def parse_cuts(text: str | None) -> tuple[float, ...] | None:
     try:
         return tuple(float(x) for x in str(text).split(","))
     except ValueError:
-        raise SurveyError(f"--cuts takes K-1 increasing numbers separated by commas, e.g. -1.4,-0.4,0.4,1.4; "
+        raise SurveyError(f"`cuts=` takes K-1 increasing numbers separated by commas, e.g. -1.4,-0.4,0.4,1.4; "
                           f"got '{text}'") from None

@@ -67,7 +67,7 @@ def compare_table(df, a: str | None = None, b: str | None = None, *,
     a, b = pick_messages(df, a, b, first_two=True)
     msgs = messages_in(df)
     note = None if named or len(msgs) == 2 else (f"A and B are the first two messages ({a}, {b}); "
-                                                 "choose others with --a and --b")
+                                                 "choose others with `a=` and `b=`")
     models = compare_models(df, a, b, sizes=sizes, alpha=alpha, adjust=adjust_models, fit=fit,
                             n_resamples=n_resamples, seed=seed, confidence=confidence, progress=progress)
     agreement = model_agreement(df, ties=ties, weights=kappa_weights) if len(models_in(df)) >= 2 else None

@@ -85,8 +85,12 @@ def test_free_text_replies_are_counted_as_text_not_invalid(tmp_path, capsys):
 
 
 def test_status_of_an_empty_store_says_so(tmp_path, capsys):
+    from survey.data.store import Store
+
     study = small_sim(tmp_path)
-    assert cli(capsys, "run", study, "--dry-run")[0] == 0  # opens (creates) the store, stores nothing
+    assert cli(capsys, "run", study, "--dry-run")[0] == 0  # a dry run creates no store
+    assert not (tmp_path / "sim.sqlite").exists()
+    Store(tmp_path / "sim.sqlite").close()  # a store with its tables and no reply
     code, out, _ = cli(capsys, "status", tmp_path / "sim.sqlite")
     assert code == 0 and "no replies stored yet" in out
 
@@ -108,7 +112,7 @@ def test_paid_run_needs_yes_without_a_terminal(tmp_path, capsys, monkeypatch):
     assert code == 0 and paid["paid"] and paid["est_cost_usd"] > 0
     code, out, err = cli(capsys, "run", study)
     assert code == 2 and "pass --yes" in err and "paid" in err
-    assert not sqlite3.connect(tmp_path / "sim.sqlite").execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+    assert not (tmp_path / "sim.sqlite").exists()  # refused before the store was even opened: nothing bought
 
 
 def test_budget_caps_refuse(tmp_path, capsys):

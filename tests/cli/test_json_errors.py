@@ -50,3 +50,20 @@ def test_json_request_is_read_before_a_double_dash():
     assert json_requested(["compare", "t.csv", "--json"])
     assert not json_requested(["compare", "t.csv"])
     assert not json_requested(["compare", "--", "--json"])
+
+
+def test_statistics_speak_api_terms_and_the_cli_speaks_flags(capsys):
+    # the statistics name what to change as the Python API spells it; the command line as its flags
+    import pytest
+
+    import survey
+    from survey.cli import as_flags, main
+    from survey.errors import SurveyError
+
+    with pytest.raises(SurveyError, match="give `from_estimate=` or `from_table=`, not both"):
+        survey.plan(survey.BinaryPlan(0.4), source=survey.PlanSource(from_estimate={"results": []}, from_table="x"))
+    assert as_flags("give `from_estimate=` or `from_table=`; e.g. `scale=likert5`") == \
+        "give --from-estimate or --from-table; e.g. --scale likert5"
+    with pytest.raises(SystemExit):
+        main(["plan", "--delta", "0.4", "--from-estimate", "e.json", "--from-table", "t.csv"])
+    assert "give --from-estimate or --from-table, not both" in capsys.readouterr().err

@@ -102,7 +102,7 @@ def test_choice_needs_paired_paraphrases(counts, fragment):
 def test_a_hand_made_table_names_its_scale():
     df = pd.DataFrame({"model": "m", "message": ["a"] * 2 + ["b"] * 2, "perturbation": ["1", "2"] * 2,
                        "persona": "p", "replicate": 0, "answer": [5, 3, 1, None]})
-    with pytest.raises(SurveyError, match="--scale"):
+    with pytest.raises(SurveyError, match="`scale=`"):
         validate_table(df)
     out = validate_table(df, scale="likert5")
     assert set(out["scale"]) == {"likert5"} and out["answer"].isna().sum() == 1

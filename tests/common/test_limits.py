@@ -88,13 +88,13 @@ def test_a_huge_plan_is_refused_at_once():
         plan(BinaryPlan(0.3), budgets=[10**13], strategies=["1:1:1"])
     with pytest.raises(SurveyError, match="costs 20,000,000,000,000 queries"):
         plan(BinaryPlan(0.3), designs=["100000,100000,1000"])
-    with pytest.raises(SurveyError, match="simulated answers and sign flips.*lower --simulations"):
+    with pytest.raises(SurveyError, match="simulated answers and sign flips.*lower `simulations=`"):
         plan(BinaryPlan(0.3), simulations=1_000_000)
 
 
 def test_validate_bounds_its_work(table):
     big = simulate(40, 40, 5, seed=2)
-    with pytest.raises(SurveyError, match="lower --draws or --flips"):
+    with pytest.raises(SurveyError, match="lower `draws=` or `flips=`"):
         validate(big, a="A", b="B", configs=["40,40,5"], draws=100_000, flips=100_000)
 
 

@@ -82,7 +82,7 @@ def test_a_store_is_scoped_to_one_study_and_says_which(tmp_path):
     with Store(path) as st:
         fill(st, 3, study="one")
         fill(st, 5, study="two")
-    with pytest.raises(SurveyError, match="several studies \\(one, two\\).*--study"):
+    with pytest.raises(SurveyError, match="several studies \\(one, two\\).*`study=`"):
         load_source(path)
     src = load_source(path, "two")
     assert src.study == "two" and src.completeness.study == "two" and src.table["persona"].nunique() == 5

@@ -37,9 +37,9 @@ def test_pick_messages(messages, a, b, first_two, expected):
 
 @pytest.mark.parametrize("messages,a,b,first_two,needle", [
     (("A",), None, None, False, "the table has one message (A); comparing needs two"),
-    (("A", "B", "C"), None, None, False, "name the two messages with --a and --b; the table has A, B, C"),
-    (("A", "B", "C"), "A", None, True, "give both --a and --b, or neither"),
-    (("A", "B"), "A", "A", False, "--a and --b must name two different messages"),
+    (("A", "B", "C"), None, None, False, "name the two messages with `a=` and `b=`; the table has A, B, C"),
+    (("A", "B", "C"), "A", None, True, "give both `a=` and `b=`, or neither"),
+    (("A", "B"), "A", "A", False, "`a=` and `b=` must name two different messages"),
     (("A", "B"), "A", "Z", False, "message 'Z' is not in the table; it has A, B"),
 ])
 def test_pick_messages_errors(messages, a, b, first_two, needle):

@@ -97,7 +97,7 @@ def test_validate_every_model_and_its_errors(two_models):
     assert list(res.by_model) == ["simulated", "other"] and doc["table"] == "t.csv"
     assert [r["model"] for r in doc["results"]] == ["simulated", "other"] and doc["condition"] == "null"
     assert validate(ok, a="A", b="B", model="other", configs=[(6, 3, 2)], draws=10).condition == "alternative"
-    for kwargs, needle in (({}, "--message"), ({"message": "A", "a": "A", "b": "B"}, "not both"),
+    for kwargs, needle in (({}, "`message=`"), ({"message": "A", "a": "A", "b": "B"}, "not both"),
                            ({"message": "Z"}, "not in"), ({"message": "A", "draws": 0}, "draws"),
                            ({"message": "A", "model": "nope"}, "model 'nope'")):
         with pytest.raises(SurveyError, match=needle):

@@ -228,7 +228,7 @@ def test_mean_scores_equal_in_exact_arithmetic_tie_exactly():
 def test_python_api_on_a_source_read_with_its_scale(tmp_path):
     path = tmp_path / "ratings.csv"
     likert_rows(scale_column=False).to_csv(path, index=False)
-    with pytest.raises(SurveyError, match="--scale likert5"):
+    with pytest.raises(SurveyError, match="`scale=likert5`"):
         survey.load_source(path)
     src = survey.load_source(path, scale="likert5")
     res = survey.analyze(src)

@@ -34,7 +34,7 @@ def test_compare_table_defaults_to_the_first_two_messages_and_counts_its_steps(t
 def test_compare_table_named_pair_and_errors(three_messages):
     res = compare_table(three_messages, "C", "B", adjust_models="holm", fit="none", n_resamples=99)
     assert (res.a, res.b, res.note) == ("C", "B", None) and res.models.direction.adjust == "holm"
-    with pytest.raises(SurveyError, match="give both --a and --b, or neither"):
+    with pytest.raises(SurveyError, match="give both `a=` and `b=`, or neither"):
         compare_table(three_messages, "C")
     with pytest.raises(SurveyError, match="message 'Z' is not in the table; it has A, B, C"):
         compare_table(three_messages, "A", "Z")

@@ -88,11 +88,11 @@ def paraphrase_warnings(limit: ParaphraseLimit | None, best: list[dict], cheapes
         return [f"recommendations are limited to m <= {limit.m} paraphrases per message ({limit.source})"]
     if cheapest is not None and cheapest["m"] > limit.m:
         out.append(f"the cheapest design needs m = {cheapest['m']} paraphrases per message, more than "
-                   f"{limit.source}; write more paraphrases or pass --max-paraphrases {limit.m} to plan within them")
+                   f"{limit.source}; write more paraphrases or pass `max_paraphrases={limit.m}` to plan within them")
     over = sorted({b["budget"] for b in best if b["m"] > limit.m})
     if over:
         out.append(f"the best strategy at budget(s) {', '.join(map(str, over))} needs more than {limit.m} "
-                   f"paraphrases per message ({limit.source}); pass --max-paraphrases {limit.m} to plan within them")
+                   f"paraphrases per message ({limit.source}); pass `max_paraphrases={limit.m}` to plan within them")
     return out
 
 

@@ -76,7 +76,7 @@ def check_plan_size(budgets: list[int], triples: list[tuple], grid: list[SurveyS
     """Refuse budgets past PLAN_BUDGET_MAX and a grid whose simulation would take more than about a minute."""
     for budget in budgets:
         if budget > PLAN_BUDGET_MAX:
-            raise SurveyError(f"--budget {budget:,} is above {PLAN_BUDGET_MAX:,} queries, the most a plan "
+            raise SurveyError(f"`budget={budget:,}` is above {PLAN_BUDGET_MAX:,} queries, the most a plan "
                               f"simulates ({WHY['budget']})")
     for n, m, r in triples:
         if 2 * n * m * r > PLAN_BUDGET_MAX:
@@ -85,7 +85,7 @@ def check_plan_size(budgets: list[int], triples: list[tuple], grid: list[SurveyS
     distinct = {(d.n, d.m, d.r) for d in grid}
     work = simulations * sum(n * m * r + (flips * m if m > exact_max_m else 0) for n, m, r in distinct)
     check_simulation_work(work, f"{simulations} simulations x {len(distinct)} designs x (answers + flips x m)",
-                          "lower --simulations, --flips or the budgets")
+                          "lower `simulations=`, `flips=` or the budgets")
 
 
 def load_params(from_estimate=None, from_table=None, model: str | None = None, message: str | None = None,
@@ -98,7 +98,7 @@ def load_params(from_estimate=None, from_table=None, model: str | None = None, m
     fitted by ``method`` ("moments", or "appendix-c" for comparison; survey.stats.beta_logit_estimate).
     """
     if from_estimate is not None and from_table is not None:
-        raise SurveyError("give --from-estimate or --from-table, not both")
+        raise SurveyError("give `from_estimate=` or `from_table=`, not both")
     if isinstance(from_estimate, EstimateResult):
         return {p: float(getattr(from_estimate, p)) for p in PARAMS}, "an estimate"
     if from_estimate is not None:
@@ -108,11 +108,11 @@ def load_params(from_estimate=None, from_table=None, model: str | None = None, m
                 f"{source} (model {row.get('model')}, message {row.get('message')})")
     if from_table is not None:
         if not message:
-            raise SurveyError("--from-table needs --message: the message whose answers are fitted")
+            raise SurveyError("`from_table=` needs `message=`: the message whose answers are fitted")
         df, source = plan_table(from_table, study)
         models = models_in(df)
         if model is None and len(models) > 1:
-            raise SurveyError(f"{source} has several models ({', '.join(models)}); choose one with --model")
+            raise SurveyError(f"{source} has several models ({', '.join(models)}); choose one with `model=`")
         mdl = model or models[0]
         require_models(df, [mdl])
         res = fit_beta_logit(df, mdl, message, method=method)
@@ -206,8 +206,8 @@ def _plan(delta: float, *, mu: float | None = None, kappa: float | None = None, 
         params = scale_params(scale, delta=delta, **fitted)
     else:
         if tau is not None or cuts is not None:
-            raise SurveyError("--tau and --cuts belong to rating scales (e.g. --scale likert5); "
-                              "a binary survey takes --mu and --kappa")
+            raise SurveyError("`tau=` and `cuts=` belong to rating scales (e.g. `scale=likert5`); "
+                              "a binary survey takes `mu=` and `kappa=`")
         values, source = load_params(from_estimate, from_table, model, message, study, method)
         values.update({k: v for k, v in zip(PARAMS, (mu, kappa, sigma, rho), strict=True) if v is not None})
         params = make_params(**values, delta=delta)
@@ -245,7 +245,7 @@ def _plan(delta: float, *, mu: float | None = None, kappa: float | None = None, 
                         f"their 'power' includes false positives. Plan with the {decisive} test.")
     if opts.target_power is not None and cheapest is None:
         warnings.append(f"no design reached power {opts.target_power:g} with the {decisive} test; "
-                        "try larger --budget values or another --strategy")
+                        "try larger `budget=` values or another `strategy=`")
     best = best_per_budget(within(results, limit))
     warnings += small_m_warnings((r.design.m for r in results), opts.alpha, alternative)
     warnings += paraphrase_warnings(limit, best, cheapest)
@@ -280,11 +280,11 @@ def plan(params: BinaryPlan | RatingPlan, *, source: PlanSource | None = None,
 def _check_rating_inputs(scale, mu, kappa, from_estimate, sequential) -> None:
     """What a rating-scale plan cannot take (yet): the binary model's parameters and sources."""
     if mu is not None or kappa is not None:
-        raise SurveyError(f"--mu and --kappa belong to the binary model; scale '{scale}' takes --tau (persona "
-                          "s.d.) and --cuts (cut points) on the latent logit scale")
+        raise SurveyError(f"`mu=` and `kappa=` belong to the binary model; scale '{scale}' takes `tau=` (persona "
+                          "s.d.) and `cuts=` (cut points) on the latent logit scale")
     if from_estimate is not None:
-        raise SurveyError(f"--from-estimate reads the binary model's estimate; for scale '{scale}' give --tau, "
-                          "--sigma, --rho, or --from-table to fit them on rating answers")
+        raise SurveyError(f"`from_estimate=` reads the binary model's estimate; for scale '{scale}' give `tau=`, "
+                          "`sigma=`, `rho=`, or `from_table=` to fit them on rating answers")
     if sequential is not None:
         raise SurveyError(f"the sequential rule is simulated for Yes/No surveys only; plan scale '{scale}' "
                           "without it")
@@ -298,18 +298,18 @@ def _rating_params_from_table(scale, from_table, model, message, study) -> tuple
     from survey.stats.ordinal_estimate import category_counts, estimate_ordinal
 
     if not message:
-        raise SurveyError("--from-table needs --message: the message whose answers are fitted")
+        raise SurveyError("`from_table=` needs `message=`: the message whose answers are fitted")
     df, source = plan_table(from_table, study)
     models = models_in(df)
     if model is None and len(models) > 1:
-        raise SurveyError(f"{source} has several models ({', '.join(models)}); choose one with --model")
+        raise SurveyError(f"{source} has several models ({', '.join(models)}); choose one with `model=`")
     mdl = model or models[0]
     require_models(df, [mdl])
     scales = set(df.loc[(df["model"] == mdl) & (df["message"] == message), "scale"].astype(str)) \
         if "scale" in df.columns else set()
     if scales and scales != {scale}:
         raise SurveyError(f"{source}: the answers of message {message} are on scale {', '.join(sorted(scales))}; "
-                          f"plan with that --scale, not '{scale}'")
+                          f"plan with that `scale=`, not '{scale}'")
     view = simulation_view(scale)
     low, high = int(view.low), int(view.high)
     est = estimate_ordinal(category_counts(df, mdl, message, low, high), n_boot=0)

@@ -82,13 +82,13 @@ def validate(df, message: str | None = None, a: str | None = None, b: str | None
                           "reports the position-bias test beside it")
     opts = validated(ValidateOptions, alpha=alpha, draws=draws, flips=flips, seed=seed, confidence=confidence)
     if message is not None and (a is not None or b is not None):
-        raise SurveyError("give --message (null split) or --a and --b (alternative), not both")
+        raise SurveyError("give `message=` (null split) or `a=` and `b=` (alternative), not both")
     if message is None and (a is None or b is None):
-        raise SurveyError("give --message M for the null split, or --a A --b B for power; "
+        raise SurveyError("give `message=` M for the null split, or `a=` A `b=` B for power; "
                           f"messages: {', '.join(messages_in(df))}")
     require_messages(df, [message, a, b])
     if a is not None and a == b:
-        raise SurveyError("--a and --b must name two different messages (use --message for the null split)")
+        raise SurveyError("`a=` and `b=` must name two different messages (use `message=` for the null split)")
     cfgs = [parse_design(c) if isinstance(c, str) else tuple(c) for c in configs] if configs else None
     models = models_in(df) if model is None else [model]
     require_models(df, models)

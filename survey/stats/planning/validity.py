@@ -222,7 +222,7 @@ def validity_study(df: pd.DataFrame, model: str, a: str, b: str | None = None,
     cfgs = fit_configs(DEFAULT_CONFIGS if configs is None else configs, lim, clip=configs is None)
     check_simulation_work(draws * sum(n * m * r + (flips * m if m > 12 else 0) for _, (n, m, r) in cfgs),
                           f"{draws} draws x {len(cfgs)} configurations x (answers + flips x m)",
-                          "lower --draws or --flips")
+                          "lower `draws=` or `flips=`")
     out = []
     for asked, cfg in cfgs:
         with one_blas_thread():  # small products: a second BLAS thread only waits on shared cores
