@@ -226,12 +226,27 @@ def _pick(df, a, b, completeness: Completeness | None) -> tuple[str, str]:
     try:
         return pick_messages(df, a, b)
     except SurveyError as exc:
+        shown = _one_order(df)
+        if shown:  # forced choice asked in one order only: not "the table has one message"
+            raise SurveyError(f"every forced-choice prompt showed {shown[0]} first and {shown[1]} second; the "
+                              "preference test needs both orders (averaging them cancels the pull of the first "
+                              "position): ask the pairs in both orders, as a study with type = 'choice' does") from None
         if completeness is None or completeness.complete is not False:
             raise
         stored = sum(m.stored for m in completeness.models)
         expected = sum(m.expected or 0 for m in completeness.models)
         raise SurveyError(f"{exc}: the store is incomplete for study '{completeness.study}' ({stored} of {expected} "
                           "expected queries stored); `survey run` on the study file resumes it") from None
+
+
+def _one_order(df) -> tuple[str, str] | None:
+    """(first, second) when every forced-choice row showed the same message first and the same one second."""
+    if "second" not in df.columns or df.empty:
+        return None
+    firsts, seconds = set(df["message"].astype(str)), set(df["second"].dropna().astype(str))
+    if len(firsts) == 1 and len(seconds) == 1 and firsts != seconds:
+        return next(iter(firsts)), next(iter(seconds))
+    return None
 
 
 def _decide_sequentially(results: list, completeness: Completeness | None) -> None:

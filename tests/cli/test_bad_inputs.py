@@ -36,6 +36,12 @@ def files(tmp_path_factory) -> dict[str, Path]:
     bad.to_csv(f["bad_answer"], index=False)
     f["likert_answers"] = d / "likert_answers.csv"
     _table().assign(answer=lambda t: 1 + (t.index % 5)).to_csv(f["likert_answers"], index=False)
+    f["one_order"] = d / "one_order.csv"  # forced choice asked with A always first
+    import numpy as np
+
+    from survey.stats.choice_model import choice_table, simulate_choice_counts
+    choice = choice_table(simulate_choice_counts(6, 4, 2, np.random.default_rng(5)), 2)
+    choice[choice["message"] == "A"].to_csv(f["one_order"], index=False)
     f["one_pert"] = d / "one.csv"
     _table(m=1).to_csv(f["one_pert"], index=False)
     f["empty"] = d / "empty.csv"
@@ -141,6 +147,7 @@ CASES = [
     ("analyze", T, "--seed", "1.5"),
     ("analyze", T, "--alpha", "abc"),
     ("analyze", "{likert_answers}", "--scale", "rating0-10"),
+    ("analyze", "{one_order}"),
     # estimate
     ("estimate", T, "--message", "A", "--seed", "-1"),
     ("estimate", T, "--message", "Z"),
@@ -300,6 +307,7 @@ SAYS = {
     ("analyze", "{likert_answers}", "--scale", "rating0-10"): "no answer uses the upper half",
     ("simulate", "--out", "{dir}/s.csv", "--scale", "rating0-1000000000"): "has 1,000,000,001 points",
     ("run", "{seq_choice}", "--dry-run"): "[sequential]",
+    ("analyze", "{one_order}"): "the preference test needs both orders",
     ("run", "{seq_text}", "--dry-run"): "free-text replies",
     ("run", "{bad_cuts}", "--dry-run"): "likert5 scale",
     ("run", "{tau_yes_no}", "--dry-run"): "apply to rating scales",

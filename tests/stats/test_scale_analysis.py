@@ -237,3 +237,12 @@ def test_python_api_on_a_source_read_with_its_scale(tmp_path):
     choice_path = tmp_path / "choice.csv"
     choice_df().to_csv(choice_path, index=False)
     assert survey.analyze(survey.load_source(choice_path), flips=999).kind.name == "choice"
+
+
+def test_a_forced_choice_table_in_one_order_says_so():
+    # it once said "the table has one message": every prompt showed A first, and B second
+    counts = simulate_choice_counts(6, 4, 2, np.random.default_rng(5))
+    df = choice_table(counts, 2)
+    one = df[df["message"] == "A"]
+    with pytest.raises(SurveyError, match="showed A first and B second; the preference test needs both orders"):
+        survey.analyze(one)
