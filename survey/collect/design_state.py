@@ -15,17 +15,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from survey.backends.base import Query
-from survey.collect.engine import CHARS_PER_TOKEN
+from survey.collect.tokens import prompt_tokens  # noqa: F401  (re-exported)
 from survey.study.design import QueryDesign, prompt_hash
 from survey.study.spec import ModelSpec
 
 Cell = tuple[str, str, str]  # (persona, message, perturbation): a row key without study, model, replicate
 SQL_BITS = 62  # SUM(1 << replicate) stays within SQLite's signed 64-bit integers
-
-
-def prompt_tokens(system: str, user: str) -> int:
-    """survey.collect.engine.estimate_tokens without the reply budget, from the prompts' lengths."""
-    return (len(system) + len(user)) // CHARS_PER_TOKEN + 8
 
 
 def stored_masks(store, study: str, model: str, status: str, replicates: int) -> dict[Cell, dict[str | None, int]]:

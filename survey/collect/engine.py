@@ -21,17 +21,11 @@ from aiolimiter import AsyncLimiter
 
 from survey.backends.base import Backend, BackendError, Query, Reply, capabilities_of, preflight, stops_run
 from survey.collect.reports import ModelReport, RunReport  # noqa: F401  (re-exported: callers import them here)
+from survey.collect.tokens import CHARS_PER_TOKEN, estimate_tokens  # noqa: F401  (re-exported)
 from survey.data.store import TERMINAL_BATCH, Store
 from survey.errors import SurveyError
 from survey.responses import BINARY, ResponseType
 from survey.study.design import prompt_hash
-
-CHARS_PER_TOKEN = 4  # rough estimate for rate limiting and cost; providers bill real usage
-
-
-def estimate_tokens(q: Query) -> int:
-    """Prompt tokens (+ chat-template overhead) plus the reply budget: the unit of a tpm limit."""
-    return (len(q.system) + len(q.user)) // CHARS_PER_TOKEN + 8 + q.max_tokens
 
 
 @dataclass

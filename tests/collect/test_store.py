@@ -83,7 +83,7 @@ def test_several_studies_need_a_choice(tmp_path):
     with Store(tmp_path / "s.sqlite") as s:
         s.record(key(study="one"), status="ok", response="Yes", answer=1)
         s.record(key(study="two"), status="ok", response="No", answer=0)
-        with pytest.raises(SurveyError, match="several studies.*--study"):
+        with pytest.raises(SurveyError, match="several studies.*`study=`"):
             s.to_long_table()
         with pytest.raises(SurveyError, match="no study 'three'"):
             s.to_long_table("three")
