@@ -67,6 +67,10 @@ _LAZY = {
     "ChoiceCounts": "survey.stats.choice_model", "choice_table": "survey.stats.choice_model",
     "compare_choice": "survey.stats.choice",
     "dbpa_test": "survey.stats.dbpa", "dbpa_units": "survey.stats.dbpa", "dbpa_family": "survey.stats.dbpa",
+    "segment_by": "survey.stats.segments", "rake": "survey.stats.segments", "Target": "survey.stats.segments",
+    "PersonaWeights": "survey.stats.segments", "given_weights": "survey.stats.segments",
+    "interaction_test": "survey.stats.segments", "segment_analysis": "survey.stats.segments",
+    "SegmentAnalysis": "survey.stats.segments",
     "dbpa_alignment": "survey.stats.dbpa", "roc_from_pvalues": "survey.stats.dbpa", "DBPAResult": "survey.stats.dbpa",
 }
 

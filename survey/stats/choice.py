@@ -44,6 +44,7 @@ from survey.common.limits import check_alpha, check_flips, check_seed
 from survey.data.pairing import natural_key
 from survey.errors import SurveyError, TableError
 from survey.stats.classic import TestResult, sign_test, wilcoxon_test
+from survey.stats.comparison import persona_mean, persona_weights
 from survey.stats.effect import EffectResult, effect_ci
 from survey.stats.permutation import _check_alternative, cannot_reject_note, sign_flip_pvalues, sign_flip_test
 
@@ -199,11 +200,12 @@ def _shares_of_a(first_ab, valid_ab, first_ba, valid_ba) -> tuple[np.ndarray, np
     return c_ab, c_ba
 
 
-def choice_statistics(first_ab, valid_ab, first_ba, valid_ba) -> tuple[np.ndarray, np.ndarray]:
+def choice_statistics(first_ab, valid_ab, first_ba, valid_ba, weights=None) -> tuple[np.ndarray, np.ndarray]:
     """(D_j, P_j) per (..., pair) from counts per (..., persona, pair): the preference for A and the pull
-    of the first position, both centred at 1/2; NaN where a pair has no valid reply in some order."""
+    of the first position, both centred at 1/2; NaN where a pair has no valid reply in some order.
+    ``weights``: one per persona; the persona means are then weighted (survey.stats.segments.weights)."""
     c_ab, c_ba = _shares_of_a(first_ab, valid_ab, first_ba, valid_ba)
-    s_ab, s_ba = _nanmean(c_ab, axis=-2), _nanmean(c_ba, axis=-2)
+    s_ab, s_ba = persona_mean(c_ab, weights), persona_mean(c_ba, weights)
     # Shares are fractions of r: round so that values equal in exact arithmetic tie exactly in the tests.
     return np.round((s_ab + s_ba) / 2 - 0.5, 12), np.round((s_ab - s_ba) / 2, 12)
 
@@ -266,7 +268,7 @@ def position_warning(position: ChoiceTest, alpha: float) -> str | None:
 def choice_test(first_ab, valid_ab, first_ba, valid_ba, *, a: str = "A", b: str = "B",
                 alternative: str = "two-sided", alpha: float = 0.05, confidence: float | None = None,
                 n_resamples: int = 9999, seed=0, invalid: int = 0, replicates: int | None = None,
-                pairs: list | None = None) -> ChoiceResult:
+                pairs: list | None = None, weights=None) -> ChoiceResult:
     """The forced-choice tests of A vs B from counts per (persona i, pair j), each (n, m):
 
     ``first_ab`` of ``valid_ab`` valid replies chose the first-shown option when A_j was shown first;
@@ -274,7 +276,8 @@ def choice_test(first_ab, valid_ab, first_ba, valid_ba, *, a: str = "A", b: str 
     preferred. ``invalid``: replies that chose neither option (counted, reported); ``replicates``:
     replies asked per cell (default the most valid ones seen); ``pairs``: a label per column (default
     its index). Intervals have ``confidence``, by default 1 - ``alpha``; ``alpha`` also decides when
-    the position bias is called significant.
+    the position bias is called significant. ``weights``: one per persona (row); the preference and the
+    position bias are then weighted means over personas (the per-persona tests stay unweighted).
     """
     _check_alternative(alternative)
     alpha, seed = check_alpha(alpha), check_seed(seed)
@@ -285,7 +288,7 @@ def choice_test(first_ab, valid_ab, first_ba, valid_ba, *, a: str = "A", b: str 
     labels = list(range(m)) if pairs is None else list(pairs)
     if len(labels) != m:
         raise SurveyError(f"{len(labels)} pair labels for {m} pairs")
-    d, pos = choice_statistics(f_ab, v_ab, f_ba, v_ba)
+    d, pos = choice_statistics(f_ab, v_ab, f_ba, v_ba, weights)
     used = ~np.isnan(d)
     if not used.any():
         raise SurveyError(f"no pair of '{a}' and '{b}' has valid replies in both orders")
@@ -339,7 +342,7 @@ def _check_disjoint(rows: pd.DataFrame, a: str, b: str) -> None:
 
 def compare_choice(df: pd.DataFrame, model: str, a: str, b: str, *, alternative: str = "two-sided",
                    alpha: float = 0.05, confidence: float | None = None, n_resamples: int = 9999, seed=0,
-                   probabilities: bool = False) -> ChoiceResult:
+                   probabilities: bool = False, weights=None) -> ChoiceResult:
     """The forced-choice tests of A vs B for one model of a long table (``choice_test`` on its counts).
 
     A forced-choice row's ``message``/``perturbation`` are what was shown first, ``second`` and
@@ -348,6 +351,7 @@ def compare_choice(df: pd.DataFrame, model: str, a: str, b: str, *, alternative:
     asked in one order only is left out and named in ``pairs_one_order`` (averaging the orders is what
     cancels position bias); a pair without a valid reply in some order is in ``pairs_left_out``.
     ``probabilities``: use exact mode's ``expected`` position (2 - expected = P(first)) instead of answers.
+    ``weights``: persona id -> weight, for a target population (survey.stats.segments.weights).
     """
     missing = [c for c in _NEEDED if c not in df.columns]
     if missing:
@@ -386,7 +390,8 @@ def compare_choice(df: pd.DataFrame, model: str, a: str, b: str, *, alternative:
     result = choice_test(grid("AB", "sum"), grid("AB", "count"), grid("BA", "sum"), grid("BA", "count"),
                          a=a, b=b, alternative=alternative, alpha=alpha, confidence=confidence,
                          n_resamples=n_resamples, seed=seed, invalid=int(used["first"].isna().sum()),
-                         replicates=int(cells["size"].max()), pairs=complete)
+                         replicates=int(cells["size"].max()), pairs=complete,
+                         weights=persona_weights(weights, personas))
     result.pairs_one_order = one_order
     result.model = model
     if one_order:

@@ -15,6 +15,7 @@ from survey.stats.kinds.base import Kind
 class Choice(Kind):
     name = "choice"
     decided_by = "preference"
+    weighted = True
     every_pair = False  # each prompt already shows two messages: analyse each pair that was asked
 
     def compare(self, df, model, a, b, view, opts):
@@ -23,7 +24,7 @@ class Choice(Kind):
                               "pairing does not apply")
         return compare_choice(df, model, a, b, alternative=opts.alternative, alpha=opts.alpha,
                               confidence=opts.confidence, n_resamples=opts.flips, seed=opts.seed,
-                              probabilities=opts.probabilities)
+                              probabilities=opts.probabilities, weights=opts.weights)
 
     def message_pairs(self, df: pd.DataFrame, model: str) -> list[tuple[str, str]]:
         """The (A, B) pairs shown together to ``model``, A the one listed first in the table."""

@@ -16,12 +16,13 @@ from survey.stats.ordinal_table import scale_params, simulate_table
 
 class Ordinal(Kind):
     name = "ordinal"
+    weighted = True
     fit_params = ("tau", "sigma", "rho")
 
     def compare(self, df, model, a, b, view, opts):
         return compare_messages(df, model, a, b, alternative=opts.alternative, n_resamples=opts.flips,
                                 seed=opts.seed, confidence=opts.confidence, probabilities=opts.probabilities,
-                                pairing=opts.pairing)
+                                pairing=opts.pairing, weights=opts.weights)
 
     def fit(self, df, model, message, view, opts):
         if opts.method not in self.methods:
