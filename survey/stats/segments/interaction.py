@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from survey.errors import SurveyError
-from survey.stats.permutation import sign_flip_test
+from survey.stats.permutation import sign_flip_pvalues, sign_flip_test
 
 _ENUMERATE_MAX_M = 16  # 2^15 sign vectors x K segments: a few ms
 
@@ -52,10 +52,42 @@ class InteractionResult:
                                       "sum over segments of personas x (segment effect - mean effect)^2")}
 
 
-def _spread(c: np.ndarray, sizes: np.ndarray, signs: np.ndarray) -> np.ndarray:
-    """S for each sign vector (rows of ``signs``): sum_s n_s (mean_j eps_j c_j^s)^2."""
-    t = signs @ c.T / c.shape[1]  # (B, K)
-    return (t ** 2) @ sizes
+def _centred(d: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """c_j^s = D_j^s - sum_s n_s D_j^s / sum_s n_s, for (..., K, m)."""
+    return d - np.einsum("k,...km->...m", sizes, d)[..., None, :] / sizes.sum()
+
+
+def _signs(m: int, n_resamples: int, exact_max_m: int, rng) -> tuple[np.ndarray, bool]:
+    """Sign vectors: every one with eps_1 = +1 (eps and -eps give the same S) up to ``exact_max_m`` pairs,
+    else ``n_resamples`` random ones."""
+    if m <= exact_max_m:
+        bits = (np.arange(2 ** (m - 1))[:, None] >> np.arange(m - 1)) & 1
+        return np.hstack([np.ones((len(bits), 1)), 1 - 2 * bits]).astype(float), True
+    return rng.choice([-1.0, 1.0], size=(n_resamples, m)), False
+
+
+def interaction_pvalues(d, sizes, *, n_resamples: int = 1000, exact_max_m: int = _ENUMERATE_MAX_M, seed=None,
+                        chunk: int = 64) -> np.ndarray:
+    """Interaction p-values for a batch of surveys: ``d`` (S, K, m), row s holding survey s's K segments'
+    per-pair differences (no missing values). Exact when m <= ``exact_max_m``; otherwise the same random
+    sign vectors serve every row, each p = (1 + count) / (1 + B). Two segments: the sign-flip p-values of
+    E_j = D_j^1 - D_j^2 (survey.stats.permutation.sign_flip_pvalues), the same test."""
+    d = np.asarray(d, dtype=float)
+    sizes = np.asarray(sizes, dtype=float)
+    S, K, m = d.shape
+    if K == 2:
+        return sign_flip_pvalues(d[:, 0] - d[:, 1], "two-sided", n_resamples=n_resamples,
+                                 exact_max_m=min(exact_max_m, 20), seed=seed)
+    c = _centred(d, sizes)
+    signs, exact = _signs(m, n_resamples, exact_max_m, np.random.default_rng(seed))
+    out = np.empty(S)
+    for start in range(0, S, chunk):
+        block = c[start:start + chunk]  # (b, K, m)
+        observed = (block.mean(axis=-1) ** 2) @ sizes  # (b,)
+        null = (np.einsum("bkm,vm->bvk", block, signs) / m) ** 2 @ sizes  # (b, V)
+        count = (null >= (observed * (1 - 1e-9))[:, None]).sum(axis=1)
+        out[start:start + chunk] = count / len(signs) if exact else (1 + count) / (1 + len(signs))
+    return out
 
 
 def interaction_test(d, sizes, segments: list[str] | None = None, *, quantity: str = "answer",
@@ -79,21 +111,10 @@ def interaction_test(d, sizes, segments: list[str] | None = None, *, quantity: s
     if d.shape[0] == 2:
         res = sign_flip_test(d[0] - d[1], "two-sided", n_resamples=n_resamples, seed=seed)
         return InteractionResult(res.statistic, res.pvalue, res.exact, res.method, m, names, null)
-    c = d - (sizes @ d) / sizes.sum()
-    observed = float(_spread(c, sizes, np.ones((1, m)))[0])
-    gamma = 1e-9 * max(observed, 1e-300)
-    if m <= _ENUMERATE_MAX_M:
-        # eps and -eps give the same S: enumerate the 2^(m-1) vectors with eps_1 = +1
-        bits = (np.arange(2 ** (m - 1))[:, None] >> np.arange(m - 1)) & 1
-        signs = np.hstack([np.ones((len(bits), 1)), 1 - 2 * bits])
-        pvalue = float(np.mean(_spread(c, sizes, signs) >= observed - gamma))
-        return InteractionResult(observed, pvalue, True, "enumeration", m, names, null)
-    rng = np.random.default_rng(seed)
-    count = 0
-    for start in range(0, n_resamples, 8192):
-        signs = rng.choice([-1.0, 1.0], size=(min(8192, n_resamples - start), m))
-        count += int((_spread(c, sizes, signs) >= observed - gamma).sum())
-    return InteractionResult(observed, (1 + count) / (1 + n_resamples), False, "monte-carlo", m, names, null)
+    observed = float((_centred(d, sizes).mean(axis=-1) ** 2) @ sizes)
+    p = float(interaction_pvalues(d[None], sizes, n_resamples=n_resamples, seed=seed)[0])
+    exact = m <= _ENUMERATE_MAX_M
+    return InteractionResult(observed, p, exact, "enumeration" if exact else "monte-carlo", m, names, null)
 
 
-__all__ = ["InteractionResult", "interaction_null", "interaction_test"]
+__all__ = ["InteractionResult", "interaction_null", "interaction_pvalues", "interaction_test"]
