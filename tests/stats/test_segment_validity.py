@@ -10,7 +10,12 @@ import numpy as np
 import pytest
 
 from survey.stats.segments.simulation import SimSegment, simulate_segment_cells
-from survey.stats.segments.validity import attainable_size, binomial_band, population_coverage, rejection_rates
+from survey.stats.segments.validity import (
+    attainable_size,
+    binomial_band,
+    population_coverage,
+    rejection_rates,
+)
 
 M, R, SURVEYS = 10, 5, 2000
 # unequal base rates: the segments differ in level, not in effect (the null: A and B exchangeable in each)
