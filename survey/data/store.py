@@ -203,10 +203,12 @@ class Store:
             {"study": NAME, "replicates": r,
              "question": {"type": "binary", "template": RESOLVED_TEMPLATE, "max_tokens": 1},
              "personas": {"set": NAME, "path": FILE, "sha256": HEX, "template": STUDY_OVERRIDE | None,
-                          "ids": [persona ids used, in order]},
+                          "ids": [persona ids used, in order], "attributes": {ID: {attribute: value}}},
              "messages": [{"id": MSG, "set": NAME, "path": FILE, "sha256": HEX,
                            "paraphrases": [{"id": ID, "text": TEXT}, ...]}, ...],   # registry order
-             "models": [{"name": NAME, "backend": NAME, "model_id": ID, "expected_queries": n}, ...]}
+             "models": [{"name": NAME, "backend": NAME, "model_id": ID, "expected_queries": n}, ...],
+             "analysis": {"segments": BY | {NAME: FILTER}, "target": {"source": FILE, "margins": {...}}}}
+                                                        # only for a study with [segments] or [target]
 
         Lists keep the study's order; readers should ignore keys they do not know."""
         self.db.execute("INSERT INTO contexts VALUES (?, ?, ?) ON CONFLICT (study) DO UPDATE SET "

@@ -192,7 +192,8 @@ def analyze(df, a: str | None = None, b: str | None = None, *, models: list[str]
     segments' interaction test. ``weights``: target margins ({"gender": {"male": 0.49, ...}} or a Target) the
     personas are raked to, PersonaWeights, or persona id -> weight: the weighted population effect.
     ``personas``: the personas' attributes (a persona set or a DataFrame) when the source does not carry them
-    (a store records its persona set's; a table may carry attribute columns).
+    (a store records its persona set's; a table may carry attribute columns). On the store of a study with
+    [segments] or [target], ``by`` and ``weights`` left at None are the study's (False: none).
     """
     segmenting = _segmenting(df, by, weights, personas, adjust)
     df, completeness = split_source(df, completeness)
@@ -242,12 +243,19 @@ def analyze(df, a: str | None = None, b: str | None = None, *, models: list[str]
 
 def _segmenting(source, by, weights, personas, adjust: str):
     """(segmentation, persona weights, adjustment) for ``by`` and ``weights``, or None without either;
-    built from the personas' attributes alone, before any answer is read."""
-    if by is None and weights is None:
-        return None
+    built from the personas' attributes alone, before any answer is read. Left at None, they are the
+    study's own (its recorded [segments] and [target]); False turns them off."""
     from survey.data.attributes import persona_attributes
     from survey.stats.segments import PersonaWeights, Target, given_weights, rake, segment_by
 
+    recorded = ((getattr(source, "context", None) or {}).get("analysis") or {})
+    by = recorded.get("segments") if by is None else by
+    if weights is None and recorded.get("target"):
+        weights = Target(recorded["target"]["margins"], recorded["target"].get("source") or "the study's target")
+    by = None if by is False else by
+    weights = None if weights is False else weights
+    if by is None and weights is None:
+        return None
     if adjust not in ("holm", "bonferroni"):
         raise SurveyError(f"adjust: the adjustment across segments must be holm or bonferroni; got '{adjust}'")
     margins = isinstance(weights, Target) or (isinstance(weights, dict) and not _per_persona(weights))

@@ -34,6 +34,7 @@ class QueryDesign:
     persona_set: Any
     personas: list[Any]  # objects with .id
     messages: list[MessageDesign]
+    analysis: dict | None = None  # the study's segments and target margins, checked (survey.study.segments)
 
     @property
     def is_choice(self) -> bool:
@@ -163,7 +164,9 @@ def build_design(study: StudySpec, load_personas: Callable | None = None,
         _choice_messages(messages)
     _no_duplicates([str(p.id) for p in personas], f"persona set '{pset.name}'")
     _no_duplicates([m.id for m in messages], "study messages (set id = ... to tell them apart)")
-    design = QueryDesign(study, pset, personas, messages)
+    from survey.study.segments import analysis_context
+
+    design = QueryDesign(study, pset, personas, messages, analysis_context(study, personas))
     if design.queries_per_model > STUDY_QUERIES_MAX:
         raise SurveyError(f"the study asks {len(personas):,} personas x {sum(len(m.items) for m in messages):,} "
                           f"paraphrases x {study.replicates:,} replicates = {design.queries_per_model:,} queries per "

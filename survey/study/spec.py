@@ -29,6 +29,7 @@ from survey.errors import SurveyError, pydantic_message
 from survey.registry.files import NAME_RE as _ID  # one id rule for studies and registry sets
 from survey.registry.files import study_base_dir
 from survey.responses import DEFAULT_SCALE, ResponseType, likert, rating, response_type
+from survey.study.segments import SegmentsSpec, TargetSpec
 from survey.study.sequential import SequentialSpec
 
 
@@ -270,6 +271,10 @@ class StudySpec(_Strict):
     budget: BudgetSpec = Field(default_factory=BudgetSpec)
     sequential: SequentialSpec | None = Field(
         None, description="buy the pairs of two messages in rounds and stop when the sequential test decides")
+    segments: SegmentsSpec | None = Field(
+        None, description="analyse the answers per segment of personas: by = an attribute or bins, or named filters")
+    target: TargetSpec | None = Field(
+        None, description="weight the personas to a target market's margins (a file, or inline per attribute)")
     # The folder relative paths resolve against: the study file's folder (load_study), else the cwd.
     _base_dir: Path | None = PrivateAttr(None)
 

@@ -133,8 +133,9 @@ class SegmentAnalysis(Display):
             text += f"; {differ}, p = {self.interaction.pvalue:.2g}"
         if self.population is not None:
             d = self.population.to_dict()
-            text += (f"; in the target population the effect is {d['effect'] * (100 if self.span == 1 else 1):+.3g}"
-                     f" ({self._range(*d['ci'])}, p = {d['pvalue']:.2g})")
+            unit = "percentage points" if self.span == 1 else "points"
+            text += (f"; in the target population the effect is {d['effect'] * (100 if self.span == 1 else 1):+.3g} "
+                     f"{unit} ({self._range(*d['ci'])}, p = {d['pvalue']:.2g})")
         return (text + f" (effect {self.unit}, {self.a} − {self.b}; about these personas)") if text else ""
 
     def to_dict(self) -> dict:
