@@ -16,7 +16,8 @@ from survey.errors import SurveyError
 _NOT_ATTRIBUTES = {*COLUMNS, "scale", "response", "p_yes", "expected", "distribution", "second",
                    "second_perturbation", "study", "logprobs", "extra", "error", "error_code", "status", "seq",
                    "prompt_hash", "requested_model", "reported_model", "prompt_tokens", "completion_tokens",
-                   "attempts", "batch_job", "created_at", "updated_at", "backend", "expected_note", "order"}
+                   "attempts", "batch_job", "created_at", "updated_at", "backend", "expected_note", "order",
+                   "model_id", "chosen", "direction"}
 
 
 def attributes_frame(personas) -> pd.DataFrame:
