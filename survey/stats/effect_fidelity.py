@@ -43,6 +43,8 @@ def _sign(x: float) -> int:
 
 @dataclass(repr=False)
 class EffectFidelity(Display):
+    """Human effect against persona effect: their difference with interval and p-value, and sign agreement."""
+
     human_effect: float
     human_se: float
     persona_effect: float
@@ -106,6 +108,8 @@ def effect_fidelity(human_effect: float, human_ci_or_se, persona_effect: float, 
 
 @dataclass(repr=False)
 class BenchmarkFidelity(Display):
+    """Persona against human effects over experiments: sign agreement, correlation, calibration slope."""
+
     n_experiments: int
     sign_agreement: float  # share of experiments (both effects non-zero) whose signs agree
     sign_agreement_ci: tuple[float, float]
@@ -169,6 +173,8 @@ def benchmark_fidelity(human_effects, persona_effects, *, confidence: float = 0.
 
 @dataclass(repr=False)
 class DispersionRatio(Display):
+    """The personas' between-persona variance over the humans' between-respondent variance."""
+
     ratio: float
     ci: tuple[float, float]
     persona_variance: float
