@@ -161,6 +161,8 @@ def level_fidelity(human_answers, persona_answers, points, *, persona_groups=Non
     """
     if not 0 < confidence < 1:
         raise SurveyError(f"confidence must be between 0 and 1; got {confidence}")
+    if int(n_boot) != n_boot or n_boot < 1:
+        raise SurveyError(f"n_boot is a number of bootstrap resamples (e.g. 2000); got {n_boot}")
     points = list(points)
     if len(points) < 2:
         raise SurveyError("a scale needs at least two points")
@@ -181,7 +183,6 @@ def level_fidelity(human_answers, persona_answers, points, *, persona_groups=Non
     # groups are single answers: one per point), which keeps the bootstrap O(n_boot x distinct rows)
     distinct, times = np.unique(group_sums, axis=0, return_counts=True)
     p_boot = rng.multinomial(len(group_sums), times / len(group_sums), size=n_boot) @ distinct
-    p_boot[p_boot.sum(axis=1) == 0] = p_counts  # a resample of only empty groups: keep the observed shares
     halves = np.argsort(rng.random((FLOOR_SPLITS, len(hum))), axis=1) < len(hum) // 2
     first = halves.astype(float) @ hum
     second = h_counts - first
