@@ -6,7 +6,8 @@ ppi_py is not a dependency of survey (it needs numba and gdown); run this in a s
     /tmp/ppi_venv/bin/python scripts/ppi_reference.py > tests/fixtures/ppi_reference.json
 
 It writes five seeded datasets (answers and predictions rounded to 6 decimals, so the stored inputs are the
-inputs ppi_py saw) and ppi_py's point estimates, intervals and p-values for tuned and fixed lambda.
+inputs ppi_py saw) and ppi_py's point estimates, intervals and p-values for tuned and fixed lambda, two of
+them also with weights on the humans and the personas.
 """
 
 import json
@@ -55,6 +56,21 @@ def main():
             case["checks"].append({"what": "pvalue", "lam": lam, "null": 0.5, "alternative": "two-sided",
                                    "value": float(np.ravel(p)[0])})
         out["cases"].append(case)
+    # weighted humans and personas (weights to a target population), on two of the datasets
+    wrng = np.random.default_rng(7)
+    for case in (out["cases"][0], out["cases"][4]):
+        y, f, fu = (np.asarray(case[k]) for k in ("y", "yhat", "yhat_unlabeled"))
+        w, wu = np.round(wrng.uniform(0.5, 2.0, len(y)), 6), np.round(wrng.uniform(0.5, 2.0, len(fu)), 6)
+        case["w"], case["w_unlabeled"] = w.tolist(), wu.tolist()
+        for lam in (None, 0.0, 0.5, 1.0):
+            case["checks"].append({"what": "pointestimate", "lam": lam, "weighted": True, "value": float(
+                np.ravel(ppi_mean_pointestimate(y, f, fu, lam=lam, w=w, w_unlabeled=wu))[0])})
+            lo, hi = ppi_mean_ci(y, f, fu, alpha=0.05, lam=lam, w=w, w_unlabeled=wu)
+            case["checks"].append({"what": "ci", "lam": lam, "alpha": 0.05, "alternative": "two-sided",
+                                   "weighted": True, "value": [float(np.ravel(lo)[0]), float(np.ravel(hi)[0])]})
+        p = ppi_mean_pval(y, f, fu, null=2.0, alternative="two-sided", lam=0.5, w=w, w_unlabeled=wu)
+        case["checks"].append({"what": "pvalue", "lam": 0.5, "null": 2.0, "alternative": "two-sided",
+                               "weighted": True, "value": float(np.ravel(p)[0])})
     json.dump(out, sys.stdout, allow_nan=True)
     sys.stdout.write("\n")
 

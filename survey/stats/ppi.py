@@ -22,7 +22,8 @@ humans, more for skewed answers).
 The arithmetic follows the reference package ``ppi_py`` (PyPI ``ppi-python``) exactly: Cov(Y, f) with divisor
 n, Var(f) over all n + N predictions with divisor n + N - 1, and the two variances of the s.e. with divisors
 N and n. tests/stats/test_ppi.py checks point estimates, intervals and p-values against it to 1e-10 on values
-it computed once (tests/fixtures/ppi_reference.json, made by scripts/ppi_reference.py). ``ppi_py`` is not a
+it computed once (tests/fixtures/ppi_reference.json, made by scripts/ppi_reference.py), also with weights
+(``w``, ``w_unlabeled``: each sample weighted to the target population, rescaled to mean 1 as ppi_py does). ``ppi_py`` is not a
 dependency, not even for tests: it needs numba (which pins numpy's version in the shared environment) and
 gdown (a Google-Drive downloader for its example data), a heavy price for forty lines of arithmetic.
 
@@ -112,29 +113,43 @@ class PPIResult(Display):
                 "note": self.note, "arms": None if self.arms is None else [a.to_dict() for a in self.arms]}
 
 
-def ppi_mean_arrays(y, yhat, yhat_unlabeled, lam=None):
+def ppi_mean_arrays(y, yhat, yhat_unlabeled, lam=None, w=None, w_unlabeled=None):
     """The PPI estimate, s.e. and lambda of many datasets at once: rows of (S, n), (S, n), (S, N) arrays.
 
     Returns (estimate, se, lam), each of shape (S,). ``lam`` None tunes each row's lambda (clipped to
-    [0, 1]; 0 where the predictions do not vary), a number fixes it. No input checks: ``ppi_mean`` checks.
-    Used by simulations, which need thousands of datasets in one pass.
+    [0, 1]; 0 where the predictions do not vary), a number fixes it. ``w``, ``w_unlabeled``: optional weights
+    of the humans and the personas (e.g. to the target population's make-up), rescaled to sum to n and N
+    as ppi_py does. No input checks: ``ppi_mean`` checks. Used by simulations, which need thousands of
+    datasets in one pass.
     """
     y, f, fu = (np.atleast_2d(np.asarray(a, dtype=float)) for a in (y, yhat, yhat_unlabeled))
     n, big_n = y.shape[1], fu.shape[1]
+    w, wu = _weights(w, y.shape), _weights(w_unlabeled, fu.shape)
     if lam is None:
-        lam = tuned_lambda(y, f, fu)
+        lam = tuned_lambda(y, f, fu, w, wu)
     lam = np.broadcast_to(np.asarray(lam, dtype=float), (y.shape[0],))
-    resid = y - lam[:, None] * f
-    estimate = lam * fu.mean(axis=1) + resid.mean(axis=1)
-    se = np.sqrt(lam ** 2 * fu.var(axis=1) / big_n + resid.var(axis=1) / n)
+    resid = w * (y - lam[:, None] * f)
+    imputed = wu * fu
+    estimate = lam * imputed.mean(axis=1) + resid.mean(axis=1)
+    se = np.sqrt(lam ** 2 * imputed.var(axis=1) / big_n + resid.var(axis=1) / n)
     return estimate, se, np.array(lam)
 
 
-def tuned_lambda(y, f, fu) -> np.ndarray:
-    """PPI++ lambda = Cov(Y, f) / ((1 + n/N) Var(f)) per row, clipped to [0, 1] (ppi_py's divisors)."""
+def _weights(w, shape) -> np.ndarray:
+    if w is None:
+        return np.ones(shape)
+    w = np.broadcast_to(np.asarray(w, dtype=float), shape)
+    return w / w.sum(axis=1, keepdims=True) * shape[1]
+
+
+def tuned_lambda(y, f, fu, w=1.0, wu=1.0) -> np.ndarray:
+    """PPI++ lambda = Cov(Y, f) / ((1 + n/N) Var(f)) per row, clipped to [0, 1], with ppi_py's divisors and
+    weighting (the weighted gradients w (Y - theta), w (f - theta) at the lambda = 1 estimate theta)."""
     n, big_n = y.shape[1], fu.shape[1]
-    cov = ((y - y.mean(axis=1, keepdims=True)) * (f - f.mean(axis=1, keepdims=True))).mean(axis=1)
-    var_f = np.concatenate([f, fu], axis=1).var(axis=1, ddof=1)
+    theta = ((wu * fu).mean(axis=1) + (w * (y - f)).mean(axis=1))[:, None]
+    gy, gf, gfu = w * (y - theta), w * (f - theta), wu * (fu - theta)
+    cov = ((gy - gy.mean(axis=1, keepdims=True)) * (gf - gf.mean(axis=1, keepdims=True))).mean(axis=1)
+    var_f = np.concatenate([gf, gfu], axis=1).var(axis=1, ddof=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         lam = cov / ((1 + n / big_n) * var_f)
     # constant predictions carry no information about who answers what: the humans alone
@@ -142,27 +157,32 @@ def tuned_lambda(y, f, fu) -> np.ndarray:
 
 
 def ppi_mean(y, yhat, yhat_unlabeled, *, alpha: float = 0.05, alternative: str = "two-sided",
-             lam: float | None = None, null: float = 0.0) -> PPIResult:
+             lam: float | None = None, null: float = 0.0, w=None, w_unlabeled=None) -> PPIResult:
     """PPI++ estimate of the human mean E[Y] with a normal-approximation interval and p-value.
 
     ``y``: the n humans' answers; ``yhat``: the model's prediction for each of them (the exact score of a persona
     rendered from that human's attributes, averaged over paraphrases and replicates); ``yhat_unlabeled``: the
     predictions for N further personas from the same population. ``lam`` None: power-tuned (clipped to [0, 1]);
     0: humans only; 1: classical PPI. ``alternative``: "two-sided", "greater" (H1: mean > null; the interval
-    is then [lower, inf)) or "less".
+    is then [lower, inf)) or "less". ``w``, ``w_unlabeled``: optional non-negative weights of the humans and
+    the personas, when either sample is to be weighted to the target population (rescaled to mean 1).
     """
     y, f, fu = _checked(y, yhat, yhat_unlabeled, alpha, alternative, lam, "")
-    est, se, lam_used = ppi_mean_arrays(y[None], f[None], fu[None], lam)
+    w, wu = _checked_weights(w, len(y), "humans"), _checked_weights(w_unlabeled, len(fu), "personas")
+    est, se, lam_used = ppi_mean_arrays(y[None], f[None], fu[None], lam, w, wu)
+    humans_se = float(np.std(_weights(w, (1, len(y)))[0] * y) / np.sqrt(len(y)))
     return _result("mean", float(est[0]), float(se[0]), float(lam_used[0]), lam is None, len(y), len(fu),
-                   float(y.std() / np.sqrt(len(y))), alpha, alternative, null)
+                   humans_se, alpha, alternative, null)
 
 
 def ppi_paired_effect(y_a, y_b, f_a, f_b, f_a_unlabeled, f_b_unlabeled, *, alpha: float = 0.05,
-                      alternative: str = "two-sided", lam: float | None = None, null: float = 0.0) -> PPIResult:
+                      alternative: str = "two-sided", lam: float | None = None, null: float = 0.0, w=None,
+                      w_unlabeled=None) -> PPIResult:
     """Within-subjects human effect E[Y(A) - Y(B)]: PPI on D = Y(A) - Y(B) with predictions f(A) - f(B).
 
     Each of the n humans answered both messages (``y_a[i]``, ``y_b[i]``); ``f_a``, ``f_b`` are the predictions
-    for those humans, ``f_a_unlabeled``, ``f_b_unlabeled`` those of N personas that answered both messages.
+    for those humans, ``f_a_unlabeled``, ``f_b_unlabeled`` those of N personas that answered both messages;
+    ``w``, ``w_unlabeled`` optional weights of the humans and personas, as in ``ppi_mean``.
     """
     y_a, f_a, fu_a = _checked(y_a, f_a, f_a_unlabeled, alpha, alternative, lam, " for message A")
     y_b, f_b, fu_b = _checked(y_b, f_b, f_b_unlabeled, alpha, alternative, lam, " for message B")
@@ -170,7 +190,8 @@ def ppi_paired_effect(y_a, y_b, f_a, f_b, f_a_unlabeled, f_b_unlabeled, *, alpha
         raise SurveyError(f"a within-subjects effect pairs each human's and each persona's two answers: give as "
                           f"many A as B answers (humans {len(y_a)} vs {len(y_b)}, personas {len(fu_a)} vs "
                           f"{len(fu_b)}), or use ppi_between_effect when humans saw one message each")
-    r = ppi_mean(y_a - y_b, f_a - f_b, fu_a - fu_b, alpha=alpha, alternative=alternative, lam=lam, null=null)
+    r = ppi_mean(y_a - y_b, f_a - f_b, fu_a - fu_b, alpha=alpha, alternative=alternative, lam=lam, null=null,
+                 w=w, w_unlabeled=w_unlabeled)
     r.target = "paired effect A - B"
     return r
 
@@ -217,6 +238,16 @@ def _result(target, est, se, lam, tuned, n, big_n, humans_se, alpha, alternative
     effective_n = n * (humans_se / se) ** 2 if se > 0 else float("inf")
     return PPIResult(target, est, se, (float(ci[0]), float(ci[1])), float(statistic), float(p), float(null),
                      alternative, alpha, lam, tuned, n, big_n, float(effective_n), humans_se)
+
+
+def _checked_weights(w, length: int, who: str):
+    if w is None:
+        return None
+    w = np.asarray(w, dtype=float)
+    if w.shape != (length,) or not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
+        raise SurveyError(f"the {who}' weights need one non-negative number per unit ({length}), not all 0; "
+                          f"got shape {w.shape}")
+    return w
 
 
 def _checked(y, f, fu, alpha, alternative, lam, which: str):

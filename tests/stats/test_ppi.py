@@ -7,15 +7,17 @@ import numpy as np
 import pytest
 
 from survey.errors import SurveyError
-from survey.stats.ppi import ppi_between_effect, ppi_mean, ppi_paired_effect
-from survey.stats.ppi_simulation import SETTINGS, coverage, draw, theory
+from survey.stats.ppi import ppi_between_effect, ppi_mean, ppi_mean_arrays, ppi_paired_effect
+from survey.stats.ppi_simulation import SETTINGS, coverage, draw, population, theory
 
 REFERENCE = json.loads((Path(__file__).parents[1] / "fixtures" / "ppi_reference.json").read_text())
 
 
 def _ours(case, check):
+    weights = {"w": case["w"], "w_unlabeled": case["w_unlabeled"]} if check.get("weighted") else {}
     r = ppi_mean(case["y"], case["yhat"], case["yhat_unlabeled"], alpha=check.get("alpha", 0.05),
-                 alternative=check.get("alternative", "two-sided"), lam=check["lam"], null=check.get("null", 0.0))
+                 alternative=check.get("alternative", "two-sided"), lam=check["lam"], null=check.get("null", 0.0),
+                 **weights)
     return np.atleast_1d({"pointestimate": r.estimate, "ci": r.ci, "pvalue": r.pvalue}[check["what"]])
 
 
@@ -28,7 +30,7 @@ def test_estimates_intervals_and_pvalues_equal_ppi_py():
             finite = np.isfinite(ref)
             worst = max(worst, float(np.max(np.abs(got[finite] - ref[finite]))))
             checked += 1
-    assert checked == 5 * 22
+    assert checked == 5 * 22 + 2 * 9  # 9 of them with weighted humans and personas
     assert worst < 1e-10
 
 
@@ -130,6 +132,8 @@ def test_achieved_precision_matches_the_mixed_subjects_theory(simulated):
     (lambda: ppi_mean([1, 2], [1, 2], [1, 2], alternative="larger"), "two-sided, greater, less"),
     (lambda: ppi_mean([1, 2], [1, 2], [1, 2], alpha=5), "between 0 and 1"),
     (lambda: ppi_mean([[1, 2]], [1, 2], [1, 2]), "1-D"),
+    (lambda: ppi_mean([1, 2], [1, 2], [1, 2], w=[1, -1]), "non-negative"),
+    (lambda: ppi_mean([1, 2], [1, 2], [1, 2], w_unlabeled=[1, 1, 1]), "one non-negative number per unit"),
     (lambda: ppi_paired_effect([1, 2, 3], [1, 2], [1, 2, 3], [1, 2], [1, 2], [1, 2]), "ppi_between_effect"),
     (lambda: ppi_between_effect([1, 2], [1, 2], [1, 2, 3], [1, 2], [1, 2], [1, 2], same_personas=True),
      "same_personas=False"),
@@ -145,3 +149,22 @@ def test_result_says_what_validity_rests_on():
     assert "random sample of the target population" in d["rests_on"]
     assert "fixed before the human answers" in d["rests_on"]
     assert json.dumps(d) and "PPI mean" in repr(r) and "<table>" in r._repr_html_()
+
+
+def test_weights_correct_humans_sampled_unevenly():
+    # the humans over-represent the upper half of the attribute three to one; weights pi/q to the population
+    # (equally common types) restore coverage, which the unweighted interval loses
+    p_a, _, f_a, _ = population("biased in level")
+    types = len(p_a)
+    q = np.where(np.arange(types) >= types // 2, 3.0, 1.0)
+    q /= q.sum()
+    rng = np.random.default_rng(12)
+    datasets, n, big_n = 2000, 200, 1000
+    k, ku = rng.choice(types, (datasets, n), p=q), rng.integers(0, types, (datasets, big_n))
+    y = (rng.random((datasets, n)) < p_a[k]).astype(float)
+    f, fu = f_a[k] + 0.05 * rng.standard_normal(k.shape), f_a[ku] + 0.05 * rng.standard_normal(ku.shape)
+    truth = p_a.mean()
+    weighted = ppi_mean_arrays(y, f, fu, w=(1 / types) / q[k])
+    plain = ppi_mean_arrays(y, f, fu)
+    cover = [np.mean(np.abs(est - truth) <= 1.959964 * se) for est, se, _ in (weighted, plain)]
+    assert cover[0] >= 0.93 and cover[1] < 0.8  # measured: 0.951 and 0.594
