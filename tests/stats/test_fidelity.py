@@ -160,3 +160,21 @@ def test_dispersion_ratio_finds_too_uniform_personas():
 def test_bad_inputs_name_the_fix(call, message):
     with pytest.raises(SurveyError, match=message):
         call()
+
+
+def test_results_show_briefly_and_serialise_to_strict_json():
+    import json
+
+    from survey.common.display import REPR_WIDTH
+    from survey.stats import plan_mixed_subjects
+
+    rng = np.random.default_rng(8)
+    results = [level_fidelity(_answers(rng, HUMAN_P, 50), _answers(rng, SKEWED_P, 80), POINTS, n_boot=50),
+               effect_fidelity(0.1, 0.05, 0.3, (0.1, np.inf)),  # an unbounded persona interval
+               benchmark_fidelity(rng.normal(size=6), rng.normal(size=6)),
+               dispersion_ratio(rng.normal(size=20), rng.normal(size=20), n_boot=50),
+               plan_mixed_subjects(r=0.3, cost_human=1, cost_persona=0.01, half_width=0.2)]
+    for r in results:
+        assert 20 < len(repr(r)) <= REPR_WIDTH and "<table>" in r._repr_html_()
+        json.dumps(r.to_dict(), allow_nan=False)
+    assert "unbounded" in results[1].note and results[1].to_dict()["ci"] == [None, None]
