@@ -3,8 +3,10 @@
 ``plan`` is what `survey plan` computes and ``validate`` what `survey validate` computes.
 """
 
+from survey.stats.planning.mixed_subjects import MixedSubjectsPlan, mixed_subjects_se, plan_mixed_subjects
 from survey.stats.planning.params import BinaryPlan, PlanSource, RatingPlan
 from survey.stats.planning.planner import PlanResult, load_params, plan
 from survey.stats.planning.validation import Validation, validate
 
-__all__ = ["BinaryPlan", "PlanResult", "PlanSource", "RatingPlan", "Validation", "load_params", "plan", "validate"]
+__all__ = ["BinaryPlan", "MixedSubjectsPlan", "PlanResult", "PlanSource", "RatingPlan", "Validation", "load_params",
+           "mixed_subjects_se", "plan", "plan_mixed_subjects", "validate"]
