@@ -50,6 +50,10 @@ _EXPORTS = {
     "sequential": "survey.stats.sequential.table_replay",
     "SequentialDesign": "survey.stats.sequential.design",
     "report": "survey.reporting.entry",
+    # humans beside the personas: fidelity and prediction-powered inference about people
+    "fidelity": "survey.api.fidelity",
+    "load_humans": "survey.data.humans",
+    "Humans": "survey.data.humans",
     # errors
     "SurveyError": "survey.errors",
     "TableError": "survey.errors",

@@ -52,6 +52,7 @@ class Source(Display):
     study: str | None  # the study a store's rows were scoped to (None for a table file)
     context: dict | None  # the study's recorded context (Store.context), when the store has one
     completeness: Completeness
+    humans: object = None  # survey.data.humans.Humans: the human answers beside the personas, when named
 
     def display_parts(self):
         t = self.table
@@ -59,17 +60,48 @@ class Source(Display):
                  "personas": int(t.loc[t["model"] == m, "persona"].nunique())}
                 for m, n in t["model"].value_counts(sort=False).items()]
         where = f"{self.kind} {self.path}" + (f", study '{self.study}'" if self.study else "")
-        return f"Source: {len(t)} rows from {where}", rows, self.completeness.warnings()
+        notes = self.completeness.warnings()
+        if self.humans is not None:
+            h = self.humans.summary()
+            notes = [f"humans: {h['respondents']} respondents from {h['path']}", *notes]
+        return f"Source: {len(t)} rows from {where}", rows, notes
 
 
 def load_source(path: str | Path, study: str | None = None, min_perturbations: int = 2,
-                scale: str | None = None) -> Source:
+                scale: str | None = None, humans: str | Path | None = None) -> Source:
     """The validated long table in a .csv/.parquet file or a store, with its study, context and completeness.
 
     A store's rows are scoped to ``study``, or to its only study (an error lists them when it holds several).
     ``scale``: the response type of a table file without a ``scale`` column (e.g. "likert5"; default Yes/No);
     a table or store that names its scale must agree with it.
+    ``humans``: a human file (survey.data.humans) to hold beside the personas as ``Source.humans``; a store whose
+    study named one (``humans = ...`` in the study file) brings it without being told.
     """
+    src = _load_source(path, study, min_perturbations, scale)
+    src.humans = _humans_for(src, humans)
+    return src
+
+
+def _humans_for(src: Source, path) -> object:
+    """The human file given, else the one the store's study recorded (checked against the table's scale and
+    messages)."""
+    from survey.data.humans import load_humans
+
+    spec = ((src.context or {}).get("humans") or {})
+    if path is None and not spec.get("path"):
+        return None
+    scale = str(src.table["scale"].iloc[0]) if "scale" in src.table.columns else None
+    messages = sorted(set(src.table["message"].astype(str)))
+    if path is not None:
+        return load_humans(path, scale, messages)
+    opts = spec.get("spec") or {}
+    if not Path(spec["path"]).exists():
+        raise SurveyError(f"{src.path}: the study's human file {spec['path']} is gone; give it with `humans=`")
+    return load_humans(spec["path"], scale, messages, wide=opts.get("wide"), columns=opts.get("columns"),
+                       id_column=opts.get("id_column"))
+
+
+def _load_source(path, study, min_perturbations, scale) -> Source:
     if scale is not None:
         response_type(scale)  # an unknown name fails first, naming the known ones
     path = Path(path)
@@ -111,7 +143,7 @@ def load_long_table(path: str | Path, study: str | None = None, min_perturbation
                     scale: str | None = None) -> pd.DataFrame:
     """The validated long table in a .csv/.parquet file or a store (``study`` picks one when it holds
     several); ``load_source`` also says what it rests on."""
-    return load_source(path, study, min_perturbations, scale).table
+    return _load_source(path, study, min_perturbations, scale).table
 
 
 def _design(ctx: dict) -> dict[str, set]:

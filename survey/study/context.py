@@ -49,7 +49,19 @@ def study_context(design: QueryDesign) -> dict:
                     "expected_queries": design.queries_per_model}
                    for m in study.models],
         **({"analysis": design.analysis} if design.analysis else {}),
+        **({"humans": _humans(design)} if design.humans is not None else {}),
     }
+
+
+def _humans(design: QueryDesign) -> dict:
+    """The human file a study names: analyses of its store find it here (survey.data.sources)."""
+    from pathlib import Path
+
+    h = design.humans
+    data = Path(h.path).read_bytes() if h.path and Path(h.path).exists() else b""
+    return {"path": h.path, "sha256": hashlib.sha256(data).hexdigest() if data else None,
+            "respondents": int(h.table["respondent"].nunique()), "rendered_personas": design.n_human_personas,
+            "spec": design.study.humans.model_dump()}
 
 
 def _attributes(persona) -> dict:

@@ -35,6 +35,8 @@ class QueryDesign:
     personas: list[Any]  # objects with .id
     messages: list[MessageDesign]
     analysis: dict | None = None  # the study's segments and target margins, checked (survey.study.segments)
+    humans: Any = None  # the study's human answers (survey.data.humans.Humans), when it names them
+    n_human_personas: int = 0  # personas rendered from the respondents (the last ones, ids 'human-...')
 
     @property
     def is_choice(self) -> bool:
@@ -162,16 +164,29 @@ def build_design(study: StudySpec, load_personas: Callable | None = None,
         _enough_paraphrases(messages)
     if "first" in getattr(study.question.response, "slots", ()):
         _choice_messages(messages)
-    _no_duplicates([str(p.id) for p in personas], f"persona set '{pset.name}'")
+    humans = study.load_humans()
+    rendered = _human_personas(humans, pset) if humans is not None and study.humans.ask else []
+    personas = personas + rendered
+    _no_duplicates([str(p.id) for p in personas], f"persona set '{pset.name}' with the rendered humans")
     _no_duplicates([m.id for m in messages], "study messages (set id = ... to tell them apart)")
     from survey.study.segments import analysis_context
 
-    design = QueryDesign(study, pset, personas, messages, analysis_context(study, personas))
+    design = QueryDesign(study, pset, personas, messages, analysis_context(study, personas), humans, len(rendered))
     if design.queries_per_model > STUDY_QUERIES_MAX:
         raise SurveyError(f"the study asks {len(personas):,} personas x {sum(len(m.items) for m in messages):,} "
                           f"paraphrases x {study.replicates:,} replicates = {design.queries_per_model:,} queries per "
                           f"model; the limit is {STUDY_QUERIES_MAX:,} ({WHY['queries']}): lower replicates or counts")
     return design
+
+
+def _human_personas(humans, pset) -> list:
+    """Each respondent as a persona of the set (its template filled with their attributes), so that the models'
+    score for them is the prediction prediction-powered inference pairs with their answer."""
+    from survey.registry.personas import Persona, template_fields
+
+    fields = template_fields(pset.template)
+    return [Persona(**{k: v for k, v in rec.items() if k == "id" or k in fields})
+            for rec in humans.persona_records(fields)]
 
 
 def _enough_paraphrases(messages: list[MessageDesign]) -> None:

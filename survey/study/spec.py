@@ -247,6 +247,19 @@ class ModelSpec(_Strict):
         return backend_capabilities(self.backend, self.options).paid
 
 
+class HumansSpec(_Strict):
+    """`humans = "answers.csv"` or `[humans]`: the human answers beside the personas (survey.data.humans)."""
+
+    file: str = Field(description="human answers (.csv, long or Qualtrics-style wide); relative to the study file")
+    ask: bool = Field(True, description="also ask the models about each respondent, rendered as a persona from "
+                                        "their attributes (persona ids 'human-<respondent>'): the predictions "
+                                        "that prediction-powered inference about humans needs")
+    wide: bool | None = Field(None, description="one row per respondent (Qualtrics); default: wide when the file "
+                                                "has no 'message' column")
+    id_column: str | None = Field(None, description="wide files: the respondent id column (default ResponseId)")
+    columns: dict[str, str] | None = Field(None, description="wide files: answer column -> message id")
+
+
 class BudgetSpec(_Strict):
     """`[budget]`: caps a run refuses to exceed, counted over the whole study (stored + to send)."""
 
@@ -275,6 +288,9 @@ class StudySpec(_Strict):
         None, description="analyse the answers per segment of personas: by = an attribute or bins, or named filters")
     target: TargetSpec | None = Field(
         None, description="weight the personas to a target market's margins (a file, or inline per attribute)")
+    humans: HumansSpec | None = Field(
+        None, description="human answers to the same messages (a file name, or a [humans] table): fidelity and "
+                          "prediction-powered inference about people")
     # The folder relative paths resolve against: the study file's folder (load_study), else the cwd.
     _base_dir: Path | None = PrivateAttr(None)
 
@@ -302,6 +318,23 @@ class StudySpec(_Strict):
             if dup:
                 raise ValueError(f"{what}: duplicate name(s) {', '.join(dup)}; each must be unique")
         return self
+
+    @field_validator("humans", mode="before")
+    @classmethod
+    def _humans_file(cls, v: Any) -> Any:
+        return {"file": v} if isinstance(v, str) else v
+
+    def load_humans(self):
+        """The study's human answers (survey.data.humans.Humans), checked against its messages and scale;
+        None when the study names none."""
+        if self.humans is None:
+            return None
+        from survey.data.humans import load_humans
+
+        h = self.humans
+        ids = [m.id or Path(m.perturbations).stem for m in self.messages]
+        return load_humans(self.resolve(h.file), self.question.type, ids, wide=h.wide, columns=h.columns,
+                           id_column=h.id_column)
 
     def resolve(self, path: str) -> Path:
         """A path from the study file, relative to the study's folder unless absolute."""

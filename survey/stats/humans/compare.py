@@ -1,0 +1,183 @@
+"""Does it match people? Levels, effects, dispersion and a valid estimate about humans, per model.
+
+Joins a long table of persona answers with human answers to the same messages (survey.data.humans):
+- **levels** per model x message (and per segment with ``by``): survey.stats.fidelity.level_fidelity (JSD and
+  Wasserstein with bootstrap intervals, the human noise floor, the uniform and overall-human baselines);
+- **effects** per model: the persona effect A - B with its sign-flip interval (survey.stats.analysis.analyze)
+  beside the human effect with its normal interval, their difference and sign agreement
+  (survey.stats.effect_fidelity.effect_fidelity);
+- **dispersion** per model x message: persona over human variance (survey.stats.effect_fidelity.dispersion_ratio);
+- **PPI** per model: the human effect A - B by prediction-powered inference (Angelopoulos, Bates, Fannjiang,
+  Jordan & Zrnic, "Prediction-powered inference", Science 2023; PPI++ power tuning, Angelopoulos, Duchi & Zrnic
+  2024) when the models also answered as each respondent rendered from their attributes: within-subjects by
+  survey.stats.ppi.ppi_paired_effect, between-subjects by ppi_between_effect (the same population personas
+  answered both messages).
+The human effect alone is PPI with lambda = 0 (the humans' own mean difference, with the same weights).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from survey.data.humans import Humans
+from survey.errors import SurveyError
+from survey.responses import response_type
+from survey.stats.effect_fidelity import dispersion_ratio, effect_fidelity
+from survey.stats.fidelity import level_fidelity
+from survey.stats.humans.inputs import (
+    human_counts,
+    model_scores,
+    paired_humans,
+    persona_answers,
+    require_predictions,
+)
+from survey.stats.humans.result import HumanFidelity
+from survey.stats.ppi import _result, ppi_between_effect, ppi_mean, ppi_paired_effect
+
+
+def human_fidelity(source, humans: Humans, a: str | None = None, b: str | None = None, *, by: str | None = None,
+                   confidence: float = 0.95, n_boot: int = 1000, seed: int = 0, flips: int = 9999) -> HumanFidelity:
+    """Fidelity of every model of ``source`` (a long table or a Source) to ``humans``, and the PPI estimate of
+    the human effect A - B. ``a``, ``b``: the messages compared (default: the two the humans saw);
+    ``by``: a respondent and persona attribute whose levels each get their own level fidelity."""
+    from survey.stats.analysis import analyze
+
+    table = source.table if hasattr(source, "table") else source
+    scale = str(table["scale"].iloc[0]) if "scale" in table.columns else "binary"
+    rtype = response_type(scale)
+    if response_type(humans.scale).scale != rtype.scale:
+        raise SurveyError(f"the humans answered on {humans.scale}, the personas on {rtype.scale}: compare answers "
+                          "on one scale (give the human file's scale as the study's)")
+    shared = [m for m in humans.messages if m in set(table["message"].astype(str))]
+    if not shared:
+        raise SurveyError(f"the humans saw {', '.join(humans.messages)}, none of which the personas answered")
+    a, b = _pair(shared, a, b)
+    design = humans.design(a, b)
+    if design == "mixed":
+        raise SurveyError(f"some respondents saw both '{a}' and '{b}', others one: keep one design (drop the "
+                          "respondents who saw one message for a within-subjects effect, or give each one answer)")
+    points = list(rtype.view.points)
+    ordered = bool(rtype.view.ordered) or len(points) == 2  # a two-point scale is trivially ordered
+    overall = human_counts(humans, a, points).sum(axis=0) + human_counts(humans, b, points).sum(axis=0)
+    human_effect = _human_effect(humans, a, b, design, confidence)
+    analysis = analyze(source, a, b, alpha=1 - confidence, seed=seed, flips=flips)
+    models = [r.model for r in analysis.results]
+    levels, effects, dispersion, ppi, notes = [], [], [], {}, []
+    segments = _segments(source, humans, by)
+    for model in models:
+        scores = model_scores(table, model)
+        for msg in (a, b):
+            for seg, (resp, pers) in segments.items():
+                h = human_counts(humans, msg, points, resp)
+                per, groups, who = persona_answers(table, model, msg, points, population_only=False)
+                if pers is not None:
+                    keep = np.isin(who, pers)
+                    per, groups = per[keep], groups[keep]
+                if len(h) < 2 or len(per) == 0:
+                    notes.append(f"{model}, {msg}, {seg}: too few humans or personas for a level comparison")
+                    continue
+                lf = level_fidelity(h, per, points, persona_groups=groups, ordered=ordered, human_overall=overall,
+                                    confidence=confidence, n_boot=n_boot, seed=seed)
+                levels.append({"model": model, "message": msg, "segment": seg, "fidelity": lf})
+            dispersion.append({"model": model, "message": msg, "ratio": dispersion_ratio(
+                scores.scores[msg].dropna().to_numpy(), humans.answers(msg)["answer"].to_numpy(float),
+                confidence=confidence, n_boot=n_boot, seed=seed)})
+        r = analysis[model]
+        effects.append({"model": model, "fidelity": effect_fidelity(
+            human_effect.estimate, human_effect.se, float(r.effect.estimate), tuple(r.effect.ci),
+            confidence=confidence, persona_confidence=getattr(r.effect, "confidence", None) or confidence)})
+        try:
+            ppi[model] = _ppi(scores, humans, a, b, design, confidence)
+        except SurveyError as exc:
+            notes.append(f"{model}: no PPI estimate ({exc})")
+    return HumanFidelity(a=a, b=b, design=design, scale=rtype.scale, unit=rtype.view.effect_unit,
+                         human_effect=human_effect, levels=levels, effects=effects, dispersion=dispersion, ppi=ppi,
+                         humans=humans.summary(), personas=_persona_summary(table, models), by=by,
+                         confidence=confidence, notes=notes, left_out=list(analysis.left_out))
+
+
+def _pair(shared: list[str], a, b) -> tuple[str, str]:
+    if a is None and b is None:
+        if len(shared) != 2:
+            raise SurveyError(f"the humans and personas share {len(shared)} messages ({', '.join(shared)}): name the "
+                              "two to compare with `a=` and `b=`")
+        return shared[0], shared[1]
+    if a is None or b is None:
+        rest = [m for m in shared if m not in (a, b)]
+        if len(rest) != 1:
+            raise SurveyError("name both messages (`a=` and `b=`) when more than two are shared")
+        a, b = (a, rest[0]) if b is None else (rest[0], b)
+    for m in (a, b):
+        if m not in shared:
+            raise SurveyError(f"message '{m}' was not answered by both the humans and the personas; shared: "
+                              f"{', '.join(shared)}")
+    return a, b
+
+
+def _human_effect(humans: Humans, a: str, b: str, design: str, confidence: float):
+    """The humans alone: PPI with lambda = 0 (the weighted mean difference and its normal interval)."""
+    alpha = 1 - confidence
+    if design == "within":
+        w = paired_humans(humans, a, b)
+        zero = np.zeros(len(w))
+        return ppi_paired_effect(w[a].to_numpy(float), w[b].to_numpy(float), zero, zero, zero, zero, alpha=alpha,
+                                 lam=0.0, w=w["weight"].to_numpy(float))
+    ya, yb = humans.answers(a), humans.answers(b)
+    za, zb = np.zeros(len(ya)), np.zeros(len(yb))
+    if (ya["weight"] != 1).any() or (yb["weight"] != 1).any():  # weighted arms: their difference, s.e. in quadrature
+        arms = [ppi_mean(y["answer"].to_numpy(float), z, z, alpha=alpha, lam=0.0, w=y["weight"].to_numpy(float))
+                for y, z in ((ya, za), (yb, zb))]
+        out = _result("between effect A - B", arms[0].estimate - arms[1].estimate, float(np.hypot(arms[0].se, arms[1].se)),
+                      (0.0, 0.0), False, len(ya) + len(yb), 0, float(np.hypot(arms[0].se, arms[1].se)), alpha,
+                      "two-sided", 0.0)
+        out.arms = tuple(arms)
+        return out
+    return ppi_between_effect(ya["answer"].to_numpy(float), za, za, yb["answer"].to_numpy(float), zb, zb,
+                              alpha=alpha, lam=0.0)
+
+
+def _ppi(scores, humans: Humans, a: str, b: str, design: str, confidence: float):
+    alpha = 1 - confidence
+    pop = scores.population[[m for m in (a, b) if m in scores.population.columns]].dropna()
+    if len(pop) < 2 or list(pop.columns) != [a, b]:
+        raise SurveyError("the study has fewer than 2 personas beyond the rendered respondents to stand for the "
+                          "population (the unlabelled predictions)")
+    if design == "within":
+        w = paired_humans(humans, a, b)
+        f = require_predictions(scores, list(w.index), [a, b])
+        return ppi_paired_effect(w[a].to_numpy(float), w[b].to_numpy(float), f[a].to_numpy(), f[b].to_numpy(),
+                                 pop[a].to_numpy(), pop[b].to_numpy(), alpha=alpha, w=w["weight"].to_numpy(float))
+    ya, yb = humans.answers(a), humans.answers(b)
+    fa = require_predictions(scores, list(ya["respondent"]), [a])[a].to_numpy()
+    fb = require_predictions(scores, list(yb["respondent"]), [b])[b].to_numpy()
+    return ppi_between_effect(ya["answer"].to_numpy(float), fa, pop[a].to_numpy(), yb["answer"].to_numpy(float), fb,
+                              pop[b].to_numpy(), alpha=alpha, same_personas=True)
+
+
+def _segments(source, humans: Humans, by: str | None) -> dict:
+    """segment -> (respondent ids, persona ids); one segment "all" (None, None) without ``by``."""
+    if not by:
+        return {"all": (None, None)}
+    from survey.data.attributes import persona_attributes
+
+    if by not in humans.attributes:
+        raise SurveyError(f"the human file has no attribute '{by}' (it has {', '.join(humans.attributes) or 'none'})")
+    people = humans.respondents[by].astype(str)
+    personas = persona_attributes(source)
+    if by not in personas.columns:
+        raise SurveyError(f"the personas have no attribute '{by}' (they have {', '.join(personas.columns)})")
+    pers = personas[by].astype(str)
+    out = {}
+    for level in sorted(set(people) & set(pers)):
+        out[f"{by} = {level}"] = (list(people.index[people == level]), list(pers.index[pers == level]))
+    if not out:
+        raise SurveyError(f"no level of '{by}' is shared by the humans ({', '.join(sorted(set(people)))}) and the "
+                          f"personas ({', '.join(sorted(set(pers)))})")
+    return out
+
+
+def _persona_summary(table: pd.DataFrame, models: list[str]) -> dict:
+    ids = table["persona"].astype(str)
+    rendered = ids.str.startswith("human-")
+    return {"models": models, "personas": int(ids[~rendered].nunique()), "rendered_humans": int(ids[rendered].nunique())}
