@@ -118,6 +118,7 @@ _MISSING = {
     "source": "{path}: no such file (give a .csv/.parquet table or a .sqlite store)",
     "study": "{path}: no such study file",
     "store": "{path}: no such store; `survey run STUDY.toml` creates it",
+    "humans": "{path}: no such human file",
 }
 
 

@@ -49,7 +49,9 @@ def human_fidelity(source, humans: Humans, a: str | None = None, b: str | None =
     if response_type(humans.scale).scale != rtype.scale:
         raise SurveyError(f"the humans answered on {humans.scale}, the personas on {rtype.scale}: compare answers "
                           "on one scale (give the human file's scale as the study's)")
-    shared = [m for m in humans.messages if m in set(table["message"].astype(str))]
+    ctx_order = [str(m["id"]) for m in ((getattr(source, "context", None) or {}).get("messages") or [])]
+    order = ctx_order or list(pd.unique(table["message"].astype(str)))  # the study's order: A first
+    shared = [m for m in order if m in set(humans.messages)]
     if not shared:
         raise SurveyError(f"the humans saw {', '.join(humans.messages)}, none of which the personas answered")
     a, b = _pair(shared, a, b)
