@@ -10,9 +10,10 @@ from survey.data.humans import validate_humans
 
 
 def synthetic(design: str = "between", n_humans: int = 120, n_personas: int = 60, m: int = 6, seed: int = 0,
-              link: float = 1.0, human_shift: float = 0.0, model_effect: float = 0.8):
-    """(long table, Humans). Each unit has a trait x; humans say Yes to A with expit(0.4 x + 0.5 + shift), to B
-    with expit(0.4 x - 0.5 + shift); the model's P(Yes) is expit(link * 0.4 x +- model_effect / 2)."""
+              link: float = 0.4, human_shift: float = 0.0, model_effect: float = 0.8,
+              human_slope: float = 0.4):
+    """(long table, Humans). Each unit has a trait x; humans say Yes to A with expit(human_slope x + 0.5 + shift),
+    to B with expit(human_slope x - 0.5 + shift); the model's P(Yes) is expit(link x +- model_effect / 2)."""
     rng = np.random.default_rng(seed)
     expit = lambda z: 1 / (1 + np.exp(-z))  # noqa: E731
     people = [f"r{i:03d}" for i in range(n_humans)]
@@ -25,7 +26,7 @@ def synthetic(design: str = "between", n_humans: int = 120, n_personas: int = 60
     for pid, x, age in units:
         for msg, sign in (("a", 1), ("b", -1)):
             for k in range(m):
-                p = expit(link * 0.4 * x + sign * model_effect / 2 + rng.normal(0, 0.2))
+                p = expit(link * x + sign * model_effect / 2 + rng.normal(0, 0.2))
                 rows.append({"model": "toy", "message": msg, "perturbation": f"{msg}{k}", "persona": pid,
                              "replicate": 0, "answer": int(rng.random() < p), "expected": p, "scale": "binary",
                              "age": age})
@@ -35,6 +36,6 @@ def synthetic(design: str = "between", n_humans: int = 120, n_personas: int = 60
         shown = ("a", "b") if design == "within" else (("a",) if i % 2 == 0 else ("b",))
         u = rng.random()
         for msg in shown:
-            p = expit(0.4 * x + (0.5 if msg == "a" else -0.5) + human_shift)
+            p = expit(human_slope * x + (0.5 if msg == "a" else -0.5) + human_shift)
             hum.append({"respondent": r, "message": msg, "answer": "Yes" if u < p else "No", "age": ages[i]})
     return table, validate_humans(pd.DataFrame(hum), "binary", ["a", "b"])

@@ -1,0 +1,166 @@
+"""survey.stats.humans.human_fidelity, survey.fidelity and `survey fidelity`: every number is the one the
+tested statistics give on inputs built here by hand, the designs are told apart, and mistakes are one line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import jensenshannon
+
+from survey.common.formatting import to_json
+from survey.errors import SurveyError
+from survey.stats.humans import human_fidelity
+from survey.stats.ppi import ppi_between_effect, ppi_paired_effect
+
+sys.path.insert(0, str(Path(__file__).parent))
+from synthetic import synthetic  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+FAST = dict(n_boot=200, flips=999, seed=1)
+
+
+def _predictions(table, message):
+    rows = table[table["message"] == message]
+    return rows.groupby("persona")["expected"].mean()
+
+
+def test_between_subjects_numbers_are_the_statistics_on_hand_built_inputs():
+    table, humans = synthetic("between", seed=3)
+    res = human_fidelity(table, humans, **FAST)
+    assert res.design == "between" and "between-subjects" in res.basis
+    ya, yb = humans.answers("a"), humans.answers("b")
+    assert res.human_effect.estimate == pytest.approx(ya["answer"].mean() - yb["answer"].mean())
+    se = np.sqrt(ya["answer"].var(ddof=0) / len(ya) + yb["answer"].var(ddof=0) / len(yb))
+    assert res.human_effect.se == pytest.approx(se)
+    fa, fb = _predictions(table, "a"), _predictions(table, "b")
+    pop = [p for p in fa.index if not p.startswith("human-")]
+    ref = ppi_between_effect(ya["answer"].to_numpy(float), fa[["human-" + r for r in ya["respondent"]]].to_numpy(),
+                             fa[pop].to_numpy(), yb["answer"].to_numpy(float),
+                             fb[["human-" + r for r in yb["respondent"]]].to_numpy(), fb[pop].to_numpy(),
+                             same_personas=True)
+    got = res.ppi["toy"]
+    assert (got.estimate, got.se, *got.ci) == pytest.approx((ref.estimate, ref.se, *ref.ci))
+    # levels: the persona shares are the answers' shares, the JSD scipy's
+    lv = next(x["fidelity"] for x in res.levels if x["message"] == "a")
+    rows = table[table["message"] == "a"]
+    assert lv.persona[1] == pytest.approx(rows["answer"].mean())
+    assert lv.human[1] == pytest.approx(ya["answer"].mean())
+    assert lv.jsd == pytest.approx(jensenshannon(lv.human, lv.persona, base=2) ** 2)
+    assert lv.wasserstein == pytest.approx(abs(lv.human[1] - lv.persona[1]))
+    # effects: the persona side is survey.analyze's
+    import survey
+
+    persona = survey.analyze(table, "a", "b", flips=999, seed=1)["toy"].effect.estimate
+    assert res.effects[0]["fidelity"].persona_effect == pytest.approx(persona)
+    assert res.effects[0]["fidelity"].human_effect == pytest.approx(res.human_effect.estimate)
+
+
+def test_within_subjects_uses_the_paired_differences():
+    table, humans = synthetic("within", seed=4)
+    res = human_fidelity(table, humans, **FAST)
+    assert res.design == "within"
+    t = humans.table.pivot(index="respondent", columns="message", values="answer")
+    assert res.human_effect.estimate == pytest.approx((t["a"] - t["b"]).mean())
+    fa, fb = _predictions(table, "a"), _predictions(table, "b")
+    pop = [p for p in fa.index if not p.startswith("human-")]
+    ids = ["human-" + r for r in t.index]
+    ref = ppi_paired_effect(t["a"].to_numpy(float), t["b"].to_numpy(float), fa[ids].to_numpy(), fb[ids].to_numpy(),
+                            fa[pop].to_numpy(), fb[pop].to_numpy())
+    assert res.ppi["toy"].estimate == pytest.approx(ref.estimate)
+    assert res.ppi["toy"].ci == pytest.approx(ref.ci)
+
+
+def test_an_informative_model_narrows_the_interval_and_an_uninformative_one_does_not():
+    setting = dict(n_humans=300, n_personas=300, seed=5, human_slope=2.5)
+    good = human_fidelity(*synthetic("between", link=2.5, **setting), **FAST).ppi["toy"]
+    bad = human_fidelity(*synthetic("between", link=0.0, **setting), **FAST).ppi["toy"]
+    assert good.width_ratio < 0.97
+    assert bad.width_ratio > 0.98
+
+
+def test_without_predictions_for_the_respondents_there_is_no_ppi_and_it_says_why():
+    table, humans = synthetic("between", seed=6)
+    table = table[~table["persona"].str.startswith("human-")]
+    res = human_fidelity(table, humans, **FAST)
+    assert res.ppi == {}
+    assert any("no prediction for" in n and "ask = true" in n for n in res.notes)
+    assert res.effects and res.levels  # fidelity needs no predictions
+
+
+def test_segments_compare_levels_per_shared_attribute_level():
+    table, humans = synthetic("between", seed=7)
+    res = human_fidelity(table, humans, by="age", **FAST)
+    segs = {x["segment"] for x in res.levels}
+    assert segs == {"age = old", "age = young"}
+    young = next(x["fidelity"] for x in res.levels if x["segment"] == "age = young" and x["message"] == "a")
+    assert young.n_humans == int(((humans.table["age"] == "young") & (humans.table["message"] == "a")).sum())
+    with pytest.raises(SurveyError, match="no attribute 'income'"):
+        human_fidelity(table, humans, by="income", **FAST)
+
+
+def test_mistakes_are_named():
+    table, humans = synthetic("between", seed=8)
+    with pytest.raises(SurveyError, match="message 'c' was not answered"):
+        human_fidelity(table, humans, "a", "c", **FAST)
+    from survey.data.humans import validate_humans
+
+    mixed = validate_humans(humans.table.assign(respondent=["r000"] * 2 + list(humans.table["respondent"][2:]))
+                            .drop(columns=["weight", "age"]), "binary")
+    with pytest.raises(SurveyError, match="keep one design"):
+        human_fidelity(table, mixed, **FAST)
+
+
+def test_result_shows_itself_briefly_and_as_strict_json():
+    table, humans = synthetic("between", seed=9)
+    res = human_fidelity(table, humans, **FAST)
+    assert len(repr(res)) <= 1000 and "between-subjects" in repr(res)
+    assert "<table>" in res._repr_html_() and "random sample of the target population" in res._repr_html_()
+    doc = json.loads(to_json(res.to_dict()))
+    assert doc["design"] == "between" and doc["ppi"]["toy"]["rests_on"]
+    assert "fixed before the human answers" in doc["validity"]
+    assert doc["levels"][0]["distances"]["jsd"]["noise_floor"] > 0
+    assert len(doc["verdicts"]) == 1
+
+
+def _files(tmp_path):
+    table, humans = synthetic("between", n_humans=60, n_personas=20, seed=10)
+    table.drop(columns="age").to_csv(tmp_path / "t.csv", index=False)
+    humans.table.drop(columns="weight").to_csv(tmp_path / "h.csv", index=False)
+    return tmp_path / "t.csv", tmp_path / "h.csv"
+
+
+def test_python_api_reads_the_files(tmp_path):
+    import survey
+
+    t, h = _files(tmp_path)
+    res = survey.fidelity(t, humans=h, n_boot=100, flips=999)
+    assert res.humans["path"] == str(h) and res.ppi
+    with pytest.raises(SurveyError, match="no human answers"):
+        survey.fidelity(t)
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "survey", "fidelity", *map(str, args)], capture_output=True,
+                          text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "COLUMNS": "150"})
+
+
+def test_cli_json_and_text_and_mistakes(tmp_path):
+    t, h = _files(tmp_path)
+    out = _cli(t, "--humans", h, "--json", "--bootstrap", 100)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["design"] == "between" and set(doc["ppi"]) == {"toy"}
+    text = _cli(t, "--humans", h, "--bootstrap", 100)
+    assert text.returncode == 0 and "prediction-powered" in text.stdout and "validity:" in text.stdout
+    missing = _cli(t, "--humans", tmp_path / "nope.csv", "--json")
+    assert missing.returncode == 2 and "no such human file" in json.loads(missing.stdout)["error"]
+    bad = tmp_path / "bad.csv"
+    bad.write_text("respondent,message,answer\nr1,zzz,Yes\n")
+    wrong = _cli(t, "--humans", bad)
+    assert wrong.returncode == 2 and "unknown message(s) zzz in line(s) 2" in wrong.stderr
+    assert "Traceback" not in wrong.stderr
