@@ -85,7 +85,7 @@ def fidelity_cmd(source, humans, a, b, by, confidence, n_boot, seed, scale, stud
                  for d in res.dispersion])
     if res.ppi:
         print_table(f"the human effect by prediction-powered inference ({res.design}-subjects)",
-                    ["model", "estimate", "CI", "p", "lambda", "width vs humans only", "worth (humans)"],
+                    ["model", "estimate", "CI", "p", "lambda", "width vs humans only", "effective humans"],
                     [[m, f"{p.estimate:+.4f}", _ci(p.ci), p.pvalue,
                       ", ".join(f"{x:.2f}" for x in (p.lam if isinstance(p.lam, tuple) else (p.lam,))),
                       p.width_ratio, p.effective_n] for m, p in res.ppi.items()])

@@ -49,15 +49,19 @@ def _read_json(path: str | None, option: str) -> dict | None:
 @click.option("--plan", "plan_json", type=click.Path(dir_okay=False), help="`survey plan --json` output")
 @click.option("--validate", "validate_json", type=click.Path(dir_okay=False), help="`survey validate --json` output")
 @click.option("--dbpa", "dbpa_json", type=click.Path(dir_okay=False), help="`survey dbpa --json` output")
+@click.option("--humans", "humans", type=click.Path(dir_okay=False), default=None,
+              help="human answers to the same messages: adds \"Does it match people?\" (default: the file the "
+                   "store's study names)")
 @flips_option(9999, FLIPS_HELP_ONE_TEST)
 @seed_option()
 @segment_options
 @scale_option
 @json_option
 def report_cmd(source, out, study, a, b, title, alpha, sizes, plan_json, validate_json, dbpa_json, flips, seed,
-               by, filters, target, personas, adjust, pooled, scale, as_json):
+               by, filters, target, personas, adjust, pooled, scale, as_json, humans):
     """Write OUT/index.html (plots inlined), OUT/results.json and OUT/table.csv."""
     require_file(source, "source")
+    require_file(humans, "humans")
     from survey.cli.compare import parse_sizes
     from survey.data.sources import load_source
     from survey.reporting.entry import report
@@ -65,7 +69,7 @@ def report_cmd(source, out, study, a, b, title, alpha, sizes, plan_json, validat
     extras = {"plan": _read_json(plan_json, "--plan"), "validate": _read_json(validate_json, "--validate"),
               "dbpa": _read_json(dbpa_json, "--dbpa")}
     segments = segment_arguments(by, filters, target, personas, pooled)
-    src = load_source(source, study, scale=scale)  # opened here so the output can say what the report rests on
+    src = load_source(source, study, scale=scale, humans=humans)  # opened here so the output can say what the report rests on
     results = report(src, out, title=title, a=a, b=b, alpha=alpha, seed=seed, flips=flips,
                      sizes=parse_sizes(sizes), extras=extras, adjust=adjust, **segments)
     index = Path(out) / "index.html"

@@ -56,7 +56,7 @@ def fig_png(fig, caption: str) -> Fig:
 def build_report(df, out_dir: str | Path, *, title: str | None = None, a: str | None = None,
                  b: str | None = None, alpha: float = 0.05, seed: int = 0, n_resamples: int = 9999,
                  sizes: dict | None = None, extras: dict | None = None, completeness: Completeness | None = None,
-                 context: dict | None = None, segments: dict | None = None) -> dict:
+                 context: dict | None = None, segments: dict | None = None, humans=None) -> dict:
     """Write index.html, results.json and table.csv into out_dir; return the results dict.
 
     ``df``: a long table or a Source (survey.data.sources.load_source), whose study context and
@@ -70,6 +70,7 @@ def build_report(df, out_dir: str | Path, *, title: str | None = None, a: str | 
     from survey.reporting.views import view_for
 
     context = context if context is not None else getattr(df, "context", None)
+    humans = humans if humans is not None else getattr(df, "humans", None)
     df, completeness = split_source(df, completeness)
     df = validate_table(df)
     completeness = completeness or table_completeness(df)
@@ -93,6 +94,9 @@ def build_report(df, out_dir: str | Path, *, title: str | None = None, a: str | 
     from survey.reporting.segments import segment_sections
 
     sections = segment_sections(res.results) + sections
+    human_json = {}
+    if humans is not None:
+        sections, human_json = _with_humans(sections, Source_(df, completeness, context), humans, seed, n_resamples)
     if exact:
         sections.insert(0, Section(rv.exact_title, paragraphs=[rv.exact_intro], tables=[rv.exact_table(exact)]))
     warnings = [f"Left out: {x}" for x in res.left_out] + found
@@ -107,7 +111,7 @@ def build_report(df, out_dir: str | Path, *, title: str | None = None, a: str | 
                "fits": {m: {msg: {**f.summary(), "model_name": f.model_name, "notes": list(f.notes)}
                             for msg, f in by.items()} for m, by in fits.items() if by},
                **({kind.exact_key: [result_dict(r) for r in exact]} if exact else {}),
-               **extra_json}
+               **extra_json, **human_json}
     env = Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=select_autoescape(["html", "j2"]))
     html = env.get_template("report.html.j2").render(
         title=title or "Generative survey report", generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -121,6 +125,18 @@ def build_report(df, out_dir: str | Path, *, title: str | None = None, a: str | 
     (out / "results.json").write_text(to_json(results), encoding="utf-8")
     df.to_csv(out / "table.csv", index=False)
     return results
+
+
+def _with_humans(sections: list, source, humans, seed: int, flips: int) -> tuple[list, dict]:
+    """The "Does it match people?" section first (survey.reporting.humans), and its results for results.json."""
+    from survey.reporting.humans import TITLE, human_sections
+    from survey.stats.humans import human_fidelity
+
+    try:
+        res = human_fidelity(source, humans, seed=seed, flips=flips)
+    except SurveyError as exc:  # e.g. messages the humans did not see: say so, keep the rest of the report
+        return sections + [Section(TITLE, paragraphs=[f"No comparison with people: {exc}"])], {}
+    return human_sections(res) + sections, {"humans": res.to_dict()}
 
 
 def Source_(df, completeness, context=None):  # noqa: N802 - a Source for analyze: results carry what they rest on

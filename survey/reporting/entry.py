@@ -18,7 +18,7 @@ from survey.errors import SurveyError
 def report(data, out: str | Path, *, study: str | None = None,
            title: str | None = None, a: str | None = None, b: str | None = None, alpha: float = 0.05,
            seed: int = 0, flips: int = 9999, sizes: dict | None = None, extras: dict | None = None,
-           by=None, weights=None, personas=None, adjust: str = "holm") -> Report:
+           by=None, weights=None, personas=None, adjust: str = "holm", humans=None) -> Report:
     """Write the report of `survey report` into folder ``out`` (index.html, results.json, table.csv).
 
     ``data``: a long table, a survey.data.sources.Source, or the path of a table file (.csv/.parquet)
@@ -29,7 +29,8 @@ def report(data, out: str | Path, *, study: str | None = None,
     "dbpa"} results (their ``to_dict()``/--json output) to add as sections. ``by``, ``weights``,
     ``personas``, ``adjust``: segments and a target market, as in survey.analyze (a store's study [segments]
     and [target] apply by default): a "For whom?" section per comparison. Returns the results written to
-    results.json (a dict with a short repr for notebooks).
+    results.json (a dict with a short repr for notebooks). ``humans``: a human file (or survey.data.humans.Humans)
+    for the section "Does it match people?" (default: the one the store's study names).
     """
     from survey.data.sources import load_source
     from survey.reporting import build_report
@@ -40,7 +41,17 @@ def report(data, out: str | Path, *, study: str | None = None,
     if (a is None) != (b is None):
         raise SurveyError("give both --a and --b, or neither (then every pair of messages is compared)")
     # a path is opened as a Source: the report then shows the study's context and completeness
-    src = data if isinstance(data, pd.DataFrame) or hasattr(data, "completeness") else load_source(data, study)
+    from survey.data.humans import Humans
+
+    as_file = humans if humans is not None and not isinstance(humans, Humans) else None
+    src = (data if isinstance(data, pd.DataFrame) or hasattr(data, "completeness")
+           else load_source(data, study, humans=as_file))
+    if as_file is not None and getattr(src, "humans", None) is None:
+        from survey.data.humans import load_humans
+
+        table = src.table if hasattr(src, "table") else src
+        humans = load_humans(as_file, str(table["scale"].iloc[0]) if "scale" in table.columns else None,
+                             sorted(set(table["message"].astype(str))))
     extras = {k: v.to_dict() if hasattr(v, "to_dict") else v for k, v in (extras or {}).items()}
     if getattr(src, "kind", None) == "store" and "sequential" not in extras:  # a study bought in rounds
         from survey.data.sequential_paths import read_paths
@@ -50,7 +61,8 @@ def report(data, out: str | Path, *, study: str | None = None,
             extras["sequential"] = read_paths(store, src.study) or None
     return Report(build_report(src, out, title=title, a=a, b=b, alpha=alpha, seed=seed, n_resamples=flips,
                                sizes=sizes, extras=extras,
-                               segments={"by": by, "weights": weights, "personas": personas, "adjust": adjust}),
+                               segments={"by": by, "weights": weights, "personas": personas, "adjust": adjust},
+                               humans=humans if isinstance(humans, Humans) else None),
                   Path(out))
 
 

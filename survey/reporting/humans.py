@@ -1,0 +1,97 @@
+"""The report's "Does it match people?" section: the personas beside human answers to the same messages,
+from survey.stats.humans (nothing is computed here): levels, effects, dispersion, the prediction-powered
+estimate about the humans, a plain verdict per model and what validity needs."""
+
+from __future__ import annotations
+
+from survey.common.formatting import fmt
+
+TITLE = "Does it match people?"
+
+
+def _ci(ci) -> str:
+    return f"{fmt(ci[0], 3)} to {fmt(ci[1], 3)}"
+
+
+def _matches(res, model: str) -> bool:
+    """A model matches people here when its effect has the humans' sign and its difference from theirs is not
+    significant, and every message's answer levels lie within twice the human noise floor."""
+    e = next(x["fidelity"] for x in res.effects if x["model"] == model)
+    lv = [x["fidelity"] for x in res.levels if x["model"] == model and x["segment"] == "all"]
+    close = all(x.jsd <= 2 * x.distances["jsd"]["noise_floor"] for x in lv)
+    return bool(e.sign_agrees) and e.pvalue > 1 - res.confidence and close
+
+
+def finding(res) -> str:
+    """The headline in words; a poor match is a finding about the models, not a failure of the study."""
+    poor = [e["model"] for e in res.effects if not _matches(res, e["model"])]
+    good = [e["model"] for e in res.effects if e["model"] not in poor]
+    text = []
+    if poor:
+        text.append(f"{', '.join(poor)} {'matches' if len(poor) == 1 else 'match'} these people poorly: "
+                    "answer levels farther from the humans than two random halves of the humans are from each "
+                    "other, or an effect of the wrong sign or size. That is a finding about the models (small "
+                    "models are known to answer too uniformly and to miss who answers what), not a failure of the "
+                    "study: the persona tests remain valid statements about the models, and the prediction-powered "
+                    "estimate below remains a valid statement about people, only no narrower than the humans' own.")
+    if good:
+        text.append(f"{', '.join(good)} {'matches' if len(good) == 1 else 'match'} these people within the noise of "
+                    "the human sample on every comparison made here.")
+    return " ".join(text)
+
+
+def human_sections(res) -> list:
+    """One Section from a survey.stats.humans.HumanFidelity."""
+    from survey.plots.humans import human_fidelity_plot
+    from survey.reporting import Section, fig_png
+
+    h = res.human_effect
+    sec = Section(TITLE)
+    sec.paragraphs.append(f"{res.basis}. The humans' own effect {res.a} − {res.b} is {fmt(h.estimate, 3)} "
+                          f"({res.confidence:.0%} CI {_ci(h.ci)}, {res.unit}).")
+    sec.paragraphs.append(finding(res))
+    sec.paragraphs += res.verdicts()
+    sec.figures.append(fig_png(human_fidelity_plot(res), "Left: mean answer of the humans and of each model's "
+                               "personas. Right: the effect of the humans alone, of each model's personas and, where "
+                               "the models answered as each respondent, the prediction-powered estimate about the "
+                               "humans (bars: intervals)."))
+    sec.tables.append({"columns": ["model", "message", "segment", "humans", "human shares", "persona shares",
+                                   "JSD (CI)", "JSD noise floor", "JSD vs uniform", "Wasserstein (CI)",
+                                   "Wasserstein noise floor"],
+                       "rows": [_level_row(x) for x in res.levels]})
+    sec.tables.append({"columns": ["model", f"persona effect ({res.unit})", "human effect", "human − persona (CI)",
+                                   "p (same effect)", "signs agree"],
+                       "rows": [[e["model"], fmt(e["fidelity"].persona_effect, 3), fmt(e["fidelity"].human_effect, 3),
+                                 f"{fmt(e['fidelity'].difference, 3)} ({_ci(e['fidelity'].ci)})",
+                                 fmt(e["fidelity"].pvalue, 3), str(e["fidelity"].sign_agrees)] for e in res.effects]})
+    if res.ppi:
+        sec.tables.append({"columns": ["model", "PPI human effect", "CI", "p-value", "lambda", "width vs humans alone",
+                                       "effective humans"],
+                           "rows": [[m, fmt(p.estimate, 3), _ci(p.ci), fmt(p.pvalue, 3),
+                                     ", ".join(fmt(x, 2) for x in (p.lam if isinstance(p.lam, tuple) else (p.lam,))),
+                                     fmt(p.width_ratio, 3), fmt(p.effective_n, 1)] for m, p in res.ppi.items()]})
+    sec.tables.append({"columns": ["model", "message", "persona / human variance", "CI"],
+                       "rows": [[d["model"], d["message"], fmt(d["ratio"].ratio, 3), _ci(d["ratio"].ci)]
+                                for d in res.dispersion]})
+    sec.paragraphs.append("How to read it: JSD (Jensen–Shannon divergence, base 2) and the Wasserstein distance compare "
+                          "the answer distributions, with bootstrap intervals; the noise floor is the same distance "
+                          "between two random halves of the humans, what a second human sample would score. A "
+                          "persona's score averages its paraphrases while a human answers once, so the dispersion "
+                          "ratio compares what each source shows. The prediction-powered estimate (Angelopoulos et al., "
+                          "\"Prediction-powered inference\"; PPI++ power tuning by Angelopoulos, Duchi & Zrnic) uses "
+                          "the model's answer for each respondent rendered as a persona, corrected by the humans' "
+                          "answers: valid about people however wrong the model is, and narrower only when the model "
+                          "predicts who answers what.")
+    sec.paragraphs.append(f"What validity needs: {res.validity}")
+    sec.paragraphs += [f"Note: {n}" for n in res.notes]
+    return [sec]
+
+
+def _level_row(x) -> list:
+    f = x["fidelity"]
+    j, w = f.distances["jsd"], f.distances.get("wasserstein")
+    shares = lambda s: ", ".join(f"{p}: {v:.0%}" for p, v in zip(f.points, s, strict=True))  # noqa: E731
+    return [x["model"], x["message"], x["segment"], f.n_humans, shares(f.human), shares(f.persona),
+            f"{fmt(j['value'], 3)} ({_ci(j['ci'])})", fmt(j["noise_floor"], 3), fmt(j["baselines"]["uniform"], 3),
+            "" if w is None else f"{fmt(w['value'], 3)} ({_ci(w['ci'])})",
+            "" if w is None else fmt(w["noise_floor"], 3)]

@@ -1,0 +1,91 @@
+"""The report's "Does it match people?" section: present when a source carries humans, with the levels, effects,
+PPI and dispersion tables, a plain finding and what validity needs; rendered in headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from synthetic import synthetic  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _report(tmp_path, **kw):
+    from survey.reporting import build_report
+
+    table, humans = synthetic("between", n_humans=80, n_personas=30, m=6, seed=11, **kw)
+    out = tmp_path / "report"
+    results = build_report(table, out, title="Humans check", n_resamples=999, humans=humans)
+    return out, results
+
+
+def test_the_section_says_how_far_the_personas_are_from_people(tmp_path):
+    out, results = _report(tmp_path, human_shift=-1.5, model_effect=-0.8)  # wrong level and wrong direction
+    html = (out / "index.html").read_text()
+    assert "Does it match people?" in html
+    for words in ("JSD noise floor", "PPI human effect", "persona / human variance", "What validity needs",
+                  "matches these people poorly", "not a failure of the study", "between-subjects"):
+        assert words in html, words
+    doc = json.loads((out / "results.json").read_text())
+    assert doc["humans"]["design"] == "between" and "toy" in doc["humans"]["ppi"]
+    assert doc["humans"]["effects"][0]["sign_agrees"] is False
+
+
+def test_a_model_that_matches_is_said_to_match(tmp_path):
+    from survey.reporting.humans import finding
+    from survey.stats.humans import human_fidelity
+
+    table, humans = synthetic("between", n_humans=300, n_personas=300, m=6, seed=12, link=0.4, model_effect=1.0)
+    res = human_fidelity(table, humans, n_boot=200, flips=999)
+    assert "match these people within the noise" in finding(res) or "matches these people within" in finding(res)
+
+
+def test_no_humans_no_section(tmp_path):
+    from survey.reporting import build_report
+
+    table, _ = synthetic("between", n_humans=20, n_personas=10, m=6, seed=13)
+    build_report(table, tmp_path / "r", n_resamples=999)
+    assert "Does it match people?" not in (tmp_path / "r" / "index.html").read_text()
+
+
+CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+
+
+@pytest.mark.skipif(not (CHROMIUM and DRIVER) and not os.environ.get("CI"), reason="chromium not installed")
+def test_the_section_renders_in_chromium(tmp_path):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    sys.path.insert(0, str(ROOT / "tests" / "reporting"))
+    from test_report_browser import IMAGE_STATS
+
+    out, _ = _report(tmp_path, human_shift=-1.5)
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                 "--disable-background-networking", "--window-size=1100,2400"):
+        opts.add_argument(flag)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    drv = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    try:
+        drv.get((out / "index.html").as_uri())
+        assert [e for e in drv.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
+        text = drv.find_element("tag name", "body").text
+        assert "Does it match people?" in text and "matches these people poorly" in text
+        images = drv.execute_script(IMAGE_STATS)
+        human_plot = [i for i in images if "prediction-powered" in (i["alt"] or "")]
+        assert human_plot and human_plot[0]["loaded"] and human_plot[0]["ink"] > 0.01
+        artifacts = ROOT / "reports" / "ci-artifacts"
+        artifacts.mkdir(parents=True, exist_ok=True)
+        heading = drv.find_element("xpath", "//*[contains(text(), 'Does it match people?')]")
+        drv.execute_script("arguments[0].scrollIntoView();", heading)
+        assert drv.save_screenshot(str(artifacts / "humans.png"))
+    finally:
+        drv.quit()
