@@ -84,13 +84,16 @@ def simulate_cmd(n, m, m_b, r, scale, mu, kappa, tau, cuts, sigma, rho, delta, s
 @click.option("--probabilities", is_flag=True,
               help="use the exact per-cell expected score (expected; P(Yes) for Yes/No, from a local model in "
                    "exact mode or a provider's logprobs) instead of answer means")
+@click.option("--humans", "humans", type=click.Path(dir_okay=False), default=None,
+              help="human answers to the same messages: adds the human effect by prediction-powered inference "
+                   "(`survey fidelity` compares levels and effects)")
 @sequential_options("replay a stopping rule over the pairs in collection order")
 @segment_options
 @scale_option
 @study_option
 @json_option
 def analyze_cmd(table, a, b, flips, seed, alternative, alpha, confidence, probabilities, scale, study, as_json,
-                by, filters, target, personas, adjust, pooled, **seq):
+                by, filters, target, personas, adjust, pooled, humans, **seq):
     """Test message A vs B for every model in a long table (one independent analysis per model).
 
     Yes/No compares P(Yes); a rating scale compares mean scores (effect in scale points) and the top-2-box;
@@ -98,6 +101,7 @@ def analyze_cmd(table, a, b, flips, seed, alternative, alpha, confidence, probab
     --by/--segment: the same per segment of personas, with the segments' interaction test; --target: the
     effect weighted to a target market (a study's [segments] and [target] apply unless --pooled)."""
     require_file(table, "source")
+    require_file(humans, "humans")
     from survey.cli.kind_output import print_result
     from survey.data.sources import load_source
     from survey.stats.analysis import analyze
@@ -106,16 +110,32 @@ def analyze_cmd(table, a, b, flips, seed, alternative, alpha, confidence, probab
     if seq["seq_method"]:
         return analyze_sequential(load_source(table, study, scale=scale), a, b, alternative, alpha, seed,
                                   probabilities, as_json, seq)
-    res = analyze(load_source(table, study, scale=scale), a, b, alternative=alternative, alpha=alpha,
-                  confidence=confidence, flips=flips, seed=seed, probabilities=probabilities, adjust=adjust,
-                  **segments)
+    src = load_source(table, study, scale=scale, humans=humans)
+    res = analyze(src, a, b, alternative=alternative, alpha=alpha, confidence=confidence, flips=flips, seed=seed,
+                  probabilities=probabilities, adjust=adjust, **segments)
+    people = _about_humans(src, a, b, confidence or 1 - alpha) if humans else None
     if as_json:
-        echo_json(res.to_dict())
+        echo_json({**res.to_dict(), **({"humans": people} if people else {})})
         return
     echo_basis(res)
     for r in res.results:
         print_result(res, r)
         echo_segments(getattr(r, "segments", None))
+    if people:
+        from survey.cli.humans_output import echo_about_humans
+
+        echo_about_humans(people)
+
+
+def _about_humans(src, a, b, confidence) -> dict:
+    """The PPI statements about people for `analyze --humans` (survey.stats.humans), as JSON-ready dicts."""
+    from survey.stats.humans.compare import ppi_about_humans
+    from survey.stats.humans.result import DESIGNS, VALIDITY
+
+    out = ppi_about_humans(src, src.humans, a, b, confidence=confidence)
+    return {"a": out["a"], "b": out["b"], "design": out["design"], "design_text": DESIGNS[out["design"]],
+            "humans": src.humans.summary(), "human_effect": out["human_effect"].to_dict(),
+            "ppi": {m: p.to_dict() for m, p in out["ppi"].items()}, "notes": out["notes"], "validity": VALIDITY}
 
 
 @click.command("estimate")

@@ -164,3 +164,15 @@ def test_cli_json_and_text_and_mistakes(tmp_path):
     wrong = _cli(t, "--humans", bad)
     assert wrong.returncode == 2 and "unknown message(s) zzz in line(s) 2" in wrong.stderr
     assert "Traceback" not in wrong.stderr
+
+
+def test_analyze_with_humans_adds_the_statement_about_people(tmp_path):
+    t, h = _files(tmp_path)
+    out = subprocess.run([sys.executable, "-m", "survey", "analyze", str(t), "--humans", str(h), "--json",
+                          "--flips", "999"], capture_output=True, text=True, cwd=ROOT,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["results"] and doc["humans"]["design"] == "between"
+    assert doc["humans"]["ppi"]["toy"]["ci"][0] < doc["humans"]["ppi"]["toy"]["estimate"]
+    assert "random sample of the target population" in doc["humans"]["validity"]

@@ -99,6 +99,27 @@ def human_fidelity(source, humans: Humans, a: str | None = None, b: str | None =
                          confidence=confidence, notes=notes, left_out=list(analysis.left_out))
 
 
+def ppi_about_humans(source, humans: Humans, a: str | None = None, b: str | None = None, *,
+                     confidence: float = 0.95) -> dict:
+    """Only the statements about people: the design, the humans-alone effect and, per model whose store holds
+    predictions for the respondents, the PPI effect (what `survey analyze --humans` adds)."""
+    table = source.table if hasattr(source, "table") else source
+    ctx_order = [str(m["id"]) for m in ((getattr(source, "context", None) or {}).get("messages") or [])]
+    order = ctx_order or list(pd.unique(table["message"].astype(str)))
+    a, b = _pair([m for m in order if m in set(humans.messages)], a, b)
+    design = humans.design(a, b)
+    if design == "mixed":
+        raise SurveyError(f"some respondents saw both '{a}' and '{b}', others one: keep one design")
+    out = {"a": a, "b": b, "design": design, "human_effect": _human_effect(humans, a, b, design, confidence),
+           "ppi": {}, "notes": []}
+    for model in pd.unique(table["model"].astype(str)):
+        try:
+            out["ppi"][model] = _ppi(model_scores(table, model), humans, a, b, design, confidence)
+        except SurveyError as exc:
+            out["notes"].append(f"{model}: no PPI estimate ({exc})")
+    return out
+
+
 def _pair(shared: list[str], a, b) -> tuple[str, str]:
     if a is None and b is None:
         if len(shared) != 2:
