@@ -229,6 +229,12 @@ CASES = [
     ("export", T, "--out", "{dir}/e.csv"),
     ("export", STORE, "--out", "{dir}/e.csv", "--study", "nope"),
     ("export", STORE, "--out", "{afile}/e.csv"),
+    # fidelity
+    ("fidelity", T),
+    ("fidelity", T, "--humans", "{dir}/missing.csv"),
+    ("fidelity", T, "--humans", "{bad_answer}"),
+    ("fidelity", T, "--humans", T, "--bootstrap", "0"),
+    ("analyze", T, "--humans", "{dir}/missing.csv"),
     # status
     ("status", "{dir}/missing.sqlite"),
     ("status", STORE, "--study", "nope"),
