@@ -331,9 +331,14 @@ class StudySpec(_Strict):
             return None
         from survey.data.humans import load_humans
 
+        from survey.registry.files import SHIPPED_ROOT
+
         h = self.humans
         ids = [m.id or Path(m.perturbations).stem for m in self.messages]
-        return load_humans(self.resolve(h.file), self.question.type, ids, wide=h.wide, columns=h.columns,
+        path = self.resolve(h.file)
+        if not path.exists() and (SHIPPED_ROOT / "studies" / h.file).exists():  # a shipped study run from a wheel
+            path = SHIPPED_ROOT / "studies" / h.file
+        return load_humans(path, self.question.type, ids, wide=h.wide, columns=h.columns,
                            id_column=h.id_column)
 
     def resolve(self, path: str) -> Path:
