@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from survey.cli.common import (
+    count_type,
     echo_json,
     json_option,
     print_table,
@@ -14,6 +15,7 @@ from survey.cli.common import (
     seed_option,
     study_option,
 )
+from survey.common.limits import BOOTSTRAP_MAX, WHY
 
 
 def _ci(ci) -> str:
@@ -37,7 +39,7 @@ def _mean(points, shares) -> float:
 @click.option("--b", "b", default=None, help="message B")
 @click.option("--by", "by", default=None, help="an attribute of the respondents and personas: levels per segment")
 @click.option("--confidence", type=float, default=0.95, show_default=True, help="level of every interval")
-@click.option("--bootstrap", "n_boot", type=int, default=1000, show_default=True,
+@click.option("--bootstrap", "n_boot", type=count_type(1, BOOTSTRAP_MAX, WHY["bootstrap"]), default=1000, show_default=True,
               help="bootstrap resamples of the level distances and the dispersion ratio")
 @seed_option()
 @scale_option
@@ -52,9 +54,7 @@ def fidelity_cmd(source, humans, a, b, by, confidence, n_boot, seed, scale, stud
     if humans is not None:
         require_file(humans, "humans")
     from survey.api.fidelity import fidelity
-    from survey.common.limits import check_count
 
-    check_count(n_boot, "--bootstrap", 1, 100_000, "resamples: more buys nothing a report can show")
     res = fidelity(source, humans, a=a, b=b, study=study, by=by, confidence=confidence, n_boot=n_boot, seed=seed,
                    scale=scale)
     if as_json:
