@@ -81,6 +81,8 @@ def demo_cmd(study_path, out, seed, alpha, as_json):
         kappas = ", ".join(f"{p['model_a']} vs {p['model_b']} {fmt(p['kappa'], 3)} ({p['interpretation']})"
                            for p in across["agreement"]["pairs"])
         click.echo(f"across models: {across['models']['summary']} Cohen's κ of the cells' answers: {kappas}.")
+    for line in (results.get("humans") or {}).get("verdicts", []):  # a study with humans = ...
+        click.echo(f"does it match people? {line}")
     click.echo(f"report written to {index.resolve()}")
 
 
