@@ -330,7 +330,6 @@ class StudySpec(_Strict):
         if self.humans is None:
             return None
         from survey.data.humans import load_humans
-
         from survey.registry.files import SHIPPED_ROOT
 
         h = self.humans
