@@ -88,8 +88,16 @@ def test_without_predictions_for_the_respondents_there_is_no_ppi_and_it_says_why
     table = table[~table["persona"].str.startswith("human-")]
     res = human_fidelity(table, humans, **FAST)
     assert res.ppi == {}
-    assert any("no prediction for" in n and "ask = true" in n for n in res.notes)
+    assert any("never answered as a respondent" in n and "ask = true" in n for n in res.notes)
+    some = human_fidelity(table_with_some := _drop_some(synthetic("between", seed=6)[0]), humans, **FAST)
+    assert table_with_some["persona"].str.startswith("human-").any()
+    assert any("no prediction for 1 of" in n for n in some.notes)
     assert res.effects and res.levels  # fidelity needs no predictions
+
+
+def _drop_some(table):
+    """Without respondent r000's rendered persona."""
+    return table[table["persona"] != "human-r000"]
 
 
 def test_segments_compare_levels_per_shared_attribute_level():

@@ -79,6 +79,10 @@ def paired_humans(humans: Humans, a: str, b: str) -> pd.DataFrame:
 def require_predictions(scores: ModelScores, respondents, messages) -> pd.DataFrame:
     """The rendered personas' scores for ``respondents`` and ``messages``; refuses when any is missing."""
     rendered = scores.rendered
+    if rendered.empty:
+        raise SurveyError(f"model '{scores.model}' never answered as a respondent (no persona '{HUMAN_PREFIX}...'): "
+                          "a study asks about them with `humans` in its file and ask = true, which needs the "
+                          "respondents' attributes; counts and attribute-less files give levels and effects only")
     missing = [r for r in respondents if r not in rendered.index]
     absent = [m for m in messages if m not in rendered.columns]
     if missing or absent:
