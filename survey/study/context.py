@@ -75,8 +75,14 @@ def set_files(ctx: dict) -> list[str]:
         digest = f" (sha256 {s['sha256'][:12]})" if s.get("sha256") else ""
         return f"{what} {s.get('set')}: {s.get('path') or 'built in code'}{digest}"
 
-    return [line("persona set", ctx["personas"])] + [line(f"message {m['id']}: perturbation set", m)
-                                                     for m in ctx["messages"]]
+    out = [line("persona set", ctx["personas"])] + [line(f"message {m['id']}: perturbation set", m)
+                                                    for m in ctx["messages"]]
+    h = ctx.get("humans")
+    if h:
+        digest = f" (sha256 {h['sha256'][:12]})" if h.get("sha256") else ""
+        out.append(f"human answers: {h['path']}{digest}, {h['respondents']} respondents, "
+                   f"{h['rendered_personas']} of them asked about as personas")
+    return out
 
 
 def _named(ids: list[str]) -> str:

@@ -141,6 +141,10 @@ def test_a_study_names_its_humans_and_the_design_asks_about_them():
     assert ids[-1].startswith("human-") and not ids[0].startswith("human-")
     rendered = next(p for p in design.personas if str(p.id) == "human-r004")
     assert "Age 45, male, education: high school" in design.system_prompt(rendered)
+    from survey.study.context import set_files, study_context
+
+    lines = set_files(study_context(design))
+    assert any(x.startswith("human answers:") and "135 respondents, 135 of them asked" in x for x in lines)
 
 
 def test_a_study_refuses_a_human_file_with_an_unknown_message(tmp_path):
