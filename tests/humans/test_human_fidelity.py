@@ -184,3 +184,15 @@ def test_analyze_with_humans_adds_the_statement_about_people(tmp_path):
     assert doc["results"] and doc["humans"]["design"] == "between"
     assert doc["humans"]["ppi"]["toy"]["ci"][0] < doc["humans"]["ppi"]["toy"]["estimate"]
     assert "random sample of the target population" in doc["humans"]["validity"]
+
+
+def test_weights_give_the_weighted_human_effect_and_the_between_ppi_refuses_them():
+    table, humans = synthetic("between", seed=2)
+    rows = humans.table["respondent"].isin(humans.table["respondent"].iloc[:10])
+    humans.table.loc[rows, "weight"] = 3.0
+    res = human_fidelity(table, humans, **FAST)
+    arm = {m: humans.table[humans.table["message"] == m] for m in ("a", "b")}
+    weighted = {m: np.average(t["answer"], weights=t["weight"]) for m, t in arm.items()}
+    assert res.human_effect.estimate == pytest.approx(weighted["a"] - weighted["b"])
+    assert res.human_effect.ci[0] < res.human_effect.estimate < res.human_effect.ci[1]
+    assert res.ppi == {} and any("takes no respondent weights" in n for n in res.notes)

@@ -172,6 +172,9 @@ def _ppi(scores, humans: Humans, a: str, b: str, design: str, confidence: float)
         return ppi_paired_effect(w[a].to_numpy(float), w[b].to_numpy(float), f[a].to_numpy(), f[b].to_numpy(),
                                  pop[a].to_numpy(), pop[b].to_numpy(), alpha=alpha, w=w["weight"].to_numpy(float))
     ya, yb = humans.answers(a), humans.answers(b)
+    if (ya["weight"] != 1).any() or (yb["weight"] != 1).any():
+        raise SurveyError("the between-subjects PPI effect takes no respondent weights (survey.stats.ppi."
+                          "ppi_between_effect); drop the weight column for it, or weight within-subjects answers")
     fa = require_predictions(scores, list(ya["respondent"]), [a])[a].to_numpy()
     fb = require_predictions(scores, list(yb["respondent"]), [b])[b].to_numpy()
     return ppi_between_effect(ya["answer"].to_numpy(float), fa, pop[a].to_numpy(), yb["answer"].to_numpy(float), fb,
