@@ -8,6 +8,7 @@ The Python API; the `survey` command line is one consumer of it:
     run = study.run(yes=True)                    # collect what is missing (works in Jupyter too)
     df = study.table()                           # this study's long table
     res = survey.analyze(df, a="sneakers", b="boots")
+    res = survey.analyze(study.load(), by="age:18-34,35-54,55+", weights=survey.read_target("margins.toml"))
     survey.report(df, out="reports/sim")
 
 Names are imported on first use (module ``__getattr__``), so ``import survey`` stays fast.
@@ -50,6 +51,11 @@ _EXPORTS = {
     "sequential": "survey.stats.sequential.table_replay",
     "SequentialDesign": "survey.stats.sequential.design",
     "report": "survey.reporting.entry",
+    # segments and target markets: who prefers which message, and in which market
+    "Target": "survey.stats.segments",
+    "rake": "survey.stats.segments",
+    "segment_by": "survey.stats.segments",
+    "read_target": "survey.registry.targets",
     # errors
     "SurveyError": "survey.errors",
     "TableError": "survey.errors",
