@@ -240,6 +240,12 @@ def plan_segments(params: BinaryPlan | RatingPlan, segments: int | Mapping[str, 
             warnings.append(f"power {target_power:g} on {what} is out of reach with m = {pairs} pairs: "
                             f"{max_personas} personas per segment give {res['power_at_max']:.3f}, and the shared "
                             "paraphrase shifts keep it from rising much further; raise the pairs")
+    for what, res in (("each segment's effect", per_segment), ("the interaction", interaction)):
+        half = [p for n, p in (res or {}).get("tried", {}).items() if res["n"] and n <= res["n"] // 2]
+        if half and target_power - half[-1] < 0.05:
+            warnings.append(f"power on {what} is nearly flat in the personas here ({half[-1]:.3f} at half the "
+                            f"recommended n): the recommendation moves with Monte Carlo noise, and more pairs "
+                            "buy more power than more personas")
     if delta == 0 and interaction_delta is None:
         warnings.append("delta = 0: the segment 'power' is the size of the adjusted tests")
     return SegmentPlan(f"{text} (B over A, latent logit); {simulations} simulated surveys per n", k, pairs,
