@@ -114,17 +114,17 @@ def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, from_estimate, from
                           "s.d.) and --cuts (cut points) on the latent logit scale")
     params = (RatingPlan(delta, scale, tau, sigma, rho, parse_cuts(cuts)) if view.ordered else
               BinaryPlan(delta, mu, kappa, sigma, rho))
+    source = PlanSource(from_estimate, from_table, model, message, study, method)
     seg = {"segments": segments, "persona_set": persona_set, "by": by, "interaction_delta": interaction_delta,
            "pairs": pairs, "replicates": replicates, "adjustment": adjustment, "target_power": target_power,
            "alpha": alpha, "simulations": simulations, "flips": flips, "seed": seed}
     if wants_segments(seg):
         budget_only = {"--budget": budgets, "--strategy": strategies, "--design": designs,
                        "--max-paraphrases": max_paraphrases, "--sets": sets, "--out": out, "--plot": plot,
-                       "--from-estimate": from_estimate, "--from-table": from_table, "--cuts": cuts,
+                       "--cuts": cuts,
                        "--alternative": alternative != "two-sided", "--sequential": seq["seq_method"]}
-        run_segment_plan(params, seg, budget_only, as_json)
+        run_segment_plan(params, source, seg, budget_only, as_json)
         return
-    source = PlanSource(from_estimate, from_table, model, message, study, method)
     res = plan(params, source=source, budgets=_ints(budgets, "--budget") if budgets else None,
                strategies=strategies, designs=designs, alpha=alpha, simulations=simulations, flips=flips, seed=seed,
                alternative=alternative, target_power=target_power, max_paraphrases=max_paraphrases,

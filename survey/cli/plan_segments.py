@@ -72,7 +72,7 @@ def segment_sizes(segments: int | None, persona_set: str | None, by: str | None)
     return sizes, total
 
 
-def run_segment_plan(params, opts: dict, given: dict, as_json: bool) -> None:
+def run_segment_plan(params, source, opts: dict, given: dict, as_json: bool) -> None:
     """Plan the segments and print the result (text or --json)."""
     from survey.stats.planning.segments import plan_segments
 
@@ -84,7 +84,7 @@ def run_segment_plan(params, opts: dict, given: dict, as_json: bool) -> None:
     res = plan_segments(params, sizes, pairs=opts["pairs"], replicates=opts["replicates"],
                         interaction_delta=opts["interaction_delta"], target_power=opts["target_power"] or 0.8,
                         alpha=opts["alpha"], adjustment=opts["adjustment"], simulations=opts["simulations"],
-                        flips=opts["flips"], seed=opts["seed"])
+                        flips=opts["flips"], seed=opts["seed"], source=source)
     needed = max((x["n"] or 0) for x in (res.per_segment, res.interaction or {"n": 0}))
     if total is not None and not res.current and needed * res.segments > total:
         res.warnings.append(f"{opts['persona_set']} has {total} personas; {res.segments} segments of {needed} "

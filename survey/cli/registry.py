@@ -102,12 +102,13 @@ def _nothing_kept(model_ref: str, noun: str, result) -> None:
 
 
 def _generation_options(f, model_help: str = "BACKEND:MODEL_ID, e.g. mistral:mistral-small-latest",
-                        model_required: bool = True):
+                        model_required: bool = True,
+                        seed_help: str = "provider seed of the first request (+1 per request)"):
     for opt in reversed([
         click.option("--model", "model_ref", required=model_required, help=model_help),
         click.option("--count", type=click.IntRange(min=1), required=True, help="how many to keep"),
         click.option("--out", required=True, type=click.Path(dir_okay=False), help="file to write"),
-        seed_option(default=None, help="provider seed of the first request (+1 per request)"),
+        seed_option(default=None, help=seed_help),
         click.option("--temperature", type=click.FloatRange(min=0), default=1.0, show_default=True),
         click.option("--max-attempts", type=click.IntRange(min=1), default=10, show_default=True,
                      help="requests to make at most before giving up"),
@@ -164,9 +165,14 @@ def personas_show(name: str, limit: int, as_json: bool) -> None:
     if as_json:
         echo_json({"name": s.name, "path": str(s.source), "description": s.description, "template": s.template,
                    "count": len(s.personas), "personas": [p.to_record() for p in s.personas],
-                   "example_system_prompt": s.system_prompt(s.personas[0])})
+                   "example_system_prompt": s.system_prompt(s.personas[0]), "target": s.target})
         return
     click.echo(f"{s.name}: {len(s.personas)} personas from {s.source}\n{s.description}\n")
+    if s.target:
+        click.echo(f"built to the target margins of {s.target.get('source')} (sha256 "
+                   f"{str(s.target.get('sha256', ''))[:12]}...), quotas: " + "; ".join(
+                       f"{a} " + ", ".join(f"{lvl} {k}" for lvl, k in q.items())
+                       for a, q in s.target.get("quotas", {}).items()) + "\n")
     click.echo(f"template: {s.template}\nexample:  {s.system_prompt(s.personas[0])}\n")
     attrs = s.attribute_names
     print_table(f"first {min(limit, len(s.personas))} of {len(s.personas)}", ["id", *attrs],
@@ -176,7 +182,9 @@ def personas_show(name: str, limit: int, as_json: bool) -> None:
 def _persona_generation_options(f):
     return _generation_options(f, "BACKEND:MODEL_ID, e.g. mistral:mistral-small-latest (with --target: optional; "
                                "without it the attributes the target does not give are drawn from the shopper "
-                               "distributions, offline)", model_required=False)
+                               "distributions, offline)", model_required=False,
+                               seed_help="provider seed of the first request (+1 per request); with --target also "
+                               "the seed of the quota draws (default 0)")
 
 
 @personas.command("generate")

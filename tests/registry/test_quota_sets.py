@@ -153,6 +153,10 @@ def test_the_cli_builds_a_set_offline_and_refuses_bad_input(market, tmp_path, ca
     assert code == 0 and doc["kept"] == 30 and doc["target"]["quotas"]["gender"] == {"male": 15, "female": 14,
                                                                                       "non-binary": 1}
     assert len(read_persona_set(tmp_path / "personas" / "mine.jsonl").personas) == 30
+    code, out, err = run_cli(capsys, "personas", "show", "personas/mine.jsonl", "--limit", "1")
+    assert code == 0 and "quotas: gender male 15, female 14, non-binary 1;" in out
+    code, out, err = run_cli(capsys, "personas", "show", "personas/mine.jsonl", "--json")
+    assert json.loads(out)["target"]["sha256"] == hashlib.sha256(market.read_bytes()).hexdigest()
     code, out, err = run_cli(capsys, "personas", "generate", "--count", "5", "--out", "x.jsonl")
     assert code == 2 and "--model is required" in err and "Traceback" not in err
     bad = tmp_path / "bad.csv"

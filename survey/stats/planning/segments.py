@@ -29,7 +29,7 @@ from survey.common.display import Display
 from survey.common.threads import one_blas_thread
 from survey.errors import SurveyError
 from survey.stats.permutation import cannot_reject_note, sign_flip_pvalues
-from survey.stats.planning.params import BinaryPlan, RatingPlan
+from survey.stats.planning.params import BinaryPlan, PlanSource, RatingPlan
 from survey.stats.planning.power import mc_error
 from survey.stats.segments.simulation import SimSegment, simulate_segment_cells
 
@@ -154,7 +154,17 @@ class SegmentPlan(Display):
                 "current": self.current, "warnings": self.warnings}
 
 
-def _design(params: BinaryPlan | RatingPlan, pairs: int, replicates: int) -> tuple[SegmentDesign, str]:
+def _design(params: BinaryPlan | RatingPlan, pairs: int, replicates: int,
+            source: PlanSource | None = None) -> tuple[SegmentDesign, str]:
+    read, where = {}, "given"
+    if source is not None and (source.from_estimate is not None or source.from_table is not None):
+        if not isinstance(params, BinaryPlan):
+            raise SurveyError("a segment plan reads fitted parameters for Yes/No surveys only; for a rating scale "
+                              "give `tau=`, `sigma=`, `rho=`")
+        from survey.stats.planning.planner import load_params
+
+        read, where = load_params(source.from_estimate, source.from_table, source.model, source.message,
+                                  source.study, source.method)
     if isinstance(params, RatingPlan):
         if params.cuts is not None:
             raise SurveyError("a segment plan simulates a rating scale with its default cut points logit(c/K); "
@@ -167,9 +177,10 @@ def _design(params: BinaryPlan | RatingPlan, pairs: int, replicates: int) -> tup
     else:
         raise SurveyError("plan_segments takes a BinaryPlan or RatingPlan (survey.stats.planning.params); "
                           f"got {type(params).__name__}")
-    model = {k: (defaults[k] if v is None else float(v)) for k, v in given.items()}
+    model = {k: (read.get(k, defaults[k]) if v is None else float(v)) for k, v in given.items()}
     text = ", ".join(f"{k}={v:g}" for k, v in model.items())
-    return SegmentDesign(params.scale, model, pairs, replicates), f"{params.scale}: {text}, delta={params.delta:g}"
+    return (SegmentDesign(params.scale, model, pairs, replicates),
+            f"{params.scale} ({where}): {text}, delta={params.delta:g}")
 
 
 def _check(segments, pairs, replicates, alpha, target_power, simulations, adjustment, max_personas) -> list[int]:
@@ -200,14 +211,15 @@ def _check(segments, pairs, replicates, alpha, target_power, simulations, adjust
 def plan_segments(params: BinaryPlan | RatingPlan, segments: int | Mapping[str, int], *, pairs: int = 20,
                   replicates: int = 5, interaction_delta: float | None = None, target_power: float = 0.8,
                   alpha: float = 0.05, adjustment: str = "holm", simulations: int = 1000, flips: int = 1000,
-                  seed: int = 0, max_personas: int = MAX_PERSONAS) -> SegmentPlan:
+                  seed: int = 0, max_personas: int = MAX_PERSONAS, source: PlanSource | None = None) -> SegmentPlan:
     """Personas needed per segment for ``target_power`` on each of K segments' effect ``params.delta``
     (adjusted across segments) and, with ``interaction_delta``, on the interaction of two segments whose
     effects differ by it. ``segments``: K, or segment name -> personas it has now (e.g. from a persona set);
-    then the plan also gives the power at those sizes and the personas each segment still needs."""
+    then the plan also gives the power at those sizes and the personas each segment still needs. ``source``
+    (Yes/No only): mu, kappa, sigma, rho not given are read from an estimate or fitted on a table."""
     sizes = _check(segments, pairs, replicates, alpha, target_power, simulations, adjustment, max_personas)
     k = len(sizes) or int(segments)
-    design, text = _design(params, pairs, replicates)
+    design, text = _design(params, pairs, replicates, source)
     delta = float(params.delta)
     warnings = []
     note = cannot_reject_note(pairs, alpha / k)  # Holm's first step is Bonferroni's: nothing rejects below it

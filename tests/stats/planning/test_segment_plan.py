@@ -129,3 +129,16 @@ def test_the_cli_plans_a_persona_sets_segments_as_json(capsys):
     code, out, _ = run_cli(capsys, "plan", "--delta", "1.5", "--rho", "0", "--segments", "2", "--pairs", "8",
                            "--replicates", "1", "--simulations", "40")
     assert code == 0 and "personas per segment for power 0.8" in out
+
+
+def test_a_yes_no_segment_plan_reads_its_parameters_from_a_table():
+    from survey.stats.planning import PlanSource
+    from survey.stats.simulation import simulate
+
+    table = simulate(40, 12, 5, mu=0.3, kappa=6, sigma=0.8, rho=0.4, seed=3)
+    res = plan_segments(BinaryPlan(delta=1.0, sigma=0.5), 2, pairs=8, replicates=1, simulations=20, max_personas=4,
+                        source=PlanSource(from_table=table, message=sorted(set(table["message"]))[0]))
+    assert "estimated by moments" in res.describe and "sigma=0.5" in res.describe  # a given value wins
+    assert "mu=0.5," not in res.describe
+    with pytest.raises(SurveyError, match="Yes/No surveys only"):
+        plan_segments(RatingPlan(delta=0.5), 2, source=PlanSource(from_table=table, message="A"))
