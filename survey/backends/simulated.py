@@ -14,7 +14,9 @@ choice: s.d. of a persona's pull towards the first-shown option, default 0), ``c
 K-1 increasing cut points, default logit(c/K)), ``position`` (forced choice: share choosing the
 first-shown option between equals, default 0.5), ``deltas`` (a logit shift per message id, e.g.
 {boots = 0.5}: more Yes, higher scores, chosen more often), ``seed`` (else the model's seed, else 0),
-``invalid_rate`` (share of replies that are no answer) and ``latency`` (seconds per call).
+``invalid_rate`` (share of replies that are no answer), ``latency`` (seconds per call) and
+``direction_bias`` (rating scales asked in both directions: a logit shift towards the end of the
+scale as shown that means "yes", so +b raises forward answers and lowers reversed ones mapped back).
 
 Every reply carries the cell's exact expected score as p_yes (P(Yes) for Yes/No, the mean score of a
 rating, the expected position 2 - P(first) of a choice) and, beyond Yes/No, its distribution in
@@ -57,6 +59,8 @@ class SimulatedOptions(BaseModel):
     seed: int | None = None
     invalid_rate: float = Field(0.0, ge=0, le=1)
     latency: float = Field(0.0, ge=0)
+    direction_bias: float = Field(0.0, allow_inf_nan=False, description="rating scales asked in both directions: "
+                                  "logit shift towards the shown scale's agreeing end (acquiescence); 0: none")
 
     def check_question(self, rtype) -> None:
         """Options that do not fit the study's question are refused before anything is sent: cuts of the wrong
@@ -148,6 +152,8 @@ class SimulatedBackend:
         params = self.ordinal_params(rtype)
         eta = float(_rng(seed, "eta", query.persona).normal(0.0, params.tau))
         lam = eta + self.utility(seed, query.persona, query.message, query.perturbation)
+        # acquiescence pulls towards the end shown as "would buy": the high scores forward, the low ones reversed
+        lam += self.options.direction_bias * (-1.0 if rtype.direction == "reversed" else 1.0)
         probs = category_probabilities(params, np.array(lam))
         return {int(s): float(p) for s, p in zip(params.scores, probs, strict=True)}
 

@@ -64,6 +64,7 @@ class ResponseType:
     quantity: str = "mean score"
     ranged: bool = True
     ordered: bool = False
+    direction: str = "forward"  # a reversed rating scale (survey.responses.balanced) says "reversed"
 
     @cached_property
     def view(self) -> AnalysisView:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     AliasChoices,
@@ -28,7 +28,8 @@ from survey.common.limits import Seed
 from survey.errors import SurveyError, pydantic_message
 from survey.registry.files import NAME_RE as _ID  # one id rule for studies and registry sets
 from survey.registry.files import study_base_dir
-from survey.responses import DEFAULT_SCALE, ResponseType, likert, rating, response_type
+from survey.responses import DEFAULT_SCALE, OrdinalScale, ResponseType, likert, rating, response_type
+from survey.responses.balanced import ReversedScale, direction_of
 from survey.study.sequential import SequentialSpec
 
 
@@ -95,7 +96,15 @@ class QuestionSpec(_Strict):
                                      "lowest first (default 1..K)")
     low: int | None = Field(None, description="rating: the lowest point (default 0)")
     high: int | None = Field(None, description="rating: the highest point (default 10)")
+    order: Literal["forward", "both"] = Field(
+        "forward", description="likert/rating: 'both' asks odd replicates with the scale reversed (points listed "
+                               "K..1, answers mapped back) so that the analysis can measure and average out the "
+                               "direction effect; needs an even number of replicates")
+    reversed_template: str | None = Field(
+        None, description="order = 'both' with your own template: the question with the scale's ends swapped "
+                          "(must contain {perturbation})")
     _response: ResponseType | None = PrivateAttr(None)
+    _reversed: ResponseType | None = PrivateAttr(None)
 
     @model_validator(mode="before")
     @classmethod
@@ -167,7 +176,39 @@ class QuestionSpec(_Strict):
             raise ValueError(str(exc)) from exc
         self.type = rtype.scale
         self._response = rtype
+        self._build_reversed(rtype)
         return self
+
+    def _build_reversed(self, rtype: ResponseType) -> None:
+        """order = "both": the reversed scale (survey.responses.balanced), built once here so that a dry run
+        refuses what a run would."""
+        if self.order == "forward":
+            if self.reversed_template is not None:
+                raise ValueError("reversed_template only applies with order = 'both'")
+            return
+        if not isinstance(rtype, OrdinalScale):
+            raise ValueError(f"order = 'both' reverses a likert or rating scale; type = '{self.type}' has no scale "
+                             "to reverse: remove order")
+        if self.template is not None and self.reversed_template is None:
+            raise ValueError("order = 'both' with your own template needs reversed_template: the same question "
+                             "with the scale's ends swapped (e.g. 'from 1 (definitely would buy) to 5 (definitely "
+                             "would not buy)')")
+        if self.reversed_template is not None and "{perturbation}" not in self.reversed_template:
+            raise ValueError("reversed_template must contain {perturbation} where the paraphrase goes")
+        self._reversed = ReversedScale(rtype, self.reversed_template)
+
+    def response_for(self, replicate: int) -> ResponseType:
+        """The response type replicate ``replicate`` is asked with: reversed for odd replicates when order = 'both'."""
+        if direction_of(replicate, self.order) == "reversed" and self._reversed is not None:
+            return self._reversed
+        return self.response
+
+    def template_for(self, replicate: int) -> str:
+        """The question replicate ``replicate`` is asked with (see response_for)."""
+        rtype = self.response_for(replicate)
+        if rtype is self.response:
+            return self.resolved_template
+        return rtype.template
 
     @property
     def response(self) -> ResponseType:
@@ -288,6 +329,13 @@ class StudySpec(_Strict):
             raise ValueError(f"[sequential] buys paraphrase pairs of two separately asked messages in rounds; "
                              f"question type '{self.question.type}' cannot be bought that way ({what}): remove "
                              "[sequential]")
+        return self
+
+    @model_validator(mode="after")
+    def _both_directions_balanced(self) -> StudySpec:
+        if self.question.order == "both" and self.replicates % 2:
+            raise ValueError(f"question.order = 'both' asks odd replicates with the scale reversed, so each cell needs "
+                             f"as many of each: set replicates to an even number (it is {self.replicates})")
         return self
 
     @model_validator(mode="after")
