@@ -171,6 +171,27 @@ class Store:
             args.append(model)
         return {tuple(r) for r in self.db.execute(sql, args)}
 
+    def unrated(self, study: str) -> list[tuple[tuple, str | None]]:
+        """(key, reply) of the replies a semantic-similarity rating has not scored yet (survey.collect.similarity_rating)."""
+        sql = (f"SELECT {', '.join(KEY_COLS)}, response FROM responses WHERE study = ? AND status = 'ok' AND "
+               "(extra IS NULL OR json_extract(extra, '$.rating') IS NULL) ORDER BY seq")
+        return [(tuple(r[:-1]), r[-1]) for r in self.db.execute(sql, (study,))]
+
+    def set_ratings(self, rows: list[tuple[tuple, int | None, float | None, dict]]) -> None:
+        """Store ratings of stored replies, one transaction: (key, answer, expected score, fields added to extra)."""
+        where = " AND ".join(f"{c} = ?" for c in KEY_COLS)
+        self.db.execute("BEGIN")
+        try:
+            for key, answer, expected, extra in rows:
+                old = self.db.execute(f"SELECT extra FROM responses WHERE {where}", key).fetchone()
+                merged = {**(json.loads(old[0]) if old and old[0] else {}), **extra}
+                self.db.execute(f"UPDATE responses SET answer = ?, p_yes = ?, extra = ?, updated_at = ? WHERE {where}",
+                                (answer, expected, _dumps(merged), _now(), *key))
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
     def prompt_hashes(self, study: str, model: str) -> dict[tuple, str]:
         cols = ", ".join(KEY_COLS)
         rows = self.db.execute(f"SELECT {cols}, prompt_hash FROM responses WHERE study = ? AND model = ? "

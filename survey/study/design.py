@@ -139,7 +139,7 @@ def answer_in_kind(prompt: str, response) -> str:
     from survey.responses import BINARY
 
     yes_no = BINARY.answer_instruction()
-    if not response.scored or response.scale == BINARY.scale or yes_no not in prompt:
+    if not response.answer_instruction() or response.scale == BINARY.scale or yes_no not in prompt:
         return prompt  # free text keeps the prompt it always had: stored replies' hashes stay valid
     return prompt.replace(yes_no, response.answer_instruction())
 
@@ -176,8 +176,14 @@ def build_design(study: StudySpec, load_personas: Callable | None = None,
             items = items[:spec.count]
         _no_duplicates([str(p.id) for p in items], f"perturbation set '{pert.name}'")
         messages.append(MessageDesign(spec.id or str(pert.message), spec, items, pert))
-    if study.question.response.scored:
+    if study.question.response.view.points:  # scored, or rated from text (ssr)
         _enough_paraphrases(messages)
+    if study.question.response.rated_text:  # a missing anchor set or wrong points: refused before anything is sent
+        from survey.registry.anchors import anchors_with_points
+
+        view = study.question.response.view
+        anchors_with_points(study.registry_ref(study.question.rating["anchors"]), study_dir,
+                            int(view.high - view.low + 1))
     if "first" in getattr(study.question.response, "slots", ()):
         _choice_messages(messages)
     _no_duplicates([str(p.id) for p in personas], f"persona set '{pset.name}'")
