@@ -160,6 +160,9 @@ class StudySpec(_Strict):
     def _sequential_fits_the_question(self) -> StudySpec:
         # refused here, so that a dry run refuses it too: a run once bought the first round, then stopped
         view = self.question.response.view
+        if self.sequential is not None and self.question.response.rated_text:
+            raise ValueError("[sequential] tests after each round, but semantic-similarity ratings are computed "
+                             "after the run: remove [sequential] or ask a likert/rating question")
         if self.sequential is not None and not (view.points and view.per_message):
             what = ("free-text replies have no score to test" if not view.points else
                     "a forced-choice reply already compares both messages; `survey analyze` tests it")
