@@ -178,19 +178,13 @@ class Store:
         return [(tuple(r[:-1]), r[-1]) for r in self.db.execute(sql, (study,))]
 
     def set_ratings(self, rows: list[tuple[tuple, int | None, float | None, dict]]) -> None:
-        """Store ratings of stored replies, one transaction: (key, answer, expected score, fields added to extra)."""
+        """Store ratings of stored replies in one transaction: (key, answer, expected score, fields merged into extra)."""
         where = " AND ".join(f"{c} = ?" for c in KEY_COLS)
-        self.db.execute("BEGIN")
-        try:
-            for key, answer, expected, extra in rows:
-                old = self.db.execute(f"SELECT extra FROM responses WHERE {where}", key).fetchone()
-                merged = {**(json.loads(old[0]) if old and old[0] else {}), **extra}
-                self.db.execute(f"UPDATE responses SET answer = ?, p_yes = ?, extra = ?, updated_at = ? WHERE {where}",
-                                (answer, expected, _dumps(merged), _now(), *key))
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
+        with self.db:  # the sqlite3 context manager commits on success and rolls back on an exception
+            self.db.execute("BEGIN")
+            self.db.executemany(f"UPDATE responses SET answer = ?, p_yes = ?, extra = json_patch(COALESCE(extra, "
+                                f"'{{}}'), ?), updated_at = ? WHERE {where}",
+                                [(a, e, _dumps(x), _now(), *key) for key, a, e, x in rows])
 
     def prompt_hashes(self, study: str, model: str) -> dict[tuple, str]:
         cols = ", ".join(KEY_COLS)

@@ -9,6 +9,7 @@ able to judge the rating.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pandas as pd
@@ -58,6 +59,12 @@ class SemanticRatingView(OrdinalView):
 
     def section(self, c, df, view, texts, fits) -> dict:
         out = ordinal_view(c, c.top_box, df, view, texts, fits)
+        bars = out["figures"][0]  # the answer bars count each reply at its most similar point: say so
+        out["figures"][0] = dataclasses.replace(bars, caption=(
+            f"Distribution of the answers to “{c.a}” and “{c.b}”: the share of replies whose most similar anchor "
+            f"statement is each point of the {view.low}–{view.high} scale, pooled over personas, paraphrases and "
+            "replicates (the tests use each reply's whole distribution, through its expected score); replies "
+            "without a rating in grey at the right."))
         return {**out, "template": self.template, "examples": example_answers(df, c.model, (c.a, c.b))}
 
 
