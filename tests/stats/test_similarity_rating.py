@@ -7,6 +7,7 @@ import json
 
 import numpy as np
 import pytest
+from fakes.embedder import WordHashEmbedder
 
 import survey
 from survey import Study
@@ -68,20 +69,6 @@ def test_the_shipped_anchor_set_and_a_users_own(tmp_path):
         load_anchor_set("bad", tmp_path)
     with pytest.raises(SurveyError, match="unknown anchor set 'nope'"):
         load_anchor_set("nope", tmp_path)
-
-
-class WordHashEmbedder:
-    """A fast, deterministic stand-in for an embedder: counts of hashed words in 64 dimensions."""
-
-    name = "word-hash-64"
-
-    def embed(self, texts):
-        out = np.zeros((len(texts), 64), np.float32)
-        for i, t in enumerate(texts):
-            for w in t.lower().replace(",", " ").replace(".", " ").replace("!", " ").split():
-                out[i, sum(map(ord, w)) * 7 % 64] += 1.0
-            out[i, 63] += 0.5  # no text is the zero vector
-        return out
 
 
 def ssr_spec(tmp_path, question: dict) -> dict:
