@@ -140,3 +140,12 @@ def test_minilm_rates_simulated_words_in_order(tmp_path):
     expected = pmf @ np.arange(1, 6)
     assert spearmanr(scores, expected).statistic > 0.7
     assert expected[scores == 5].mean() > expected[scores == 1].mean() + 0.8
+
+
+def test_unrated_replies_say_how_to_rate_them(tmp_path, monkeypatch):
+    monkeypatch.setattr(collect_rating, "create_embedder", lambda name: WordHashEmbedder())
+    study = Study.from_spec(ssr_spec(tmp_path, {"type": "ssr"}), base_dir=tmp_path)
+    study.run(yes=True)
+    df = study.table().assign(expected=np.nan)
+    with pytest.raises(SurveyError, match="not rated yet"):
+        survey.analyze(df, "sneakers", "boots")

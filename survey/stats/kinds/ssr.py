@@ -11,6 +11,7 @@ only its most similar point. The ordinal model's fit reads the most similar poin
 
 from __future__ import annotations
 
+from survey.errors import SurveyError
 from survey.stats.kinds.ordinal import Ordinal
 
 
@@ -22,6 +23,10 @@ class SemanticRating(Ordinal):
     def compare(self, df, model, a, b, view, opts):
         from dataclasses import replace
 
+        rows = self.query_rows(df, model, a, b)
+        if "expected" not in rows or not rows["expected"].notna().any():
+            raise SurveyError(f"model '{model}': the free-text replies to '{a}' and '{b}' are not rated yet; "
+                              "`survey run` on the study file rates stored replies (it sends nothing new)")
         return super().compare(df, model, a, b, view, replace(opts, probabilities=True))
 
     def fit(self, df, model, message, view, opts):
