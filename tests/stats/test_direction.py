@@ -108,7 +108,7 @@ def test_the_direction_test_is_the_sign_flip_test_of_the_pair_differences():
 def test_size_of_both_tests_and_power_with_the_right_sign(rho):
     """At 1 000 surveys per cell: the A/B test under a strong direction bias rejects inside the 99% binomial
     interval of 0.05; the direction test under a message effect never above it and not far below it (it is
-    an exact test of a statistic with ties, measured at 0.045-0.047 over 8 000 surveys: bench/balanced_scales.py);
+    an exact test of a statistic with ties, measured at 0.045-0.048 over 8 000 surveys; bench/balanced_scales.py);
     each has power with the right sign under its alternative."""
     n, m, r, surveys = 10, 12, 2, 1000
     lo, hi = binomial_interval(0.05, surveys)
