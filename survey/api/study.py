@@ -265,6 +265,7 @@ class Study:
                        poll_interval: float, progress: bool | None, drop_changed: bool = False,
                        rename_stored: str | None = None) -> None:
         from survey.collect.runner import collect
+        from survey.collect.similarity_rating import rate_stored
 
         self._check_batch()
         with Store(self.store_path) as store:  # opened in the thread that runs the loop (SQLite wants that)
@@ -278,6 +279,7 @@ class Study:
                 plan = state.plan = self._plan(store, models, drop_changed, rename_stored, apply=True)
             store.record_context(self.name, plan.context)
             if plan.to_send == 0 and not any(m.open_jobs for m in plan.models):
+                rate_stored(store, self.spec)  # replies an interrupted run stored but did not rate
                 return
             engine = state.engine = Engine(
                 store, max_attempts=max_attempts, poll_interval=poll_interval,
@@ -289,6 +291,7 @@ class Study:
                 await collect_in_rounds(engine, plan, collect)
             else:
                 await collect(engine, plan)
+            rate_stored(store, self.spec)  # ssr: embed the new replies and rate them (a no-op for other types)
 
 
 def _check_store_folder(path: Path) -> None:

@@ -61,6 +61,7 @@ def echo_scale_effect(r: Comparison) -> None:
     click.echo(f"effect T = {view.of(r.a)} - {view.of(r.b)} = {r.effect.estimate:+.4f} points on the "
                f"{r.scale} scale ({r.unit}), {r.effect.confidence:.0%} CI [{lo:+.4f}, {hi:+.4f}] ({r.effect.method})")
     click.echo("mean scores: " + ", ".join(f"{m} {_num(v)}" for m, v in r.means.items()))
+    echo_direction(r)
     tb = r.top_box
     if tb is None:
         return
@@ -69,6 +70,20 @@ def echo_scale_effect(r: Comparison) -> None:
                + ", ".join(f"{m} {_share(v)}" for m, v in tb.shares.items())
                + f"; difference {tb.effect.estimate:+.4f} ({tb.effect.confidence:.0%} CI [{blo:+.4f}, {bhi:+.4f}]), "
                f"sign-flip p = {tb.pvalue:.4g}")
+
+
+def echo_direction(r: Comparison) -> None:
+    """A balanced scale's direction effect, beside the A/B effect as forced choice shows its position bias."""
+    d = getattr(r, "direction", None)
+    if d is None:
+        return
+    lo, hi = d.effect.ci
+    click.echo(f"direction effect (scale shown forward − reversed, both messages): {d.effect.estimate:+.4f} points, "
+               f"{d.effect.confidence:.0%} CI [{lo:+.4f}, {hi:+.4f}], sign-flip p = {d.pvalue:.4g} over "
+               f"{d.n_pairs} paraphrase pairs; mean score forward {_num(d.means.get('forward'))}, reversed "
+               f"{_num(d.means.get('reversed'))}; the A/B effect averages both directions")
+    if d.warning:
+        click.secho(f"WARNING: {d.warning}", fg="yellow", bold=True)
 
 
 def echo_choice_result(res, r: ChoiceResult) -> None:

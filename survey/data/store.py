@@ -171,6 +171,21 @@ class Store:
             args.append(model)
         return {tuple(r) for r in self.db.execute(sql, args)}
 
+    def unrated(self, study: str) -> list[tuple[tuple, str | None]]:
+        """(key, reply) of the replies a semantic-similarity rating has not scored yet (survey.collect.similarity_rating)."""
+        sql = (f"SELECT {', '.join(KEY_COLS)}, response FROM responses WHERE study = ? AND status = 'ok' AND "
+               "(extra IS NULL OR json_extract(extra, '$.rating') IS NULL) ORDER BY seq")
+        return [(tuple(r[:-1]), r[-1]) for r in self.db.execute(sql, (study,))]
+
+    def set_ratings(self, rows: list[tuple[tuple, int | None, float | None, dict]]) -> None:
+        """Store ratings of stored replies in one transaction: (key, answer, expected score, fields merged into extra)."""
+        where = " AND ".join(f"{c} = ?" for c in KEY_COLS)
+        with self.db:  # the sqlite3 context manager commits on success and rolls back on an exception
+            self.db.execute("BEGIN")
+            self.db.executemany(f"UPDATE responses SET answer = ?, p_yes = ?, extra = json_patch(COALESCE(extra, "
+                                f"'{{}}'), ?), updated_at = ? WHERE {where}",
+                                [(a, e, _dumps(x), _now(), *key) for key, a, e, x in rows])
+
     def prompt_hashes(self, study: str, model: str) -> dict[tuple, str]:
         cols = ", ".join(KEY_COLS)
         rows = self.db.execute(f"SELECT {cols}, prompt_hash FROM responses WHERE study = ? AND model = ? "
