@@ -95,6 +95,8 @@ class Query:
     second_perturbation: str | None = None
     # a balanced scale (question order = "both"): "forward" or "reversed", the direction this replicate is asked in
     direction: str | None = None
+    # pick one of k: ((message, perturbation), ...) in the order shown; ``message``/``perturbation`` are the first
+    options: tuple[tuple[str, str], ...] | None = None
 
     @property
     def response_type(self):
@@ -104,9 +106,11 @@ class Query:
 
     @property
     def shown(self) -> dict[str, str]:
-        """What a query showed beyond its message, for the store: the option shown second (forced choice) and
-        the scale's direction (a balanced scale); empty otherwise."""
+        """What a query showed beyond its message, for the store: the option shown second (forced choice), the
+        options in the order shown (pick one of k) and the scale's direction (a balanced scale); empty otherwise."""
         out = {} if self.direction is None else {"direction": self.direction}
+        if self.options is not None:  # pick one of k: every option, in the order shown
+            out.update(shown=[m for m, _ in self.options], shown_perturbations=[str(p) for _, p in self.options])
         if self.second is None:
             return out
         return {**out, "second": self.second, "second_perturbation": str(self.second_perturbation)}

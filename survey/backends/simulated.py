@@ -14,7 +14,8 @@ effects, every model), ``tau`` (rating scales: persona s.d. on the latent scale,
 choice: s.d. of a persona's pull towards the first-shown option, default 0), ``cuts`` (rating scales:
 K-1 increasing cut points, default logit(c/K)), ``position`` (forced choice: share choosing the
 first-shown option between equals, default 0.5), ``deltas`` (a logit shift per message id, e.g.
-{boots = 0.5}: more Yes, higher scores, chosen more often), ``seed`` (else the model's seed, else 0),
+{boots = 0.5}: more Yes, higher scores, chosen more often), ``positions`` (pick one of k: a logit
+shift per position, e.g. [0.4, 0, 0]; ``tau`` then pulls each persona towards the first), ``seed`` (else the model's seed, else 0),
 ``invalid_rate`` (share of replies that are no answer), ``latency`` (seconds per call) and
 ``direction_bias`` (rating scales asked in both directions: a logit shift towards the end of the
 scale as shown that means "yes", so +b raises forward answers and lowers reversed ones mapped back).
@@ -56,6 +57,8 @@ class SimulatedOptions(BaseModel):
                                      "logit scale; default logit(c/K), every point equally likely at 0")
     position: float = Field(0.5, gt=0, lt=1, description="forced choice: share choosing the first-shown "
                             "option when both are equally good (0.5: no position bias)")
+    positions: list[float] | None = Field(None, description="pick one of k: a logit shift per position 1..k "
+                                          "(position bias); default none")
     deltas: dict[str, float] = Field(default_factory=dict, description="logit shift per message id")
     seed: int | None = None
     invalid_rate: float = Field(0.0, ge=0, le=1)
@@ -68,6 +71,11 @@ class SimulatedOptions(BaseModel):
         number or order once failed every query (50 failed rows, exit 1), tau and cuts on a Yes/No study were
         silently ignored."""
         view = rtype.view
+        shows = "options" in getattr(rtype, "slots", ())
+        if self.positions is not None and (not shows or len(self.positions) != len(rtype.labels)):
+            raise SurveyError("simulated backend options: positions gives one logit shift per position of a pick-one-"
+                              f"of-k question ({len(rtype.labels) if shows else 'none on ' + rtype.scale}); got "
+                              f"{len(self.positions)}")
         if view.ordered:
             try:
                 make_ordinal_params(points=rtype.points, low=rtype.low, tau=1.0 if self.tau is None else self.tau,
@@ -171,6 +179,22 @@ class SimulatedBackend:
         first = float(expit(logit(o.position) + eta + gap))
         return {1: first, 2: 1.0 - first}
 
+    def pick_probabilities(self, seed: int, query: Query) -> dict[int, float]:
+        """P(position) of a pick one of k: a multinomial logit over the positions, position t's logit the
+        paraphrase's utility (delta + u_j + v_ij, the same wherever it is shown) plus ``positions[t]``; the
+        persona's pull eta_i ~ N(0, tau^2) adds to the first position, as in forced choice."""
+        o, k = self.options, len(query.options)
+        shifts = np.zeros(k) if o.positions is None else np.asarray(o.positions, dtype=float)
+        if len(shifts) != k:
+            raise BackendError(f"simulated backend: positions has {len(shifts)} shifts for {k} options",
+                               retryable=False, code="bad_options")
+        eta = float(_rng(seed, "position", query.persona).normal(0.0, o.tau or 0.0))
+        logits = shifts + np.array([self.utility(seed, query.persona, m, str(p)) for m, p in query.options])
+        logits[0] += eta
+        probs = np.exp(logits - logits.max())
+        probs /= probs.sum()
+        return {t + 1: float(p) for t, p in enumerate(probs)}
+
     async def complete(self, query: Query) -> Reply:
         if self.options.latency:
             await asyncio.sleep(self.options.latency)
@@ -178,7 +202,7 @@ class SimulatedBackend:
         rtype = query.response_type
         if rtype.rated_text:  # free text that the run rates afterwards (ssr): words for a drawn score
             return self._rated_text(seed, query, rtype)
-        if rtype.ordered or rtype.scale == "choice":
+        if rtype.ordered or rtype.scale == "choice" or query.options is not None:
             return self._scored(seed, query, rtype)
         p = self.cell_probability(seed, query.persona, query.message, query.perturbation)
         u_invalid, u_yes = _rng(seed, "y", query.message, query.perturbation, query.persona,
@@ -194,6 +218,7 @@ class SimulatedBackend:
     def _scored(self, seed: int, query: Query, rtype) -> Reply:
         """A rating or a forced choice: the score drawn from the cell's distribution, stored with it."""
         dist = (self.rating_probabilities(seed, query) if rtype.ordered
+                else self.pick_probabilities(seed, query) if query.options is not None
                 else self.choice_probabilities(seed, query))
         u_invalid, u = _rng(seed, "y", query.message, query.perturbation, query.persona, query.second,
                             query.second_perturbation, query.replicate).random(2)

@@ -8,6 +8,9 @@
   ("A|B", the message ids in the order shown) and ``chosen`` (the message at the position answered;
   empty for an invalid reply). ``message``/``perturbation`` are what was shown first and ``answer``
   is the position chosen, 1 or 2.
+* pick one of k: ``shown`` and ``shown_perturbations`` (the messages and paraphrases by position, joined
+  by "|": "sneakers|boots|sandals") and ``chosen`` (the message at the position answered; empty for an
+  invalid reply). ``message``/``perturbation`` are what was shown first and ``answer`` the position, 1..k.
 * a balanced scale (question order "both"): ``direction`` ("forward" or "reversed"), the direction the
   row's scale was shown in; its ``answer`` is already mapped back to the forward scale's score and its
   ``response`` keeps what the model said.
@@ -68,7 +71,19 @@ def add_scale_columns(df: pd.DataFrame) -> pd.DataFrame:
         chosen = np.where(ans.eq(1).fillna(False), df["message"],
                           np.where(ans.eq(2).fillna(False), df["second"], None))
         df["chosen"] = pd.Series(chosen, index=df.index, dtype=object).where(choice)
+    shown = extras.map(lambda e: e.get("shown"))
+    if shown.notna().any():
+        _add_shown(df, shown, extras.map(lambda e: e.get("shown_perturbations")))
     return df
+
+
+def _add_shown(df: pd.DataFrame, shown: pd.Series, perturbations: pd.Series) -> None:
+    """Pick one of k: what each position showed and the message chosen (see the module's docstring)."""
+    df["shown"] = shown.map(lambda v: "|".join(v) if isinstance(v, list) else None).astype(object)
+    df["shown_perturbations"] = perturbations.map(lambda v: "|".join(v) if isinstance(v, list) else None).astype(object)
+    answers = pd.to_numeric(df["answer"], errors="coerce")
+    df["chosen"] = pd.Series([v[int(a) - 1] if isinstance(v, list) and pd.notna(a) and 1 <= a <= len(v) else None
+                              for v, a in zip(shown, answers, strict=True)], index=df.index, dtype=object)
 
 
 def scales_in(df: pd.DataFrame) -> list[str]:

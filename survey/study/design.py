@@ -41,9 +41,14 @@ class QueryDesign:
         return "first" in getattr(self.study.question.response, "slots", ())
 
     @property
+    def is_pick(self) -> bool:
+        return "options" in getattr(self.study.question.response, "slots", ())
+
+    @property
     def n_cells(self) -> int:
         """(persona, perturbation) cells across messages, per model; for forced choice, (persona, pair,
-        order) cells, one per paraphrase shown first."""
+        order) cells, one per paraphrase shown first; for pick one of k, (persona, paraphrase set,
+        arrangement) cells, one per paraphrase shown first (k arrangements per set)."""
         return len(self.personas) * sum(len(m.items) for m in self.messages)
 
     @property
@@ -91,12 +96,26 @@ class QueryDesign:
         prompt, extra Query fields). Forced choice: each pair in both orders, keyed by the message shown
         first, the one shown second in the extra fields. ``template``: another question (a reversed scale's)."""
         template = template or self.study.question.resolved_template
+        if self.is_pick:
+            return self._pick_cells(template)
         if self.is_choice:
             (ma, mb), pairs = self.messages, self.choice_pairs
             return [(first.id, str(pf.id), template.format(first=pf.text, second=ps.text),
                      {"second": second.id, "second_perturbation": str(ps.id)})
                     for (first, pf), (second, ps) in _both_orders(ma, mb, pairs)]
         return [(m.id, str(p.id), template.format(perturbation=p.text), {}) for m in self.messages for p in m.items]
+
+    def _pick_cells(self, template: str) -> list[tuple[str, str, str, dict]]:
+        """Pick one of k: paraphrase set j (the j-th paraphrase of every message) in the k arrangements of
+        ``latin_rows``, keyed by the option shown first; ``options`` says what each position showed."""
+        rtype, k = self.study.question.response, len(self.messages)
+        out = []
+        for j, items in enumerate(zip(*(m.items for m in self.messages), strict=False)):
+            for shown in latin_rows(k, self.study.name, j):
+                options = tuple((self.messages[a].id, str(items[a].id)) for a in shown)
+                user = rtype.render([items[a].text for a in shown], template)
+                out.append((options[0][0], options[0][1], user, {"options": options}))
+        return out
 
     def queries(self, model: ModelSpec) -> Iterator[Query]:
         """Every query of one model, persona-major (persona, cell, replicate), made as they are taken: a
@@ -133,6 +152,20 @@ def _both_orders(ma: MessageDesign, mb: MessageDesign, pairs) -> Iterator[tuple]
     for pa, pb in pairs:
         yield (ma, pa), (mb, pb)
         yield (mb, pb), (ma, pa)
+
+
+def latin_rows(k: int, salt: str, j: int) -> list[list[int]]:
+    """The k arrangements of paraphrase set j: the rows of a cyclic Latin square (row s shows message
+    order[(s + t) mod k] at position t) on a random order of the messages drawn for this set.
+
+    Every message takes every position once per set, so averaging a message's share over the k rows
+    averages over positions. The random order per set (seeded by the study name and j) makes which
+    messages sit next to which a coin the analysis can rely on: with one fixed cyclic order, a pair's
+    neighbours differ between their positions, and a position bias that interacts with a third message
+    would no longer cancel (survey.stats.pick)."""
+    digest = hashlib.sha256(f"pick-order\x1f{salt}\x1f{j}".encode()).digest()
+    order = np.random.default_rng(int.from_bytes(digest[:16], "little")).permutation(k)
+    return [[int(order[(s + t) % k]) for t in range(k)] for s in range(k)]
 
 
 def answer_in_kind(prompt: str, response) -> str:
@@ -187,6 +220,8 @@ def build_design(study: StudySpec, load_personas: Callable | None = None,
                             int(view.high - view.low + 1))
     if "first" in getattr(study.question.response, "slots", ()):
         _choice_messages(messages)
+    if "options" in getattr(study.question.response, "slots", ()):
+        _pick_messages(messages)
     _no_duplicates([str(p.id) for p in personas], f"persona set '{pset.name}'")
     _no_duplicates([m.id for m in messages], "study messages (set id = ... to tell them apart)")
     from survey.study.segments import analysis_context
@@ -220,6 +255,14 @@ def _choice_messages(messages: list[MessageDesign]) -> None:
     if len(a.items) != len(b.items):
         raise SurveyError(f"type = 'choice' pairs paraphrase j of '{a.id}' with paraphrase j of '{b.id}'; they have "
                           f"{len(a.items)} and {len(b.items)}: set the same count for both messages")
+
+
+def _pick_messages(messages: list[MessageDesign]) -> None:
+    """Pick one of k shows the j-th paraphrase of every message together: as many paraphrases each."""
+    counts = {m.id: len(m.items) for m in messages}
+    if len(set(counts.values())) > 1:
+        raise SurveyError("type = 'pick' shows the j-th paraphrase of every message together; the messages have "
+                          + ", ".join(f"{k} ({n})" for k, n in counts.items()) + ": set the same count for all")
 
 
 def _pick_personas(personas: list, study: StudySpec) -> list:

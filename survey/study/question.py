@@ -29,6 +29,7 @@ from survey.responses import (
     response_type,
 )
 from survey.responses.balanced import ReversedScale, direction_of
+from survey.responses.pick import PickOne
 
 
 class _Strict(BaseModel):
@@ -84,6 +85,7 @@ class QuestionSpec(_Strict):
     epsilon: float | None = Field(None, ge=0, description="ssr: mass added at the least similar point (default 0)")
     _response: ResponseType | None = PrivateAttr(None)
     _reversed: ResponseType | None = PrivateAttr(None)
+    _pick_fixed: bool = PrivateAttr(False)  # pick: k is set (from the name "pickK" or the study's messages)
 
     @model_validator(mode="before")
     @classmethod
@@ -95,7 +97,7 @@ class QuestionSpec(_Strict):
     @field_validator("type")
     @classmethod
     def _known_type(cls, v: str) -> str:
-        if v in ("likert", "rating", "ssr"):  # built with their knobs below
+        if v in ("likert", "rating", "ssr", "pick"):  # built with their knobs below (pick: its k from the messages)
             return v
         try:
             return response_type(v).scale
@@ -108,7 +110,8 @@ class QuestionSpec(_Strict):
         if v is None or "type" not in info.data:
             return v
         kind = info.data["type"]
-        slots = () if kind in ("likert", "rating", "ssr") else getattr(response_type(kind), "slots", ())
+        slots = (("options",) if kind == "pick" else () if kind in ("likert", "rating", "ssr")
+                 else getattr(response_type(kind), "slots", ()))
         slots = slots or ("perturbation",)
         missing = [s for s in slots if "{" + s + "}" not in v]
         if missing:
@@ -155,14 +158,33 @@ class QuestionSpec(_Strict):
                 rtype = rating(0 if self.low is None else self.low, 10 if self.high is None else self.high)
             elif kind == "ssr":
                 rtype = SemanticScale(self.points or 5, max_tokens=self.max_tokens)
+            elif kind == "pick":  # k is the number of messages: show_messages sets it once the study has them
+                rtype = PickOne(2, self.template, self.max_tokens)
             else:
                 rtype = response_type(kind)
         except SurveyError as exc:  # pydantic names the field only for a ValueError
             raise ValueError(str(exc)) from exc
+        self._pick_fixed = isinstance(rtype, PickOne) and kind != "pick"
         self.type = rtype.scale
         self._response = rtype
         self._build_reversed(rtype)
         return self
+
+    def show_messages(self, k: int) -> None:
+        """Pick one of k: the type for the study's k messages (``type = "pick"`` takes k from them)."""
+        if not isinstance(self.response, PickOne):
+            return
+        if self._pick_fixed:
+            if self.response.k != k:
+                raise ValueError(f"type = '{self.type}' shows {self.response.k} messages; the study has {k}: write "
+                                 "type = 'pick' (k is the number of [[messages]])")
+            return
+        try:
+            self._response = PickOne(k, self.template, self.max_tokens)
+        except SurveyError as exc:
+            raise ValueError(str(exc)) from exc
+        self.type = self._response.scale
+        self._pick_fixed = True
 
     def _build_reversed(self, rtype: ResponseType) -> None:
         """order = "both": the reversed scale (survey.responses.balanced), built once here so that a dry run

@@ -177,6 +177,11 @@ class StudySpec(_Strict):
         return self
 
     @model_validator(mode="after")
+    def _pick_shows_every_message(self) -> StudySpec:
+        self.question.show_messages(len(self.messages))  # pick one of k: k is the number of messages
+        return self
+
+    @model_validator(mode="after")
     def _both_directions_balanced(self) -> StudySpec:
         if self.question.order == "both" and self.replicates % 2:
             raise ValueError(f"question.order = 'both' asks odd replicates with the scale reversed, so each cell needs "

@@ -21,6 +21,7 @@ from survey.stats.kinds.base import CompareOptions, FitOptions, Kind
 from survey.stats.kinds.binary import BINARY
 from survey.stats.kinds.choice import CHOICE
 from survey.stats.kinds.ordinal import ORDINAL
+from survey.stats.kinds.pick import PICK
 from survey.stats.kinds.ssr import SSR
 
 KINDS: dict[str, Kind] = {}
@@ -63,5 +64,6 @@ register(BINARY)
 register(ORDINAL)
 register(CHOICE)
 register(SSR)
+register(PICK)
 
 __all__ = ["KINDS", "CompareOptions", "FitOptions", "Kind", "kind_of", "register", "scale_view", "table_view"]
