@@ -158,7 +158,7 @@ def simulate_pick_arrays(S: int, n: int, m: int, r: int, k: int, *, deltas=None,
     util = deltas + u + v  # (S, n, m, message)
     eta = rng.normal(0, tau, (S, n, 1, 1)) if tau else 0.0
     logits = np.take_along_axis(util[:, :, :, None, :], at[:, None], axis=-1) + beta  # (S, n, m, s, t)
-    logits[..., 0] += eta if np.ndim(eta) == 0 else eta[..., 0]
+    logits[..., 0] += eta  # a persona's pull towards the first position, in every arrangement
     probs = np.exp(logits - logits.max(axis=-1, keepdims=True))
     probs /= probs.sum(axis=-1, keepdims=True)
     valid = r - rng.binomial(r, invalid_rate, probs.shape[:-1]) if invalid_rate else np.full(probs.shape[:-1], r)
