@@ -113,6 +113,31 @@ def echo_choice(model: str, r: ChoiceResult, alpha: float, significant: bool) ->
     click.echo(f"decision at alpha = {alpha:g} (preference sign-flip test, valid for any rho): {verdict}")
 
 
+def echo_pick(res, r) -> None:
+    """One model's pick-one-of-k result: every message's share, the pair's test (Holm), the position test."""
+    click.echo(f"\nmodel {r.model}: {r.a} vs {r.b} (pick one of {len(r.messages)}, positions averaged) — "
+               f"{r.n_personas} personas, {r.n_sets} paraphrase sets, r = {r.replicates}, invalid replies {r.invalid}")
+    print_table("shares chosen (order-averaged)", ["message", "share", f"{r.effect.confidence:.0%} CI"],
+                [[m, s, f"[{ci[0]:.4f}, {ci[1]:.4f}]"] for m, (s, ci) in r.shares.items()])
+    lo, hi = r.effect.ci
+    click.echo(f"effect = share choosing {r.a} - share choosing {r.b} = {r.effect.estimate:+.4f}, "
+               f"{r.effect.confidence:.0%} CI [{lo:+.4f}, {hi:+.4f}]; sign-flip p = {r.pair.raw_pvalue:.4g} over "
+               f"{r.n_sets} sets, Holm-adjusted over the pairs p = {r.pair.pvalue:.4g}")
+    pos = r.position
+    click.echo("position shares: " + ", ".join(f"{t + 1}: {s:.3f}" for t, s in enumerate(pos.shares))
+               + f"; position test p = {pos.pvalue:.4g} (exchanges {pos.exchanges})")
+    if r.warning:
+        click.secho(f"WARNING: {r.warning}", fg="yellow", bold=True)
+    verdict = "significant" if res.significant(r) else "not significant"
+    click.echo(f"decision at alpha = {res.alpha:g} (sign-flip test over paraphrase sets, Holm): {verdict}")
+
+
+def pick_line(r: dict, view) -> str:
+    shares = ", ".join(f"{m} {fmt(v['share'], 3)}" for m, v in r["shares"].items())
+    return (f"{r['model']}: pick one of {len(r['messages'])}: shares {shares}; {r['a']} vs {r['b']} Holm p = "
+            f"{r['pair']['pvalue']:.3g}; position test p = {r['position']['pvalue']:.3g}")
+
+
 def echo_ordinal_estimate(res: dict, message: str) -> None:
     """One model's ordinal-model estimate (``OrdinalEstimate.to_dict()`` with its model)."""
     se, ci = res["se"], res["ci"]
@@ -168,9 +193,9 @@ def effect_line(r: dict, view) -> str:
 
 
 # The printers of each kind (AnalysisView.kind); a kind not named here gets the mean-score ones.
-RESULT_PRINTERS = {"binary": echo_binary, "choice": echo_choice_result}
+RESULT_PRINTERS = {"binary": echo_binary, "choice": echo_choice_result, "pick": echo_pick}
 ESTIMATE_PRINTERS = {"binary": echo_beta_estimate, "ordinal": echo_ordinal_estimate}
-SUMMARY_LINES = {"choice": choice_line}
+SUMMARY_LINES = {"choice": choice_line, "pick": pick_line}
 
 
 def print_result(res, r) -> None:

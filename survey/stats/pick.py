@@ -173,6 +173,7 @@ class PickResult(Display):
     warning: str | None = None
     d_set: np.ndarray = field(default=None, repr=False)  # D_j per set used
     sets: list = field(default_factory=list)  # set labels of d_set's entries
+    set_shares: np.ndarray = field(default=None, repr=False)  # S_ja (m, k): each message's share per set
     scale: str = "pick"
     model: str = ""
     unit = "share choosing A − share choosing B"
@@ -194,6 +195,21 @@ class PickResult(Display):
         return self.n_sets
 
     @property
+    def d_perturbation(self) -> np.ndarray:
+        """D_j per paraphrase set, under the name the across-message comparison reads."""
+        return self.d_set
+
+    @property
+    def theta_bar(self) -> dict:
+        """Message -> its order-averaged share per paraphrase set (the across-message comparison's means)."""
+        return {msg: self.set_shares[:, i] for i, msg in enumerate(self.messages)}
+
+    @property
+    def n_perturbations(self) -> dict:
+        """Paraphrase sets used and left out (each set is the j-th paraphrase of every message)."""
+        return {"sets": self.n_sets, "sets_left_out": len(self.sets_left_out)}
+
+    @property
     def tests(self) -> dict:
         return {"sign_flip": self.pair}
 
@@ -202,8 +218,8 @@ class PickResult(Display):
         return {lab: float(x) for lab, x in zip(self.sets, self.d_set, strict=True)}
 
     def display_parts(self):
-        rows = [{"message": msg, "share": s, "CI": tuple(ci)} for msg, (s, ci) in self.shares.items()]
-        rows += [{"message": f"position {t + 1}", "share": s, "CI": tuple(ci)}
+        rows = [{"share of": msg, "share": s, "CI": tuple(ci)} for msg, (s, ci) in self.shares.items()]
+        rows += [{"share of": f"position {t + 1}", "share": s, "CI": tuple(ci)}
                  for t, (s, ci) in enumerate(zip(self.position.shares, self.position.cis, strict=True))]
         title = (f"{self.model or 'pick one of k'}: {self.a} vs {self.b}, effect {self.effect.estimate:+.3f}; "
                  f"Holm p = {self.pair.pvalue:.4g}; position p = {self.position.pvalue:.4g}")
@@ -218,7 +234,7 @@ class PickResult(Display):
     def to_dict(self) -> dict:
         return {"a": self.a, "b": self.b, "messages": list(self.messages),
                 "shares": {m: {"share": s, "ci": list(ci)} for m, (s, ci) in self.shares.items()},
-                "pair": self.pair.to_dict(), "effect": self.effect.to_dict(), "position": self.position.to_dict(),
+                "pair": self.pair.to_dict(), "tests": {"sign_flip": self.pair.to_dict()}, "effect": self.effect.to_dict(), "position": self.position.to_dict(),
                 "n_personas": self.n_personas, "n_sets": self.n_sets, "replicates": self.replicates,
                 "invalid": self.invalid, "sets": list(self.sets), "sets_left_out": list(self.sets_left_out),
                 "notes": list(self.notes), "warning": self.warning}
@@ -260,7 +276,7 @@ def pick_test(M, at, a: int, b: int, *, messages: list[str], alternative: str = 
     return PickResult(a=messages[a], b=messages[b], messages=list(messages), shares=shares, pair=pair, effect=effect,
                       position=position, n_personas=n_personas, n_sets=m, replicates=replicates,
                       notes=[f"pairwise test: {PAIR_NOTE}"], warning=position_warning(position, alpha),
-                      d_set=d, sets=list(range(m)) if sets is None else list(sets))
+                      d_set=d, sets=list(range(m)) if sets is None else list(sets), set_shares=S)
 
 
 def position_warning(position: PositionTest, alpha: float) -> str | None:

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from survey.data.pairing import natural_key
+from survey.data.table import messages_in
 from survey.errors import SurveyError, TableError
 from survey.stats.comparison import persona_weights
 from survey.stats.pick import PickResult, cell_shares, nan_sets, pick_test
@@ -27,13 +28,14 @@ _NEEDED = ("shown", "shown_perturbations")
 
 
 def pick_messages_shown(df: pd.DataFrame, model: str) -> list[str]:
-    """The messages shown together to ``model``, in order of first appearance in ``shown``."""
+    """The messages shown together to ``model``, in table order (survey.data.table.messages_in)."""
     if "shown" not in df:
         raise TableError("a pick-one-of-k table needs the 'shown' column (the messages by position)")
     seen: dict[str, None] = {}
-    for v in df.loc[df["model"] == model, "shown"].dropna():
+    for v in pd.unique(df.loc[df["model"] == model, "shown"].dropna()):
         seen.update(dict.fromkeys(str(v).split("|")))
-    return list(seen)
+    order = {msg: i for i, msg in enumerate(messages_in(df, model))}
+    return sorted(seen, key=lambda msg: order.get(msg, len(order)))
 
 
 def _rows(df: pd.DataFrame, model: str) -> pd.DataFrame:
