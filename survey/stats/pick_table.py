@@ -147,13 +147,17 @@ def compare_pick(df: pd.DataFrame, model: str, a: str, b: str, *, alternative: s
 # --- simulation --------------------------------------------------------------------------------------------
 
 def simulate_pick_arrays(S: int, n: int, m: int, r: int, k: int, *, deltas=None, sigma: float = 1.0,
-                         rho: float = 0.3, positions=None, tau: float = 0.0, invalid_rate: float = 0.0, seed=None):
+                         rho: float = 0.3, positions=None, tau: float = 0.0, invalid_rate: float = 0.0, seed=None,
+                         random_order: bool = True):
     """S simulated pick-one-of-k surveys at once: (chosen (S, n, m, k, k), valid (S, n, m, k), at (S, m, k, k)),
-    each set's arrangements the rows of a cyclic Latin square on a random message order (the study design)."""
+    each set's arrangements the rows of a cyclic Latin square on a random message order (the study design;
+    ``random_order=False``: on the messages' own order in every set, to show what the random order is for)."""
     rng = np.random.default_rng(seed)
     deltas = np.zeros(k) if deltas is None else np.asarray(deltas, dtype=float)
     beta = np.zeros(k) if positions is None else np.asarray(positions, dtype=float)
-    order = rng.permuted(np.tile(np.arange(k), (S, m, 1)), axis=-1)
+    order = np.tile(np.arange(k), (S, m, 1))
+    if random_order:
+        order = rng.permuted(order, axis=-1)
     at = order[..., (np.arange(k)[:, None] + np.arange(k)[None, :]) % k]  # (S, m, s, t)
     u = rng.normal(0, sigma * np.sqrt(rho), (S, 1, m, k))
     v = rng.normal(0, sigma * np.sqrt(1 - rho), (S, n, m, k))
