@@ -52,3 +52,22 @@ def test_the_ssr_study(tmp_path, capsys, monkeypatch):
     assert "on the ssr5 scale" in out and "top-2-box" in out
     cli(capsys, "report", store, "--out", str(tmp_path / "rep"))
     assert "free-text answer" in (tmp_path / "rep" / "index.html").read_text()
+
+
+def test_the_pick_study(tmp_path, capsys):
+    study = shipped(tmp_path, "pick")
+    dry = cli(capsys, "run", str(study), "--dry-run")
+    assert "Option 3:" in dry and "pick3" in dry
+    cli(capsys, "run", str(study), "--yes")
+    store = str(tmp_path / "reports" / "pick" / "store.sqlite")
+    out = cli(capsys, "analyze", store, "--every-pair")
+    assert out.count("pick one of 3, positions averaged") == 3 and "position test p" in out
+    doc = json.loads(cli(capsys, "analyze", store, "--a", "sneakers", "--b", "sandals", "--json"))
+    r = doc["results"][0]
+    assert r["scale"] == "pick3" and r["effect"]["estimate"] > 0  # the study's model prefers sneakers
+    assert r["position"]["shares"][0] > 1 / 3 and r["pair"]["pvalue"] >= r["pair"]["raw_pvalue"]
+    exact = json.loads(cli(capsys, "analyze", store, "--a", "sneakers", "--b", "sandals", "--json", "--probabilities"))
+    assert exact["results"][0]["effect"]["estimate"] > 0
+    cli(capsys, "report", store, "--out", str(tmp_path / "rep"))
+    page = (tmp_path / "rep" / "index.html").read_text()
+    assert "Pick one of 3" in page and "Holm" in page

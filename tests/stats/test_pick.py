@@ -5,6 +5,7 @@ bench/pick.py has the full table)."""
 from __future__ import annotations
 
 import itertools
+import json
 
 import numpy as np
 import pandas as pd
@@ -71,7 +72,7 @@ def test_holm_over_the_pairs_matches_statsmodels():
 
 def test_exact_mode_reads_the_distribution_over_positions():
     df = simulate_pick_table(5, 4, 1, MESSAGES, seed=2)
-    onehot = df["answer"].map(lambda a: '{"1": %d, "2": %d, "3": %d}' % tuple(int(a == t) for t in (1, 2, 3)))
+    onehot = df["answer"].map(lambda a: json.dumps({str(t): int(a == t) for t in (1, 2, 3)}))
     exact = compare_pick(df.assign(distribution=onehot), "sim", "sneakers", "boots", probabilities=True, n_resamples=99)
     counted = compare_pick(df, "sim", "sneakers", "boots", n_resamples=99)
     assert exact.effect.estimate == pytest.approx(counted.effect.estimate, abs=1e-12)
