@@ -9,7 +9,7 @@ message order (survey.study.design.latin_rows).
   position bias beta = (0.8, 0, -0.3) and tau = 0.5;
 * size of the position test: beta = 0, tau = 0, under message effects delta = (0.5, 0, -0.5);
 * power: pairwise at delta = (0.4, 0, 0) (the right sign: message 1 chosen more), position at
-  beta = (0.25, 0, 0).
+  beta = (0.1, 0, 0).
 
 Each cell: SURVEYS simulated surveys (default 2000); ± one Monte Carlo standard error sqrt(p (1 - p) / SURVEYS);
 the 99% binomial interval of a size-0.05 test is printed. The position test's p-values use 499 random
@@ -32,7 +32,7 @@ N, M, R, K = 40, 12, 3, 3
 NULL_PAIR = dict(deltas=[0.0, 0.0, 1.5], positions=[0.8, 0.0, -0.3], tau=0.5)
 NULL_POSITION = dict(deltas=[0.5, 0.0, -0.5])
 POWER_PAIR = dict(deltas=[0.4, 0.0, 0.0])
-POWER_POSITION = dict(positions=[0.25, 0.0, 0.0])
+POWER_POSITION = dict(positions=[0.1, 0.0, 0.0])
 
 
 def mc(p: float, s: int) -> str:

@@ -19,7 +19,7 @@ from functools import cached_property
 from types import MappingProxyType
 
 from survey.errors import SurveyError
-from survey.responses.scales import NumericLabels
+from survey.responses.choice import Choice
 from survey.responses.view import AnalysisView
 
 PICK_MAX = 9  # single-digit labels: one token each, which exact mode reads
@@ -37,8 +37,9 @@ def numbered_options(texts: list[str]) -> str:
     return "\n".join(f'Option {t}: "{text}"' for t, text in enumerate(texts, start=1))
 
 
-class PickOne(NumericLabels):
-    """k options shown in one prompt; the answer is the position chosen (1..k)."""
+class PickOne(Choice):
+    """k options shown in one prompt; the answer is the position chosen (1..k). Replies parse as forced
+    choice's do ("2", "Option 2")."""
 
     kind = "pick"
     quantity = "share chosen"
@@ -66,13 +67,6 @@ class PickOne(NumericLabels):
     def render(self, texts: list[str], template: str | None = None) -> str:
         """The question showing ``texts`` in this order (``template`` defaults to the type's)."""
         return (template or self.template).format(options=numbered_options(texts))
-
-    def parse(self, text: str | None) -> int | None:
-        # "Option 2" names the position as plainly as "2" does; the template calls them options
-        rest = (text or "").lstrip(" \t\n*\"'(")
-        if rest[:6].casefold() == "option":
-            text = rest[6:]
-        return super().parse(text)
 
     def describe_values(self) -> str:
         return f"1..{self.k}, the position of the option chosen"

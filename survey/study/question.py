@@ -47,7 +47,8 @@ class QuestionSpec(_Strict):
     with; default the scores' digits) and ``scores`` (consecutive whole numbers; default 1..K);
     ``type = "rating"`` takes ``low`` and ``high`` (default 0 and 10); ``type = "ssr"`` (a free-text reply
     rated by semantic similarity, survey.responses.ssr) takes ``points`` (default 5), ``anchors``,
-    ``embedder``, ``similarity_temperature`` and ``epsilon``. ``type`` may also be a scale's full name
+    ``embedder``, ``similarity_temperature`` and ``epsilon``; ``type = "pick"`` (one of the k messages shown
+    together, survey.responses.pick) takes k from the study's messages. ``type`` may also be a scale's full name
     ("likert5", "rating0-10", "ssr5"); after validation it always is.
     """
 
@@ -55,11 +56,12 @@ class QuestionSpec(_Strict):
         DEFAULT_SCALE, validation_alias=AliasChoices("type", "mode"),
         description="response type (survey.responses): 'binary' (Yes/No parsed into 1/0), 'likert' (K labelled "
                     "points), 'rating' (a numeric range such as 0-10), 'choice' (forced choice between the two "
-                    "messages, asked in both orders) or 'text' (free text for DBPA, answer empty). `mode` is "
+                    "messages, asked in both orders), 'pick' (one of the k messages shown together, positions "
+                    "rotated by a Latin square) or 'text' (free text for DBPA, answer empty). `mode` is "
                     "accepted as the older name of this key")
     template: str | None = Field(
         None, description="question shown after the persona prompt; must contain {perturbation} "
-                          "({first} and {second} for choice)")
+                          "({first} and {second} for choice, {options} for pick)")
     max_tokens: int | None = Field(
         None, ge=1, description="reply length; default: the response type's (binary 1, scales 3, text 80)")
     points: int | None = Field(None, ge=2, le=101, description="likert: number of points K (default 5)")

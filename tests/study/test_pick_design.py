@@ -10,6 +10,7 @@ import pytest
 
 from survey.backends.simulated import SimulatedBackend
 from survey.errors import SurveyError
+from survey.responses.pick import PickOne
 from survey.study.design import QueryDesign, build_design, latin_rows
 from survey.study.spec import parse_study
 
@@ -56,3 +57,15 @@ def test_the_design_and_the_simulated_replies():
     assert queries[0].shown["shown"] == [m for m, _ in queries[0].options]
     with pytest.raises(SurveyError, match="positions"):
         backend.options.check_question(parse_study(spec(2)).question.response)
+
+
+def test_replies_name_a_position():
+    from survey.responses import response_type
+
+    pick4 = response_type("pick4")
+    assert [pick4.parse(t) for t in ("3", "Option 2", "**4**", "5", "0", "Option", "")] == [3, 2, 4, None, None, None, None]
+    assert pick4.view.kind == "pick" and not pick4.view.per_message
+    with pytest.raises(SurveyError, match="2 to 9"):
+        PickOne(10)
+    with pytest.raises(SurveyError, match="unknown response type"):
+        response_type("pick1")
