@@ -72,9 +72,10 @@ class SimulatedOptions(BaseModel):
         silently ignored."""
         view = rtype.view
         shows = "options" in getattr(rtype, "slots", ())
-        if self.positions is not None and (not shows or len(self.positions) != len(rtype.labels)):
+        options = getattr(rtype, "n_options", len(rtype.labels))
+        if self.positions is not None and (not shows or len(self.positions) != options):
             raise SurveyError("simulated backend options: positions gives one logit shift per position of a pick-one-"
-                              f"of-k question ({len(rtype.labels) if shows else 'none on ' + rtype.scale}); got "
+                              f"of-k or best-worst question ({options if shows else 'none on ' + rtype.scale}); got "
                               f"{len(self.positions)}")
         if view.ordered:
             try:
@@ -202,6 +203,8 @@ class SimulatedBackend:
         rtype = query.response_type
         if rtype.rated_text:  # free text that the run rates afterwards (ssr): words for a drawn score
             return self._rated_text(seed, query, rtype)
+        if getattr(rtype, "best_worst", False):
+            return self._best_worst(seed, query, rtype)
         if rtype.ordered or rtype.scale == "choice" or query.options is not None:
             return self._scored(seed, query, rtype)
         p = self.cell_probability(seed, query.persona, query.message, query.perturbation)
@@ -230,6 +233,24 @@ class SimulatedBackend:
                      prompt_tokens=(len(query.system) + len(query.user)) // 4, completion_tokens=1,
                      logprobs=logprobs, p_yes=sum(s * p for s, p in dist.items()),
                      extra={"distribution": dist})
+
+    def _best_worst(self, seed: int, query: Query, rtype) -> Reply:
+        """Best-worst scaling: the best drawn from pick_probabilities (utilities and position shifts), the worst
+        from the others by a multinomial logit on minus the utilities plus the same position shifts."""
+        best_dist = self.pick_probabilities(seed, query)
+        rng = _rng(seed, "y", query.message, query.perturbation, query.persona, query.options, query.replicate)
+        u_invalid, u_best, u_worst = rng.random(3)
+        best = min(int(np.searchsorted(np.cumsum(list(best_dist.values())), u_best, side="right")), len(best_dist) - 1)
+        o = self.options
+        shifts = np.zeros(len(query.options)) if o.positions is None else np.asarray(o.positions, dtype=float)
+        logits = shifts - np.array([self.utility(seed, query.persona, m, str(p)) for m, p in query.options])
+        logits[best] = -np.inf
+        worst_dist = np.exp(logits - logits.max())
+        worst_dist /= worst_dist.sum()
+        worst = min(int(np.searchsorted(np.cumsum(worst_dist), u_worst, side="right")), len(worst_dist) - 1)
+        text = NO_ANSWER if u_invalid < o.invalid_rate else f"{best + 1} {worst + 1}"
+        return Reply(text=text, model_id=f"simulated/{self.model_id}",
+                     prompt_tokens=(len(query.system) + len(query.user)) // 4, completion_tokens=2)
 
     def _rated_text(self, seed: int, query: Query, rtype) -> Reply:
         """A free-text reply for semantic-similarity rating: a score drawn from the ordinal model on the view's

@@ -132,6 +132,21 @@ def echo_pick(res, r) -> None:
     click.echo(f"decision at alpha = {res.alpha:g} (sign-flip test over paraphrase sets, Holm): {verdict}")
 
 
+def echo_maxdiff(res, r) -> None:
+    """One model's best-worst result: every message's best-minus-worst score, the pair's test (Holm)."""
+    click.echo(f"\nmodel {r.model}: {r.a} vs {r.b} (best-worst scaling, subsets of {len(r.best_by_position)}) — "
+               f"{r.n_personas} personas, {r.n_sets} paraphrase sets, r = {r.replicates}, invalid replies {r.invalid}")
+    print_table("best-minus-worst scores", ["message", "score", f"{r.effect.confidence:.0%} CI"],
+                [[m, s, f"[{ci[0]:+.4f}, {ci[1]:+.4f}]"] for m, (s, ci) in r.scores.items()])
+    lo, hi = r.effect.ci
+    click.echo(f"effect = score {r.a} - score {r.b} = {r.effect.estimate:+.4f}, {r.effect.confidence:.0%} CI "
+               f"[{lo:+.4f}, {hi:+.4f}]; sign-flip p = {r.pair.raw_pvalue:.4g} over {r.n_sets} sets, Holm-adjusted "
+               f"over the pairs p = {r.pair.pvalue:.4g}")
+    click.echo("named best by position: " + ", ".join(f"{t + 1}: {s:.3f}" for t, s in enumerate(r.best_by_position)))
+    verdict = "significant" if res.significant(r) else "not significant"
+    click.echo(f"decision at alpha = {res.alpha:g} (sign-flip test over paraphrase sets, Holm): {verdict}")
+
+
 def pick_line(r: dict, view) -> str:
     shares = ", ".join(f"{m} {fmt(v['share'], 3)}" for m, v in r["shares"].items())
     return (f"{r['model']}: pick one of {len(r['messages'])}: shares {shares}; {r['a']} vs {r['b']} Holm p = "
@@ -193,7 +208,7 @@ def effect_line(r: dict, view) -> str:
 
 
 # The printers of each kind (AnalysisView.kind); a kind not named here gets the mean-score ones.
-RESULT_PRINTERS = {"binary": echo_binary, "choice": echo_choice_result, "pick": echo_pick}
+RESULT_PRINTERS = {"binary": echo_binary, "choice": echo_choice_result, "pick": echo_pick, "maxdiff": echo_maxdiff}
 ESTIMATE_PRINTERS = {"binary": echo_beta_estimate, "ordinal": echo_ordinal_estimate}
 SUMMARY_LINES = {"choice": choice_line, "pick": pick_line}
 

@@ -11,6 +11,8 @@
 * pick one of k: ``shown`` and ``shown_perturbations`` (the messages and paraphrases by position, joined
   by "|": "sneakers|boots|sandals") and ``chosen`` (the message at the position answered; empty for an
   invalid reply). ``message``/``perturbation`` are what was shown first and ``answer`` the position, 1..k.
+  Best-worst scaling has the same ``shown`` columns, ``answer`` = 10 * best + worst position, and ``best``
+  and ``worst`` (the messages) instead of ``chosen``.
 * a balanced scale (question order "both"): ``direction`` ("forward" or "reversed"), the direction the
   row's scale was shown in; its ``answer`` is already mapped back to the forward scale's score and its
   ``response`` keeps what the model said.
@@ -84,6 +86,11 @@ def _add_shown(df: pd.DataFrame, shown: pd.Series, perturbations: pd.Series) -> 
     answers = pd.to_numeric(df["answer"], errors="coerce")
     df["chosen"] = pd.Series([v[int(a) - 1] if isinstance(v, list) and pd.notna(a) and 1 <= a <= len(v) else None
                               for v, a in zip(shown, answers, strict=True)], index=df.index, dtype=object)
+    if (answers >= 10).any():  # best-worst scaling: the answer is 10 * best + worst (survey.responses.maxdiff)
+        for col, position in (("best", answers // 10), ("worst", answers % 10)):
+            df[col] = pd.Series([v[int(t) - 1] if isinstance(v, list) and pd.notna(t) and 1 <= t <= len(v) else None
+                                 for v, t in zip(shown, position, strict=True)], index=df.index, dtype=object)
+        df["chosen"] = None
 
 
 def scales_in(df: pd.DataFrame) -> list[str]:

@@ -11,7 +11,8 @@ is one ResponseType subclass (survey/responses/base.py) plus one ``register`` li
 Rating scales are families named by their points (survey.responses.scales): ``likert5``,
 ``likert0-4``, ``rating0-10``; they are built from the name on first use, not registered one by one,
 as are semantic-similarity scales (``ssr5``: free text rated on 5 points, survey.responses.ssr) and
-pick one of k (``pick3``: three messages shown together, survey.responses.pick).
+pick one of k (``pick3``: three messages shown together, survey.responses.pick) and best-worst scaling
+(``maxdiff3``: subsets of three, survey.responses.maxdiff).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from survey.errors import SurveyError
 from survey.responses.base import ResponseType
 from survey.responses.binary import Binary
 from survey.responses.choice import Choice
+from survey.responses.maxdiff import BestWorst, maxdiff_from_name
 from survey.responses.pick import PickOne, pick_from_name
 from survey.responses.scales import OrdinalScale, from_name, likert, rating
 from survey.responses.ssr import SemanticScale, ssr_from_name
@@ -56,7 +58,8 @@ def response_type(scale: str) -> ResponseType:
     if scale in RESPONSE_TYPES:
         return RESPONSE_TYPES[scale]
     if scale not in _FAMILY_CACHE:
-        family = (from_name(scale) or ssr_from_name(scale) or pick_from_name(scale)) if isinstance(scale, str) else None
+        family = (from_name(scale) or ssr_from_name(scale) or pick_from_name(scale)
+                  or maxdiff_from_name(scale)) if isinstance(scale, str) else None
         if family is None:
             raise SurveyError(f"unknown response type '{scale}'; choose one of {known_scales()}")
         _FAMILY_CACHE[scale] = family
@@ -76,7 +79,7 @@ def known_scales() -> str:
     """For messages: the registered names and the rating families."""
     return ", ".join([*RESPONSE_TYPES, "likertK (e.g. likert5)", "likertLO-HI (e.g. likert0-4)",
                       "ratingLO-HI (e.g. rating0-10)", "ssrK (e.g. ssr5)",
-                      "pickK (e.g. pick3)"])
+                      "pickK (e.g. pick3)", "maxdiffS (e.g. maxdiff3)"])
 
 
 _FAMILY_CACHE: dict[str, ResponseType] = {}
@@ -86,6 +89,6 @@ BINARY = register(Binary())
 register(FreeText())
 CHOICE = register(Choice())
 
-__all__ = ["BINARY", "CHOICE", "DEFAULT_SCALE", "RESPONSE_TYPES", "OrdinalScale", "PickOne", "ResponseType", "SemanticScale",
+__all__ = ["BINARY", "CHOICE", "BestWorst", "DEFAULT_SCALE", "RESPONSE_TYPES", "OrdinalScale", "PickOne", "ResponseType", "SemanticScale",
            "is_scale",
            "known_scales", "likert", "rating", "register", "response_type"]

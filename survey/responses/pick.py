@@ -52,6 +52,7 @@ class PickOne(Choice):
             raise SurveyError(f"pick one of k shows 2 to {PICK_MAX} messages (its answers are single digits); "
                               f"got {k}")
         self.k = int(k)
+        self.n_options = self.k  # options shown per prompt
         self.scale = f"pick{self.k}"
         self.labels = MappingProxyType({t: str(t) for t in range(1, self.k + 1)})
         self.template = template or pick_question(self.k)

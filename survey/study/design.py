@@ -111,7 +111,8 @@ class QueryDesign:
         rtype, k = self.study.question.response, len(self.messages)
         out = []
         for j, items in enumerate(zip(*(m.items for m in self.messages), strict=False)):
-            for shown in latin_rows(k, self.study.name, j):
+            arrange = getattr(rtype, "arrangements", None)  # best-worst scaling: its block design
+            for shown in (arrange or latin_rows)(k, self.study.name, j):
                 options = tuple((self.messages[a].id, str(items[a].id)) for a in shown)
                 user = rtype.render([items[a].text for a in shown], template)
                 out.append((options[0][0], options[0][1], user, {"options": options}))

@@ -29,6 +29,7 @@ from survey.responses import (
     response_type,
 )
 from survey.responses.balanced import ReversedScale, direction_of
+from survey.responses.maxdiff import BestWorst
 from survey.responses.pick import PickOne
 
 
@@ -85,6 +86,8 @@ class QuestionSpec(_Strict):
     similarity_temperature: float | None = Field(None, ge=0, description="ssr: temperature of the similarity "
                                                  "distribution (default 1: as computed)")
     epsilon: float | None = Field(None, ge=0, description="ssr: mass added at the least similar point (default 0)")
+    subset: int | None = Field(None, ge=3, le=9, description="maxdiff: messages shown per prompt (default 3), a "
+                               "cyclic block design on the study's messages")
     _response: ResponseType | None = PrivateAttr(None)
     _reversed: ResponseType | None = PrivateAttr(None)
     _pick_fixed: bool = PrivateAttr(False)  # pick: k is set (from the name "pickK" or the study's messages)
@@ -99,7 +102,7 @@ class QuestionSpec(_Strict):
     @field_validator("type")
     @classmethod
     def _known_type(cls, v: str) -> str:
-        if v in ("likert", "rating", "ssr", "pick"):  # built with their knobs below (pick: its k from the messages)
+        if v in ("likert", "rating", "ssr", "pick", "maxdiff"):  # built with their knobs below (pick: k from the messages)
             return v
         try:
             return response_type(v).scale
@@ -112,7 +115,7 @@ class QuestionSpec(_Strict):
         if v is None or "type" not in info.data:
             return v
         kind = info.data["type"]
-        slots = (("options",) if kind == "pick" else () if kind in ("likert", "rating", "ssr")
+        slots = (("options",) if kind in ("pick", "maxdiff") else () if kind in ("likert", "rating", "ssr")
                  else getattr(response_type(kind), "slots", ()))
         slots = slots or ("perturbation",)
         missing = [s for s in slots if "{" + s + "}" not in v]
@@ -145,6 +148,8 @@ class QuestionSpec(_Strict):
             allowed = {k: ", ".join(v) for k, v in knobs.items()}
             raise ValueError(f"{', '.join(wrong)} only apply to type = 'likert' ({allowed['likert']}), "
                              f"'rating' ({allowed['rating']}) or 'ssr' (points), not to type = '{kind}'")
+        if self.subset is not None and not kind.startswith("maxdiff"):
+            raise ValueError(f"subset only applies to type = 'maxdiff', not to type = '{kind}'")
         rating_keys = [k for k in SSR_KEYS if getattr(self, k) is not None]
         if rating_keys and not (kind == "ssr" or kind.startswith("ssr")):
             raise ValueError(f"{', '.join(rating_keys)} only apply to type = 'ssr' (semantic-similarity rating), "
@@ -162,6 +167,8 @@ class QuestionSpec(_Strict):
                 rtype = SemanticScale(self.points or 5, max_tokens=self.max_tokens)
             elif kind == "pick":  # k is the number of messages: show_messages sets it once the study has them
                 rtype = PickOne(2, self.template, self.max_tokens)
+            elif kind == "maxdiff":
+                rtype = BestWorst(self.subset or 3, self.template, self.max_tokens)
             else:
                 rtype = response_type(kind)
         except SurveyError as exc:  # pydantic names the field only for a ValueError
@@ -173,7 +180,11 @@ class QuestionSpec(_Strict):
         return self
 
     def show_messages(self, k: int) -> None:
-        """Pick one of k: the type for the study's k messages (``type = "pick"`` takes k from them)."""
+        """Pick one of k: the type for the study's k messages (``type = "pick"`` takes k from them); best-worst
+        scaling: its subsets must fit in them."""
+        if isinstance(self.response, BestWorst) and self.response.s > k:
+            raise ValueError(f"type = 'maxdiff' shows subsets of {self.response.s} messages; the study has {k}: "
+                             "lower subset or add [[messages]]")
         if not isinstance(self.response, PickOne):
             return
         if self._pick_fixed:
