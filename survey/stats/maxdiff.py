@@ -30,8 +30,8 @@ from survey.errors import SurveyError, TableError
 from survey.stats.comparison import nanmean
 from survey.stats.effect import EffectResult, effect_ci
 from survey.stats.multiplicity import adjust_pvalues
-from survey.stats.pick import PairTest
 from survey.stats.permutation import sign_flip_test
+from survey.stats.pick import PairTest
 
 
 def scores_from_counts(best, worst, valid) -> np.ndarray:

@@ -71,3 +71,17 @@ def test_the_pick_study(tmp_path, capsys):
     cli(capsys, "report", store, "--out", str(tmp_path / "rep"))
     page = (tmp_path / "rep" / "index.html").read_text()
     assert "Pick one of 3" in page and "Holm" in page
+
+
+def test_the_maxdiff_study(tmp_path, capsys):
+    study = shipped(tmp_path, "maxdiff")
+    assert "the best first, then the worst" in cli(capsys, "run", str(study), "--dry-run")
+    cli(capsys, "run", str(study), "--yes")
+    store = str(tmp_path / "reports" / "maxdiff" / "store.sqlite")
+    out = cli(capsys, "analyze", store, "--every-pair")
+    assert out.count("best-worst scaling, subsets of 3") == 6
+    doc = json.loads(cli(capsys, "analyze", store, "--a", "sneakers", "--b", "sandals", "--json"))
+    r = doc["results"][0]
+    assert r["scale"] == "maxdiff3" and r["scores"]["sneakers"]["score"] > r["scores"]["sandals"]["score"]
+    cli(capsys, "report", store, "--out", str(tmp_path / "rep"))
+    assert "Best-worst scaling" in (tmp_path / "rep" / "index.html").read_text()
