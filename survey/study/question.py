@@ -49,7 +49,8 @@ class QuestionSpec(_Strict):
     ``type = "rating"`` takes ``low`` and ``high`` (default 0 and 10); ``type = "ssr"`` (a free-text reply
     rated by semantic similarity, survey.responses.ssr) takes ``points`` (default 5), ``anchors``,
     ``embedder``, ``similarity_temperature`` and ``epsilon``; ``type = "pick"`` (one of the k messages shown
-    together, survey.responses.pick) takes k from the study's messages. ``type`` may also be a scale's full name
+    together, survey.responses.pick) takes k from the study's messages; ``type = "maxdiff"`` (best and worst of
+    subsets, survey.responses.maxdiff) takes ``subset`` (default 3). ``type`` may also be a scale's full name
     ("likert5", "rating0-10", "ssr5"); after validation it always is.
     """
 
@@ -58,11 +59,12 @@ class QuestionSpec(_Strict):
         description="response type (survey.responses): 'binary' (Yes/No parsed into 1/0), 'likert' (K labelled "
                     "points), 'rating' (a numeric range such as 0-10), 'choice' (forced choice between the two "
                     "messages, asked in both orders), 'pick' (one of the k messages shown together, positions "
-                    "rotated by a Latin square) or 'text' (free text for DBPA, answer empty). `mode` is "
+                    "rotated by a Latin square), 'maxdiff' (best and worst of subsets of the messages) or 'text' "
+                    "(free text for DBPA, answer empty). `mode` is "
                     "accepted as the older name of this key")
     template: str | None = Field(
         None, description="question shown after the persona prompt; must contain {perturbation} "
-                          "({first} and {second} for choice, {options} for pick)")
+                          "({first} and {second} for choice, {options} for pick and maxdiff)")
     max_tokens: int | None = Field(
         None, ge=1, description="reply length; default: the response type's (binary 1, scales 3, text 80)")
     points: int | None = Field(None, ge=2, le=101, description="likert: number of points K (default 5)")
