@@ -17,7 +17,6 @@ persona i naming message a best and worst in set j, and n_ija the valid replies 
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,9 +28,7 @@ from survey.data.table import messages_in
 from survey.errors import SurveyError, TableError
 from survey.stats.comparison import nanmean
 from survey.stats.effect import EffectResult, effect_ci
-from survey.stats.multiplicity import adjust_pvalues
-from survey.stats.permutation import sign_flip_test
-from survey.stats.pick import PairTest
+from survey.stats.pick import PairTest, holm_pair
 
 
 def scores_from_counts(best, worst, valid) -> np.ndarray:
@@ -110,16 +107,7 @@ class MaxDiffResult(Display):
 def maxdiff_test(S, a: int, b: int, *, messages: list[str], alternative: str = "two-sided",
                  confidence: float = 0.95, n_resamples: int = 9999, seed=0) -> tuple:
     """(PairTest, effect, scores) of messages a vs b from S (m, v), Holm over every pair."""
-    raw = {}
-    for x, y in itertools.combinations(range(len(messages)), 2):
-        alt = alternative if (x, y) == (a, b) else "two-sided"
-        raw[(x, y)] = sign_flip_test(np.round(S[:, x] - S[:, y], 12), alt, n_resamples=n_resamples, seed=seed)
-    key = (min(a, b), max(a, b))
-    d = np.round(S[:, a] - S[:, b], 12)
-    raw[key] = sign_flip_test(d, alternative, n_resamples=n_resamples, seed=seed)
-    holm = dict(zip(raw, adjust_pvalues([t.pvalue for t in raw.values()], "holm"), strict=True))
-    t = raw[key]
-    pair = PairTest(t.statistic, float(holm[key]), t.pvalue, t.exact, t.method, alternative, len(d))
+    pair, d = holm_pair(S, a, b, alternative, n_resamples, seed)
     eff = effect_ci(d, confidence=confidence, n_resamples=n_resamples, seed=seed, bounds=(-2.0, 2.0))
     effect = EffectResult(eff.estimate, eff.ci, confidence, eff.method, eff.exact, direction="score A - score B")
     scores = {}

@@ -14,6 +14,7 @@ import numpy as np
 from survey.responses.maxdiff import base_block
 from survey.stats.maxdiff import scores_from_counts
 from survey.stats.pick import pair_pvalues
+from survey.stats.pick_table import message_orders
 
 
 def simulate_maxdiff_arrays(S: int, n: int, m: int, r: int, v: int, s: int, *, deltas=None, sigma: float = 1.0,
@@ -23,9 +24,7 @@ def simulate_maxdiff_arrays(S: int, n: int, m: int, r: int, v: int, s: int, *, d
     rng = np.random.default_rng(seed)
     deltas = np.zeros(v) if deltas is None else np.asarray(deltas, dtype=float)
     beta = np.zeros(s) if positions is None else np.asarray(positions, dtype=float)
-    order = np.tile(np.arange(v), (S, m, 1))
-    if random_order:
-        order = rng.permuted(order, axis=-1)
+    order = message_orders(rng, S, m, v, random_order)
     shown = order[..., (np.arange(v)[:, None] + np.array(base_block(v, s))[None, :]) % v]  # (S, m, block, t)
     util = deltas + rng.normal(0, sigma * np.sqrt(rho), (S, 1, m, v)) + rng.normal(0, sigma * np.sqrt(1 - rho), (S, n, m, v))
     u = np.take_along_axis(util[:, :, :, None, :], np.broadcast_to(shown[:, None], (S, n, m, v, s)), axis=-1)

@@ -246,6 +246,22 @@ def _share_ci(values: np.ndarray, centre: float, confidence: float, n_resamples:
     return round(eff.estimate + centre, 12), (eff.ci[0] + centre, eff.ci[1] + centre)
 
 
+def holm_pair(S, a: int, b: int, alternative: str = "two-sided", n_resamples: int = 9999, seed=0):
+    """(PairTest, D_j) of columns a vs b of S (sets x messages): the sign-flip test of D_j = S_ja − S_jb over the
+    sets, Holm-adjusted over every pair of columns (the other pairs tested two-sided)."""
+    S = np.asarray(S, dtype=float)
+    key = (min(a, b), max(a, b))
+    raw = {}
+    for x, y in itertools.combinations(range(S.shape[1]), 2):
+        if (x, y) != key:
+            raw[(x, y)] = sign_flip_test(np.round(S[:, x] - S[:, y], 12), "two-sided", n_resamples=n_resamples,
+                                         seed=seed)
+    d = np.round(S[:, a] - S[:, b], 12)
+    raw[key] = test = sign_flip_test(d, alternative, n_resamples=n_resamples, seed=seed)
+    holm = dict(zip(raw, adjust_pvalues([t.pvalue for t in raw.values()], "holm"), strict=True))
+    return PairTest(test.statistic, float(holm[key]), test.pvalue, test.exact, test.method, alternative, len(d)), d
+
+
 def pick_test(M, at, a: int, b: int, *, messages: list[str], alternative: str = "two-sided", alpha: float = 0.05,
               confidence: float = 0.95, n_resamples: int = 9999, seed=0, sets: list | None = None,
               n_personas: int = 0, replicates: int = 0) -> PickResult:
@@ -254,17 +270,7 @@ def pick_test(M, at, a: int, b: int, *, messages: list[str], alternative: str = 
     M, at = np.asarray(M, dtype=float), np.asarray(at)
     m, k = M.shape[0], len(messages)
     S = message_shares(M)
-    raw = {}
-    for x, y in itertools.combinations(range(k), 2):
-        alt = alternative if (x, y) == (a, b) else "two-sided"
-        d = S[:, x] - S[:, y] if (x, y) != (b, a) else S[:, y] - S[:, x]
-        raw[(x, y)] = sign_flip_test(np.round(d, 12), alt, n_resamples=n_resamples, seed=seed)
-    key = (a, b) if (a, b) in raw else (b, a)
-    d = np.round(S[:, a] - S[:, b], 12)
-    test = raw[key] if key == (a, b) else sign_flip_test(d, alternative, n_resamples=n_resamples, seed=seed)
-    raw[key] = test
-    holm = dict(zip(raw, adjust_pvalues([t.pvalue for t in raw.values()], "holm"), strict=True))
-    pair = PairTest(test.statistic, float(holm[key]), test.pvalue, test.exact, test.method, alternative, m)
+    pair, d = holm_pair(S, a, b, alternative, n_resamples, seed)
     eff = effect_ci(d, confidence=confidence, n_resamples=n_resamples, seed=seed, bounds=(-1.0, 1.0))
     effect = EffectResult(eff.estimate, eff.ci, confidence, eff.method, eff.exact,
                           direction="share choosing A - share choosing B")

@@ -146,6 +146,12 @@ def compare_pick(df: pd.DataFrame, model: str, a: str, b: str, *, alternative: s
 
 # --- simulation --------------------------------------------------------------------------------------------
 
+def message_orders(rng: np.random.Generator, S: int, m: int, k: int, random_order: bool = True) -> np.ndarray:
+    """(S, m, k): the message order of each simulated set, drawn uniformly (the study design) or the identity."""
+    order = np.tile(np.arange(k), (S, m, 1))
+    return rng.permuted(order, axis=-1) if random_order else order
+
+
 def simulate_pick_arrays(S: int, n: int, m: int, r: int, k: int, *, deltas=None, sigma: float = 1.0,
                          rho: float = 0.3, positions=None, tau: float = 0.0, invalid_rate: float = 0.0, seed=None,
                          random_order: bool = True):
@@ -155,9 +161,7 @@ def simulate_pick_arrays(S: int, n: int, m: int, r: int, k: int, *, deltas=None,
     rng = np.random.default_rng(seed)
     deltas = np.zeros(k) if deltas is None else np.asarray(deltas, dtype=float)
     beta = np.zeros(k) if positions is None else np.asarray(positions, dtype=float)
-    order = np.tile(np.arange(k), (S, m, 1))
-    if random_order:
-        order = rng.permuted(order, axis=-1)
+    order = message_orders(rng, S, m, k, random_order)
     at = order[..., (np.arange(k)[:, None] + np.arange(k)[None, :]) % k]  # (S, m, s, t)
     u = rng.normal(0, sigma * np.sqrt(rho), (S, 1, m, k))
     v = rng.normal(0, sigma * np.sqrt(1 - rho), (S, n, m, k))
