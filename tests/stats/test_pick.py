@@ -119,3 +119,15 @@ def test_a_table_without_a_latin_square_is_refused():
     with pytest.raises(Exception, match="Latin square"):
         compare_pick(df[first != "boots"], "sim", "sneakers", "boots")
     assert isinstance(df, pd.DataFrame)
+
+
+def test_persona_weights_weigh_the_persona_means():
+    df = simulate_pick_table(6, 8, 2, MESSAGES, seed=11, deltas={"boots": 0.5})
+    personas = sorted(df["persona"].unique())
+    plain = compare_pick(df, "sim", "sneakers", "boots", n_resamples=99)
+    equal = compare_pick(df, "sim", "sneakers", "boots", n_resamples=99, weights=dict.fromkeys(personas, 2.0))
+    assert equal.effect.estimate == pytest.approx(plain.effect.estimate, abs=1e-12)
+    one = {p: (1.0 if p == personas[0] else 0.0) for p in personas}
+    alone = compare_pick(df[df["persona"] == personas[0]], "sim", "sneakers", "boots", n_resamples=99)
+    assert compare_pick(df, "sim", "sneakers", "boots", n_resamples=99, weights=one).effect.estimate == \
+        pytest.approx(alone.effect.estimate, abs=1e-9)

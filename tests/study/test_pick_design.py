@@ -69,3 +69,16 @@ def test_replies_name_a_position():
         PickOne(10)
     with pytest.raises(SurveyError, match="unknown response type"):
         response_type("pick1")
+
+
+def test_maxdiff_takes_subsets_that_fit_the_messages():
+    md = {**spec(3), "question": {"type": "maxdiff", "subset": 3}}
+    assert parse_study(md).question.type == "maxdiff3"
+    with pytest.raises(SurveyError, match="subsets of 4 messages; the study has 3"):
+        parse_study({**spec(3), "question": {"type": "maxdiff", "subset": 4}})
+    with pytest.raises(SurveyError, match="subset only applies"):
+        parse_study({**spec(3), "question": {"type": "pick", "subset": 3}})
+    design = build_design(parse_study(md))
+    queries = list(design.queries(design.study.models[0]))
+    assert len({q.key for q in queries}) == len(queries) == 3 * 4 * 3 * 2
+    assert all(len(q.options) == 3 for q in queries)
