@@ -10,8 +10,8 @@ from sklearn.metrics import cohen_kappa_score
 
 from survey.data.table import validate_table, write_table
 from survey.stats.agreement import model_agreement
-from survey.stats.choice import compare_choice
 from survey.stats.choice_model import choice_table, simulate_choice_counts
+from survey.stats.choice_table import compare_choice
 from survey.stats.ordinal_table import scale_params, simulate_table
 
 
@@ -59,10 +59,11 @@ def test_compare_json_on_a_likert_table(capsys, likert_csv, weights):
     assert "P(Yes)" not in out
 
 
-def test_compare_on_forced_choice_reports_the_share_choosing_a(capsys, choice_csv):
+def test_compare_on_forced_choice_reports_the_preference(capsys, choice_csv):
     code, out, err = run_cli(capsys, "compare", choice_csv, "--flips", 99)
     assert code == 0, err
-    assert "share A" in out and "effect = share choosing A − share choosing B" in " ".join(out.split())
+    assert "share A" not in out
+    assert "effect = preference for A: share choosing A − share choosing B" in " ".join(out.split())
     assert "P(Yes)" not in out and "Beta-logit" not in out and "Cohen kappa" in out
     code, out, err = run_cli(capsys, "compare", choice_csv, "--flips", 99, "--json")
     assert code == 0, err
@@ -71,7 +72,8 @@ def test_compare_on_forced_choice_reports_the_share_choosing_a(capsys, choice_cs
     for s in d["models"]["models"]:
         ref = compare_choice(df, s["model"], "A", "B", n_resamples=99).preference
         assert s["share_a"] == pytest.approx(ref.share) and s["pvalues"]["sign_flip"] == pytest.approx(ref.pvalue)
-        assert s["share_a_ci"] == pytest.approx(list(ref.ci))
+        assert s["share_a_ci"] == pytest.approx(list(ref.ci))  # the share form, kept as an alias
+        assert s["effect"]["estimate"] == pytest.approx(ref.statistic) == pytest.approx(2 * ref.share - 1)
     assert d["models"]["scale"] == "choice" and d["agreement"]["weights"] == "none"
 
 
