@@ -102,6 +102,7 @@ class Study:
         if base_dir is not None:
             spec = spec.model_copy()  # the caller's spec keeps its own base folder
             spec._base_dir = Path(base_dir).expanduser().resolve()
+            spec._sets_dir = None  # sets resolve against the new base folder too
         self.spec = spec
         self.source = source or f"study '{spec.name}'"  # names the study in error messages
 
