@@ -54,6 +54,9 @@ def files(tmp_path_factory) -> dict[str, Path]:
     f["xlsx"].write_text("x")
     f["afile"] = d / "afile"
     f["afile"].write_text("a file, not a folder")
+    f["own_examples"] = d / "own"  # a folder where the user already edited an example study
+    f["own_examples"].mkdir()
+    (f["own_examples"] / "sim.toml").write_text("# my own study\n")
     f["notjson"] = d / "notjson.json"
     f["notjson"].write_text("{not json")
     f["list_json"] = d / "list.json"
@@ -267,6 +270,9 @@ CASES = [
     # demo
     ("demo", "--study", "{dir}/missing.toml"),
     ("demo", "--study", "{paid}", "--out", "{dir}/demo"),
+    ("init", "{afile}"),
+    ("init", "{own_examples}"),
+    ("init", "{own_examples}", "--sets"),
     ("demo", "--seed", "-1", "--out", "{dir}/demo"),
     ("demo", "--alpha", "2", "--out", "{dir}/demo"),
 ]
@@ -312,6 +318,7 @@ SAYS = {
     ("run", "{bad_cuts}", "--dry-run"): "likert5 scale",
     ("run", "{tau_yes_no}", "--dry-run"): "apply to rating scales",
     ("run", "{empty_key_env}", "--dry-run"): "not an environment variable name",
+    ("init", "{own_examples}"): "already exist with other content",
 }
 
 
