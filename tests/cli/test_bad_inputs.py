@@ -54,6 +54,9 @@ def files(tmp_path_factory) -> dict[str, Path]:
     f["xlsx"].write_text("x")
     f["afile"] = d / "afile"
     f["afile"].write_text("a file, not a folder")
+    f["own_examples"] = d / "own"  # a folder where the user already edited an example study
+    f["own_examples"].mkdir()
+    (f["own_examples"] / "sim.toml").write_text("# my own study\n")
     f["notjson"] = d / "notjson.json"
     f["notjson"].write_text("{not json")
     f["list_json"] = d / "list.json"
@@ -277,6 +280,9 @@ CASES = [
     # demo
     ("demo", "--study", "{dir}/missing.toml"),
     ("demo", "--study", "{paid}", "--out", "{dir}/demo"),
+    ("init", "{afile}"),
+    ("init", "{own_examples}"),
+    ("init", "{own_examples}", "--sets"),
     ("demo", "--seed", "-1", "--out", "{dir}/demo"),
     ("demo", "--alpha", "2", "--out", "{dir}/demo"),
 ]
@@ -326,6 +332,7 @@ SAYS = {
     ("run", "{both_yes_no}", "--dry-run"): "no scale to reverse",
     ("run", "{ssr_anchors}", "--dry-run"): "unknown anchor set 'no-such-anchors'",
     ("run", "{ssr_points}", "--dry-run"): "has 5 points; the question has 7",
+    ("init", "{own_examples}"): "already exist with other content",
 }
 
 
