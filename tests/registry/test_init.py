@@ -17,7 +17,7 @@ from survey.study.spec import load_study
 
 REPO = Path(__file__).resolve().parents[2]
 SKIP = {".git", "__pycache__", ".pytest_cache", ".ruff_cache", ".venv"}
-STUDIES = ["demo.toml", "likert.toml", "sim.toml"]
+STUDIES = sorted(p.name for p in (REPO / "studies").glob("*.toml"))  # every shipped example
 
 
 def listing(root: Path) -> dict[str, tuple[int, int]]:
@@ -84,7 +84,7 @@ def test_init_with_sets_copies_them_and_the_copied_studies_use_them(capsys, tmp_
 def test_init_never_rewrites_what_the_user_has(capsys, tmp_path):
     target = tmp_path / "ex"
     first = survey.init(target)
-    assert [p.name for p in first.copied] == STUDIES and "3 file(s) copied" in repr(first)
+    assert [p.name for p in first.copied] == STUDIES and f"{len(STUDIES)} file(s) copied" in repr(first)
     again = survey.init(target)  # identical files: left as they are, nothing to do
     assert again.copied == [] and [p.name for p in again.unchanged] == STUDIES
     (target / "sim.toml").write_text("# my own study\n")
