@@ -166,18 +166,26 @@ def pooled_http_client(max_connections: int, **kwargs):
                                                    max_keepalive_connections=max_connections), **kwargs)
 
 
+def field(obj, name: str):
+    """``obj[name]`` of a parsed JSON object or ``obj.name`` of an SDK model, None when absent: the reply
+    parsers read both (the openai backend's aiohttp path parses JSON, its SDK path gets SDK objects)."""
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+
 def first_token_logprobs(choice) -> dict[str, float] | None:
-    """token -> logprob of the first generated token of an OpenAI-shaped choice (OpenAI, vLLM, Mistral):
-    its top alternatives plus the sampled token. vLLM's -9999 stands for an impossible token; it is kept
-    (it is exactly 0 probability). Anything but a list (None, the Mistral SDK's UNSET) means none."""
-    content = getattr(getattr(choice, "logprobs", None), "content", None)
+    """token -> logprob of the first generated token of an OpenAI-shaped choice (OpenAI, vLLM, Mistral;
+    an SDK object or parsed JSON): its top alternatives plus the sampled token. vLLM's -9999 stands for an
+    impossible token; it is kept (it is exactly 0 probability). Anything but a list (None, the Mistral
+    SDK's UNSET) means none."""
+    content = field(field(choice, "logprobs"), "content")
     if not isinstance(content, list) or not content:
         return None
     first = content[0]
-    top = getattr(first, "top_logprobs", None)
-    pairs = [(t.token, t.logprob) for t in (top if isinstance(top, list) else [])]
-    if first.token not in {t for t, _ in pairs}:
-        pairs.append((first.token, first.logprob))
+    top = field(first, "top_logprobs")
+    pairs = [(field(t, "token"), field(t, "logprob")) for t in (top if isinstance(top, list) else [])]
+    token = field(first, "token")
+    if token not in {t for t, _ in pairs}:
+        pairs.append((token, field(first, "logprob")))
     return merge_top_logprobs(pairs)
 
 

@@ -23,12 +23,12 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
 
 from survey.data.scale_columns import add_scale_columns
+from survey.data.store_batches import TERMINAL_BATCH, BatchJobs, utc_now  # noqa: F401 - TERMINAL_BATCH: the engine imports it from here
 from survey.errors import SurveyError, path_error_message
 from survey.responses import DEFAULT_SCALE, response_type
 
@@ -78,18 +78,15 @@ ON CONFLICT (study, model, message, perturbation, persona, replicate) DO UPDATE 
 WHERE responses.status != 'ok'
 """
 
-TERMINAL_BATCH = {"SUCCESS", "FAILED", "TIMEOUT_EXCEEDED", "CANCELLED", "EXPIRED"}
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+_RECORD_FIELDS = ("seq", "status", "prompt_hash", "requested_model", "reported_model", "response", "answer", "p_yes",
+                  "prompt_tokens", "completion_tokens", "error", "error_code", "batch_job")
 
 
 def _dumps(obj) -> str | None:
     return None if obj is None or obj == {} else json.dumps(obj, sort_keys=True, default=str)
 
 
-class Store:
+class Store(BatchJobs):
     """One SQLite file; safe to reopen at any time. Use as a context manager or call close()."""
 
     def __init__(self, path: str | Path, *, create: bool = True, read_only: bool = False):
@@ -155,9 +152,32 @@ class Store:
                    reported_model=reported_model, response=response, answer=answer,
                    logprobs=_dumps(logprobs), p_yes=p_yes, prompt_tokens=prompt_tokens,
                    completion_tokens=completion_tokens, attempts=attempts, error=error,
-                   error_code=error_code, batch_job=batch_job, extra=_dumps(extra), now=_now())
+                   error_code=error_code, batch_job=batch_job, extra=_dumps(extra), now=utc_now())
         cur = self.db.execute(_UPSERT, row)  # autocommit: durable as soon as this returns
         return cur.rowcount > 0
+
+    def record_many(self, rows: Iterable[dict]) -> int:
+        """Store many results in one transaction, far faster than one commit each (imports, batch results,
+        benchmarks): each row holds ``key`` and record()'s keyword arguments. A row that already holds a
+        reply stays as it is. Returns how many rows were written; all or none of them are."""
+        now = utc_now()
+
+        def params():
+            for r in rows:
+                row = dict(zip(KEY_COLS, r["key"], strict=True))
+                row.update({c: r.get(c) for c in _RECORD_FIELDS}, attempts=r.get("attempts", 1), now=now,
+                           logprobs=_dumps(r.get("logprobs")), extra=_dumps(r.get("extra")))
+                yield row
+
+        self.db.execute("SAVEPOINT record_many")
+        try:
+            written = self.db.executemany(_UPSERT, params()).rowcount
+        except BaseException:
+            self.db.execute("ROLLBACK TO record_many")
+            raise
+        finally:
+            self.db.execute("RELEASE record_many")
+        return written
 
     def done_keys(self, study: str, model: str | None = None) -> set[tuple]:
         """Keys of rows holding a reply (status 'ok'): these are never sent again."""
@@ -181,7 +201,7 @@ class Store:
 
     def record_scale(self, study: str, scale: str) -> None:
         """Record a study's response type; a study already recorded with another one is refused."""
-        self.db.execute("INSERT OR IGNORE INTO studies VALUES (?, ?, ?)", (study, scale, _now()))
+        self.db.execute("INSERT OR IGNORE INTO studies VALUES (?, ?, ?)", (study, scale, utc_now()))
         (stored,) = self.db.execute("SELECT scale FROM studies WHERE study = ?", (study,)).fetchone()
         if stored != scale:
             raise SurveyError(f"{self.path}: study '{study}' holds '{stored}' replies, not '{scale}'; "
@@ -211,7 +231,7 @@ class Store:
         Lists keep the study's order; readers should ignore keys they do not know."""
         self.db.execute("INSERT INTO contexts VALUES (?, ?, ?) ON CONFLICT (study) DO UPDATE SET "
                         "context = excluded.context, recorded_at = excluded.recorded_at",
-                        (study, json.dumps(ctx, sort_keys=True, default=str), _now()))
+                        (study, json.dumps(ctx, sort_keys=True, default=str), utc_now()))
 
     def context(self, study: str) -> dict | None:
         """The study's recorded context, or None (stores written before the record, or never run)."""
@@ -272,7 +292,7 @@ class Store:
         """Record the registry name of the backend a study's model runs on (the latest run wins)."""
         self.db.execute("INSERT INTO models VALUES (?, ?, ?, ?) ON CONFLICT (study, model) DO UPDATE SET "
                         "backend = excluded.backend, recorded_at = excluded.recorded_at",
-                        (study, model, backend, _now()))
+                        (study, model, backend, utc_now()))
 
     def backends(self) -> dict[tuple[str, str], str]:
         """(study, model) -> backend name, for the models whose backend was recorded."""
@@ -346,45 +366,3 @@ class Store:
         df["backend"] = pd.Series([backends.get(k) for k in zip(df["study"], df["model"], strict=True)],
                                   index=df.index, dtype=object)
         return df
-
-    # -- batch jobs --------------------------------------------------------------------------
-
-    def add_batch_job(self, job_id: str, study: str, model: str, custom_ids: Iterable[str],
-                      status: str = "SUBMITTED") -> None:
-        ids = list(custom_ids)
-        now = _now()
-        self.db.execute("INSERT INTO batch_jobs VALUES (?, ?, ?, ?, ?, ?, 0, NULL, ?, ?)",
-                        (job_id, study, model, status, len(ids), json.dumps(ids), now, now))
-
-    def update_batch_job(self, job_id: str, *, status: str | None = None, ingested: bool | None = None,
-                         error: str | None = None) -> None:
-        sets, args = ["updated_at = ?"], [_now()]
-        for col, val in (("status", status), ("ingested", None if ingested is None else int(ingested)),
-                         ("error", error)):
-            if val is not None:
-                sets.append(f"{col} = ?")
-                args.append(val)
-        self.db.execute(f"UPDATE batch_jobs SET {', '.join(sets)} WHERE job_id = ?", (*args, job_id))
-
-    def batch_jobs(self, study: str | None = None, model: str | None = None,
-                   open_only: bool = False) -> list[dict]:
-        """Batch jobs, oldest first; ``open_only`` keeps the ones not yet ingested."""
-        where, args = ["1 = 1"], []
-        for col, val in (("study", study), ("model", model)):
-            if val is not None:
-                where.append(f"{col} = ?")
-                args.append(val)
-        if open_only:
-            where.append("ingested = 0")
-        rows = self.db.execute(f"SELECT job_id, study, model, status, n_queries, custom_ids, ingested, error, "
-                               f"submitted_at, updated_at FROM batch_jobs WHERE {' AND '.join(where)} "
-                               "ORDER BY submitted_at", args)
-        names = ["job_id", "study", "model", "status", "n_queries", "custom_ids", "ingested", "error",
-                 "submitted_at", "updated_at"]
-        out = []
-        for r in rows:
-            d = dict(zip(names, r, strict=True))
-            d["custom_ids"] = json.loads(d["custom_ids"])
-            d["ingested"] = bool(d["ingested"])
-            out.append(d)
-        return out
