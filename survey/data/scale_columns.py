@@ -48,6 +48,8 @@ def add_scale_columns(df: pd.DataFrame) -> pd.DataFrame:
     df["expected"] = pd.to_numeric(df["p_yes"], errors="coerce")
     binary = df["scale"].eq("binary")
     df.loc[~binary, "p_yes"] = np.nan
+    if binary.all():  # Yes/No rows take nothing from the JSON column (the lean store read leaves it out)
+        return df
     extras = df["extra"].map(_loads)
     if (~binary).any():
         dist = extras.map(lambda e: _dist_json(e.get("distribution")))

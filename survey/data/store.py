@@ -333,6 +333,30 @@ class Store(BatchJobs):
     def studies(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT DISTINCT study FROM responses ORDER BY study")]
 
+    def read_study(self, study: str | None = None) -> tuple[str | None, pd.DataFrame, pd.DataFrame]:
+        """(the study, its answered rows with the columns an analysis needs, every row's key, status and
+        error_code for completeness), in one pass over the store (survey.data.store_table); no provenance
+        columns (reply text, log-probabilities, hashes, timestamps: ``to_long_table`` has them). ``study``
+        as in to_long_table; a store without rows gives (None, an empty table, no states)."""
+        from survey.data.store_table import read_study
+
+        study = self._study(study)
+        if study is None:
+            return None, self.to_long_table(), pd.DataFrame()
+        table, states = read_study(self.path, study, self.scale(study), self.backends())
+        return study, table, states
+
+    def _study(self, study: str | None) -> str | None:
+        """The study asked for, or the only one; an error names the choices when that is ambiguous."""
+        studies = self.studies()
+        if study is None:
+            if len(studies) > 1:
+                raise SurveyError(f"{self.path} holds several studies ({', '.join(studies)}); pick one with `study=`")
+            return studies[0] if studies else None
+        if study not in studies:
+            raise SurveyError(f"{self.path} has no study '{study}'; it has {', '.join(studies) or 'none'}")
+        return study
+
     def to_long_table(self, study: str | None = None, include_failed: bool = False) -> pd.DataFrame:
         """The contract table (survey.data.table) with provenance columns, in the store's key order.
 
@@ -340,12 +364,8 @@ class Store(BatchJobs):
         answers, they are queries that never got one. ``seq`` (the query's place in the design)
         lets the analysis pair paraphrases in their sets' order whatever rows are missing.
         """
-        studies = self.studies()
-        if study is None:
-            if len(studies) > 1:
-                raise SurveyError(f"{self.path} holds several studies ({', '.join(studies)}); pick one with `study=`")
-        elif study not in studies:
-            raise SurveyError(f"{self.path} has no study '{study}'; it has {', '.join(studies) or 'none'}")
+        if study is not None or self._study(None) is not None:
+            study = self._study(study)
         where = ["1 = 1"] if study is None else ["study = ?"]
         if not include_failed:
             where.append("status = 'ok'")
