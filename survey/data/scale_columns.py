@@ -59,7 +59,7 @@ def add_scale_columns(df: pd.DataFrame) -> pd.DataFrame:
     if choice.any():
         df["second"] = extras.map(lambda e: e.get("second")).where(choice).astype(object)
         df["second_perturbation"] = extras.map(lambda e: e.get("second_perturbation")).where(choice).astype(object)
-        df["order"] = (df["message"] + "|" + df["second"].fillna("")).where(choice).astype(object)
+        df["order"] = (df["message"].astype(str) + "|" + df["second"].fillna("")).where(choice).astype(object)
         ans = df["answer"]
         chosen = np.where(ans.eq(1).fillna(False), df["message"],
                           np.where(ans.eq(2).fillna(False), df["second"], None))

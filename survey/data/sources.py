@@ -146,9 +146,9 @@ def in_design(rows: pd.DataFrame, ctx: dict) -> pd.Series:
     for col in ("model", "persona"):
         if col in d:
             keep &= rows[col].astype(str).isin(d[col])
-    if "cell" in d:  # (message, paraphrase) pairs, compared as one joined string: vectorised at a million rows
-        cells = rows["message"].astype("str") + "\x1f" + rows["perturbation"].astype("str")
-        keep &= cells.isin({f"{m}\x1f{p}" for m, p in d["cell"]}).to_numpy(dtype=bool)
+    if "cell" in d:  # (message, paraphrase) pairs, vectorised: a million rows once took seconds here
+        cells = pd.MultiIndex.from_arrays([rows["message"].astype(str), rows["perturbation"].astype(str)])
+        keep &= cells.isin(list(d["cell"]))
     if "replicate" in d:
         keep &= rows["replicate"].astype(int).isin(d["replicate"])
     return keep

@@ -84,5 +84,5 @@ def read_study(path: Path, study: str, scale: str, backends: dict[tuple[str, str
         table["extra"] = table["extra"].astype(object).where(table["extra"] != "", None)
     add_scale_columns(table)
     if with_extra:
-        table.drop(columns="extra", inplace=True)
+        table = table.drop(columns="extra")
     return table, states
