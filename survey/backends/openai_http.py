@@ -11,20 +11,18 @@ and retries, backoff and Retry-After stay the engine's (one attempt is one HTTP 
 
 The headers are what the SDK would send that a server reads: the key as a bearer token (never logged or
 stored; every message is scrubbed of it), and OpenAI's organisation and project when OPENAI_ORG_ID or
-OPENAI_PROJECT_ID is set, as the SDK reads them. Proxies come from the environment, as with the SDK.
+OPENAI_PROJECT_ID is set, as the SDK reads them. Proxies come from the environment, as with the SDK
+(looked up once per session: survey.backends.provider.aiohttp_session).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-import urllib.parse
-import urllib.request
 from typing import TYPE_CHECKING
 
 from survey.backends.base import BackendError
-from survey.backends.provider import redact
+from survey.backends.provider import SessionPerLoop, aiohttp_session, redact
 
 if TYPE_CHECKING:
     import aiohttp
@@ -33,18 +31,9 @@ if TYPE_CHECKING:
 _ENV_HEADERS = (("OPENAI_ORG_ID", "OpenAI-Organization"), ("OPENAI_PROJECT_ID", "OpenAI-Project"))
 
 
-def env_proxy(url: str) -> str | None:
-    """The proxy the environment names for ``url`` (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY), as the
-    SDK's httpx would use it; None for none."""
-    scheme, host = url.split("://", 1)[0], urllib.parse.urlsplit(url).hostname or ""
-    proxies = urllib.request.getproxies()
-    proxy = proxies.get(scheme) or proxies.get("all")
-    return None if not proxy or urllib.request.proxy_bypass(host) else proxy
-
-
-class AiohttpChat:
-    """POST {base_url}/chat/completions for one backend: one aiohttp session per event loop (a session is
-    bound to the loop it was made on), keeping up to ``max_connections`` connections open."""
+class AiohttpChat(SessionPerLoop):
+    """POST {base_url}/chat/completions for one backend: one aiohttp session per event loop, keeping up to
+    ``max_connections`` connections open."""
 
     def __init__(self, base_url: str, key: str, *, timeout: float, max_connections: int):
         self.url = base_url.rstrip("/") + "/chat/completions"
@@ -55,32 +44,17 @@ class AiohttpChat:
         self.headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json",
                         "Accept": "application/json"}
         self.headers.update({header: os.environ[var] for var, header in _ENV_HEADERS if os.environ.get(var)})
-        self._session: aiohttp.ClientSession | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
 
     def __repr__(self) -> str:  # never show the key
         return f"AiohttpChat(url={self.url!r})"
 
-    def session(self) -> aiohttp.ClientSession:
+    def new_session(self) -> aiohttp.ClientSession:
         import aiohttp
 
-        loop = asyncio.get_running_loop()
-        if self._session is None or self._session.closed or self._loop is not loop:
-            # connect and read are bounded like the SDK's timeout (each phase, not the whole call)
-            timeout = aiohttp.ClientTimeout(total=None, sock_connect=self.timeout, sock_read=self.timeout)
-            connector = aiohttp.TCPConnector(limit=self.max_connections, limit_per_host=self.max_connections)
-            # The proxy is looked up once here: trust_env=True would look it up (and read ~/.netrc) in a
-            # worker thread on every request, two thread hops that cost a third of the client's CPU.
-            self._session = aiohttp.ClientSession(connector=connector, timeout=timeout, headers=self.headers,
-                                                  proxy=env_proxy(self.url), cookie_jar=aiohttp.DummyCookieJar(),
-                                                  skip_auto_headers=("User-Agent",))
-            self._loop = loop
-        return self._session
-
-    async def aclose(self) -> None:
-        session, self._session = self._session, None
-        if session is not None and not session.closed and self._loop is asyncio.get_running_loop():
-            await session.close()
+        # connect and read are bounded like the SDK's timeout (each phase, not the whole call)
+        timeout = aiohttp.ClientTimeout(total=None, sock_connect=self.timeout, sock_read=self.timeout)
+        return aiohttp_session(self.url, self.max_connections, timeout=timeout, headers=self.headers,
+                               skip_auto_headers=("User-Agent",))
 
     async def post(self, body: dict) -> tuple[int, object, str | None]:
         """(status, the parsed JSON reply, Retry-After); raises what aiohttp raises, and ValueError when a

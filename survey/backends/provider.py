@@ -14,6 +14,7 @@ import os
 import re
 import time
 import urllib.parse
+import urllib.request
 from collections.abc import Iterable
 from typing import TypeVar
 
@@ -156,6 +157,51 @@ class ClientPerLoop:
         http, self._http, self._client = self._http, None, None
         if http is not None and self._loop is asyncio.get_running_loop():
             await http.aclose()
+
+
+class SessionPerLoop:
+    """One aiohttp session per event loop (a session is bound to the loop it was made on), made by the
+    subclass's new_session(), closed by aclose(). Used by the dashscope backend (its SDK calls take the
+    session) and the openai backend's lean chat path."""
+
+    _session = None
+    _loop: asyncio.AbstractEventLoop | None = None
+
+    def new_session(self):
+        raise NotImplementedError
+
+    def session(self):
+        loop = asyncio.get_running_loop()
+        if self._session is None or self._session.closed or self._loop is not loop:
+            self._session, self._loop = self.new_session(), loop
+        return self._session
+
+    async def aclose(self) -> None:
+        session, self._session = self._session, None
+        if session is not None and not session.closed and self._loop is asyncio.get_running_loop():
+            await session.close()
+
+
+def aiohttp_session(url: str, max_connections: int, **kwargs):
+    """An aiohttp session keeping up to ``max_connections`` connections to ``url``'s host, through the proxy
+    the environment names for it. The proxy is looked up here, once: ``trust_env=True`` would look it up (and
+    read ~/.netrc) in a worker thread on every request, two thread hops that cost a third of a lean client's
+    CPU per query (bench/engine.py); and a ~/.netrc entry would clash with the key's Authorization header."""
+    import aiohttp
+
+    connector = aiohttp.TCPConnector(limit=max_connections, limit_per_host=max_connections,
+                                     **({"ssl": kwargs.pop("ssl")} if "ssl" in kwargs else {}))
+    return aiohttp.ClientSession(connector=connector, proxy=env_proxy(url), cookie_jar=aiohttp.DummyCookieJar(),
+                                 **kwargs)
+
+
+def env_proxy(url: str) -> str | None:
+    """The proxy the environment names for ``url`` (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY), as httpx
+    would use it; None for none."""
+    scheme, host = url.split("://", 1)[0], urllib.parse.urlsplit(url).hostname or ""
+    proxies = urllib.request.getproxies()
+    proxy = proxies.get(scheme) or proxies.get("all")
+    return None if not proxy or urllib.request.proxy_bypass(host) else proxy
 
 
 def pooled_http_client(max_connections: int, **kwargs):

@@ -145,13 +145,18 @@ def in_design(rows: pd.DataFrame, ctx: dict) -> pd.Series:
     d = _design(ctx)
     for col in ("model", "persona"):
         if col in d:
-            keep &= rows[col].astype(str).isin(d[col])
+            keep &= _text(rows[col]).isin(d[col])
     if "cell" in d:  # (message, paraphrase) pairs, vectorised: a million rows once took seconds here
-        cells = pd.MultiIndex.from_arrays([rows["message"].astype(str), rows["perturbation"].astype(str)])
+        cells = pd.MultiIndex.from_arrays([_text(rows["message"]), _text(rows["perturbation"])])
         keep &= cells.isin(list(d["cell"]))
     if "replicate" in d:
         keep &= rows["replicate"].astype(int).isin(d["replicate"])
     return keep
+
+
+def _text(col: pd.Series) -> pd.Series:
+    """A key column compared as text; a store's categories already are (and stay codes: no string per row)."""
+    return col if isinstance(col.dtype, pd.CategoricalDtype) else col.astype(str)
 
 
 def outside_design(states: pd.DataFrame, ctx: dict, inside: pd.Series | None = None) -> dict:
