@@ -205,7 +205,7 @@ class OpenAIBackend(OpenAIBatchMixin, ClientPerLoop):
             status, data, retry_after = await self._lean.post(self.body(query))
         except Exception as exc:
             raise self._lean.map_exception(exc, self._connect_hint()) from None
-        if status >= 400:
+        if status >= 300:
             raise self.status_error(status, data, retry_after, f"POST {self._lean.url}")
         return self._reply_shape(data)
 

@@ -59,10 +59,12 @@ class AiohttpChat(SessionPerLoop):
     async def post(self, body: dict) -> tuple[int, object, str | None]:
         """(status, the parsed JSON reply, Retry-After); raises what aiohttp raises, and ValueError when a
         200's body is not JSON (the same as the SDK then)."""
-        async with self.session().post(self.url, data=json.dumps(body, ensure_ascii=False).encode()) as resp:
+        # redirects are not followed, as the SDK's httpx does not: a 3xx is an HTTP error like a 4xx
+        async with self.session().post(self.url, data=json.dumps(body, ensure_ascii=False).encode(),
+                                       allow_redirects=False) as resp:
             raw = await resp.read()
             status, retry_after = resp.status, resp.headers.get("Retry-After")
-        if status >= 400:
+        if status >= 300:
             try:
                 return status, json.loads(raw), retry_after
             except ValueError:

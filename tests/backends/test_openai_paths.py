@@ -70,13 +70,13 @@ def test_timeouts_and_refused_connections(fake_server, http):
 class GarbageFake(OpenAIFake):
     """Answers every chat request 200 with ``body`` as ``content_type``: a proxy's HTML page, JSON of the wrong shape."""
 
-    body, content_type = b"", "application/json"
+    body, content_type, status, headers = b"", "application/json", 200, None
 
     async def _chat(self, request):
         if (denied := self._admit(request, "chat")) is not None:
             return denied
         await request.read()
-        return web.Response(body=self.body, content_type=self.content_type)
+        return web.Response(body=self.body, content_type=self.content_type, status=self.status, headers=self.headers)
 
 
 GARBAGE = [  # body, content type, what both paths give
@@ -115,3 +115,13 @@ def test_one_session_per_event_loop_closed_by_aclose(monkeypatch):
         assert all(isinstance(r, Reply) for r in replies) and session.closed
         assert isinstance(complete_once(b, query(5)), Reply)  # a new loop gets a new session
     assert "Bearer" not in repr(b._lean) and KEY not in repr(b._lean)
+
+
+def test_a_redirect_is_not_followed_on_either_path(monkeypatch):
+    """httpx (the SDK) does not follow redirects; neither does the aiohttp path, so a POST never lands elsewhere."""
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with GarbageFake(api_key=KEY, lifetime=60) as fake:
+        fake.status, fake.headers, fake.body = 307, {"Location": "http://127.0.0.1:9/v1/chat/completions"}, b"{}"
+        seen = {http: outcome(fake, http, query())[0] for http in PATHS}
+        assert fake.routes_hit["chat"] == 2
+    assert seen["aiohttp"] == seen["sdk"] and seen["sdk"][:3] == ("error", False, 307)
