@@ -14,7 +14,6 @@ import os
 import re
 import time
 import urllib.parse
-import urllib.request
 from collections.abc import Iterable
 from typing import TypeVar
 
@@ -198,6 +197,8 @@ def aiohttp_session(url: str, max_connections: int, **kwargs):
 def env_proxy(url: str) -> str | None:
     """The proxy the environment names for ``url`` (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY), as httpx
     would use it; None for none."""
+    import urllib.request  # only when a session is made (it imports http.client, email, ...)
+
     scheme, host = url.split("://", 1)[0], urllib.parse.urlsplit(url).hostname or ""
     proxies = urllib.request.getproxies()
     proxy = proxies.get(scheme) or proxies.get("all")

@@ -125,3 +125,26 @@ def test_a_redirect_is_not_followed_on_either_path(monkeypatch):
         seen = {http: outcome(fake, http, query())[0] for http in PATHS}
         assert fake.routes_hit["chat"] == 2
     assert seen["aiohttp"] == seen["sdk"] and seen["sdk"][:3] == ("error", False, 307)
+
+
+def test_the_proxy_is_the_environments_and_looked_up_once_per_session(monkeypatch):
+    from survey.backends.provider import env_proxy
+
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy",
+                "no_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    assert env_proxy("https://api.openai.com/v1") is None
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
+    monkeypatch.setenv("NO_PROXY", "localhost,127.0.0.1,gpu-box")
+    assert env_proxy("https://api.openai.com/v1") == "http://proxy.example:3128"
+    assert env_proxy("http://127.0.0.1:8000/v1") is None and env_proxy("https://gpu-box:8000/v1") is None
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    b = create_backend("openai", "m", base_url="https://api.openai.com/v1")
+
+    async def session_proxy():
+        session = b._lean.session()
+        proxy = session._default_proxy
+        await b.aclose()
+        return proxy
+
+    assert str(asyncio.run(session_proxy())) == "http://proxy.example:3128"
