@@ -20,6 +20,7 @@ environment and nothing here stores options or headers.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Iterable
@@ -169,15 +170,20 @@ class Store(BatchJobs):
                            logprobs=_dumps(r.get("logprobs")), extra=_dumps(r.get("extra")))
                 yield row
 
-        self.db.execute("SAVEPOINT record_many")
+        with self._atomic("record_many"):
+            return self.db.executemany(_UPSERT, params()).rowcount
+
+    @contextlib.contextmanager
+    def _atomic(self, name: str):
+        """All of the block's writes or none of them (a savepoint, so it also nests in a transaction)."""
+        self.db.execute(f"SAVEPOINT {name}")
         try:
-            written = self.db.executemany(_UPSERT, params()).rowcount
+            yield
         except BaseException:
-            self.db.execute("ROLLBACK TO record_many")
+            self.db.execute(f"ROLLBACK TO {name}")
             raise
         finally:
-            self.db.execute("RELEASE record_many")
-        return written
+            self.db.execute(f"RELEASE {name}")
 
     def done_keys(self, study: str, model: str | None = None) -> set[tuple]:
         """Keys of rows holding a reply (status 'ok'): these are never sent again."""
@@ -260,33 +266,20 @@ class Store(BatchJobs):
         if self.batch_jobs(old, open_only=True):
             raise SurveyError(f"study '{old}' has open batch jobs; run it until they are collected, then rename")
         ctx = self.context(old)
-        self.db.execute("SAVEPOINT rename_study")
-        try:
+        with self._atomic("rename_study"):
             for table in ("responses", "models", "studies", "contexts", "batch_jobs"):
                 self.db.execute(f"UPDATE {table} SET study = ? WHERE study = ?", (new, old))
             if ctx is not None:
                 self.db.execute("UPDATE contexts SET context = ? WHERE study = ?",
                                 (json.dumps({**ctx, "study": new}, sort_keys=True, default=str), new))
-        except BaseException:
-            self.db.execute("ROLLBACK TO rename_study")
-            raise
-        finally:
-            self.db.execute("RELEASE rename_study")
         return rows
 
     def delete_rows(self, keys: Iterable[tuple]) -> int:
         """Delete the rows with these keys (study, model, message, perturbation, persona, replicate), atomically;
         returns how many were deleted. Only ever called when the user asked for it."""
         where = " AND ".join(f"{c} = ?" for c in KEY_COLS)
-        self.db.execute("SAVEPOINT delete_rows")
-        try:
-            deleted = sum(self.db.execute(f"DELETE FROM responses WHERE {where}", tuple(k)).rowcount for k in keys)
-        except BaseException:
-            self.db.execute("ROLLBACK TO delete_rows")
-            raise
-        finally:
-            self.db.execute("RELEASE delete_rows")
-        return deleted
+        with self._atomic("delete_rows"):
+            return sum(self.db.execute(f"DELETE FROM responses WHERE {where}", tuple(k)).rowcount for k in keys)
 
     def record_backend(self, study: str, model: str, backend: str) -> None:
         """Record the registry name of the backend a study's model runs on (the latest run wins)."""
