@@ -93,6 +93,8 @@ class Query:
     # forced choice: the message and paraphrase shown second (``message``/``perturbation`` are shown first)
     second: str | None = None
     second_perturbation: str | None = None
+    # a balanced scale (question order = "both"): "forward" or "reversed", the direction this replicate is asked in
+    direction: str | None = None
 
     @property
     def response_type(self):
@@ -102,10 +104,12 @@ class Query:
 
     @property
     def shown(self) -> dict[str, str]:
-        """What a forced-choice query showed, for the store: empty for one-message questions."""
+        """What a query showed beyond its message, for the store: the option shown second (forced choice) and
+        the scale's direction (a balanced scale); empty otherwise."""
+        out = {} if self.direction is None else {"direction": self.direction}
         if self.second is None:
-            return {}
-        return {"second": self.second, "second_perturbation": str(self.second_perturbation)}
+            return out
+        return {**out, "second": self.second, "second_perturbation": str(self.second_perturbation)}
 
     @property
     def key(self) -> tuple:

@@ -5,7 +5,8 @@ picks the model.
 
 Every random quantity is a pure function of (seed, ids), never of call order: p_i hashes
 (seed, persona), u_j (seed, message, perturbation), v_ij (seed, message, perturbation, persona) and
-the Yes/No draw adds the replicate. So an interrupted and resumed run, at any concurrency, gives
+the Yes/No draw adds the replicate. Free text to be rated by semantic similarity (``ssr``) says in
+words (``simulated_words``) a score drawn from the ordinal model. So an interrupted and resumed run, at any concurrency, gives
 exactly the table an uninterrupted run would have given.
 
 Options (the study's ``[models.options]``): mu, kappa (Yes/No persona Beta), sigma, rho (paraphrase
@@ -14,7 +15,9 @@ choice: s.d. of a persona's pull towards the first-shown option, default 0), ``c
 K-1 increasing cut points, default logit(c/K)), ``position`` (forced choice: share choosing the
 first-shown option between equals, default 0.5), ``deltas`` (a logit shift per message id, e.g.
 {boots = 0.5}: more Yes, higher scores, chosen more often), ``seed`` (else the model's seed, else 0),
-``invalid_rate`` (share of replies that are no answer) and ``latency`` (seconds per call).
+``invalid_rate`` (share of replies that are no answer), ``latency`` (seconds per call) and
+``direction_bias`` (rating scales asked in both directions: a logit shift towards the end of the
+scale as shown that means "yes", so +b raises forward answers and lowers reversed ones mapped back).
 
 Every reply carries the cell's exact expected score as p_yes (P(Yes) for Yes/No, the mean score of a
 rating, the expected position 2 - P(first) of a choice) and, beyond Yes/No, its distribution in
@@ -57,6 +60,8 @@ class SimulatedOptions(BaseModel):
     seed: int | None = None
     invalid_rate: float = Field(0.0, ge=0, le=1)
     latency: float = Field(0.0, ge=0)
+    direction_bias: float = Field(0.0, allow_inf_nan=False, description="rating scales asked in both directions: "
+                                  "logit shift towards the shown scale's agreeing end (acquiescence); 0: none")
 
     def check_question(self, rtype) -> None:
         """Options that do not fit the study's question are refused before anything is sent: cuts of the wrong
@@ -148,6 +153,8 @@ class SimulatedBackend:
         params = self.ordinal_params(rtype)
         eta = float(_rng(seed, "eta", query.persona).normal(0.0, params.tau))
         lam = eta + self.utility(seed, query.persona, query.message, query.perturbation)
+        # acquiescence pulls towards the end shown as "would buy": the high scores forward, the low ones reversed
+        lam += self.options.direction_bias * (-1.0 if rtype.direction == "reversed" else 1.0)
         probs = category_probabilities(params, np.array(lam))
         return {int(s): float(p) for s, p in zip(params.scores, probs, strict=True)}
 
@@ -169,6 +176,8 @@ class SimulatedBackend:
             await asyncio.sleep(self.options.latency)
         seed = self.options.seed if self.options.seed is not None else (query.seed or 0)
         rtype = query.response_type
+        if rtype.rated_text:  # free text that the run rates afterwards (ssr): words for a drawn score
+            return self._rated_text(seed, query, rtype)
         if rtype.ordered or rtype.scale == "choice":
             return self._scored(seed, query, rtype)
         p = self.cell_probability(seed, query.persona, query.message, query.perturbation)
@@ -197,5 +206,46 @@ class SimulatedBackend:
                      logprobs=logprobs, p_yes=sum(s * p for s, p in dist.items()),
                      extra={"distribution": dist})
 
+    def _rated_text(self, seed: int, query: Query, rtype) -> Reply:
+        """A free-text reply for semantic-similarity rating: a score drawn from the ordinal model on the view's
+        points, said in words from simulated_words (the score is kept in extra["simulated_score"] to check the
+        rating against; it is not an answer)."""
+        view = rtype.view
+        params = self.ordinal_params(rtype)
+        eta = float(_rng(seed, "eta", query.persona).normal(0.0, params.tau))
+        lam = eta + self.utility(seed, query.persona, query.message, query.perturbation)
+        probs = category_probabilities(params, np.array(lam))
+        rng = _rng(seed, "y", query.message, query.perturbation, query.persona, query.replicate)
+        u_invalid, u = rng.random(2)
+        score = int(params.scores[min(int(np.searchsorted(np.cumsum(probs), u, side="right")), len(probs) - 1)])
+        text = "" if u_invalid < self.options.invalid_rate else simulated_words(score, view.low, view.high, rng)
+        return Reply(text=text, model_id=f"simulated/{self.model_id}",
+                     prompt_tokens=(len(query.system) + len(query.user)) // 4, completion_tokens=len(text) // 4,
+                     extra={"simulated_score": score})
+
     async def aclose(self) -> None:
         return None
+
+
+# Replies of simulated respondents in words, from "would not buy" (0) to "would buy" (4): an opening and a
+# reason each, so that replies of one level differ in wording as a model's do.
+_OPENINGS = (
+    ("No, I would not buy this.", "Not for me, I'd never buy it.", "I definitely wouldn't purchase this."),
+    ("Probably not, I doubt I'd buy it.", "I'm unlikely to buy this.", "I don't think I would purchase it."),
+    ("Maybe, I'm undecided.", "I might or might not buy it.", "I'm on the fence about buying this."),
+    ("Yes, I'd probably buy it.", "I'm fairly likely to buy this.", "I think I would purchase it."),
+    ("Yes, I would definitely buy this!", "I'd buy it right away.", "Absolutely, I would purchase it."),
+)
+_REASONS = (
+    ("It does nothing for me.", "I have no use for it.", "It's not my style at all."),
+    ("It doesn't really appeal to me.", "The price seems too high for what it is.", "I'm not convinced I need it."),
+    ("It depends on the price.", "I'd want to see more first.", "It has good and bad points."),
+    ("It sounds useful.", "It seems like good value.", "It fits what I'm looking for."),
+    ("It's exactly what I want.", "I love it.", "It's perfect for me."),
+)
+
+
+def simulated_words(score: int, low: int, high: int, rng: np.random.Generator) -> str:
+    """A short free-text reply that says ``score`` on the low..high scale in words."""
+    level = int(round(4 * (score - low) / max(high - low, 1)))
+    return f"{_OPENINGS[level][rng.integers(3)]} {_REASONS[level][rng.integers(3)]}"

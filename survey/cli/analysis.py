@@ -20,6 +20,7 @@ from survey.cli.common import (
     seed_option,
     study_option,
 )
+from survey.cli.segments import echo_segments, segment_arguments, segment_options
 from survey.cli.sequential import analyze_sequential, sequential_options
 from survey.cli.texts import SCALE_CHOICES
 from survey.common.limits import BOOTSTRAP_MAX, WHY
@@ -84,31 +85,37 @@ def simulate_cmd(n, m, m_b, r, scale, mu, kappa, tau, cuts, sigma, rho, delta, s
               help="use the exact per-cell expected score (expected; P(Yes) for Yes/No, from a local model in "
                    "exact mode or a provider's logprobs) instead of answer means")
 @sequential_options("replay a stopping rule over the pairs in collection order")
+@segment_options
 @scale_option
 @study_option
 @json_option
 def analyze_cmd(table, a, b, flips, seed, alternative, alpha, confidence, probabilities, scale, study, as_json,
-                **seq):
+                by, filters, target, personas, adjust, pooled, **seq):
     """Test message A vs B for every model in a long table (one independent analysis per model).
 
     Yes/No compares P(Yes); a rating scale compares mean scores (effect in scale points) and the top-2-box;
-    forced choice tests the preference for A with both orders averaged, and reports the position bias."""
+    forced choice tests the preference for A with both orders averaged, and reports the position bias.
+    --by/--segment: the same per segment of personas, with the segments' interaction test; --target: the
+    effect weighted to a target market (a study's [segments] and [target] apply unless --pooled)."""
     require_file(table, "source")
     from survey.cli.kind_output import print_result
     from survey.data.sources import load_source
     from survey.stats.analysis import analyze
 
+    segments = segment_arguments(by, filters, target, personas, pooled)
     if seq["seq_method"]:
         return analyze_sequential(load_source(table, study, scale=scale), a, b, alternative, alpha, seed,
                                   probabilities, as_json, seq)
     res = analyze(load_source(table, study, scale=scale), a, b, alternative=alternative, alpha=alpha,
-                  confidence=confidence, flips=flips, seed=seed, probabilities=probabilities)
+                  confidence=confidence, flips=flips, seed=seed, probabilities=probabilities, adjust=adjust,
+                  **segments)
     if as_json:
         echo_json(res.to_dict())
         return
     echo_basis(res)
     for r in res.results:
         print_result(res, r)
+        echo_segments(getattr(r, "segments", None))
 
 
 @click.command("estimate")

@@ -18,6 +18,7 @@ from survey.cli.common import (
     scale_option,
     seed_option,
 )
+from survey.cli.segments import segment_arguments, segment_options
 from survey.errors import SurveyError
 
 
@@ -50,10 +51,11 @@ def _read_json(path: str | None, option: str) -> dict | None:
 @click.option("--dbpa", "dbpa_json", type=click.Path(dir_okay=False), help="`survey dbpa --json` output")
 @flips_option(9999, FLIPS_HELP_ONE_TEST)
 @seed_option()
+@segment_options
 @scale_option
 @json_option
 def report_cmd(source, out, study, a, b, title, alpha, sizes, plan_json, validate_json, dbpa_json, flips, seed,
-               scale, as_json):
+               by, filters, target, personas, adjust, pooled, scale, as_json):
     """Write OUT/index.html (plots inlined), OUT/results.json and OUT/table.csv."""
     require_file(source, "source")
     from survey.cli.compare import parse_sizes
@@ -62,10 +64,11 @@ def report_cmd(source, out, study, a, b, title, alpha, sizes, plan_json, validat
 
     extras = {"plan": _read_json(plan_json, "--plan"), "validate": _read_json(validate_json, "--validate"),
               "dbpa": _read_json(dbpa_json, "--dbpa")}
+    segments = segment_arguments(by, filters, target, personas, pooled)
     # opened here so the output can say what the report rests on; its table.csv shows the provenance
     src = load_source(source, study, scale=scale, provenance=True)
     results = report(src, out, title=title, a=a, b=b, alpha=alpha, seed=seed, flips=flips,
-                     sizes=parse_sizes(sizes), extras=extras)
+                     sizes=parse_sizes(sizes), extras=extras, adjust=adjust, **segments)
     index = Path(out) / "index.html"
     if as_json:
         echo_json({"report": str(index), "study": results.get("study"),

@@ -8,6 +8,9 @@
   ("A|B", the message ids in the order shown) and ``chosen`` (the message at the position answered;
   empty for an invalid reply). ``message``/``perturbation`` are what was shown first and ``answer``
   is the position chosen, 1 or 2.
+* a balanced scale (question order "both"): ``direction`` ("forward" or "reversed"), the direction the
+  row's scale was shown in; its ``answer`` is already mapped back to the forward scale's score and its
+  ``response`` keeps what the model said.
 """
 
 from __future__ import annotations
@@ -55,6 +58,9 @@ def add_scale_columns(df: pd.DataFrame) -> pd.DataFrame:
         dist = extras.map(lambda e: _dist_json(e.get("distribution")))
         if dist.notna().any():
             df["distribution"] = dist.astype(object)
+    direction = extras.map(lambda e: e.get("direction"))
+    if direction.notna().any():
+        df["direction"] = direction.astype(object)
     choice = df["scale"].eq("choice")
     if choice.any():
         df["second"] = extras.map(lambda e: e.get("second")).where(choice).astype(object)

@@ -197,6 +197,21 @@ class Store(BatchJobs):
             args.append(model)
         return {tuple(r) for r in self.db.execute(sql, args)}
 
+    def unrated(self, study: str) -> list[tuple[tuple, str | None]]:
+        """(key, reply) of the replies a semantic-similarity rating has not scored yet (survey.collect.similarity_rating)."""
+        sql = (f"SELECT {', '.join(KEY_COLS)}, response FROM responses WHERE study = ? AND status = 'ok' AND "
+               "(extra IS NULL OR json_extract(extra, '$.rating') IS NULL) ORDER BY seq")
+        return [(tuple(r[:-1]), r[-1]) for r in self.db.execute(sql, (study,))]
+
+    def set_ratings(self, rows: list[tuple[tuple, int | None, float | None, dict]]) -> None:
+        """Store ratings of stored replies in one transaction: (key, answer, expected score, fields merged into extra)."""
+        where = " AND ".join(f"{c} = ?" for c in KEY_COLS)
+        with self.db:  # the sqlite3 context manager commits on success and rolls back on an exception
+            self.db.execute("BEGIN")
+            self.db.executemany(f"UPDATE responses SET answer = ?, p_yes = ?, extra = json_patch(COALESCE(extra, "
+                                f"'{{}}'), ?), updated_at = ? WHERE {where}",
+                                [(a, e, _dumps(x), utc_now(), *key) for key, a, e, x in rows])
+
     def prompt_hashes(self, study: str, model: str) -> dict[tuple, str]:
         cols = ", ".join(KEY_COLS)
         rows = self.db.execute(f"SELECT {cols}, prompt_hash FROM responses WHERE study = ? AND model = ? "
@@ -229,10 +244,12 @@ class Store(BatchJobs):
             {"study": NAME, "replicates": r,
              "question": {"type": "binary", "template": RESOLVED_TEMPLATE, "max_tokens": 1},
              "personas": {"set": NAME, "path": FILE, "sha256": HEX, "template": STUDY_OVERRIDE | None,
-                          "ids": [persona ids used, in order]},
+                          "ids": [persona ids used, in order], "attributes": {ID: {attribute: value}}},
              "messages": [{"id": MSG, "set": NAME, "path": FILE, "sha256": HEX,
                            "paraphrases": [{"id": ID, "text": TEXT}, ...]}, ...],   # registry order
-             "models": [{"name": NAME, "backend": NAME, "model_id": ID, "expected_queries": n}, ...]}
+             "models": [{"name": NAME, "backend": NAME, "model_id": ID, "expected_queries": n}, ...],
+             "analysis": {"segments": BY | {NAME: FILTER}, "target": {"source": FILE, "margins": {...}}}}
+                                                        # only for a study with [segments] or [target]
 
         Lists keep the study's order; readers should ignore keys they do not know."""
         self.db.execute("INSERT INTO contexts VALUES (?, ?, ?) ON CONFLICT (study) DO UPDATE SET "

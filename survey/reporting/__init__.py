@@ -56,14 +56,15 @@ def fig_png(fig, caption: str) -> Fig:
 def build_report(df, out_dir: str | Path, *, title: str | None = None, a: str | None = None,
                  b: str | None = None, alpha: float = 0.05, seed: int = 0, n_resamples: int = 9999,
                  sizes: dict | None = None, extras: dict | None = None, completeness: Completeness | None = None,
-                 context: dict | None = None) -> dict:
+                 context: dict | None = None, segments: dict | None = None) -> dict:
     """Write index.html, results.json and table.csv into out_dir; return the results dict.
 
     ``df``: a long table or a Source (survey.data.sources.load_source), whose study context and
     completeness the report shows; ``completeness``/``context`` override them (a bare table's
     completeness is its own grid's, its context unknown).
     ``extras``: optional {"plan": ..., "validate": ..., "dbpa": ...} outputs of those commands' --json.
-    ``sizes``: model -> size, to order the across-model plot.
+    ``sizes``: model -> size, to order the across-model plot. ``segments``: survey.analyze's ``by``,
+    ``weights``, ``personas`` and ``adjust`` (the study's recorded [segments] and [target] apply by default).
     """
     from survey.reporting.extras import extra_sections
     from survey.reporting.views import view_for
@@ -77,7 +78,8 @@ def build_report(df, out_dir: str | Path, *, title: str | None = None, a: str | 
     every = a is None and b is None
     require_messages(df, [a, b])
     # the report renders results; it computes nothing analyze, estimate and compare_table do not return
-    res = analyze(Source_(df, completeness), a, b, every_pair=every, alpha=alpha, seed=seed, flips=n_resamples)
+    res = analyze(Source_(df, completeness, context), a, b, every_pair=every, alpha=alpha, seed=seed,
+                  flips=n_resamples, **(segments or {}))
     view, kind, rv = res.view, res.kind, view_for(res.view)
     fits = {r.model: _fits(df, r, kind) for r in res.results}
     exact = _exact(df, res, alpha, seed, n_resamples)
@@ -88,6 +90,9 @@ def build_report(df, out_dir: str | Path, *, title: str | None = None, a: str | 
     table = _compare_table(df, a, b, alpha, sizes, n_resamples, seed)
     summary = study_summary(df)
     sections, extra_json = extra_sections(df, extras, table=table, alpha=alpha)
+    from survey.reporting.segments import segment_sections
+
+    sections = segment_sections(res.results) + sections
     if exact:
         sections.insert(0, Section(rv.exact_title, paragraphs=[rv.exact_intro], tables=[rv.exact_table(exact)]))
     warnings = [f"Left out: {x}" for x in res.left_out] + found
@@ -118,10 +123,10 @@ def build_report(df, out_dir: str | Path, *, title: str | None = None, a: str | 
     return results
 
 
-def Source_(df, completeness):  # noqa: N802 - a Source for analyze, so that results carry the completeness
+def Source_(df, completeness, context=None):  # noqa: N802 - a Source for analyze: results carry what they rest on
     from survey.data.sources import Source
 
-    return Source(df, completeness.path or "", completeness.kind, completeness.study, None, completeness)
+    return Source(df, completeness.path or "", completeness.kind, completeness.study, context, completeness)
 
 
 def _fits(df, r, kind) -> dict:

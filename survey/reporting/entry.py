@@ -17,7 +17,8 @@ from survey.errors import SurveyError
 
 def report(data, out: str | Path, *, study: str | None = None,
            title: str | None = None, a: str | None = None, b: str | None = None, alpha: float = 0.05,
-           seed: int = 0, flips: int = 9999, sizes: dict | None = None, extras: dict | None = None) -> Report:
+           seed: int = 0, flips: int = 9999, sizes: dict | None = None, extras: dict | None = None,
+           by=None, weights=None, personas=None, adjust: str = "holm") -> Report:
     """Write the report of `survey report` into folder ``out`` (index.html, results.json, table.csv).
 
     ``data``: a long table, a survey.data.sources.Source, or the path of a table file (.csv/.parquet)
@@ -25,7 +26,9 @@ def report(data, out: str | Path, *, study: str | None = None,
     neither for every pair. ``flips``: random sign vectors when a sign-flip test is not exact (as in
     survey.analyze).
     ``sizes``: model -> size, to order the across-model plot. ``extras``: optional {"plan", "validate",
-    "dbpa"} results (their ``to_dict()``/--json output) to add as sections. Returns the results written to
+    "dbpa"} results (their ``to_dict()``/--json output) to add as sections. ``by``, ``weights``,
+    ``personas``, ``adjust``: segments and a target market, as in survey.analyze (a store's study [segments]
+    and [target] apply by default): a "For whom?" section per comparison. Returns the results written to
     results.json (a dict with a short repr for notebooks).
     """
     from survey.data.sources import load_source
@@ -47,7 +50,9 @@ def report(data, out: str | Path, *, study: str | None = None,
         with Store(src.path, read_only=True) as store:
             extras["sequential"] = read_paths(store, src.study) or None
     return Report(build_report(src, out, title=title, a=a, b=b, alpha=alpha, seed=seed, n_resamples=flips,
-                               sizes=sizes, extras=extras), Path(out))
+                               sizes=sizes, extras=extras,
+                               segments={"by": by, "weights": weights, "personas": personas, "adjust": adjust}),
+                  Path(out))
 
 
 class Report(Display, dict):

@@ -65,9 +65,22 @@ _LAZY = {
     "choice_statistics": "survey.stats.choice", "ChoiceResult": "survey.stats.choice",
     "ChoiceTest": "survey.stats.choice", "simulate_choice_counts": "survey.stats.choice_model",
     "ChoiceCounts": "survey.stats.choice_model", "choice_table": "survey.stats.choice_model",
-    "compare_choice": "survey.stats.choice",
+    "compare_choice": "survey.stats.choice_table",
     "dbpa_test": "survey.stats.dbpa", "dbpa_units": "survey.stats.dbpa", "dbpa_family": "survey.stats.dbpa",
+    "segment_by": "survey.stats.segments", "rake": "survey.stats.segments", "Target": "survey.stats.segments",
+    "PersonaWeights": "survey.stats.segments", "given_weights": "survey.stats.segments",
+    "interaction_test": "survey.stats.segments", "segment_analysis": "survey.stats.segments",
+    "SegmentAnalysis": "survey.stats.segments",
     "dbpa_alignment": "survey.stats.dbpa", "roc_from_pvalues": "survey.stats.dbpa", "DBPAResult": "survey.stats.dbpa",
+    "ppi_mean": "survey.stats.ppi", "ppi_paired_effect": "survey.stats.ppi", "ppi_between_effect": "survey.stats.ppi",
+    "ppi_mean_arrays": "survey.stats.ppi", "PPIResult": "survey.stats.ppi",
+    "jsd": "survey.stats.fidelity", "wasserstein_ordinal": "survey.stats.fidelity",
+    "level_fidelity": "survey.stats.fidelity", "LevelFidelity": "survey.stats.fidelity",
+    "effect_fidelity": "survey.stats.effect_fidelity", "EffectFidelity": "survey.stats.effect_fidelity",
+    "benchmark_fidelity": "survey.stats.effect_fidelity", "BenchmarkFidelity": "survey.stats.effect_fidelity",
+    "dispersion_ratio": "survey.stats.effect_fidelity", "DispersionRatio": "survey.stats.effect_fidelity",
+    "plan_mixed_subjects": "survey.stats.planning", "MixedSubjectsPlan": "survey.stats.planning",
+    "mixed_subjects_se": "survey.stats.planning",
 }
 
 __all__ = sorted(_EAGER + list(_LAZY))

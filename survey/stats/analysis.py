@@ -90,6 +90,7 @@ class Analysis(Display, dict):
                                                          else self.kind.decided_by.replace("_", "-") + " test"),
                  "significant": self.significant(r)} for r in self.results]
         notes = [f"effect: {self.view.effect_unit}, A − B"]
+        notes += [r.segments.sentence() for r in self.results if getattr(r, "segments", None) is not None]
         notes += (self.completeness.warnings() if self.completeness else []) + [f"left out: {x}" for x in self.left_out]
         return f"Analysis of {len(self.results)} comparison(s) on {self.scale} at α = {self.alpha}", rows, notes
 
@@ -106,8 +107,11 @@ def decision_pvalue(result) -> float:
 
 
 def result_dict(result) -> dict:
-    """One A/B result as `survey analyze --json` prints it: model, scale and unit first, then its own keys."""
-    return {"model": result.model, "scale": result.scale, "unit": result.unit, **result.to_dict()}
+    """One A/B result as `survey analyze --json` prints it: model, scale and unit first, then its own keys;
+    with segments or weights (survey.stats.segments) its ``segments``, ``interaction`` and ``population``."""
+    seg = getattr(result, "segments", None)
+    return {"model": result.model, "scale": result.scale, "unit": result.unit, **result.to_dict(),
+            **(seg.to_dict() if seg is not None else {})}
 
 
 class Estimates(Display, dict):
@@ -160,7 +164,8 @@ def analyze(df, a: str | None = None, b: str | None = None, *, models: list[str]
             alternative: str = "two-sided", alpha: float = 0.05,
             confidence: float | None = None, flips: int = 9999, seed: int | None = 0,
             probabilities: bool = False, pairing: list[tuple[str, str]] | None = None,
-            completeness: Completeness | None = None, scale: str | None = None) -> Analysis:
+            completeness: Completeness | None = None, scale: str | None = None, by=None, weights=None,
+            personas=None, adjust: str = "holm") -> Analysis:
     """Message A vs B for every model (or those named): the kind's tests and the effect with its CI.
 
     With two messages in the table, a and b may be left out (or one of them). ``pairs``: the (A, B) pairs
@@ -180,7 +185,18 @@ def analyze(df, a: str | None = None, b: str | None = None, *, models: list[str]
     The table's kind (survey.stats.kinds) runs each comparison: Yes/No compares P(Yes), a rating scale mean
     scores (effect in scale points, top-2-box beside it), forced choice the order-averaged preference
     (with the position bias). A table that mixes scales is refused.
+
+    For whom, and in which market (survey.stats.segments), on every result as ``result.segments``:
+    ``by``: segments of personas: an attribute ("gender"), bins of a numeric one ("age:18-34,35-54,55+") or
+    named filters ({"young_high": "age < 35 and income == 'high'"}); each segment gets the kind's comparison
+    on its personas, Holm-adjusted (``adjust="bonferroni"`` on request) with simultaneous intervals, and the
+    segments' interaction test. ``weights``: target margins ({"gender": {"male": 0.49, ...}} or a Target) the
+    personas are raked to, PersonaWeights, or persona id -> weight: the weighted population effect.
+    ``personas``: the personas' attributes (a persona set or a DataFrame) when the source does not carry them
+    (a store records its persona set's; a table may carry attribute columns). On the store of a study with
+    [segments] or [target], ``by`` and ``weights`` left at None are the study's (False: none).
     """
+    segmenting = _segmenting(df, by, weights, personas, adjust)
     df, completeness = split_source(df, completeness)
     df = with_scale(df, scale)
     opts = validated(AnalyzeOptions, "analyze options", alternative=alternative, alpha=alpha, confidence=confidence,
@@ -218,7 +234,51 @@ def analyze(df, a: str | None = None, b: str | None = None, *, models: list[str]
                           "least one model")
     if not opts.probabilities:
         _decide_sequentially(results, completeness)
+    if segmenting is not None:
+        from survey.stats.segments import segment_analysis
+
+        for r in results:
+            r.segments = segment_analysis(df, r.model, r.a, r.b, kind, view, run_opts, *segmenting)
+            if getattr(r, "sequential", None) is not None:
+                r.segments.warnings.append("the data were collected in rounds until the pooled sequential test "
+                                           "decided: the segment, interaction and population p-values are "
+                                           "fixed-design ones and do not account for that stopping rule")
     return Analysis(results, left_out, completeness, opts.alpha, view)
+
+
+def _segmenting(source, by, weights, personas, adjust: str):
+    """(segmentation, persona weights, adjustment) for ``by`` and ``weights``, or None without either;
+    built from the personas' attributes alone, before any answer is read. Left at None, they are the
+    study's own (its recorded [segments] and [target]); False turns them off."""
+    from survey.data.attributes import persona_attributes
+    from survey.stats.segments import PersonaWeights, Target, given_weights, rake, segment_by
+
+    recorded = ((getattr(source, "context", None) or {}).get("analysis") or {})
+    by = recorded.get("segments") if by is None else by
+    if weights is None and recorded.get("target"):
+        weights = Target(recorded["target"]["margins"], recorded["target"].get("source") or "the study's target")
+    by = None if by is False else by
+    weights = None if weights is False else weights
+    if by is None and weights is None:
+        return None
+    if adjust not in ("holm", "bonferroni"):
+        raise SurveyError(f"adjust: the adjustment across segments must be holm or bonferroni; got '{adjust}'")
+    margins = isinstance(weights, Target) or (isinstance(weights, dict) and not _per_persona(weights))
+    needs_attributes = by is not None or margins
+    attributes = persona_attributes(source, personas) if needs_attributes else None
+    segmentation = segment_by(attributes, by) if by is not None else None
+    if weights is None or isinstance(weights, PersonaWeights):
+        w = weights
+    elif margins:
+        w = rake(attributes, weights)
+    else:
+        w = given_weights(weights)
+    return segmentation, w, adjust
+
+
+def _per_persona(weights) -> bool:
+    """Whether a mapping gives one number per persona (rather than shares per attribute level)."""
+    return not isinstance(weights, dict) or not any(isinstance(v, dict) for v in weights.values())
 
 
 def _pick(df, a, b, completeness: Completeness | None) -> tuple[str, str]:

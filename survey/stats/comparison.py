@@ -100,6 +100,8 @@ class Comparison(Display):
     top_box: TopBox | None = None  # rating scales of four or more points
     sequential: StoredSequential | None = None  # set when the data were collected sequentially: it decides
     mean_scores: dict | None = None  # rating scales: message -> mean score with its interval (mean_interval)
+    # a balanced scale (asked in both directions): the direction effect and its test (survey.stats.direction)
+    direction: object | None = None
 
     @property
     def means(self) -> dict:
@@ -126,9 +128,14 @@ class Comparison(Display):
         notes = [f"{self.n_personas} personas, {self.n_paired} paraphrase pairs, r = {self.replicates}"]
         if self.sequential is not None:
             notes.append(self.sequential.to_dict()["note"])
+        if self.direction is not None:
+            notes.append(self.direction.display_parts()[0])
         return title, rows, notes
 
-    warning = None  # what a reader must see beside the result (forced choice: a strong position bias)
+    @property
+    def warning(self) -> str | None:
+        """What a reader must see beside the result: a balanced scale's large direction effect."""
+        return self.direction.warning if self.direction is not None else None
 
     def model_summary(self) -> dict:
         """What this kind adds to a model's line across models: nothing beyond the effect and tests."""
@@ -150,6 +157,7 @@ class Comparison(Display):
             "tests": with_aliases({name: result_dict(res) for name, res in self.tests.items()}),
             "top_box": self.top_box.to_dict() if self.top_box else None,
             **({"mean_scores": self.mean_scores} if self.mean_scores is not None else {}),
+            **({"direction": self.direction.to_dict()} if self.direction is not None else {}),
             **({"decided_by": "sequential", "sequential": self.sequential.to_dict()} if self.sequential else {}),
         }
 
@@ -160,16 +168,18 @@ class Comparison(Display):
         raise AttributeError(f"'Comparison' object has no attribute '{name}'")
 
 
-def paired_differences(ca: CellCounts, cb: CellCounts, n_pairs: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+def paired_differences(ca: CellCounts, cb: CellCounts, n_pairs: int | None = None,
+                       weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(D-bar_j for the paired perturbations, D-hat_i per persona) from two aligned CellCounts.
 
     Column j of A is paired with column j of B for the first ``n_pairs`` columns (default: all that
-    both have); order the columns by a Pairing first (survey.data.pairing).
+    both have); order the columns by a Pairing first (survey.data.pairing). ``weights``: one per persona
+    (row): D-bar_j is then the weighted mean over the personas with a valid difference.
     """
     ta, tb = ca.theta, cb.theta
     k = min(ta.shape[1], tb.shape[1]) if n_pairs is None else n_pairs
     diff = ta[:, :k] - tb[:, :k]
-    d_pert = nanmean(diff, axis=0)
+    d_pert = persona_mean(diff, weights)
     d_pers = nanmean(ta, axis=1) - nanmean(tb, axis=1)
     # theta-hats are fractions of r: differences that are equal in exact arithmetic must tie exactly,
     # or scipy's Wilcoxon takes its no-ties path (and zeros slip past the sign test) on rounding noise.
@@ -182,6 +192,30 @@ def _mean(x: np.ndarray) -> float | None:
     return round(float(x.mean()), 12) if len(x) else None
 
 
+def persona_mean(x: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """Mean over personas (axis 0, or -2 of a batch) of the valid cells, weighted by ``weights`` (one per
+    persona) when given: sum_i w_i x_ij / sum_i w_i over the personas with a valid x_ij; NaN where none is."""
+    if weights is None:
+        return nanmean(x, axis=-2)
+    w = np.asarray(weights, dtype=float)[:, None]
+    valid = ~np.isnan(x)
+    total = (np.where(valid, x, 0.0) * w).sum(axis=-2)
+    mass = (valid * w).sum(axis=-2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(mass > 0, total / np.where(mass > 0, mass, 1.0), np.nan)
+
+
+def persona_weights(weights, personas: list[str]) -> np.ndarray | None:
+    """One weight per persona of ``personas`` from a mapping persona id -> weight (None: unweighted)."""
+    if weights is None:
+        return None
+    missing = [p for p in personas if str(p) not in weights]
+    if missing:
+        raise SurveyError(f"no weight for persona(s) {', '.join(map(str, missing[:5]))}; weights must cover "
+                          "every persona of the comparison")
+    return np.array([float(weights[str(p)]) for p in personas])
+
+
 def nanmean(x: np.ndarray, axis: int) -> np.ndarray:
     """Mean over valid cells; NaN (silently) where a row or column has none: that is the answer."""
     with warnings.catch_warnings():
@@ -191,7 +225,7 @@ def nanmean(x: np.ndarray, axis: int) -> np.ndarray:
 
 def compare_messages(df: pd.DataFrame, model: str, a: str, b: str, alternative: str = "two-sided",
                      n_resamples: int = 9999, seed=0, confidence: float = 0.95,
-                     probabilities: bool = False, pairing=None) -> Comparison:
+                     probabilities: bool = False, pairing=None, weights=None) -> Comparison:
     """Run every registered A/B test (survey.stats.ab_tests) and the effect interval for A vs B.
 
     Yes/No answers are compared as P(Yes), a rating scale's as mean scores (the effect in scale points,
@@ -200,6 +234,10 @@ def compare_messages(df: pd.DataFrame, model: str, a: str, b: str, alternative: 
     instead of answer means; the top-2-box then comes from the ``distribution`` column (left out without it).
     ``pairing``: [(A id, B id), ...] for the paired tests; by default the design or natural order of
     the ids (survey.data.pairing). The result's ``pairs`` and ``to_dict()`` say which were formed.
+    ``weights``: persona id -> weight (survey.stats.segments.weights): every paraphrase-level mean (D-bar_j,
+    the messages' means, the top-2-box) is then the weighted mean over personas, and the sign-flip test and
+    the effect's interval run on those weighted pair means (still exact: the weights are fixed by persona
+    attributes, not answers). The per-persona sign and Wilcoxon tests stay unweighted.
     """
     sub = df[df["model"] == model]
     if sub.empty:
@@ -211,21 +249,22 @@ def compare_messages(df: pd.DataFrame, model: str, a: str, b: str, alternative: 
                           "`survey dbpa` instead")
     if not info.per_message:
         raise SurveyError("a forced-choice table compares A and B within each reply: use "
-                          "survey.stats.choice.compare_choice (survey.analyze does it for a choice table)")
+                          "survey.stats.choice_table.compare_choice (survey.analyze does it for a choice table)")
     personas = first_appearance(rows["persona"])
     pairs = pair_perturbations(sub, model, a, b, pairing)
     ca = cell_counts(sub, model, a, personas, probabilities, pairs.order_a)
     cb = cell_counts(sub, model, b, personas, probabilities, pairs.order_b)
-    d_pert, d_pers = paired_differences(ca, cb, len(pairs.pairs))
+    w = persona_weights(weights, personas)
+    d_pert, d_pers = paired_differences(ca, cb, len(pairs.pairs), w)
     d_valid = d_pert[~np.isnan(d_pert)]
     if len(d_valid) == 0:
         raise TableError(f"model '{model}': no perturbation pair of '{a}' and '{b}' has valid answers")
-    bar_a, bar_b = nanmean(ca.theta, axis=0), nanmean(cb.theta, axis=0)
+    bar_a, bar_b = persona_mean(ca.theta, w), persona_mean(cb.theta, w)
     samples = {"pairs": (d_valid,), "personas": (d_pers,), "means": (bar_a, bar_b)}
     top = None
     if info.top_box:
         top = top_box_comparison(sub, model, a, b, personas, pairs, info, alternative, n_resamples, seed,
-                                 confidence, probabilities)
+                                 confidence, probabilities, w)
     return Comparison(
         model=model, a=a, b=b, n_personas=len(personas),
         n_perturbations={a: len(ca.perturbations), b: len(cb.perturbations)},
@@ -243,7 +282,8 @@ def compare_messages(df: pd.DataFrame, model: str, a: str, b: str, alternative: 
 
 def top_box_comparison(sub: pd.DataFrame, model: str, a: str, b: str, personas: list[str], pairs: Pairing,
                        info: AnalysisView, alternative: str = "two-sided", n_resamples: int = 9999, seed=0,
-                       confidence: float = 0.95, probabilities: bool = False) -> TopBox | None:
+                       confidence: float = 0.95, probabilities: bool = False,
+                       weights: np.ndarray | None = None) -> TopBox | None:
     """The top-2-box share of A and B per cell, its paired sign-flip test and effect interval (in shares).
 
     In exact mode the share is the probability of the top points in the ``distribution`` column; a table
@@ -261,11 +301,11 @@ def top_box_comparison(sub: pd.DataFrame, model: str, a: str, b: str, personas: 
 
         ca = cell_counts(sub, model, a, personas, perturbations=pairs.order_a, value=in_top)
         cb = cell_counts(sub, model, b, personas, perturbations=pairs.order_b, value=in_top)
-    d_pert, _ = paired_differences(ca, cb, len(pairs.pairs))
+    d_pert, _ = paired_differences(ca, cb, len(pairs.pairs), weights)
     d = d_pert[~np.isnan(d_pert)]
     if len(d) == 0:
         return None
-    bar_a, bar_b = nanmean(ca.theta, axis=0), nanmean(cb.theta, axis=0)
+    bar_a, bar_b = persona_mean(ca.theta, weights), persona_mean(cb.theta, weights)
     return TopBox(a=a, b=b, points=sorted(points), shares={a: _mean(bar_a), b: _mean(bar_b)},
                   tests=ByTest({DECISION_TEST: sign_flip_test(d, alternative, n_resamples=n_resamples, seed=seed)}),
                   effect=effect_ci(d, confidence=confidence, n_resamples=n_resamples, seed=seed, bounds=(-1.0, 1.0)),

@@ -34,10 +34,15 @@ def study_context(design: QueryDesign) -> dict:
         "study": study.name,
         "replicates": study.replicates,
         "question": {"type": study.question.type, "template": study.question.resolved_template,
-                     "max_tokens": study.question.default_max_tokens},
+                     "max_tokens": study.question.default_max_tokens,
+                     # a balanced scale's reversed half (absent otherwise, so older records still compare equal)
+                     **({"order": "both", "reversed_template": study.question.template_for(1)}
+                        if study.question.order == "both" else {})},
         "personas": {**_source(design.persona_set), "template": study.personas.template,
                      "ids": [str(p.id) for p in design.personas],
-                     "prompt_sha256": {str(p.id): _short_hash(design.system_prompt(p)) for p in design.personas}},
+                     "prompt_sha256": {str(p.id): _short_hash(design.system_prompt(p)) for p in design.personas},
+                     # what segments and weights are built on (survey.data.attributes)
+                     "attributes": {str(p.id): _attributes(p) for p in design.personas}},
         "messages": [{"id": m.id, **_source(m.perturbation_set), "paraphrases": [{"id": str(p.id), "text": p.text}
                                                                   for p in m.items]}
                      for m in design.messages],
@@ -46,7 +51,13 @@ def study_context(design: QueryDesign) -> dict:
                     "logprobs": m.logprobs, "top_logprobs": m.top_logprobs, "params": dict(m.params),
                     "expected_queries": design.queries_per_model}
                    for m in study.models],
+        **({"analysis": design.analysis} if design.analysis else {}),
     }
+
+
+def _attributes(persona) -> dict:
+    attrs = getattr(persona, "attributes", None)
+    return dict(attrs) if isinstance(attrs, dict) else {}
 
 
 def set_files(ctx: dict) -> list[str]:

@@ -34,6 +34,7 @@ class QueryDesign:
     persona_set: Any
     personas: list[Any]  # objects with .id
     messages: list[MessageDesign]
+    analysis: dict | None = None  # the study's segments and target margins, checked (survey.study.segments)
 
     @property
     def is_choice(self) -> bool:
@@ -52,7 +53,7 @@ class QueryDesign:
     def max_tokens(self, model: ModelSpec) -> int:
         return model.max_tokens or self.study.question.default_max_tokens
 
-    def system_prompt(self, persona) -> str:
+    def system_prompt(self, persona, response=None) -> str:
         """The set's rendering, or the study's own template filled with the persona's attributes.
 
         Persona sets end their prompt with the Yes/No instruction of Helm & Priebe (2026). For another
@@ -62,7 +63,7 @@ class QueryDesign:
         """
         template = self.study.personas.template
         if template is None:
-            return answer_in_kind(self.persona_set.system_prompt(persona), self.study.question.response)
+            return answer_in_kind(self.persona_set.system_prompt(persona), response or self.study.question.response)
         try:
             return template.format_map({**persona.attributes, "id": persona.id})
         except KeyError as exc:
@@ -85,11 +86,11 @@ class QueryDesign:
                     logprobs=model.logprobs, top_logprobs=model.top_logprobs, params=dict(model.params),
                     scale=self.study.question.type, response=self.study.question.response)
 
-    def cell_prompts(self) -> list[tuple[str, str, str, dict]]:
+    def cell_prompts(self, template: str | None = None) -> list[tuple[str, str, str, dict]]:
         """A persona's cells in query order, the same for every persona: (message, perturbation, user
         prompt, extra Query fields). Forced choice: each pair in both orders, keyed by the message shown
-        first, the one shown second in the extra fields."""
-        template = self.study.question.resolved_template
+        first, the one shown second in the extra fields. ``template``: another question (a reversed scale's)."""
+        template = template or self.study.question.resolved_template
         if self.is_choice:
             (ma, mb), pairs = self.messages, self.choice_pairs
             return [(first.id, str(pf.id), template.format(first=pf.text, second=ps.text),
@@ -101,12 +102,31 @@ class QueryDesign:
         """Every query of one model, persona-major (persona, cell, replicate), made as they are taken: a
         design of millions of queries is never held in memory."""
         common, cells = self.settings(model), self.cell_prompts()
+        question = self.study.question
+        if question.order == "both":  # a balanced scale: odd replicates see it reversed (survey.responses.balanced)
+            yield from self._balanced_queries(common, question)
+            return
         for persona in self.personas:
             system, pid = self.system_prompt(persona), str(persona.id)
             for message, perturbation, user, extra in cells:
                 for k in range(self.study.replicates):
                     yield Query(message=message, perturbation=perturbation, persona=pid, replicate=k,
                                 system=system, user=user, **extra, **common)
+
+    def _balanced_queries(self, common: dict, question) -> Iterator[Query]:
+        """queries() of a scale asked in both directions: each replicate with its direction's question."""
+        ways = [question.response_for(k) for k in (0, 1)]
+        cells = [self.cell_prompts(question.template_for(k)) for k in (0, 1)]
+        for persona in self.personas:
+            pid = str(persona.id)
+            systems = [self.system_prompt(persona, rtype) for rtype in ways]
+            for c in range(len(cells[0])):
+                for k in range(self.study.replicates):
+                    way = k % 2
+                    message, perturbation, user, extra = cells[way][c]
+                    yield Query(message=message, perturbation=perturbation, persona=pid, replicate=k,
+                                system=systems[way], user=user, **extra,
+                                **{**common, "response": ways[way], "direction": ways[way].direction})
 
 
 def _both_orders(ma: MessageDesign, mb: MessageDesign, pairs) -> Iterator[tuple]:
@@ -120,7 +140,7 @@ def answer_in_kind(prompt: str, response) -> str:
     from survey.responses import BINARY
 
     yes_no = BINARY.answer_instruction()
-    if not response.scored or response.scale == BINARY.scale or yes_no not in prompt:
+    if not response.answer_instruction() or response.scale == BINARY.scale or yes_no not in prompt:
         return prompt  # free text keeps the prompt it always had: stored replies' hashes stay valid
     return prompt.replace(yes_no, response.answer_instruction())
 
@@ -141,7 +161,7 @@ def build_design(study: StudySpec, load_personas: Callable | None = None,
     """
     from survey.registry import load_persona_set, load_perturbation_set
 
-    study_dir = study.resolve(".")
+    study_dir = study.sets_dir
     load_personas = load_personas or (lambda ref: load_persona_set(ref, study_dir))
     load_perturbations = load_perturbations or (lambda ref: load_perturbation_set(ref, study_dir))
     pset = load_personas(study.registry_ref(study.personas.set))
@@ -157,13 +177,21 @@ def build_design(study: StudySpec, load_personas: Callable | None = None,
             items = items[:spec.count]
         _no_duplicates([str(p.id) for p in items], f"perturbation set '{pert.name}'")
         messages.append(MessageDesign(spec.id or str(pert.message), spec, items, pert))
-    if study.question.response.scored:
+    if study.question.response.view.points:  # scored, or rated from text (ssr)
         _enough_paraphrases(messages)
+    if study.question.response.rated_text:  # a missing anchor set or wrong points: refused before anything is sent
+        from survey.registry.anchors import anchors_with_points
+
+        view = study.question.response.view
+        anchors_with_points(study.registry_ref(study.question.rating["anchors"]), study_dir,
+                            int(view.high - view.low + 1))
     if "first" in getattr(study.question.response, "slots", ()):
         _choice_messages(messages)
     _no_duplicates([str(p.id) for p in personas], f"persona set '{pset.name}'")
     _no_duplicates([m.id for m in messages], "study messages (set id = ... to tell them apart)")
-    design = QueryDesign(study, pset, personas, messages)
+    from survey.study.segments import analysis_context
+
+    design = QueryDesign(study, pset, personas, messages, analysis_context(study, personas))
     if design.queries_per_model > STUDY_QUERIES_MAX:
         raise SurveyError(f"the study asks {len(personas):,} personas x {sum(len(m.items) for m in messages):,} "
                           f"paraphrases x {study.replicates:,} replicates = {design.queries_per_model:,} queries per "

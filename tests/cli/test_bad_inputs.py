@@ -54,6 +54,9 @@ def files(tmp_path_factory) -> dict[str, Path]:
     f["xlsx"].write_text("x")
     f["afile"] = d / "afile"
     f["afile"].write_text("a file, not a folder")
+    f["own_examples"] = d / "own"  # a folder where the user already edited an example study
+    f["own_examples"].mkdir()
+    (f["own_examples"] / "sim.toml").write_text("# my own study\n")
     f["notjson"] = d / "notjson.json"
     f["notjson"].write_text("{not json")
     f["list_json"] = d / "list.json"
@@ -93,6 +96,14 @@ def files(tmp_path_factory) -> dict[str, Path]:
         "bad_cuts": sim.replace('type = "binary"', 'type = "likert5"').replace("mu = 0.45", "cuts = [1.0, 0.0]")
         .replace('store = "sim.sqlite"', 'store = "cuts.sqlite"'),
         "tau_yes_no": sim.replace("mu = 0.45", "tau = 1.0"),
+        # a balanced scale needs an even number of replicates and a scale to reverse
+        "both_odd": sim.replace('type = "binary"', 'type = "likert5"\norder = "both"').replace("mu = 0.45\n", ""),
+        "both_yes_no": sim.replace('type = "binary"', 'type = "binary"\norder = "both"').replace(
+            "replicates = 1", "replicates = 2"),
+        # semantic-similarity rating: anchors that exist and have one statement per point
+        "ssr_anchors": sim.replace('type = "binary"', 'type = "ssr"\nanchors = "no-such-anchors"')
+        .replace("mu = 0.45\n", ""),
+        "ssr_points": sim.replace('type = "binary"', 'type = "ssr"\npoints = 7').replace("mu = 0.45\n", ""),
         "empty_key_env": sim.split("[[models]]")[0] + '[[models]]\nname = "gpt"\nbackend = "openai"\n'
                          'model_id = "gpt-4o-mini"\n[models.options]\napi_key_env = ""\n',
     }
@@ -217,6 +228,8 @@ CASES = [
     ("run", "{seq_text}", "--dry-run"),
     ("run", "{bad_cuts}", "--dry-run"),
     ("run", "{tau_yes_no}", "--dry-run"),
+    ("run", "{both_odd}", "--dry-run"),
+    ("run", "{ssr_anchors}", "--dry-run"),
     ("run", "{empty_key_env}", "--dry-run"),
     ("run", "{likert_points}", "--dry-run"),
     ("batch", "export", "{study}", "--model", "nope", "--out", "{dir}/b.jsonl"),
@@ -267,6 +280,9 @@ CASES = [
     # demo
     ("demo", "--study", "{dir}/missing.toml"),
     ("demo", "--study", "{paid}", "--out", "{dir}/demo"),
+    ("init", "{afile}"),
+    ("init", "{own_examples}"),
+    ("init", "{own_examples}", "--sets"),
     ("demo", "--seed", "-1", "--out", "{dir}/demo"),
     ("demo", "--alpha", "2", "--out", "{dir}/demo"),
 ]
@@ -312,6 +328,11 @@ SAYS = {
     ("run", "{bad_cuts}", "--dry-run"): "likert5 scale",
     ("run", "{tau_yes_no}", "--dry-run"): "apply to rating scales",
     ("run", "{empty_key_env}", "--dry-run"): "not an environment variable name",
+    ("run", "{both_odd}", "--dry-run"): "set replicates to an even number",
+    ("run", "{both_yes_no}", "--dry-run"): "no scale to reverse",
+    ("run", "{ssr_anchors}", "--dry-run"): "unknown anchor set 'no-such-anchors'",
+    ("run", "{ssr_points}", "--dry-run"): "has 5 points; the question has 7",
+    ("init", "{own_examples}"): "already exist with other content",
 }
 
 

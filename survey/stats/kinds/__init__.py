@@ -21,6 +21,7 @@ from survey.stats.kinds.base import CompareOptions, FitOptions, Kind
 from survey.stats.kinds.binary import BINARY
 from survey.stats.kinds.choice import CHOICE
 from survey.stats.kinds.ordinal import ORDINAL
+from survey.stats.kinds.ssr import SSR
 
 KINDS: dict[str, Kind] = {}
 
@@ -61,5 +62,6 @@ def kind_of(view: AnalysisView | str) -> Kind:
 register(BINARY)
 register(ORDINAL)
 register(CHOICE)
+register(SSR)
 
 __all__ = ["KINDS", "CompareOptions", "FitOptions", "Kind", "kind_of", "register", "scale_view", "table_view"]

@@ -31,6 +31,7 @@ class CompareOptions:
     seed: int | None = 0
     probabilities: bool = False
     pairing: list[tuple[str, str]] | None = None
+    weights: dict | None = None  # persona id -> weight (a target population); only kinds with ``weighted``
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,9 @@ class Kind:
     exact_key: str = "exact_expected"  # the report's results.json key of the comparisons on exact scores
     means_key: str = "mean_score"  # the JSON key of the messages' means across messages
     cell_label: str = "mean"  # how agreement labels a cell without exact scores (survey.stats.agreement)
+    # whether ``compare`` honours CompareOptions.weights (paraphrase-level means weighted over personas); a
+    # kind without it is refused a weighted analysis rather than silently answering unweighted
+    weighted: bool = False
 
     def compare(self, df: pd.DataFrame, model: str, a: str, b: str, view: AnalysisView, opts: CompareOptions):
         raise NotImplementedError

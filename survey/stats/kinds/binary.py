@@ -14,6 +14,7 @@ from survey.stats.kinds.base import Kind
 
 class Binary(Kind):
     name = "binary"
+    weighted = True
     fit_params = ("mu", "kappa", "sigma", "rho")
     methods = METHODS
     exact_column = "p_yes"
@@ -24,7 +25,7 @@ class Binary(Kind):
     def compare(self, df, model, a, b, view, opts):
         return compare_messages(df, model, a, b, alternative=opts.alternative, n_resamples=opts.flips,
                                 seed=opts.seed, confidence=opts.confidence, probabilities=opts.probabilities,
-                                pairing=opts.pairing)
+                                pairing=opts.pairing, weights=opts.weights)
 
     def fit(self, df, model, message, view, opts):
         return fit_beta_logit(df, model, message, bootstrap=opts.bootstrap, seed=opts.seed, method=opts.method)

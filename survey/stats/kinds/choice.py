@@ -8,13 +8,14 @@ import pandas as pd
 
 from survey.data.table import messages_in
 from survey.errors import SurveyError
-from survey.stats.choice import compare_choice
+from survey.stats.choice_table import compare_choice
 from survey.stats.kinds.base import Kind
 
 
 class Choice(Kind):
     name = "choice"
     decided_by = "preference"
+    weighted = True
     every_pair = False  # each prompt already shows two messages: analyse each pair that was asked
 
     def compare(self, df, model, a, b, view, opts):
@@ -23,7 +24,7 @@ class Choice(Kind):
                               "pairing does not apply")
         return compare_choice(df, model, a, b, alternative=opts.alternative, alpha=opts.alpha,
                               confidence=opts.confidence, n_resamples=opts.flips, seed=opts.seed,
-                              probabilities=opts.probabilities)
+                              probabilities=opts.probabilities, weights=opts.weights)
 
     def message_pairs(self, df: pd.DataFrame, model: str) -> list[tuple[str, str]]:
         """The (A, B) pairs shown together to ``model``, A the one listed first in the table."""
@@ -40,11 +41,10 @@ class Choice(Kind):
                           "bias are what `survey analyze` (survey.analyze) reports")
 
     def heterogeneity_null(self, view, a, b):
-        return f"equal effects (every model's share choosing {a} minus share choosing {b} the same)"
+        return f"equal effects (every model's preference for {a}, share choosing {a} minus share choosing {b}, the same)"
 
     def effect_words(self, view, a, b):
-        return (f"forced choice, both orders averaged; share {a} = share of valid replies choosing {a}; "
-                f"effect = share choosing {a} − share choosing {b}")
+        return f"effect = preference for {a}: share choosing {a} − share choosing {b}, both orders averaged"
 
     def label_words(self, view, source):
         return f"the {view.scale} point nearest each cell's {source} position"

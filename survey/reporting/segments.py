@@ -1,0 +1,56 @@
+"""The report's "For whom?" sections: per result with segments or a target, the forest plot, the segments'
+table, their interaction test, the weights' diagnostics and a sentence a marketer reads. Everything shown
+comes from the result's survey.stats.segments.SegmentAnalysis; nothing is computed here."""
+
+from __future__ import annotations
+
+from survey.common.formatting import fmt
+
+
+def _ci(ci) -> str:
+    return f"{fmt(ci[0], 3)} to {fmt(ci[1], 3)}"
+
+
+def segment_sections(results: list) -> list:
+    """One Section per A/B result that carries segments (``result.segments``)."""
+    from survey.plots.segments import segment_forest
+    from survey.reporting import Section, fig_png
+
+    out = []
+    for r in results:
+        seg = getattr(r, "segments", None)
+        if seg is None:
+            continue
+        sec = Section(f"For whom? {r.model}: {r.a} vs {r.b}" + (f" by {seg.by}" if seg.by else " in the target market"))
+        sec.paragraphs.append(seg.sentence())
+        if seg.segments:
+            sec.tables.append({"columns": ["segment", "personas", f"effect ({seg.unit})", "CI",
+                                           "simultaneous CI", "p-value", f"p ({seg.adjustment} across segments)"],
+                               "rows": [[s.segment, s.n_personas, fmt(s.effect, 4), _ci(s.ci), _ci(s.simultaneous_ci),
+                                         fmt(s.pvalue, 3), fmt(s.pvalue_adjusted, 3)] for s in seg.segments]})
+        sec.figures.append(fig_png(segment_forest(seg, r), "Effect per segment with its CI (thick) and the "
+                                   "simultaneous CI across segments (thin); the pooled and the target population's "
+                                   "effects below. Blue: A preferred; red: B preferred; grey: no reliable difference."))
+        if seg.interaction is not None:
+            i = seg.interaction
+            verdict = "differ" if i.pvalue <= seg.alpha else "do not differ reliably"
+            sec.paragraphs.append(f"Do the segments differ? The interaction test over {i.n_pairs} paraphrase pairs "
+                                  f"says they {verdict} (p = {fmt(i.pvalue, 3)}). Its null: {i.null}.")
+        if seg.population is not None:
+            w = seg.population.weights
+            sec.paragraphs.append(f"Target population: {w.rests_on}. The weighted effect is the weighted mean over "
+                                  "personas of each paraphrase pair's difference, tested by the same sign-flip test.")
+            if w.target is not None:
+                sec.tables.append({"columns": ["attribute", "level", "target share", "personas' share",
+                                               "weighted share"],
+                                   "rows": [[a, lvl, fmt(w.target.margins[a][lvl], 3), fmt(b, 3),
+                                             fmt(w.after.get(a, {}).get(lvl), 3)]
+                                            for a, levels in w.before.items() for lvl, b in levels.items()]})
+        sec.paragraphs += [f"Note: {x}" for x in seg.warnings]
+        sec.paragraphs.append("Each segment's test is the sign-flip test over paraphrase pairs on the segment's "
+                              "personas, valid whatever share of the paraphrase variance all personas share; "
+                              "per-segment sign or Wilcoxon tests on personas are not. Segments and weights are "
+                              "fixed from persona attributes before any answer is read. Every number here is "
+                              "about these personas (weighted): whether people answer alike needs people.")
+        out.append(sec)
+    return out

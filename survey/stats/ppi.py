@@ -1,0 +1,274 @@
+"""Valid conclusions about people from a few human answers and many persona answers: prediction-powered inference.
+
+Method: Angelopoulos, Bates, Fannjiang, Jordan & Zrnic, "Prediction-powered inference" (Science, 2023), with
+the power tuning of Angelopoulos, Duchi & Zrnic, "PPI++: Efficient Prediction-Powered Inference" (2024); the
+survey reading (humans beside model answers) is Broska, Howes & van Loon, "The Mixed Subjects Design: Treating
+Large Language Models as (Potentially) Informative Observations" (Sociological Methods & Research, 2025).
+
+n humans answer (Y_i) and each is also rendered as a persona whose exact model score f_i is the prediction;
+N further personas drawn from the same population give predictions f~_j only. For a weight lambda,
+
+    theta_lambda = lambda * mean(f~) + mean(Y - lambda * f),
+    s.e.^2      = lambda^2 Var(f~) / N + Var(Y - lambda * f) / n,
+
+an unbiased estimate of the human mean E[Y] for every fixed lambda, however wrong the model is: the second term
+corrects the predictions' bias with the humans. lambda = 0 is the humans-only mean, lambda = 1 classical PPI.
+Power tuning (``lam=None``) picks lambda = Cov(Y, f) / ((1 + n/N) Var(f)), which minimises the s.e.; it is
+**clipped to [0, 1]** (as the reference implementation does), so a model that predicts the humans backwards
+(negative covariance) falls back to the humans alone rather than being used upside down. The interval is the
+normal approximation theta +- z s.e. of both papers, so it needs n large enough for a central limit (tens of
+humans, more for skewed answers).
+
+The arithmetic follows the reference package ``ppi_py`` (PyPI ``ppi-python``) exactly: Cov(Y, f) with divisor
+n, Var(f) over all n + N predictions with divisor n + N - 1, and the two variances of the s.e. with divisors
+N and n. tests/stats/test_ppi.py checks point estimates, intervals and p-values against it to 1e-10 on values
+it computed once (tests/fixtures/ppi_reference.json, made by scripts/ppi_reference.py), also with weights
+(``w``, ``w_unlabeled``: each sample weighted to the target population, rescaled to mean 1 as ppi_py does). ``ppi_py`` is not a
+dependency, not even for tests: it needs numba (which pins numpy's version in the shared environment) and
+gdown (a Google-Drive downloader for its example data), a heavy price for forty lines of arithmetic.
+
+Within-subjects A - B (each human saw both): ``ppi_paired_effect`` applies the same estimator to
+D_i = Y_i(A) - Y_i(B) with predictions g_i = f_i(A) - f_i(B). Between-subjects (each human saw one message):
+``ppi_between_effect`` subtracts two PPI means, each tuned on its own arm, s.e.s in quadrature (plus the
+covariance of the two imputed means when the same personas answered both messages).
+
+Validity rests on two things, said in every result: the humans are a random sample of the target population
+(and the personas are drawn from, or weighted to, the same population), and the predictions were fixed before
+the human answers were used (no model was tuned on these humans). A poor model does not break validity: it
+only makes lambda small and the interval as wide as the humans' own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats as sps
+
+from survey.common.display import Display
+from survey.common.formatting import finite
+from survey.errors import SurveyError
+
+ALTERNATIVES = ("two-sided", "greater", "less")
+RESTS_ON = ("the humans are a random sample of the target population and the personas are drawn from (or "
+            "weighted to) the same population; the predictions were fixed before the human answers were used")
+METHOD = "prediction-powered inference (Angelopoulos et al. 2023; PPI++ power tuning, Angelopoulos, Duchi & Zrnic 2024)"
+
+
+@dataclass(repr=False)
+class PPIResult(Display):
+    """A PPI estimate of a human mean or effect: ``estimate``, ``se``, ``ci``, ``pvalue`` against ``null``.
+
+    ``lam`` is the weight on the predictions (a pair for a between-subjects effect), ``effective_n`` the number
+    of humans alone that would give the same s.e., ``humans_only_se`` the s.e. of the humans-only estimate.
+    """
+
+    target: str  # "mean", "paired effect A - B", "between effect A - B"
+    estimate: float
+    se: float
+    ci: tuple[float, float]
+    statistic: float  # z = (estimate - null) / se
+    pvalue: float
+    null: float
+    alternative: str
+    alpha: float
+    lam: float | tuple[float, float]
+    lam_tuned: bool  # True: lam was chosen by power tuning (and clipped to [0, 1])
+    n: int  # humans (both arms for a between-subjects effect)
+    N: int  # personas with predictions only
+    effective_n: float
+    humans_only_se: float
+    rests_on: str = RESTS_ON
+    method: str = METHOD
+    arms: tuple | None = field(default=None)  # between-subjects: the two arms' PPIResults
+
+    @property
+    def width_ratio(self) -> float:
+        """The s.e. (and interval width) relative to the humans alone; below 1 when the personas help."""
+        return self.se / self.humans_only_se if self.humans_only_se > 0 else float("nan")
+
+    @property
+    def note(self) -> str:
+        lam = self.lam if isinstance(self.lam, tuple) else (self.lam,)
+        how = "power-tuned, clipped to [0, 1]" if self.lam_tuned else "fixed"
+        return (f"{self.n} humans and {self.N} personas are worth {self.effective_n:.1f} humans alone "
+                f"(lambda {', '.join(f'{x:.3g}' for x in lam)}, {how}); valid when {self.rests_on}")
+
+    def display_parts(self):
+        lo, hi = self.ci
+        title = (f"PPI {self.target}: {self.estimate:+.4g} ({1 - self.alpha:.0%} CI {lo:+.4g} to {hi:+.4g}), "
+                 f"p = {self.pvalue:.4g} against {self.null:g}")
+        rows = [{"estimate": self.estimate, "se": self.se, "humans-only se": self.humans_only_se,
+                 "effective n": self.effective_n, "n": self.n, "N": self.N}]
+        return title, rows, [self.note]
+
+    def to_dict(self) -> dict:
+        lam = list(self.lam) if isinstance(self.lam, tuple) else self.lam
+        return {"target": self.target, "estimate": finite(self.estimate), "se": finite(self.se),
+                "ci": [finite(self.ci[0]), finite(self.ci[1])], "statistic": finite(self.statistic),
+                "pvalue": finite(self.pvalue), "null": self.null, "alternative": self.alternative,
+                "alpha": self.alpha, "lam": lam, "lam_tuned": self.lam_tuned, "n": self.n, "N": self.N,
+                "effective_n": finite(self.effective_n), "humans_only_se": finite(self.humans_only_se),
+                "width_ratio": finite(self.width_ratio), "method": self.method, "rests_on": self.rests_on,
+                "note": self.note, "arms": None if self.arms is None else [a.to_dict() for a in self.arms]}
+
+
+def ppi_mean_arrays(y, yhat, yhat_unlabeled, lam=None, w=None, w_unlabeled=None):
+    """The PPI estimate, s.e. and lambda of many datasets at once: rows of (S, n), (S, n), (S, N) arrays.
+
+    Returns (estimate, se, lam), each of shape (S,). ``lam`` None tunes each row's lambda (clipped to
+    [0, 1]; 0 where the predictions do not vary), a number fixes it. ``w``, ``w_unlabeled``: optional weights
+    of the humans and the personas (e.g. to the target population's make-up), rescaled to sum to n and N
+    as ppi_py does. No input checks: ``ppi_mean`` checks. Used by simulations, which need thousands of
+    datasets in one pass.
+    """
+    y, f, fu = (np.atleast_2d(np.asarray(a, dtype=float)) for a in (y, yhat, yhat_unlabeled))
+    n, big_n = y.shape[1], fu.shape[1]
+    w, wu = _weights(w, y.shape), _weights(w_unlabeled, fu.shape)
+    if lam is None:
+        lam = tuned_lambda(y, f, fu, w, wu)
+    lam = np.broadcast_to(np.asarray(lam, dtype=float), (y.shape[0],))
+    resid = w * (y - lam[:, None] * f)
+    imputed = wu * fu
+    estimate = lam * imputed.mean(axis=1) + resid.mean(axis=1)
+    se = np.sqrt(lam ** 2 * imputed.var(axis=1) / big_n + resid.var(axis=1) / n)
+    return estimate, se, np.array(lam)
+
+
+def _weights(w, shape) -> np.ndarray:
+    if w is None:
+        return np.ones(shape)
+    w = np.broadcast_to(np.asarray(w, dtype=float), shape)
+    return w / w.sum(axis=1, keepdims=True) * shape[1]
+
+
+def tuned_lambda(y, f, fu, w=1.0, wu=1.0) -> np.ndarray:
+    """PPI++ lambda = Cov(Y, f) / ((1 + n/N) Var(f)) per row, clipped to [0, 1], with ppi_py's divisors and
+    weighting (the weighted gradients w (Y - theta), w (f - theta) at the lambda = 1 estimate theta)."""
+    n, big_n = y.shape[1], fu.shape[1]
+    theta = ((wu * fu).mean(axis=1) + (w * (y - f)).mean(axis=1))[:, None]
+    gy, gf, gfu = w * (y - theta), w * (f - theta), wu * (fu - theta)
+    cov = ((gy - gy.mean(axis=1, keepdims=True)) * (gf - gf.mean(axis=1, keepdims=True))).mean(axis=1)
+    var_f = np.concatenate([gf, gfu], axis=1).var(axis=1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = cov / ((1 + n / big_n) * var_f)
+    # constant predictions carry no information about who answers what: the humans alone
+    return np.clip(np.where(var_f > 0, lam, 0.0), 0.0, 1.0)
+
+
+def ppi_mean(y, yhat, yhat_unlabeled, *, alpha: float = 0.05, alternative: str = "two-sided",
+             lam: float | None = None, null: float = 0.0, w=None, w_unlabeled=None) -> PPIResult:
+    """PPI++ estimate of the human mean E[Y] with a normal-approximation interval and p-value.
+
+    ``y``: the n humans' answers; ``yhat``: the model's prediction for each of them (the exact score of a persona
+    rendered from that human's attributes, averaged over paraphrases and replicates); ``yhat_unlabeled``: the
+    predictions for N further personas from the same population. ``lam`` None: power-tuned (clipped to [0, 1]);
+    0: humans only; 1: classical PPI. ``alternative``: "two-sided", "greater" (H1: mean > null; the interval
+    is then [lower, inf)) or "less". ``w``, ``w_unlabeled``: optional non-negative weights of the humans and
+    the personas, when either sample is to be weighted to the target population (rescaled to mean 1).
+    """
+    y, f, fu = _checked(y, yhat, yhat_unlabeled, alpha, alternative, lam, "")
+    w, wu = _checked_weights(w, len(y), "humans"), _checked_weights(w_unlabeled, len(fu), "personas")
+    est, se, lam_used = ppi_mean_arrays(y[None], f[None], fu[None], lam, w, wu)
+    humans_se = float(np.std(_weights(w, (1, len(y)))[0] * y) / np.sqrt(len(y)))
+    return _result("mean", float(est[0]), float(se[0]), float(lam_used[0]), lam is None, len(y), len(fu),
+                   humans_se, alpha, alternative, null)
+
+
+def ppi_paired_effect(y_a, y_b, f_a, f_b, f_a_unlabeled, f_b_unlabeled, *, alpha: float = 0.05,
+                      alternative: str = "two-sided", lam: float | None = None, null: float = 0.0, w=None,
+                      w_unlabeled=None) -> PPIResult:
+    """Within-subjects human effect E[Y(A) - Y(B)]: PPI on D = Y(A) - Y(B) with predictions f(A) - f(B).
+
+    Each of the n humans answered both messages (``y_a[i]``, ``y_b[i]``); ``f_a``, ``f_b`` are the predictions
+    for those humans, ``f_a_unlabeled``, ``f_b_unlabeled`` those of N personas that answered both messages;
+    ``w``, ``w_unlabeled`` optional weights of the humans and personas, as in ``ppi_mean``.
+    """
+    y_a, f_a, fu_a = _checked(y_a, f_a, f_a_unlabeled, alpha, alternative, lam, " for message A")
+    y_b, f_b, fu_b = _checked(y_b, f_b, f_b_unlabeled, alpha, alternative, lam, " for message B")
+    if len(y_a) != len(y_b) or len(fu_a) != len(fu_b):
+        raise SurveyError(f"a within-subjects effect pairs each human's and each persona's two answers: give as "
+                          f"many A as B answers (humans {len(y_a)} vs {len(y_b)}, personas {len(fu_a)} vs "
+                          f"{len(fu_b)}), or use ppi_between_effect when humans saw one message each")
+    r = ppi_mean(y_a - y_b, f_a - f_b, fu_a - fu_b, alpha=alpha, alternative=alternative, lam=lam, null=null,
+                 w=w, w_unlabeled=w_unlabeled)
+    r.target = "paired effect A - B"
+    return r
+
+
+def ppi_between_effect(y_a, f_a, f_a_unlabeled, y_b, f_b, f_b_unlabeled, *, alpha: float = 0.05,
+                       alternative: str = "two-sided", lam: float | None = None, null: float = 0.0,
+                       same_personas: bool = False) -> PPIResult:
+    """Between-subjects human effect E[Y(A)] - E[Y(B)]: two PPI means (humans randomised to A or B).
+
+    Each arm's lambda is tuned on its own humans. The s.e.s add in quadrature when the two arms' personas are
+    different; with ``same_personas=True`` (the same N personas answered both messages, row j of
+    ``f_a_unlabeled`` and ``f_b_unlabeled`` is one persona) the imputed parts are correlated and their
+    variance is that of lambda_A f~(A) - lambda_B f~(B) over the personas.
+    """
+    y_a, f_a, fu_a = _checked(y_a, f_a, f_a_unlabeled, alpha, alternative, lam, " for message A")
+    y_b, f_b, fu_b = _checked(y_b, f_b, f_b_unlabeled, alpha, alternative, lam, " for message B")
+    if same_personas and len(fu_a) != len(fu_b):
+        raise SurveyError(f"same_personas=True pairs row j of the A and B persona predictions: give as many of "
+                          f"each ({len(fu_a)} vs {len(fu_b)}), or set same_personas=False")
+    arms = (ppi_mean(y_a, f_a, fu_a, alpha=alpha, alternative=alternative, lam=lam),
+            ppi_mean(y_b, f_b, fu_b, alpha=alpha, alternative=alternative, lam=lam))
+    la, lb = arms[0].lam, arms[1].lam
+    rect = np.var(y_a - la * f_a) / len(y_a) + np.var(y_b - lb * f_b) / len(y_b)
+    imputed = (np.var(la * fu_a - lb * fu_b) / len(fu_a) if same_personas
+               else la ** 2 * np.var(fu_a) / len(fu_a) + lb ** 2 * np.var(fu_b) / len(fu_b))
+    humans_se = float(np.hypot(arms[0].humans_only_se, arms[1].humans_only_se))
+    r = _result("between effect A - B", arms[0].estimate - arms[1].estimate, float(np.sqrt(rect + imputed)),
+                (la, lb), lam is None, len(y_a) + len(y_b), len(fu_a) if same_personas else len(fu_a) + len(fu_b),
+                humans_se, alpha, alternative, null)
+    r.arms = arms
+    return r
+
+
+def _result(target, est, se, lam, tuned, n, big_n, humans_se, alpha, alternative, null) -> PPIResult:
+    statistic = (est - null) / se if se > 0 else float("nan")
+    if alternative == "two-sided":
+        z = sps.norm.ppf(1 - alpha / 2)
+        ci, p = (est - z * se, est + z * se), 2 * sps.norm.sf(abs(statistic))
+    elif alternative == "greater":
+        ci, p = (est - sps.norm.ppf(1 - alpha) * se, float("inf")), sps.norm.sf(statistic)
+    else:
+        ci, p = (float("-inf"), est + sps.norm.ppf(1 - alpha) * se), sps.norm.cdf(statistic)
+    # humans alone with s.e. humans_se from n humans: the n' with humans_se * sqrt(n / n') = se
+    effective_n = n * (humans_se / se) ** 2 if se > 0 else float("inf")
+    return PPIResult(target, est, se, (float(ci[0]), float(ci[1])), float(statistic), float(p), float(null),
+                     alternative, alpha, lam, tuned, n, big_n, float(effective_n), humans_se)
+
+
+def _checked_weights(w, length: int, who: str):
+    if w is None:
+        return None
+    w = np.asarray(w, dtype=float)
+    if w.shape != (length,) or not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
+        raise SurveyError(f"the {who}' weights need one non-negative number per unit ({length}), not all 0; "
+                          f"got shape {w.shape}")
+    return w
+
+
+def _checked(y, f, fu, alpha, alternative, lam, which: str):
+    if alternative not in ALTERNATIVES:
+        raise SurveyError(f"alternative must be one of {', '.join(ALTERNATIVES)}; got '{alternative}'")
+    if not 0 < alpha < 1:
+        raise SurveyError(f"alpha must be between 0 and 1 (0.05 for a 95% interval); got {alpha}")
+    if lam is not None and not np.isfinite(lam):
+        raise SurveyError(f"lam must be a number (0 humans only, 1 classical PPI) or None to tune it; got {lam}")
+    out = []
+    for name, a in (("human answers", y), ("predictions for the humans", f), ("persona predictions", fu)):
+        a = np.asarray(a, dtype=float)
+        if a.ndim != 1:
+            raise SurveyError(f"the {name}{which} must be one value per unit (a 1-D array); got shape {a.shape}")
+        if not np.isfinite(a).all():
+            raise SurveyError(f"the {name}{which} contain {int((~np.isfinite(a)).sum())} missing or infinite "
+                              f"values: drop those units (a human needs both an answer and a prediction)")
+        out.append(a)
+    y, f, fu = out
+    if len(y) != len(f):
+        raise SurveyError(f"each human needs one prediction{which}: {len(y)} answers but {len(f)} predictions")
+    if len(y) < 2 or len(fu) < 2:
+        raise SurveyError(f"PPI needs at least 2 humans and 2 personas{which}; got {len(y)} and {len(fu)}")
+    return y, f, fu

@@ -1,0 +1,120 @@
+"""Do the segments' effects differ? A segment x message interaction test over paraphrase pairs.
+
+For segments s = 1..K with per-pair differences D_j^s (the mean over the segment's personas of
+theta_ij^A - theta_ij^B) the paraphrase pair j is the exchangeable unit, as in the sign-flip test of Helm &
+Priebe (2026), "When prompt perturbations break your A/B test": swapping A_j and B_j negates every segment's
+D_j^s at once. The test flips the centred vectors c_j^s = D_j^s - sum_s n_s D_j^s / sum_s n_s with one sign
+per pair (the same sign for every segment), and its statistic is S = sum_s n_s (T_s - T)^2 with T_s the
+segment effect and T their n-weighted mean. For two segments this is the sign-flip test of
+E_j = D_j^1 - D_j^2 (the same p-value), whose statistic is the difference of the segment effects.
+
+Its null: exact when A and B are exchangeable in every segment; approximate under the wider null of equal
+effects on the answer scale (a shared logit shift moves segments with other base rates by other amounts),
+which ``INTERACTION_NULL`` states wherever the p-value appears. Its size under that wider null is measured
+by simulation (bench/segments.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from survey.errors import SurveyError
+from survey.stats.permutation import sign_flip_pvalues, sign_flip_test
+
+_ENUMERATE_MAX_M = 16  # 2^15 sign vectors x K segments: a few ms
+
+
+def interaction_null(quantity: str) -> str:
+    return (f"equal segment effects on the {quantity} scale (exact when A and B are exchangeable in every segment; "
+            "approximate otherwise, since a paraphrase's shared shift moves segments with other base rates by "
+            "other amounts)")
+
+
+@dataclass
+class InteractionResult:
+    """``statistic``: for two segments the difference of their effects (first minus second), else
+    sum_s n_s (T_s - T)^2; ``pvalue`` two-sided; ``segments`` their names in order; ``null`` in words."""
+
+    statistic: float
+    pvalue: float
+    exact: bool
+    method: str
+    n_pairs: int
+    segments: list[str]
+    null: str
+
+    def to_dict(self) -> dict:
+        return {"statistic": self.statistic, "pvalue": self.pvalue, "null": self.null, "exact": self.exact,
+                "method": self.method, "n_pairs": self.n_pairs, "segments": list(self.segments),
+                "statistic_meaning": ("difference of the two segments' effects" if len(self.segments) == 2 else
+                                      "sum over segments of personas x (segment effect - mean effect)^2")}
+
+
+def _centred(d: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """c_j^s = D_j^s - sum_s n_s D_j^s / sum_s n_s, for (..., K, m)."""
+    return d - np.einsum("k,...km->...m", sizes, d)[..., None, :] / sizes.sum()
+
+
+def _signs(m: int, n_resamples: int, exact_max_m: int, rng) -> tuple[np.ndarray, bool]:
+    """Sign vectors: every one with eps_1 = +1 (eps and -eps give the same S) up to ``exact_max_m`` pairs,
+    else ``n_resamples`` random ones."""
+    if m <= exact_max_m:
+        bits = (np.arange(2 ** (m - 1))[:, None] >> np.arange(m - 1)) & 1
+        return np.hstack([np.ones((len(bits), 1)), 1 - 2 * bits]).astype(float), True
+    return rng.choice([-1.0, 1.0], size=(n_resamples, m)), False
+
+
+def interaction_pvalues(d, sizes, *, n_resamples: int = 1000, exact_max_m: int = _ENUMERATE_MAX_M, seed=None,
+                        chunk: int = 64) -> np.ndarray:
+    """Interaction p-values for a batch of surveys: ``d`` (S, K, m), row s holding survey s's K segments'
+    per-pair differences (no missing values). Exact when m <= ``exact_max_m``; otherwise the same random
+    sign vectors serve every row, each p = (1 + count) / (1 + B). Two segments: the sign-flip p-values of
+    E_j = D_j^1 - D_j^2 (survey.stats.permutation.sign_flip_pvalues), the same test."""
+    d = np.asarray(d, dtype=float)
+    sizes = np.asarray(sizes, dtype=float)
+    S, K, m = d.shape
+    if K == 2:
+        return sign_flip_pvalues(d[:, 0] - d[:, 1], "two-sided", n_resamples=n_resamples,
+                                 exact_max_m=min(exact_max_m, 20), seed=seed)
+    c = _centred(d, sizes)
+    signs, exact = _signs(m, n_resamples, exact_max_m, np.random.default_rng(seed))
+    out = np.empty(S)
+    for start in range(0, S, chunk):
+        block = c[start:start + chunk]  # (b, K, m)
+        observed = (block.mean(axis=-1) ** 2) @ sizes  # (b,)
+        null = (np.einsum("bkm,vm->bvk", block, signs) / m) ** 2 @ sizes  # (b, V)
+        count = (null >= (observed * (1 - 1e-9))[:, None]).sum(axis=1)
+        out[start:start + chunk] = count / len(signs) if exact else (1 + count) / (1 + len(signs))
+    return out
+
+
+def interaction_test(d, sizes, segments: list[str] | None = None, *, quantity: str = "answer",
+                     n_resamples: int = 9999, seed=0) -> InteractionResult:
+    """The segment x message interaction test on ``d`` of shape (K, m): K segments' per-pair differences
+    over the same m paraphrase pairs; ``sizes`` the segments' persona counts. Pairs with a missing value in
+    any segment are left out. Exact enumeration up to 16 pairs (40 for two segments), else ``n_resamples``
+    random sign vectors with p = (1 + count) / (1 + B)."""
+    d = np.asarray(d, dtype=float)
+    if d.ndim != 2 or d.shape[0] < 2:
+        raise SurveyError("the interaction test needs the per-pair differences of at least two segments")
+    sizes = np.asarray(sizes, dtype=float)
+    names = list(segments) if segments is not None else [f"segment {i + 1}" for i in range(d.shape[0])]
+    if len(sizes) != d.shape[0] or len(names) != d.shape[0] or (sizes <= 0).any():
+        raise SurveyError("the interaction test needs one positive persona count and one name per segment")
+    d = d[:, ~np.isnan(d).any(axis=0)]
+    m = d.shape[1]
+    if m == 0:
+        raise SurveyError("no paraphrase pair has valid answers in every segment: the segments cannot be compared")
+    null = interaction_null(quantity)
+    if d.shape[0] == 2:
+        res = sign_flip_test(d[0] - d[1], "two-sided", n_resamples=n_resamples, seed=seed)
+        return InteractionResult(res.statistic, res.pvalue, res.exact, res.method, m, names, null)
+    observed = float((_centred(d, sizes).mean(axis=-1) ** 2) @ sizes)
+    p = float(interaction_pvalues(d[None], sizes, n_resamples=n_resamples, seed=seed)[0])
+    exact = m <= _ENUMERATE_MAX_M
+    return InteractionResult(observed, p, exact, "enumeration" if exact else "monte-carlo", m, names, null)
+
+
+__all__ = ["InteractionResult", "interaction_null", "interaction_pvalues", "interaction_test"]

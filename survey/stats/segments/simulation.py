@@ -1,0 +1,153 @@
+"""Simulated surveys with segments: persona base rates and effects that differ by segment, paraphrase shifts
+shared by every persona of every segment, replicate noise; for Yes/No, rating scales and forced choice.
+
+The latent structure is the one of Helm & Priebe (2026), "When prompt perturbations break your A/B test",
+with a segment s(i) per persona:
+
+    lambda_ij^A = b_i + level_s(i) + u_j^A + v_ij^A
+    lambda_ij^B = b_i + level_s(i) + delta_s(i) + u_j^B + v_ij^B     u_j ~ N(0, rho sigma^2), shared by all
+                                                                      v_ij ~ N(0, (1 - rho) sigma^2)
+
+Yes/No: b_i = logit of a Beta(mu, kappa) draw and P(Yes) = expit(lambda). A rating scale: b_i ~ N(0, tau^2) and
+the answer follows the scale's cumulative-logit cut points (survey.stats.ordinal). Forced choice: the two
+messages are shown together in both orders; logit P(first) = logit(position) + level_s(i) + b_i +/- (U^A - U^B)
+with b_i ~ N(0, tau^2) a persona's pull to the first position (survey.stats.choice_model). delta has the
+package's sign convention: positive favours B, so the effect A - B is negative.
+
+``simulate_segment_cells`` batches S surveys in front of (persona, pair) for the size and power tables;
+``segment_table`` turns one survey into a long table with a ``segment`` attribute column, so the same
+surveys also run through survey.analyze.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit, logit
+
+from survey.errors import SurveyError
+
+
+@dataclass(frozen=True)
+class SimSegment:
+    name: str
+    n: int
+    delta: float = 0.0  # shift of B over A on the latent scale (positive favours B)
+    level: float = 0.0  # shift of the segment's persona base rates on the latent scale
+
+
+@dataclass
+class SegmentCells:
+    """Per-cell summaries of S simulated surveys: ``a`` and ``b`` (S, n, m) hold theta-hat (P(Yes), mean score)
+    or, for forced choice, the shares choosing A with A shown first (``a``) and with B shown first (``b``);
+    ``segment`` the segment index of each persona; ``counts`` the raw counts for building a table."""
+
+    kind: str
+    a: np.ndarray
+    b: np.ndarray
+    segment: np.ndarray
+    names: list[str]
+    r: int
+    counts: tuple
+
+    def pair_differences(self, weights: np.ndarray | None = None) -> np.ndarray:
+        """(S, K, m): each segment's per-pair difference (A - B; forced choice: share A - share B),
+        or with ``weights`` (one per persona) the weighted population's (S, 1, m)."""
+        d = self.a - self.b if self.kind != "choice" else self.a + self.b - 1.0  # choice: 2 (mean_o c - 1/2)
+        if weights is not None:
+            w = np.asarray(weights, float)[:, None]
+            return ((d * w).sum(axis=-2) / w.sum())[:, None, :]
+        return np.stack([d[:, self.segment == k, :].mean(axis=-2) for k in range(len(self.names))], axis=1)
+
+    def persona_differences(self, k: int) -> np.ndarray:
+        """(S, n_k): D-hat_i of segment k's personas, what the per-persona sign and Wilcoxon tests use."""
+        d = self.a - self.b if self.kind != "choice" else self.a + self.b - 1.0
+        return d[:, self.segment == k, :].mean(axis=-1)
+
+
+def _ordinal_params(scale: str, sigma: float, rho: float, tau: float):
+    from survey.stats.ordinal_table import scale_params
+
+    return scale_params(scale, tau=tau, sigma=sigma, rho=rho, delta=0.0)
+
+
+def simulate_segment_cells(segments: list[SimSegment], m: int, r: int, *, scale: str = "binary", sigma: float = 1.0,
+                           rho: float = 0.3, mu: float = 0.5, kappa: float = 4.0, tau: float = 1.0,
+                           position: float = 0.5, surveys: int = 1, seed=None) -> SegmentCells:
+    """``surveys`` simulated surveys of the model above, as per-cell summaries (see SegmentCells)."""
+    if not segments or any(s.n < 1 for s in segments) or m < 1 or r < 1:
+        raise SurveyError("simulate segments: give at least one segment of at least one persona, m >= 1, r >= 1")
+    if not (0 <= rho <= 1 and sigma >= 0):
+        raise SurveyError(f"simulate segments: need sigma >= 0 and 0 <= rho <= 1; got sigma={sigma}, rho={rho}")
+    rng = np.random.default_rng(seed)
+    seg = np.concatenate([np.full(s.n, k) for k, s in enumerate(segments)])
+    n, size = len(seg), (surveys,)
+    level = np.array([s.level for s in segments])[seg][:, None]
+    delta = np.array([s.delta for s in segments])[seg][:, None]
+    s_u, s_v = sigma * np.sqrt(rho), sigma * np.sqrt(1 - rho)
+
+    def shifts() -> np.ndarray:
+        return rng.normal(0.0, s_u, (*size, 1, m)) + rng.normal(0.0, s_v, (*size, n, m))
+
+    kind = "choice" if scale == "choice" else "binary" if scale == "binary" else "ordinal"
+    if kind == "binary":
+        base = logit(np.clip(rng.beta(mu * kappa, (1 - mu) * kappa, (*size, n, 1)), 1e-12, 1 - 1e-12)) + level
+        yes_a = rng.binomial(r, expit(base + shifts()))
+        yes_b = rng.binomial(r, expit(base + delta + shifts()))
+        return SegmentCells(kind, yes_a / r, yes_b / r, seg, [s.name for s in segments], r, (yes_a, yes_b))
+    if kind == "ordinal":
+        params = _ordinal_params(scale, sigma, rho, tau)
+        from survey.stats.ordinal import category_probabilities
+
+        base = rng.normal(0.0, tau, (*size, n, 1)) + level
+        counts = [rng.multinomial(r, category_probabilities(params, base + extra + shifts()))
+                  for extra in (0.0, delta)]
+        scores = np.asarray(params.scores, float)
+        return SegmentCells(kind, counts[0] @ scores / r, counts[1] @ scores / r, seg, [s.name for s in segments], r,
+                            tuple(counts) + (params,))
+    gap = shifts() - (delta + shifts())  # U^A - U^B
+    bias = logit(position) + rng.normal(0.0, tau, (*size, n, 1)) + level
+    first_ab = rng.binomial(r, expit(bias + gap))
+    first_ba = rng.binomial(r, expit(bias - gap))
+    # shares choosing A: first-shown when A first, second-shown when B first
+    return SegmentCells(kind, first_ab / r, (r - first_ba) / r, seg, [s.name for s in segments], r,
+                        (first_ab, first_ba))
+
+
+def segment_table(cells: SegmentCells, survey: int = 0, model: str = "simulated",
+                  messages: tuple[str, str] = ("A", "B")) -> pd.DataFrame:
+    """One simulated survey as a long table, with the persona attribute column ``segment``."""
+    r, seg = cells.r, cells.segment
+    n, m = cells.a.shape[-2:]
+    persona_ids = np.char.add("P", np.char.zfill(np.arange(1, n + 1).astype(str), 3))
+    if cells.kind == "choice":
+        from survey.stats.choice_model import ChoiceCounts, choice_table
+
+        f_ab, f_ba = (c[survey] for c in cells.counts)
+        full = np.full(f_ab.shape, r)
+        df = choice_table(ChoiceCounts(f_ab, full, f_ba, full), r, messages, model)
+    else:
+        width = max(2, len(str(m)))
+        ii, jj, kk = (x.ravel() for x in np.meshgrid(np.arange(n), np.arange(m), np.arange(r), indexing="ij"))
+        frames = []
+        for msg, c in zip(messages, cells.counts[:2], strict=True):
+            c = c[survey]
+            if cells.kind == "binary":
+                answer, scale = (kk < c[ii, jj]).astype(int), "binary"
+            else:  # replicate k gets the point whose cumulative count first exceeds k
+                params = cells.counts[2]
+                answer = np.asarray(params.scores)[(kk[:, None] >= c.cumsum(axis=-1)[ii, jj]).sum(axis=-1)]
+                scale = params.scale
+            frames.append(pd.DataFrame({
+                "model": model, "message": msg,
+                "perturbation": np.char.add(f"{msg}-", np.char.zfill((jj + 1).astype(str), width)),
+                "persona": persona_ids[ii], "replicate": kk, "answer": answer, "scale": scale}))
+        df = pd.concat(frames, ignore_index=True)
+        df["answer"] = df["answer"].astype("Int16")
+    names = np.array(cells.names, dtype=object)[seg]
+    return df.assign(segment=df["persona"].map(dict(zip(persona_ids, names, strict=True))))
+
+
+__all__ = ["SegmentCells", "SimSegment", "segment_table", "simulate_segment_cells"]

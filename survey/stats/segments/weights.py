@@ -1,0 +1,188 @@
+"""Weights that carry the personas' conclusions to a target market: raking to target margins.
+
+Raking (iterative proportional fitting, Deming & Stephan 1940) adjusts persona weights until the weighted
+share of every level of every target attribute equals the target's; with one attribute it is
+post-stratification. We use ``ipfn`` (the IPF engine Meta's ``balance`` rakes with) on a persona-level
+table: light (numpy and pandas only) and N-dimensional. The weights depend on the persona attributes alone
+and are fixed before any answer is read, so the weighted sign-flip test over paraphrase pairs stays exact.
+
+Diagnostics, as a survey statistician reads them: Kish's design effect 1 + CV(w)^2, the effective number of
+personas n / deff, the margins before and after weighting, the largest and smallest weight.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from survey.common.display import Display
+from survey.errors import SurveyError
+from survey.stats.segments.definition import check_bins, parse_bin
+
+SHARE_TOLERANCE = 0.01  # target shares of one attribute must sum to 1 within this (then are rescaled)
+
+
+@dataclass(frozen=True)
+class Target:
+    """Target margins: attribute -> {level: share}. A numeric attribute's levels are bins ('18-34', '55+').
+
+    ``source``: where the margins came from (a file name, or 'given in code')."""
+
+    margins: dict[str, dict[str, float]]
+    source: str = "given in code"
+
+    def __post_init__(self):
+        if not isinstance(self.margins, dict) or not self.margins:
+            raise SurveyError("a target gives shares per level of at least one attribute, e.g. "
+                              "{'gender': {'male': 0.49, 'female': 0.51}}")
+        clean = {}
+        for attr, shares in self.margins.items():
+            if not isinstance(shares, dict) or not shares:
+                raise SurveyError(f"target attribute '{attr}': give shares per level, e.g. male = 0.49")
+            values = {}
+            for level, share in shares.items():
+                try:
+                    values[str(level)] = float(share)
+                except (TypeError, ValueError):
+                    raise SurveyError(f"target share of {attr} = {level}: '{share}' is not a number") from None
+                if not math.isfinite(values[str(level)]) or values[str(level)] < 0:
+                    raise SurveyError(f"target share of {attr} = {level} must be a number from 0 to 1; got {share}")
+            total = sum(values.values())
+            if abs(total - 1) > SHARE_TOLERANCE:
+                raise SurveyError(f"target shares of '{attr}' sum to {total:.4g}; they must sum to 1")
+            clean[str(attr)] = {k: v / total for k, v in values.items()}
+        object.__setattr__(self, "margins", clean)
+
+    def to_dict(self) -> dict:
+        return {"source": self.source, "margins": self.margins}
+
+
+def _levels(values: pd.Series, attr: str, levels: list[str]) -> pd.Series:
+    """Each persona's level of ``attr`` in the target's terms: its value, or the bin that holds it."""
+    numeric = pd.to_numeric(values, errors="coerce")
+    try:
+        bins = [parse_bin(x) for x in levels]
+    except SurveyError:
+        bins = None
+    if bins is not None and numeric.notna().all() and not all(str(v) in levels for v in values):
+        check_bins(bins, attr)
+        out = pd.Series(pd.NA, index=values.index, dtype=object)
+        for b in bins:
+            out[b.holds(numeric)] = b.label
+        return out
+    return values.map(lambda v: None if pd.isna(v) else str(v))
+
+
+@dataclass(repr=False)
+class PersonaWeights(Display):
+    """One weight per persona (mean 1) and how far weighting had to stretch the personas.
+
+    ``weights``: persona id -> weight; ``target``: the margins met (None for weights given directly);
+    ``before``/``after``: attribute -> level -> share, unweighted and weighted; ``rests_on``: what the
+    weights rest on, for every result that uses them."""
+
+    weights: pd.Series
+    target: Target | None = None
+    before: dict = field(default_factory=dict)
+    after: dict = field(default_factory=dict)
+    method: str = "given"
+
+    @property
+    def design_effect(self) -> float:
+        """Kish's design effect of unequal weights: n sum(w^2) / (sum w)^2 = 1 + CV(w)^2."""
+        w = self.weights.to_numpy(dtype=float)
+        return float(len(w) * (w ** 2).sum() / w.sum() ** 2)
+
+    @property
+    def effective_personas(self) -> float:
+        return float(len(self.weights) / self.design_effect)
+
+    @property
+    def rests_on(self) -> str:
+        where = f"raked to the target margins of {self.target.source}" if self.target else "given per persona"
+        return (f"persona weights {where}, fixed from persona attributes before any answer is read; design effect "
+                f"{self.design_effect:.2f}, {self.effective_personas:.1f} effective of {len(self.weights)} personas")
+
+    def display_parts(self):
+        rows = [{"attribute": a, "level": lvl, "target": (self.target.margins[a].get(lvl) if self.target else None),
+                 "before": b, "after": self.after.get(a, {}).get(lvl)}
+                for a, levels in self.before.items() for lvl, b in levels.items()]
+        return f"Persona weights ({self.method}): {len(self.weights)} personas", rows, [self.rests_on]
+
+    def to_dict(self) -> dict:
+        w = self.weights
+        return {"method": self.method, "personas": len(w), "design_effect": self.design_effect,
+                "effective_personas": self.effective_personas, "max_weight": float(w.max()),
+                "min_weight": float(w.min()), "target": self.target.to_dict() if self.target else None,
+                "margins_before": self.before, "margins_after": self.after, "rests_on": self.rests_on}
+
+
+def given_weights(weights, personas: list[str] | None = None) -> PersonaWeights:
+    """Weights given per persona (a dict or Series persona -> weight), checked and scaled to mean 1."""
+    w = pd.Series(weights, dtype=float) if not isinstance(weights, pd.Series) else weights.astype(float)
+    w.index = w.index.map(str)
+    if w.empty or not np.isfinite(w.to_numpy()).all() or (w < 0).any() or w.sum() <= 0:
+        raise SurveyError("persona weights must be finite, non-negative numbers, not all 0")
+    if personas is not None:
+        missing = [p for p in personas if p not in w.index]
+        if missing:
+            raise SurveyError(f"no weight for persona(s) {', '.join(missing[:5])}; give every persona a weight")
+    return PersonaWeights(w / w.mean())
+
+
+def rake(attributes: pd.DataFrame, target: Target | dict, *, max_iterations: int = 1000,
+         tolerance: float = 1e-10) -> PersonaWeights:
+    """Persona weights whose weighted margins equal the target's (raking; post-stratification for one attribute).
+
+    ``attributes``: index persona id, one column per attribute. A persona whose level the target does not
+    list, and a target level with a positive share but no persona (weighting cannot reach it), are errors."""
+    from ipfn import ipfn
+
+    target = target if isinstance(target, Target) else Target(target)
+    table = pd.DataFrame(index=attributes.index.map(str))
+    before, aggregates, dims = {}, [], []
+    n = len(table)
+    if n == 0:
+        raise SurveyError("no personas to weight")
+    for attr, shares in target.margins.items():
+        if attr not in attributes.columns:
+            known = ", ".join(sorted(map(str, attributes.columns))) or "none"
+            raise SurveyError(f"target attribute '{attr}' is not a persona attribute; the personas have: {known}")
+        levels = _levels(attributes[attr], attr, list(shares))
+        levels.index = table.index
+        outside = levels[levels.isna() | ~levels.isin(list(shares))]
+        if len(outside):
+            value = attributes[attr].iloc[list(table.index).index(outside.index[0])]
+            raise SurveyError(f"persona {outside.index[0]} has {attr} = {value}, which the target does not list "
+                              f"(it lists {', '.join(shares)}); add that level (a share of 0 is allowed)")
+        empty = [lvl for lvl, s in shares.items() if s > 0 and not (levels == lvl).any()]
+        if empty:
+            raise SurveyError(f"target cell {attr} = {', '.join(empty)} has no persona, so no weighting can reach "
+                              "it; add personas of that level (survey personas generate --target) or drop it from "
+                              "the target")
+        table[attr] = levels.astype(str)
+        before[attr] = {lvl: float((levels == lvl).mean()) for lvl in shares}
+        aggregates.append(pd.Series({lvl: s * n for lvl, s in shares.items() if (levels == lvl).any()}).rename_axis(attr))
+        dims.append([attr])
+    table["total"] = 1.0
+    table["persona_id"] = table.index
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ipfn's pandas calls warn about future defaults
+        fitted, converged = ipfn.ipfn(table.reset_index(drop=True), aggregates, dims, convergence_rate=tolerance,
+                                      max_iteration=max_iterations, verbose=1).iteration()
+    fitted = fitted.set_index("persona_id").loc[table.index]
+    w = fitted["total"].astype(float)
+    if not converged:
+        raise SurveyError("raking did not converge: these personas cannot meet all the target margins at once "
+                          "(a combination the margins need is missing); loosen or drop a margin")
+    weights = PersonaWeights(w / w.mean(), target, before, {}, "raking" if len(dims) > 1 else "post-stratification")
+    weights.after.update({attr: {lvl: float(w[table[attr] == lvl].sum() / w.sum()) for lvl in shares}
+                          for attr, shares in target.margins.items()})
+    return weights
+
+
+__all__ = ["PersonaWeights", "Target", "given_weights", "rake"]

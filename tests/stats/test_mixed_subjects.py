@@ -1,0 +1,81 @@
+"""The mixed-subjects planner: against a brute-force search, and its s.e. against simulated PPI estimates."""
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from survey.errors import SurveyError
+from survey.stats.planning.mixed_subjects import mixed_subjects_se, plan_mixed_subjects
+from survey.stats.ppi import ppi_mean_arrays
+
+
+@pytest.mark.parametrize("r, cost_human, cost_persona, half_width", [
+    (0.3, 5.0, 0.01, 0.25), (0.5, 5.0, 0.05, 0.2), (0.8, 1.0, 0.2, 0.3), (0.45, 2.0, 0.0, 0.25), (0.0, 1.0, 0.1, 0.3),
+])
+def test_plan_is_the_cheapest_mix_found_by_brute_force(r, cost_human, cost_persona, half_width):
+    sigma = 1.0
+    plan = plan_mixed_subjects(r=r, cost_human=cost_human, cost_persona=cost_persona, sigma=sigma,
+                               half_width=half_width, max_personas=3000)
+    target = half_width / sps.norm.ppf(0.975)
+    n, big_n = np.meshgrid(np.arange(2, 80), np.arange(0, 3001), indexing="ij")
+    feasible = mixed_subjects_se(n, big_n, sigma, r) <= target * (1 + 1e-12)
+    cost = np.where(feasible, n * cost_human + big_n * cost_persona, np.inf)
+    assert plan.cost == pytest.approx(cost.min())
+    assert plan.se <= target * (1 + 1e-12) and plan.half_width <= half_width * (1 + 1e-12)
+    assert plan.humans_only_n == int(np.ceil((sigma / target) ** 2 - 1e-9))
+
+
+def test_effective_humans_and_the_limit_one_over_one_minus_r_squared():
+    plan = plan_mixed_subjects(r=0.5, cost_human=10, cost_persona=0.001, half_width=0.05)
+    assert plan.worth_per_human == pytest.approx(1 / 0.75)
+    assert plan.effective_humans == pytest.approx(1 / plan.se ** 2)
+    # cheap personas: N >> n and each human counts nearly 1/(1 - r^2)
+    assert plan.N > 10 * plan.n and plan.effective_humans / plan.n == pytest.approx(1 / 0.75, rel=0.03)
+    assert plan.saving < 0.25 + 1e-9  # at r = 0.5 no more than r^2 of the cost can be saved
+    assert "modest" in plan.note and plan.to_dict()["n"] == plan.n
+
+
+def test_power_target_detects_the_effect_at_the_stated_rate():
+    plan = plan_mixed_subjects(r=0.4, cost_human=3, cost_persona=0.02, effect=0.25, power=0.8)
+    z = sps.norm.ppf(0.975)
+    assert sps.norm.sf(z - 0.25 / plan.se) == pytest.approx(0.8, abs=0.005)
+
+
+def test_planned_se_is_what_ppi_delivers_in_simulation():
+    # Gaussian answers and predictions with corr r: at the planned (n, N) the tuned PPI estimates scatter with
+    # the planned s.e. and their intervals cover
+    r, sigma = 0.5, 2.0
+    plan = plan_mixed_subjects(r=r, sigma=sigma, cost_human=4, cost_persona=0.05, half_width=0.4)
+    rng = np.random.default_rng(9)
+    datasets, n, big_n = 3000, plan.n, plan.N
+    x, xu = rng.standard_normal((datasets, n)), rng.standard_normal((datasets, big_n))
+    y = 1.0 + sigma * (r * x + np.sqrt(1 - r ** 2) * rng.standard_normal((datasets, n)))
+    est, se, _ = ppi_mean_arrays(y, x, xu)
+    mc = np.std(est) / np.sqrt(2 * datasets)  # Monte Carlo s.e. of an s.d. over normal draws
+    assert abs(np.std(est) - plan.se) <= 3 * mc + 0.01 * plan.se  # 1%: lambda is tuned on n humans
+    covered = np.mean(np.abs(est - 1.0) <= 1.959964 * se)
+    assert covered >= 0.93
+    humans_only = sigma / np.sqrt(n)
+    assert plan.se < 0.9 * humans_only  # and the personas did narrow it
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"r": 1.0, "cost_human": 1, "cost_persona": 1, "half_width": 0.1}, "strictly between -1 and 1"),
+    ({"r": 0.3, "cost_human": 0, "cost_persona": 1, "half_width": 0.1}, "costs must be"),
+    ({"r": 0.3, "cost_human": 1, "cost_persona": 1}, "exactly one target"),
+    ({"r": 0.3, "cost_human": 1, "cost_persona": 1, "half_width": 0.1, "effect": 0.1}, "exactly one target"),
+    ({"r": 0.3, "cost_human": 1, "cost_persona": 1, "effect": 0.0}, "non-zero"),
+    ({"r": 0.3, "cost_human": 1, "cost_persona": 0.0, "half_width": 0.01, "max_personas": 0, "sigma": 1},
+     None),
+])
+def test_bad_inputs_name_the_fix(kwargs, message):
+    if message is None:  # max_personas 0 is allowed: the humans alone
+        assert plan_mixed_subjects(**kwargs).N == 0
+        return
+    with pytest.raises(SurveyError, match=message):
+        plan_mixed_subjects(**kwargs)
+
+
+def test_negative_correlation_plans_the_humans_alone():
+    plan = plan_mixed_subjects(r=-0.6, cost_human=1, cost_persona=0.01, half_width=0.2)
+    assert plan.N == 0 and plan.n == plan.humans_only_n
