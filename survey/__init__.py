@@ -3,7 +3,8 @@
 The Python API; the `survey` command line is one consumer of it:
 
     import survey
-    study = survey.Study.from_toml("studies/sim.toml")
+    survey.init("survey-examples")               # copies the example studies into ./survey-examples
+    study = survey.Study.from_toml("survey-examples/sim.toml")
     plan = study.dry_run()                       # cells, queries, tokens, cost, what is stored
     run = study.run(yes=True)                    # collect what is missing (works in Jupyter too)
     df = study.table()                           # this study's long table
@@ -22,6 +23,9 @@ __version__ = "0.1.0"
 
 # public name -> module that defines it
 _EXPORTS = {
+    # the shipped example studies (and sets), copied into a folder of the user's
+    "init": "survey.registry.examples",
+    "InitResult": "survey.registry.examples",
     # studies: specification, running, the result of a run
     "Study": "survey.api.study",
     "StudyRun": "survey.api.study",

@@ -4,7 +4,7 @@ This is the one path from a study to stored responses: `survey run`, `survey dem
 notebooks all call it. The store is opened for each operation and closed after it, so nothing keeps a
 SQLite handle between calls.
 
-    study = Study.from_toml("studies/sim.toml")
+    study = Study.from_toml("survey-examples/sim.toml")   # after `survey init` (survey.init())
     plan = study.dry_run()        # cells, queries, tokens, cost, what is stored
     run = study.run(yes=True)     # sends only what is missing; works inside Jupyter's event loop too
     df = study.table()            # this study's long table, validated
@@ -102,6 +102,7 @@ class Study:
         if base_dir is not None:
             spec = spec.model_copy()  # the caller's spec keeps its own base folder
             spec._base_dir = Path(base_dir).expanduser().resolve()
+            spec._sets_dir = None  # sets resolve against the new base folder too
         self.spec = spec
         self.source = source or f"study '{spec.name}'"  # names the study in error messages
 

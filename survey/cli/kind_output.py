@@ -12,7 +12,7 @@ from survey.cli.common import print_table
 from survey.common.formatting import fmt
 from survey.responses import response_type
 from survey.stats import ab_tests
-from survey.stats.choice import PERSONA_NOTE, ChoiceResult
+from survey.stats.choice import PERSONA_NOTE, POSITION_QUANTITY, ChoiceResult, preference_name
 from survey.stats.comparison import Comparison
 
 
@@ -97,11 +97,12 @@ def echo_choice(model: str, r: ChoiceResult, alpha: float, significant: bool) ->
     if r.pairs_left_out:
         click.echo(f"pairs left out (no valid reply in some order): {len(r.pairs_left_out)}")
     pref, pos = r.preference, r.position_bias
-    click.echo(f"preference: {pref.what} = {pref.share:.4f}, {pref.confidence:.0%} CI "
-               f"[{pref.ci[0]:.4f}, {pref.ci[1]:.4f}], sign-flip p = {pref.pvalue:.4g}")
-    click.echo(f"position bias: {pos.what} = {pos.share:.4f}, {pos.confidence:.0%} CI "
-               f"[{pos.ci[0]:.4f}, {pos.ci[1]:.4f}], sign-flip p = {pos.pvalue:.4g}")
-    rows = [["preference (sign-flip, pairs)", pref.statistic, pref.pvalue, "valid for any rho and position bias"],
+    for words, t in ((preference_name(r.a, r.b), pref), (f"position bias ({POSITION_QUANTITY})", pos)):
+        lo, hi = t.difference_ci
+        click.echo(f"{words} = {t.statistic:+.4f}, {t.confidence:.0%} CI [{lo:+.4f}, {hi:+.4f}], "
+                   f"sign-flip p = {t.pvalue:.4g}")
+    rows = [[f"preference for {r.a} (sign-flip, pairs)", pref.statistic, pref.pvalue,
+             "valid for any rho and position bias"],
             ["position bias (sign-flip, pairs)", pos.statistic, pos.pvalue, "two-sided"]]
     rows += [[ab_tests.label(name), t.statistic, t.pvalue, PERSONA_NOTE] for name, t in r.persona_tests.items()]
     print_table("tests", ["test", "statistic", "p-value", "note"], rows)
@@ -188,9 +189,10 @@ def echo_fit(row: dict, message: str) -> None:
 
 def choice_line(r: dict, view) -> str:
     pref, pos = r["preference"], r["position_bias"]
-    return (f"{r['model']}: {r['a']} vs {r['b']} (forced choice): share choosing {r['a']} "
-            f"{fmt(pref['share'], 3)} CI [{fmt(pref['ci'][0], 3)}, {fmt(pref['ci'][1], 3)}], p = {pref['pvalue']:.3g}; "
-            f"position bias (share choosing the first shown) {fmt(pos['share'], 3)}, p = {pos['pvalue']:.3g}")
+    lo, hi = pref["estimate_ci"]
+    return (f"{r['model']}: {r['a']} vs {r['b']} (forced choice): {preference_name(r['a'], r['b'])} "
+            f"{pref['estimate']:+.3f} CI [{lo:+.3f}, {hi:+.3f}], p = {pref['pvalue']:.3g}; "
+            f"position bias ({POSITION_QUANTITY}) {pos['estimate']:+.3f}, p = {pos['pvalue']:.3g}")
 
 
 def effect_line(r: dict, view) -> str:

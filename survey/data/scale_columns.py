@@ -56,6 +56,8 @@ def add_scale_columns(df: pd.DataFrame) -> pd.DataFrame:
     df["expected"] = pd.to_numeric(df["p_yes"], errors="coerce")
     binary = df["scale"].eq("binary")
     df.loc[~binary, "p_yes"] = np.nan
+    if binary.all():  # Yes/No rows take nothing from the JSON column (the lean store read leaves it out)
+        return df
     extras = df["extra"].map(_loads)
     if (~binary).any():
         dist = extras.map(lambda e: _dist_json(e.get("distribution")))
@@ -68,7 +70,7 @@ def add_scale_columns(df: pd.DataFrame) -> pd.DataFrame:
     if choice.any():
         df["second"] = extras.map(lambda e: e.get("second")).where(choice).astype(object)
         df["second_perturbation"] = extras.map(lambda e: e.get("second_perturbation")).where(choice).astype(object)
-        df["order"] = (df["message"] + "|" + df["second"].fillna("")).where(choice).astype(object)
+        df["order"] = (df["message"].astype(str) + "|" + df["second"].fillna("")).where(choice).astype(object)
         ans = df["answer"]
         chosen = np.where(ans.eq(1).fillna(False), df["message"],
                           np.where(ans.eq(2).fillna(False), df["second"], None))

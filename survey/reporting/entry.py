@@ -40,7 +40,8 @@ def report(data, out: str | Path, *, study: str | None = None,
     if (a is None) != (b is None):
         raise SurveyError("give both --a and --b, or neither (then every pair of messages is compared)")
     # a path is opened as a Source: the report then shows the study's context and completeness
-    src = data if isinstance(data, pd.DataFrame) or hasattr(data, "completeness") else load_source(data, study)
+    src = data if isinstance(data, pd.DataFrame) or hasattr(data, "completeness") else load_source(data, study,
+                                                                                              provenance=True)
     extras = {k: v.to_dict() if hasattr(v, "to_dict") else v for k, v in (extras or {}).items()}
     if getattr(src, "kind", None) == "store" and "sequential" not in extras:  # a study bought in rounds
         from survey.data.sequential_paths import read_paths

@@ -249,7 +249,7 @@ def compare_messages(df: pd.DataFrame, model: str, a: str, b: str, alternative: 
                           "`survey dbpa` instead")
     if not info.per_message:
         raise SurveyError("a forced-choice table compares A and B within each reply: use "
-                          "survey.stats.choice.compare_choice (survey.analyze does it for a choice table)")
+                          "survey.stats.choice_table.compare_choice (survey.analyze does it for a choice table)")
     personas = first_appearance(rows["persona"])
     pairs = pair_perturbations(sub, model, a, b, pairing)
     ca = cell_counts(sub, model, a, personas, probabilities, pairs.order_a)

@@ -195,7 +195,7 @@ def build_design(study: StudySpec, load_personas: Callable | None = None,
     """
     from survey.registry import load_persona_set, load_perturbation_set
 
-    study_dir = study.resolve(".")
+    study_dir = study.sets_dir
     load_personas = load_personas or (lambda ref: load_persona_set(ref, study_dir))
     load_perturbations = load_perturbations or (lambda ref: load_perturbation_set(ref, study_dir))
     pset = load_personas(study.registry_ref(study.personas.set))

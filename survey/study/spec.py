@@ -25,7 +25,7 @@ from pydantic import (
 from survey.common.limits import Seed
 from survey.errors import SurveyError, pydantic_message
 from survey.registry.files import NAME_RE as _ID  # one id rule for studies and registry sets
-from survey.registry.files import study_base_dir
+from survey.registry.files import study_base_dir, study_sets_dir
 from survey.study.question import QuestionSpec
 from survey.study.segments import SegmentsSpec, TargetSpec
 from survey.study.sequential import SequentialSpec
@@ -155,6 +155,9 @@ class StudySpec(_Strict):
         None, description="weight the personas to a target market's margins (a file, or inline per attribute)")
     # The folder relative paths resolve against: the study file's folder (load_study), else the cwd.
     _base_dir: Path | None = PrivateAttr(None)
+    # The folder set names resolve against, when it differs from _base_dir (a shipped study run in place
+    # writes its store under the cwd but reads its sets from its own folder).
+    _sets_dir: Path | None = PrivateAttr(None)
 
     @field_validator("name")
     @classmethod
@@ -205,10 +208,16 @@ class StudySpec(_Strict):
     def store_path(self) -> Path:
         return self.resolve(self.store)
 
+    @property
+    def sets_dir(self) -> Path:
+        """The folder whose personas/ and perturbations/ are searched first for the sets this study names."""
+        return self._sets_dir or self.resolve(".")
+
     def registry_ref(self, ref: str) -> str:
         """A set name stays a name; something that looks like a path resolves against the study folder."""
         if "/" in ref or "\\" in ref or Path(ref).suffix:
-            return str(self.resolve(ref))
+            p = Path(ref).expanduser()
+            return str(p if p.is_absolute() else self.sets_dir / p)
         return ref
 
     def model(self, name: str) -> ModelSpec:
@@ -219,13 +228,16 @@ class StudySpec(_Strict):
                           f"{', '.join(m.name for m in self.models)}")
 
 
-def parse_study(data: dict, source: str = "study", base_dir: Path | None = None) -> StudySpec:
+def parse_study(data: dict, source: str = "study", base_dir: Path | None = None,
+                sets_dir: Path | None = None) -> StudySpec:
     try:
         study = StudySpec.model_validate(data)
     except ValidationError as exc:
         raise SurveyError(pydantic_message(exc, source, StudySpec)) from exc
     if base_dir is not None:
         study._base_dir = base_dir
+    if sets_dir is not None and sets_dir != base_dir:
+        study._sets_dir = sets_dir
     return study
 
 
@@ -240,4 +252,4 @@ def load_study(path: str | Path) -> StudySpec:
         raise SurveyError(f"{path}: not valid TOML ({exc})") from exc
     except UnicodeDecodeError as exc:
         raise SurveyError(f"{path}: not UTF-8 text ({exc})") from exc
-    return parse_study(data, str(path), base_dir=study_base_dir(path))
+    return parse_study(data, str(path), base_dir=study_base_dir(path), sets_dir=study_sets_dir(path))

@@ -35,7 +35,7 @@ def test_the_balanced_study(tmp_path, capsys):
     study = shipped(tmp_path, "balanced")
     assert "reversed question" in cli(capsys, "run", str(study), "--dry-run")
     cli(capsys, "run", str(study), "--yes")
-    store = str(tmp_path / "reports" / "balanced" / "store.sqlite")
+    store = str(tmp_path / "studies" / "reports" / "balanced" / "store.sqlite")
     assert "direction effect (scale shown forward − reversed" in cli(capsys, "analyze", store)
     doc = json.loads(cli(capsys, "analyze", store, "--json"))
     assert doc["results"][0]["direction"]["effect"]["estimate"] > 0  # the study's model acquiesces
@@ -47,7 +47,7 @@ def test_the_ssr_study(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(similarity_rating, "create_embedder", lambda name: WordHashEmbedder())
     study = shipped(tmp_path, "ssr")
     cli(capsys, "run", str(study), "--yes")
-    store = str(tmp_path / "reports" / "ssr" / "store.sqlite")
+    store = str(tmp_path / "studies" / "reports" / "ssr" / "store.sqlite")
     out = cli(capsys, "analyze", store)
     assert "on the ssr5 scale" in out and "top-2-box" in out
     cli(capsys, "report", store, "--out", str(tmp_path / "rep"))
