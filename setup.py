@@ -14,7 +14,8 @@ from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 # folder -> the file types that ship from it
-SHIPPED = {"personas": (".jsonl",), "perturbations": (".yaml", ".yml"), "studies": (".toml",),
+SHIPPED = {"personas": (".jsonl",), "perturbations": (".yaml", ".yml"), "anchors": (".yaml", ".yml"),
+           "studies": (".toml",),
            "studies/data": (".csv",)}  # human answers the shipped studies name (a few KB, sources in each file)
 BUILTIN = Path("survey", "registry", "builtin")
 

@@ -3,11 +3,13 @@
 The Python API; the `survey` command line is one consumer of it:
 
     import survey
-    study = survey.Study.from_toml("studies/sim.toml")
+    survey.init("survey-examples")               # copies the example studies into ./survey-examples
+    study = survey.Study.from_toml("survey-examples/sim.toml")
     plan = study.dry_run()                       # cells, queries, tokens, cost, what is stored
     run = study.run(yes=True)                    # collect what is missing (works in Jupyter too)
     df = study.table()                           # this study's long table
     res = survey.analyze(df, a="sneakers", b="boots")
+    res = survey.analyze(study.load(), by="age:18-34,35-54,55+", weights=survey.read_target("margins.toml"))
     survey.report(df, out="reports/sim")
 
 Names are imported on first use (module ``__getattr__``), so ``import survey`` stays fast.
@@ -21,6 +23,9 @@ __version__ = "0.1.0"
 
 # public name -> module that defines it
 _EXPORTS = {
+    # the shipped example studies (and sets), copied into a folder of the user's
+    "init": "survey.registry.examples",
+    "InitResult": "survey.registry.examples",
     # studies: specification, running, the result of a run
     "Study": "survey.api.study",
     "StudyRun": "survey.api.study",
@@ -50,6 +55,11 @@ _EXPORTS = {
     "sequential": "survey.stats.sequential.table_replay",
     "SequentialDesign": "survey.stats.sequential.design",
     "report": "survey.reporting.entry",
+    # segments and target markets: who prefers which message, and in which market
+    "Target": "survey.stats.segments",
+    "rake": "survey.stats.segments",
+    "segment_by": "survey.stats.segments",
+    "read_target": "survey.registry.targets",
     # humans beside the personas: fidelity and prediction-powered inference about people
     "fidelity": "survey.api.fidelity",
     "load_humans": "survey.data.humans",

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SCOPE = ["survey", "docs", "bench", "scripts", "studies", "personas", "perturbations", "tests", "README.md"]
+SCOPE = ["survey", "docs", "bench", "scripts", "studies", "personas", "perturbations", "anchors", "tests", "README.md"]
 POINTERS = re.compile(
     r"seeds/"                          # the seed papers' text files
     r"|\bSPEC\b"                       # the internal method notes: "SPEC §1", "SPEC.md", "the SPEC's"

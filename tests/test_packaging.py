@@ -123,6 +123,17 @@ def test_a_shipped_study_keeps_its_store_out_of_the_installed_package(installed)
     demo = _json(_run([python.parent / "survey", "demo", "--study", "studies/sim.toml", "--out", "demo",
                        "--json"], work, env))
     assert (work / demo["report"]).is_file()
-    assert (work / "studies" / "sim.sqlite").is_file()  # as if the current folder were a checkout
+    assert (work / "sim.sqlite").is_file()  # a shipped study run in place writes under the current folder
     package = Path(_run([python, "-c", "import survey; print(survey.__file__)"], work, env).stdout.strip()).parent
     assert not list(package.rglob("*.sqlite"))
+
+
+@pytest.mark.slow
+def test_init_copies_the_examples_the_wheel_ships(installed):
+    python, env, work = installed
+    survey = python.parent / "survey"
+    done = _json(_run([survey, "init", "examples", "--sets", "--json"], work, env))
+    assert sorted(Path(p).name for p in done["studies"]) == sorted(p.name for p in (REPO / "studies").glob("*.toml"))
+    assert (work / "examples" / "personas" / "shoppers.jsonl").is_file()
+    ran = _json(_run([survey, "run", "examples/sim.toml", "--yes", "--json"], work, env))
+    assert ran["run"]["failed"] == 0 and (work / "examples" / "sim.sqlite").is_file()

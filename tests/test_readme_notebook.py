@@ -6,10 +6,9 @@ ipywidgets."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
-from test_readme_python_api import ROOT, readme_python_blocks
+from test_readme_python_api import readme_python_blocks
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
@@ -20,7 +19,6 @@ SHOWN = ["plan", "run", "res", "sim", "res.completeness", "source", "fit", "powe
 
 
 def test_the_readme_in_a_kernel_shows_short_outputs(tmp_path):
-    shutil.copytree(ROOT / "studies", tmp_path / "studies", ignore=shutil.ignore_patterns("*.sqlite*"))
     cells = [nbformat.v4.new_code_cell(code) for code in readme_python_blocks()]
     cells += [nbformat.v4.new_code_cell(name) for name in SHOWN]
     cells.append(nbformat.v4.new_code_cell(  # a progress bar in a kernel: text, no widget, no warning

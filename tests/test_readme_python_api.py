@@ -1,9 +1,9 @@
 """The README's "Python API" section runs as written: in a plain script and inside a running event
-loop (a Jupyter cell). It runs in a temporary copy of studies/, so the repository gets no store or report."""
+loop (a Jupyter cell). It runs in an empty temporary folder: `survey.init` copies the examples there, so
+the code needs no checkout and the repository gets no store or report."""
 
 import asyncio
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -26,14 +26,13 @@ def test_contents_lists_the_section():
 
 @pytest.fixture
 def project_copy(tmp_path, monkeypatch):
-    shutil.copytree(ROOT / "studies", tmp_path / "studies", ignore=shutil.ignore_patterns("*.sqlite*"))
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
 
 def check_outputs(ns: dict, where: Path) -> None:
     assert (where / "reports" / "sim" / "index.html").exists()
-    assert (where / "studies" / "sim.sqlite").exists()
+    assert (where / "survey-examples" / "sim.sqlite").exists()
     assert ns["run"].stored == ns["plan"].to_send and not ns["run"].incomplete
     assert set(ns["df"]["study"]) == {"sim-sneakers-boots"}
 

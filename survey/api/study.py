@@ -4,7 +4,7 @@ This is the one path from a study to stored responses: `survey run`, `survey dem
 notebooks all call it. The store is opened for each operation and closed after it, so nothing keeps a
 SQLite handle between calls.
 
-    study = Study.from_toml("studies/sim.toml")
+    study = Study.from_toml("survey-examples/sim.toml")   # after `survey init` (survey.init())
     plan = study.dry_run()        # cells, queries, tokens, cost, what is stored
     run = study.run(yes=True)     # sends only what is missing; works inside Jupyter's event loop too
     df = study.table()            # this study's long table, validated
@@ -102,6 +102,7 @@ class Study:
         if base_dir is not None:
             spec = spec.model_copy()  # the caller's spec keeps its own base folder
             spec._base_dir = Path(base_dir).expanduser().resolve()
+            spec._sets_dir = None  # sets resolve against the new base folder too
         self.spec = spec
         self.source = source or f"study '{spec.name}'"  # names the study in error messages
 
@@ -265,6 +266,7 @@ class Study:
                        poll_interval: float, progress: bool | None, drop_changed: bool = False,
                        rename_stored: str | None = None) -> None:
         from survey.collect.runner import collect
+        from survey.collect.similarity_rating import rate_stored
 
         self._check_batch()
         with Store(self.store_path) as store:  # opened in the thread that runs the loop (SQLite wants that)
@@ -278,6 +280,7 @@ class Study:
                 plan = state.plan = self._plan(store, models, drop_changed, rename_stored, apply=True)
             store.record_context(self.name, plan.context)
             if plan.to_send == 0 and not any(m.open_jobs for m in plan.models):
+                rate_stored(store, self.spec)  # replies an interrupted run stored but did not rate
                 return
             engine = state.engine = Engine(
                 store, max_attempts=max_attempts, poll_interval=poll_interval,
@@ -289,6 +292,7 @@ class Study:
                 await collect_in_rounds(engine, plan, collect)
             else:
                 await collect(engine, plan)
+            rate_stored(store, self.spec)  # ssr: embed the new replies and rate them (a no-op for other types)
 
 
 def _check_store_folder(path: Path) -> None:

@@ -93,6 +93,10 @@ class Query:
     # forced choice: the message and paraphrase shown second (``message``/``perturbation`` are shown first)
     second: str | None = None
     second_perturbation: str | None = None
+    # a balanced scale (question order = "both"): "forward" or "reversed", the direction this replicate is asked in
+    direction: str | None = None
+    # pick one of k: ((message, perturbation), ...) in the order shown; ``message``/``perturbation`` are the first
+    options: tuple[tuple[str, str], ...] | None = None
 
     @property
     def response_type(self):
@@ -102,10 +106,14 @@ class Query:
 
     @property
     def shown(self) -> dict[str, str]:
-        """What a forced-choice query showed, for the store: empty for one-message questions."""
+        """What a query showed beyond its message, for the store: the option shown second (forced choice), the
+        options in the order shown (pick one of k) and the scale's direction (a balanced scale); empty otherwise."""
+        out = {} if self.direction is None else {"direction": self.direction}
+        if self.options is not None:  # pick one of k: every option, in the order shown
+            out.update(shown=[m for m, _ in self.options], shown_perturbations=[str(p) for _, p in self.options])
         if self.second is None:
-            return {}
-        return {"second": self.second, "second_perturbation": str(self.second_perturbation)}
+            return out
+        return {**out, "second": self.second, "second_perturbation": str(self.second_perturbation)}
 
     @property
     def key(self) -> tuple:

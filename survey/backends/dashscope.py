@@ -17,7 +17,6 @@ Design choices:
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import TYPE_CHECKING
 
@@ -26,6 +25,8 @@ from pydantic import Field, field_validator
 from survey.backends.base import BackendError, Capabilities, Query, Reply
 from survey.backends.provider import (
     ProviderOptions,
+    SessionPerLoop,
+    aiohttp_session,
     api_key_from_env,
     connect_hint,
     http_error,
@@ -70,7 +71,7 @@ class DashScopeOptions(ProviderOptions):
         return http_url(value)
 
 
-class DashScopeBackend:
+class DashScopeBackend(SessionPerLoop):
     name = "dashscope"
     capabilities = Capabilities(paid=True, prices=LIST_PRICES)  # no chat batch API in the native SDK
     options_model = DashScopeOptions  # checked by a dry run without opening a session
@@ -79,27 +80,14 @@ class DashScopeBackend:
         self.model_id = model_id
         self.options = parse_options(DashScopeOptions, "dashscope", options)
         self._key = api_key_from_env(self.options.api_key_env, "dashscope")
-        self._session: aiohttp.ClientSession | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
 
     def __repr__(self) -> str:  # never show the key
         return f"DashScopeBackend(model_id={self.model_id!r}, base_url={self.options.base_url!r})"
 
-    def session(self) -> aiohttp.ClientSession:
-        import aiohttp
+    def new_session(self) -> aiohttp.ClientSession:
         from dashscope.api_entities.aio_session import get_ssl_context
 
-        loop = asyncio.get_running_loop()
-        if self._session is None or self._session.closed or self._loop is not loop:
-            connector = aiohttp.TCPConnector(ssl=get_ssl_context(), limit=self.options.max_connections)
-            self._session = aiohttp.ClientSession(connector=connector, trust_env=True)
-            self._loop = loop
-        return self._session
-
-    async def aclose(self) -> None:
-        session, self._session = self._session, None
-        if session is not None and not session.closed and self._loop is asyncio.get_running_loop():
-            await session.close()
+        return aiohttp_session(self.base, self.options.max_connections, ssl=get_ssl_context())
 
     def call_kwargs(self, q: Query) -> dict:
         model = q.model_id or self.model_id

@@ -20,7 +20,7 @@ import json
 from collections.abc import Iterable
 
 from survey.backends.base import BackendError, Query, Reply
-from survey.backends.provider import first_token_logprobs, http_error, redact
+from survey.backends.provider import field, first_token_logprobs, http_error, redact
 
 CHAT_URL = "/v1/chat/completions"
 # OpenAI batch status -> the engine's terms (survey.data.store.TERMINAL_BATCH); others upper-cased
@@ -52,27 +52,27 @@ def request_lines(queries: Iterable[Query], bodies: Iterable[dict]) -> bytes:
 
 
 def to_reply(resp, secret: str | None = None) -> Reply:
-    """Text of the first choice, usage, the reported model id and the first token's top log-probabilities.
-    A reply withheld by a content filter (finish_reason "content_filter", no text) is a BackendError."""
-    choice = resp.choices[0] if getattr(resp, "choices", None) else None
-    message = getattr(choice, "message", None)
-    text = getattr(message, "content", None)
-    finish = getattr(choice, "finish_reason", None)
+    """Text of the first choice, usage, the reported model id and the first token's top log-probabilities,
+    from the SDK's ChatCompletion or the same reply as parsed JSON (the aiohttp path). A reply withheld by
+    a content filter (finish_reason "content_filter", no text) is a BackendError."""
+    choices = field(resp, "choices")
+    choice = choices[0] if isinstance(choices, list) and choices else None
+    message = field(choice, "message")
+    text = field(message, "content")
+    finish = field(choice, "finish_reason")
     if finish == "content_filter" and not text:
         raise BackendError(redact("the provider's content filter withheld the reply (finish_reason "
                                   "content_filter)", secret), retryable=False, code="content_filter")
-    extra: dict = {"response_id": getattr(resp, "id", None)}
+    extra: dict = {"response_id": field(resp, "id")}
     if finish is not None:
         extra["finish_reason"] = str(finish)
-    reasoning = getattr(message, "reasoning_content", None) or (getattr(message, "model_extra", None) or {}).get(
-        "reasoning_content")
+    reasoning = field(message, "reasoning_content") or (field(message, "model_extra") or {}).get("reasoning_content")
     if reasoning:
         extra["reasoning"] = reasoning
-    usage = getattr(resp, "usage", None)
-    return Reply(text=text, model_id=getattr(resp, "model", None) or None,
-                 prompt_tokens=getattr(usage, "prompt_tokens", None),
-                 completion_tokens=getattr(usage, "completion_tokens", None),
-                 logprobs=first_token_logprobs(choice), extra=extra)
+    usage = field(resp, "usage")
+    return Reply(text=text, model_id=field(resp, "model") or None, prompt_tokens=field(usage, "prompt_tokens"),
+                 completion_tokens=field(usage, "completion_tokens"), logprobs=first_token_logprobs(choice),
+                 extra=extra)
 
 
 def parse_result_line(row: dict, secret: str | None = None) -> tuple[str | None, Reply | BackendError]:

@@ -88,6 +88,8 @@ class OpenAIOptions(ProviderOptions):
     reuse_jobs: bool = Field(True, description="resubmitting identical batch content reuses the existing job")
     any_model_name: bool = Field(False, description="the server answers any model name with the one model it "
                                  "serves (llama.cpp without --model_alias): skip the check that model_id is listed")
+    http: Literal["aiohttp", "sdk"] = Field("aiohttp", description="how chat requests are sent: aiohttp (lean, "
+                                            "a fraction of the SDK's CPU per query) or the official openai SDK")
 
     @field_validator("base_url")
     @classmethod
@@ -157,6 +159,12 @@ class OpenAIBackend(OpenAIBatchMixin, ClientPerLoop):
                 raise
             self._key = PLACEHOLDER_KEY
         self._said_no_logprobs = False
+        self._lean = None
+        if self.options.http == "aiohttp":
+            from survey.backends.openai_http import AiohttpChat
+
+            self._lean = AiohttpChat(self.base_url, self._key, timeout=self.options.timeout,
+                                     max_connections=self.options.max_connections)
 
     def __repr__(self) -> str:  # never show the key
         return f"OpenAIBackend(model_id={self.model_id!r}, base_url={self.base_url!r})"
@@ -177,7 +185,31 @@ class OpenAIBackend(OpenAIBatchMixin, ClientPerLoop):
     def _thinking_off(self, q: Query) -> bool:
         return thinking_off(self.options.preset, q.model_id or self.model_id)
 
+    async def aclose(self) -> None:
+        if self._lean is not None:
+            await self._lean.aclose()
+        await super().aclose()
+
     async def complete(self, query: Query) -> Reply:
+        resp = await (self._post_lean(query) if self._lean is not None else self._post_sdk(query))
+        reply = to_reply(resp, self._key)
+        if query.logprobs and reply.logprobs is None and not self._said_no_logprobs:
+            self._said_no_logprobs = True
+            print(f"warning: {self.base_url} sent no log-probabilities for model '{self.model_id}' although "
+                  "they were asked for: its rows get no exact score (p_yes); the answers are kept",
+                  file=sys.stderr)
+        return reply
+
+    async def _post_lean(self, query: Query) -> dict:
+        try:
+            status, data, retry_after = await self._lean.post(self.body(query))
+        except Exception as exc:
+            raise self._lean.map_exception(exc, self._connect_hint()) from None
+        if status >= 300:
+            raise self.status_error(status, data, retry_after, f"POST {self._lean.url}")
+        return self._reply_shape(data)
+
+    async def _post_sdk(self, query: Query):
         from openai.types.chat import ChatCompletion
 
         # The SDK's raw POST (documented for endpoints and fields it does not type): the body goes out
@@ -187,13 +219,15 @@ class OpenAIBackend(OpenAIBatchMixin, ClientPerLoop):
             resp = await self.client().post("/chat/completions", cast_to=ChatCompletion, body=self.body(query))
         except Exception as exc:
             raise self.map_error(exc) from None
-        reply = to_reply(resp, self._key)
-        if query.logprobs and reply.logprobs is None and not self._said_no_logprobs:
-            self._said_no_logprobs = True
-            print(f"warning: {self.base_url} sent no log-probabilities for model '{self.model_id}' although "
-                  "they were asked for: its rows get no exact score (p_yes); the answers are kept",
-                  file=sys.stderr)
-        return reply
+        return self._reply_shape(resp)
+
+    def _reply_shape(self, resp):
+        """A 200 that is not a JSON object (an HTML page, a list, a bare string: the SDK hands those back
+        as they are) is a malformed reply to retry, not an empty answer to store."""
+        if isinstance(resp, (str, bytes, list, int, float)) or resp is None:
+            raise BackendError(f"malformed response from {self.base_url}: not a chat completion object",
+                               retryable=True, code="malformed_response")
+        return resp
 
     async def preflight(self) -> None:
         """List the served models (GET {base_url}/models): free, and it needs the URL and the key to be
@@ -220,14 +254,8 @@ class OpenAIBackend(OpenAIBatchMixin, ClientPerLoop):
         if isinstance(exc, BackendError):
             return exc
         if isinstance(exc, openai.APIStatusError):
-            code, message = error_fields(exc.body)
-            err = http_error(exc.status_code, message or exc.message, code=code, secret=self._key,
-                             retry_after=exc.response.headers.get("retry-after"), request=request_line(exc.response),
-                             hint=status_hint(exc.status_code, key_env=self.options.key_env,
-                                              not_found=self.not_found_hint()))
-            if exc.status_code == 409:  # OpenAI: a conflicting concurrent update, "try again"
-                err.retryable = True
-            return err
+            return self.status_error(exc.status_code, exc.body if exc.body is not None else exc.message,
+                                     exc.response.headers.get("retry-after"), request_line(exc.response))
         if isinstance(exc, openai.APIResponseValidationError):
             return BackendError(redact(f"unexpected response shape from {self.base_url}: {exc}", self._key),
                                 retryable=True, status=exc.status_code, code="bad_response")
@@ -248,6 +276,16 @@ class OpenAIBackend(OpenAIBatchMixin, ClientPerLoop):
             return BackendError(redact(f"malformed JSON from {self.base_url}: {exc}", self._key), retryable=True,
                                 code="malformed_response")
         return BackendError(redact(f"{type(exc).__name__}: {exc}", self._key), retryable=False, code="client_error")
+
+    def status_error(self, status: int, body, retry_after: str | None, request: str | None) -> BackendError:
+        """An HTTP error answer (both chat paths and the SDK's other calls): 408/409/425/429 and 5xx are
+        retried, other 4xx are not; Retry-After is kept for the engine's backoff; the key never shows."""
+        code, message = error_fields(body)
+        err = http_error(status, message, code=code, secret=self._key, retry_after=retry_after, request=request,
+                         hint=status_hint(status, key_env=self.options.key_env, not_found=self.not_found_hint()))
+        if status == 409:  # OpenAI: a conflicting concurrent update, "try again"
+            err.retryable = True
+        return err
 
     def _connect_hint(self) -> str:
         return connect_hint("base_url", self.base_url, bool(self.options.base_url))

@@ -158,6 +158,53 @@ class ClientPerLoop:
             await http.aclose()
 
 
+class SessionPerLoop:
+    """One aiohttp session per event loop (a session is bound to the loop it was made on), made by the
+    subclass's new_session(), closed by aclose(). Used by the dashscope backend (its SDK calls take the
+    session) and the openai backend's lean chat path."""
+
+    _session = None
+    _loop: asyncio.AbstractEventLoop | None = None
+
+    def new_session(self):
+        raise NotImplementedError
+
+    def session(self):
+        loop = asyncio.get_running_loop()
+        if self._session is None or self._session.closed or self._loop is not loop:
+            self._session, self._loop = self.new_session(), loop
+        return self._session
+
+    async def aclose(self) -> None:
+        session, self._session = self._session, None
+        if session is not None and not session.closed and self._loop is asyncio.get_running_loop():
+            await session.close()
+
+
+def aiohttp_session(url: str, max_connections: int, **kwargs):
+    """An aiohttp session keeping up to ``max_connections`` connections to ``url``'s host, through the proxy
+    the environment names for it. The proxy is looked up here, once: ``trust_env=True`` would look it up (and
+    read ~/.netrc) in a worker thread on every request, two thread hops that cost a third of a lean client's
+    CPU per query (bench/engine.py); and a ~/.netrc entry would clash with the key's Authorization header."""
+    import aiohttp
+
+    connector = aiohttp.TCPConnector(limit=max_connections, limit_per_host=max_connections,
+                                     **({"ssl": kwargs.pop("ssl")} if "ssl" in kwargs else {}))
+    return aiohttp.ClientSession(connector=connector, proxy=env_proxy(url), cookie_jar=aiohttp.DummyCookieJar(),
+                                 **kwargs)
+
+
+def env_proxy(url: str) -> str | None:
+    """The proxy the environment names for ``url`` (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY), as httpx
+    would use it; None for none."""
+    import urllib.request  # only when a session is made (it imports http.client, email, ...)
+
+    scheme, host = url.split("://", 1)[0], urllib.parse.urlsplit(url).hostname or ""
+    proxies = urllib.request.getproxies()
+    proxy = proxies.get(scheme) or proxies.get("all")
+    return None if not proxy or urllib.request.proxy_bypass(host) else proxy
+
+
 def pooled_http_client(max_connections: int, **kwargs):
     """An httpx2 async client keeping up to ``max_connections`` connections open."""
     import httpx2
@@ -166,18 +213,26 @@ def pooled_http_client(max_connections: int, **kwargs):
                                                    max_keepalive_connections=max_connections), **kwargs)
 
 
+def field(obj, name: str):
+    """``obj[name]`` of a parsed JSON object or ``obj.name`` of an SDK model, None when absent: the reply
+    parsers read both (the openai backend's aiohttp path parses JSON, its SDK path gets SDK objects)."""
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+
 def first_token_logprobs(choice) -> dict[str, float] | None:
-    """token -> logprob of the first generated token of an OpenAI-shaped choice (OpenAI, vLLM, Mistral):
-    its top alternatives plus the sampled token. vLLM's -9999 stands for an impossible token; it is kept
-    (it is exactly 0 probability). Anything but a list (None, the Mistral SDK's UNSET) means none."""
-    content = getattr(getattr(choice, "logprobs", None), "content", None)
+    """token -> logprob of the first generated token of an OpenAI-shaped choice (OpenAI, vLLM, Mistral;
+    an SDK object or parsed JSON): its top alternatives plus the sampled token. vLLM's -9999 stands for an
+    impossible token; it is kept (it is exactly 0 probability). Anything but a list (None, the Mistral
+    SDK's UNSET) means none."""
+    content = field(field(choice, "logprobs"), "content")
     if not isinstance(content, list) or not content:
         return None
     first = content[0]
-    top = getattr(first, "top_logprobs", None)
-    pairs = [(t.token, t.logprob) for t in (top if isinstance(top, list) else [])]
-    if first.token not in {t for t, _ in pairs}:
-        pairs.append((first.token, first.logprob))
+    top = field(first, "top_logprobs")
+    pairs = [(field(t, "token"), field(t, "logprob")) for t in (top if isinstance(top, list) else [])]
+    token = field(first, "token")
+    if token not in {t for t, _ in pairs}:
+        pairs.append((token, field(first, "logprob")))
     return merge_top_logprobs(pairs)
 
 

@@ -5,7 +5,8 @@ picks the model.
 
 Every random quantity is a pure function of (seed, ids), never of call order: p_i hashes
 (seed, persona), u_j (seed, message, perturbation), v_ij (seed, message, perturbation, persona) and
-the Yes/No draw adds the replicate. So an interrupted and resumed run, at any concurrency, gives
+the Yes/No draw adds the replicate. Free text to be rated by semantic similarity (``ssr``) says in
+words (``simulated_words``) a score drawn from the ordinal model. So an interrupted and resumed run, at any concurrency, gives
 exactly the table an uninterrupted run would have given.
 
 Options (the study's ``[models.options]``): mu, kappa (Yes/No persona Beta), sigma, rho (paraphrase
@@ -13,8 +14,11 @@ effects, every model), ``tau`` (rating scales: persona s.d. on the latent scale,
 choice: s.d. of a persona's pull towards the first-shown option, default 0), ``cuts`` (rating scales:
 K-1 increasing cut points, default logit(c/K)), ``position`` (forced choice: share choosing the
 first-shown option between equals, default 0.5), ``deltas`` (a logit shift per message id, e.g.
-{boots = 0.5}: more Yes, higher scores, chosen more often), ``seed`` (else the model's seed, else 0),
-``invalid_rate`` (share of replies that are no answer) and ``latency`` (seconds per call).
+{boots = 0.5}: more Yes, higher scores, chosen more often), ``positions`` (pick one of k: a logit
+shift per position, e.g. [0.4, 0, 0]; ``tau`` then pulls each persona towards the first), ``seed`` (else the model's seed, else 0),
+``invalid_rate`` (share of replies that are no answer), ``latency`` (seconds per call) and
+``direction_bias`` (rating scales asked in both directions: a logit shift towards the end of the
+scale as shown that means "yes", so +b raises forward answers and lowers reversed ones mapped back).
 
 Every reply carries the cell's exact expected score as p_yes (P(Yes) for Yes/No, the mean score of a
 rating, the expected position 2 - P(first) of a choice) and, beyond Yes/No, its distribution in
@@ -53,16 +57,26 @@ class SimulatedOptions(BaseModel):
                                      "logit scale; default logit(c/K), every point equally likely at 0")
     position: float = Field(0.5, gt=0, lt=1, description="forced choice: share choosing the first-shown "
                             "option when both are equally good (0.5: no position bias)")
+    positions: list[float] | None = Field(None, description="pick one of k: a logit shift per position 1..k "
+                                          "(position bias); default none")
     deltas: dict[str, float] = Field(default_factory=dict, description="logit shift per message id")
     seed: int | None = None
     invalid_rate: float = Field(0.0, ge=0, le=1)
     latency: float = Field(0.0, ge=0)
+    direction_bias: float = Field(0.0, allow_inf_nan=False, description="rating scales asked in both directions: "
+                                  "logit shift towards the shown scale's agreeing end (acquiescence); 0: none")
 
     def check_question(self, rtype) -> None:
         """Options that do not fit the study's question are refused before anything is sent: cuts of the wrong
         number or order once failed every query (50 failed rows, exit 1), tau and cuts on a Yes/No study were
         silently ignored."""
         view = rtype.view
+        shows = "options" in getattr(rtype, "slots", ())
+        options = getattr(rtype, "n_options", len(rtype.labels))
+        if self.positions is not None and (not shows or len(self.positions) != options):
+            raise SurveyError("simulated backend options: positions gives one logit shift per position of a pick-one-"
+                              f"of-k or best-worst question ({options if shows else 'none on ' + rtype.scale}); got "
+                              f"{len(self.positions)}")
         if view.ordered:
             try:
                 make_ordinal_params(points=rtype.points, low=rtype.low, tau=1.0 if self.tau is None else self.tau,
@@ -148,6 +162,8 @@ class SimulatedBackend:
         params = self.ordinal_params(rtype)
         eta = float(_rng(seed, "eta", query.persona).normal(0.0, params.tau))
         lam = eta + self.utility(seed, query.persona, query.message, query.perturbation)
+        # acquiescence pulls towards the end shown as "would buy": the high scores forward, the low ones reversed
+        lam += self.options.direction_bias * (-1.0 if rtype.direction == "reversed" else 1.0)
         probs = category_probabilities(params, np.array(lam))
         return {int(s): float(p) for s, p in zip(params.scores, probs, strict=True)}
 
@@ -164,12 +180,32 @@ class SimulatedBackend:
         first = float(expit(logit(o.position) + eta + gap))
         return {1: first, 2: 1.0 - first}
 
+    def pick_probabilities(self, seed: int, query: Query) -> dict[int, float]:
+        """P(position) of a pick one of k: a multinomial logit over the positions, position t's logit the
+        paraphrase's utility (delta + u_j + v_ij, the same wherever it is shown) plus ``positions[t]``; the
+        persona's pull eta_i ~ N(0, tau^2) adds to the first position, as in forced choice."""
+        o, k = self.options, len(query.options)
+        shifts = np.zeros(k) if o.positions is None else np.asarray(o.positions, dtype=float)
+        if len(shifts) != k:
+            raise BackendError(f"simulated backend: positions has {len(shifts)} shifts for {k} options",
+                               retryable=False, code="bad_options")
+        eta = float(_rng(seed, "position", query.persona).normal(0.0, o.tau or 0.0))
+        logits = shifts + np.array([self.utility(seed, query.persona, m, str(p)) for m, p in query.options])
+        logits[0] += eta
+        probs = np.exp(logits - logits.max())
+        probs /= probs.sum()
+        return {t + 1: float(p) for t, p in enumerate(probs)}
+
     async def complete(self, query: Query) -> Reply:
         if self.options.latency:
             await asyncio.sleep(self.options.latency)
         seed = self.options.seed if self.options.seed is not None else (query.seed or 0)
         rtype = query.response_type
-        if rtype.ordered or rtype.scale == "choice":
+        if rtype.rated_text:  # free text that the run rates afterwards (ssr): words for a drawn score
+            return self._rated_text(seed, query, rtype)
+        if getattr(rtype, "best_worst", False):
+            return self._best_worst(seed, query, rtype)
+        if rtype.ordered or rtype.scale == "choice" or query.options is not None:
             return self._scored(seed, query, rtype)
         p = self.cell_probability(seed, query.persona, query.message, query.perturbation)
         u_invalid, u_yes = _rng(seed, "y", query.message, query.perturbation, query.persona,
@@ -185,6 +221,7 @@ class SimulatedBackend:
     def _scored(self, seed: int, query: Query, rtype) -> Reply:
         """A rating or a forced choice: the score drawn from the cell's distribution, stored with it."""
         dist = (self.rating_probabilities(seed, query) if rtype.ordered
+                else self.pick_probabilities(seed, query) if query.options is not None
                 else self.choice_probabilities(seed, query))
         u_invalid, u = _rng(seed, "y", query.message, query.perturbation, query.persona, query.second,
                             query.second_perturbation, query.replicate).random(2)
@@ -197,5 +234,64 @@ class SimulatedBackend:
                      logprobs=logprobs, p_yes=sum(s * p for s, p in dist.items()),
                      extra={"distribution": dist})
 
+    def _best_worst(self, seed: int, query: Query, rtype) -> Reply:
+        """Best-worst scaling: the best drawn from pick_probabilities (utilities and position shifts), the worst
+        from the others by a multinomial logit on minus the utilities plus the same position shifts."""
+        best_dist = self.pick_probabilities(seed, query)
+        rng = _rng(seed, "y", query.message, query.perturbation, query.persona, query.options, query.replicate)
+        u_invalid, u_best, u_worst = rng.random(3)
+        best = min(int(np.searchsorted(np.cumsum(list(best_dist.values())), u_best, side="right")), len(best_dist) - 1)
+        o = self.options
+        shifts = np.zeros(len(query.options)) if o.positions is None else np.asarray(o.positions, dtype=float)
+        logits = shifts - np.array([self.utility(seed, query.persona, m, str(p)) for m, p in query.options])
+        logits[best] = -np.inf
+        worst_dist = np.exp(logits - logits.max())
+        worst_dist /= worst_dist.sum()
+        worst = min(int(np.searchsorted(np.cumsum(worst_dist), u_worst, side="right")), len(worst_dist) - 1)
+        text = NO_ANSWER if u_invalid < o.invalid_rate else f"{best + 1} {worst + 1}"
+        return Reply(text=text, model_id=f"simulated/{self.model_id}",
+                     prompt_tokens=(len(query.system) + len(query.user)) // 4, completion_tokens=2)
+
+    def _rated_text(self, seed: int, query: Query, rtype) -> Reply:
+        """A free-text reply for semantic-similarity rating: a score drawn from the ordinal model on the view's
+        points, said in words from simulated_words (the score is kept in extra["simulated_score"] to check the
+        rating against; it is not an answer)."""
+        view = rtype.view
+        params = self.ordinal_params(rtype)
+        eta = float(_rng(seed, "eta", query.persona).normal(0.0, params.tau))
+        lam = eta + self.utility(seed, query.persona, query.message, query.perturbation)
+        probs = category_probabilities(params, np.array(lam))
+        rng = _rng(seed, "y", query.message, query.perturbation, query.persona, query.replicate)
+        u_invalid, u = rng.random(2)
+        score = int(params.scores[min(int(np.searchsorted(np.cumsum(probs), u, side="right")), len(probs) - 1)])
+        text = "" if u_invalid < self.options.invalid_rate else simulated_words(score, view.low, view.high, rng)
+        return Reply(text=text, model_id=f"simulated/{self.model_id}",
+                     prompt_tokens=(len(query.system) + len(query.user)) // 4, completion_tokens=len(text) // 4,
+                     extra={"simulated_score": score})
+
     async def aclose(self) -> None:
         return None
+
+
+# Replies of simulated respondents in words, from "would not buy" (0) to "would buy" (4): an opening and a
+# reason each, so that replies of one level differ in wording as a model's do.
+_OPENINGS = (
+    ("No, I would not buy this.", "Not for me, I'd never buy it.", "I definitely wouldn't purchase this."),
+    ("Probably not, I doubt I'd buy it.", "I'm unlikely to buy this.", "I don't think I would purchase it."),
+    ("Maybe, I'm undecided.", "I might or might not buy it.", "I'm on the fence about buying this."),
+    ("Yes, I'd probably buy it.", "I'm fairly likely to buy this.", "I think I would purchase it."),
+    ("Yes, I would definitely buy this!", "I'd buy it right away.", "Absolutely, I would purchase it."),
+)
+_REASONS = (
+    ("It does nothing for me.", "I have no use for it.", "It's not my style at all."),
+    ("It doesn't really appeal to me.", "The price seems too high for what it is.", "I'm not convinced I need it."),
+    ("It depends on the price.", "I'd want to see more first.", "It has good and bad points."),
+    ("It sounds useful.", "It seems like good value.", "It fits what I'm looking for."),
+    ("It's exactly what I want.", "I love it.", "It's perfect for me."),
+)
+
+
+def simulated_words(score: int, low: int, high: int, rng: np.random.Generator) -> str:
+    """A short free-text reply that says ``score`` on the low..high scale in words."""
+    level = int(round(4 * (score - low) / max(high - low, 1)))
+    return f"{_OPENINGS[level][rng.integers(3)]} {_REASONS[level][rng.integers(3)]}"

@@ -13,7 +13,8 @@ from survey.common.formatting import to_json
 from survey.errors import SurveyError, path_error_message
 
 # Adding a command group: write survey/cli/<name>.py exposing `register(cli)`, then list it here.
-COMMAND_MODULES = ["analysis", "run", "batch", "registry", "report", "demo", "dbpa", "plan", "compare", "fidelity"]
+COMMAND_MODULES = ["init", "analysis", "run", "batch", "registry", "report", "demo", "dbpa", "plan", "compare",
+                   "fidelity"]
 
 
 class _FlagsGroup(click.Group):

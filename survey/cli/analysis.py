@@ -75,6 +75,8 @@ def simulate_cmd(n, m, m_b, r, scale, mu, kappa, tau, cuts, sigma, rho, delta, s
 @click.argument("table", metavar="TABLE_OR_STORE", type=click.Path(dir_okay=False))
 @click.option("--a", "a", default=None, help="message A (default: the first of two, or the one --b leaves)")
 @click.option("--b", "b", default=None, help="message B (default: the second of two, or the one --a leaves)")
+@click.option("--every-pair", "every_pair", is_flag=True,
+              help="without --a/--b: compare every pair of messages the kind can compare (e.g. pick one of k)")
 @flips_option(9999, FLIPS_HELP_ONE_TEST)
 @seed_option()
 @click.option("--alternative", type=ALT, default="two-sided", show_default=True)
@@ -92,7 +94,7 @@ def simulate_cmd(n, m, m_b, r, scale, mu, kappa, tau, cuts, sigma, rho, delta, s
 @scale_option
 @study_option
 @json_option
-def analyze_cmd(table, a, b, flips, seed, alternative, alpha, confidence, probabilities, scale, study, as_json,
+def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confidence, probabilities, scale, study, as_json,
                 by, filters, target, personas, adjust, pooled, humans, **seq):
     """Test message A vs B for every model in a long table (one independent analysis per model).
 
@@ -111,8 +113,8 @@ def analyze_cmd(table, a, b, flips, seed, alternative, alpha, confidence, probab
         return analyze_sequential(load_source(table, study, scale=scale), a, b, alternative, alpha, seed,
                                   probabilities, as_json, seq)
     src = load_source(table, study, scale=scale, humans=humans)
-    res = analyze(src, a, b, alternative=alternative, alpha=alpha, confidence=confidence, flips=flips, seed=seed,
-                  probabilities=probabilities, adjust=adjust, **segments)
+    res = analyze(src, a, b, every_pair=every_pair, alternative=alternative, alpha=alpha, confidence=confidence,
+                  flips=flips, seed=seed, probabilities=probabilities, adjust=adjust, **segments)
     people = _about_humans(src, a, b, confidence or 1 - alpha) if humans else None
     if as_json:
         echo_json({**res.to_dict(), **({"humans": people} if people else {})})

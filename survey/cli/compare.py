@@ -124,21 +124,16 @@ def _print_models(res, note, confidence) -> None:
     holm = res.direction.adjust != "none"
     verdict = {1: f"prefers {res.a}", -1: f"prefers {res.b}", 0: "not significant"}
     rows, tests, fits = [], [], []
-    share = any("share_a" in s.comparison.model_summary() for s in res.models)  # forced choice: share choosing A
     others = [t for t in ab_tests.names() if t != DECISION_TEST and any(t in s.pvalues for s in res.models)]
     for s in res.models:
         lo, hi = s.effect.ci
-        extra = s.comparison.model_summary()
-        shown = ([f"{extra['share_a']:.3f}", f"[{extra['share_a_ci'][0]:.3f}, {extra['share_a_ci'][1]:.3f}]"]
-                 if share else [])
         rows.append([s.model, _size(s.size), s.n_personas, s.n_paired, s.replicates, f"{s.invalid_rate:.1%}",
-                     *shown, f"{s.effect.estimate:+.3f}", f"[{lo:+.3f}, {hi:+.3f}]"])
+                     f"{s.effect.estimate:+.3f}", f"[{lo:+.3f}, {hi:+.3f}]"])
         tests.append([s.model, s.pvalues[DECISION_TEST], *([s.pvalue_adjusted] if holm else []),
                       *(s.pvalues.get(t) for t in others), verdict[s.direction]])
         fits.append([s.model, s.fit_message or "—", *(s.fit.params.get(k) if s.fit else None for k in res.fit_params)])
     print_table(f"{res.a} vs {res.b} by model: {kind_of(view).effect_words(view, res.a, res.b)}",
-                ["model", "size", "n", "m", "r", "invalid",
-                 *([f"share {res.a}", f"{confidence:.0%} CI"] if share else []), "effect", f"{confidence:.0%} CI"],
+                ["model", "size", "n", "m", "r", "invalid", "effect", f"{confidence:.0%} CI"],
                 rows)
     print_table("p-values (the sign-flip permutation test decides)",
                 ["model", DECISION_TEST, *(["Holm"] if holm else []),

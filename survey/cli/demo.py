@@ -76,6 +76,8 @@ def demo_cmd(study_path, out, seed, alpha, as_json):
     echo_completeness(source.completeness)
     for r in results["results"]:
         click.echo(kind_output.summary_line(r))
+        if r.get("sentence"):  # the study's [segments] / [target]: for whom, and in which market
+            click.echo(f"  for whom: {r['sentence']}")
     across = results.get("across_models")
     if across:  # two or more models: is the conclusion model-conditional?
         kappas = ", ".join(f"{p['model_a']} vs {p['model_b']} {fmt(p['kappa'], 3)} ({p['interpretation']})"

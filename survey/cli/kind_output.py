@@ -12,7 +12,7 @@ from survey.cli.common import print_table
 from survey.common.formatting import fmt
 from survey.responses import response_type
 from survey.stats import ab_tests
-from survey.stats.choice import PERSONA_NOTE, ChoiceResult
+from survey.stats.choice import PERSONA_NOTE, POSITION_QUANTITY, ChoiceResult, preference_name
 from survey.stats.comparison import Comparison
 
 
@@ -61,6 +61,7 @@ def echo_scale_effect(r: Comparison) -> None:
     click.echo(f"effect T = {view.of(r.a)} - {view.of(r.b)} = {r.effect.estimate:+.4f} points on the "
                f"{r.scale} scale ({r.unit}), {r.effect.confidence:.0%} CI [{lo:+.4f}, {hi:+.4f}] ({r.effect.method})")
     click.echo("mean scores: " + ", ".join(f"{m} {_num(v)}" for m, v in r.means.items()))
+    echo_direction(r)
     tb = r.top_box
     if tb is None:
         return
@@ -69,6 +70,20 @@ def echo_scale_effect(r: Comparison) -> None:
                + ", ".join(f"{m} {_share(v)}" for m, v in tb.shares.items())
                + f"; difference {tb.effect.estimate:+.4f} ({tb.effect.confidence:.0%} CI [{blo:+.4f}, {bhi:+.4f}]), "
                f"sign-flip p = {tb.pvalue:.4g}")
+
+
+def echo_direction(r: Comparison) -> None:
+    """A balanced scale's direction effect, beside the A/B effect as forced choice shows its position bias."""
+    d = getattr(r, "direction", None)
+    if d is None:
+        return
+    lo, hi = d.effect.ci
+    click.echo(f"direction effect (scale shown forward − reversed, both messages): {d.effect.estimate:+.4f} points, "
+               f"{d.effect.confidence:.0%} CI [{lo:+.4f}, {hi:+.4f}], sign-flip p = {d.pvalue:.4g} over "
+               f"{d.n_pairs} paraphrase pairs; mean score forward {_num(d.means.get('forward'))}, reversed "
+               f"{_num(d.means.get('reversed'))}; the A/B effect averages both directions")
+    if d.warning:
+        click.secho(f"WARNING: {d.warning}", fg="yellow", bold=True)
 
 
 def echo_choice_result(res, r: ChoiceResult) -> None:
@@ -82,11 +97,12 @@ def echo_choice(model: str, r: ChoiceResult, alpha: float, significant: bool) ->
     if r.pairs_left_out:
         click.echo(f"pairs left out (no valid reply in some order): {len(r.pairs_left_out)}")
     pref, pos = r.preference, r.position_bias
-    click.echo(f"preference: {pref.what} = {pref.share:.4f}, {pref.confidence:.0%} CI "
-               f"[{pref.ci[0]:.4f}, {pref.ci[1]:.4f}], sign-flip p = {pref.pvalue:.4g}")
-    click.echo(f"position bias: {pos.what} = {pos.share:.4f}, {pos.confidence:.0%} CI "
-               f"[{pos.ci[0]:.4f}, {pos.ci[1]:.4f}], sign-flip p = {pos.pvalue:.4g}")
-    rows = [["preference (sign-flip, pairs)", pref.statistic, pref.pvalue, "valid for any rho and position bias"],
+    for words, t in ((preference_name(r.a, r.b), pref), (f"position bias ({POSITION_QUANTITY})", pos)):
+        lo, hi = t.difference_ci
+        click.echo(f"{words} = {t.statistic:+.4f}, {t.confidence:.0%} CI [{lo:+.4f}, {hi:+.4f}], "
+                   f"sign-flip p = {t.pvalue:.4g}")
+    rows = [[f"preference for {r.a} (sign-flip, pairs)", pref.statistic, pref.pvalue,
+             "valid for any rho and position bias"],
             ["position bias (sign-flip, pairs)", pos.statistic, pos.pvalue, "two-sided"]]
     rows += [[ab_tests.label(name), t.statistic, t.pvalue, PERSONA_NOTE] for name, t in r.persona_tests.items()]
     print_table("tests", ["test", "statistic", "p-value", "note"], rows)
@@ -96,6 +112,46 @@ def echo_choice(model: str, r: ChoiceResult, alpha: float, significant: bool) ->
         click.echo(f"note: {note}")
     verdict = "significant" if significant else "not significant"
     click.echo(f"decision at alpha = {alpha:g} (preference sign-flip test, valid for any rho): {verdict}")
+
+
+def echo_pick(res, r) -> None:
+    """One model's pick-one-of-k result: every message's share, the pair's test (Holm), the position test."""
+    click.echo(f"\nmodel {r.model}: {r.a} vs {r.b} (pick one of {len(r.messages)}, positions averaged) — "
+               f"{r.n_personas} personas, {r.n_sets} paraphrase sets, r = {r.replicates}, invalid replies {r.invalid}")
+    print_table("shares chosen (order-averaged)", ["message", "share", f"{r.effect.confidence:.0%} CI"],
+                [[m, s, f"[{ci[0]:.4f}, {ci[1]:.4f}]"] for m, (s, ci) in r.shares.items()])
+    lo, hi = r.effect.ci
+    click.echo(f"effect = share choosing {r.a} - share choosing {r.b} = {r.effect.estimate:+.4f}, "
+               f"{r.effect.confidence:.0%} CI [{lo:+.4f}, {hi:+.4f}]; sign-flip p = {r.pair.raw_pvalue:.4g} over "
+               f"{r.n_sets} sets, Holm-adjusted over the pairs p = {r.pair.pvalue:.4g}")
+    pos = r.position
+    click.echo("position shares: " + ", ".join(f"{t + 1}: {s:.3f}" for t, s in enumerate(pos.shares))
+               + f"; position test p = {pos.pvalue:.4g} (exchanges {pos.exchanges})")
+    if r.warning:
+        click.secho(f"WARNING: {r.warning}", fg="yellow", bold=True)
+    verdict = "significant" if res.significant(r) else "not significant"
+    click.echo(f"decision at alpha = {res.alpha:g} (sign-flip test over paraphrase sets, Holm): {verdict}")
+
+
+def echo_maxdiff(res, r) -> None:
+    """One model's best-worst result: every message's best-minus-worst score, the pair's test (Holm)."""
+    click.echo(f"\nmodel {r.model}: {r.a} vs {r.b} (best-worst scaling, subsets of {len(r.best_by_position)}) — "
+               f"{r.n_personas} personas, {r.n_sets} paraphrase sets, r = {r.replicates}, invalid replies {r.invalid}")
+    print_table("best-minus-worst scores", ["message", "score", f"{r.effect.confidence:.0%} CI"],
+                [[m, s, f"[{ci[0]:+.4f}, {ci[1]:+.4f}]"] for m, (s, ci) in r.scores.items()])
+    lo, hi = r.effect.ci
+    click.echo(f"effect = score {r.a} - score {r.b} = {r.effect.estimate:+.4f}, {r.effect.confidence:.0%} CI "
+               f"[{lo:+.4f}, {hi:+.4f}]; sign-flip p = {r.pair.raw_pvalue:.4g} over {r.n_sets} sets, Holm-adjusted "
+               f"over the pairs p = {r.pair.pvalue:.4g}")
+    click.echo("named best by position: " + ", ".join(f"{t + 1}: {s:.3f}" for t, s in enumerate(r.best_by_position)))
+    verdict = "significant" if res.significant(r) else "not significant"
+    click.echo(f"decision at alpha = {res.alpha:g} (sign-flip test over paraphrase sets, Holm): {verdict}")
+
+
+def pick_line(r: dict, view) -> str:
+    shares = ", ".join(f"{m} {fmt(v['share'], 3)}" for m, v in r["shares"].items())
+    return (f"{r['model']}: pick one of {len(r['messages'])}: shares {shares}; {r['a']} vs {r['b']} Holm p = "
+            f"{r['pair']['pvalue']:.3g}; position test p = {r['position']['pvalue']:.3g}")
 
 
 def echo_ordinal_estimate(res: dict, message: str) -> None:
@@ -133,9 +189,10 @@ def echo_fit(row: dict, message: str) -> None:
 
 def choice_line(r: dict, view) -> str:
     pref, pos = r["preference"], r["position_bias"]
-    return (f"{r['model']}: {r['a']} vs {r['b']} (forced choice): share choosing {r['a']} "
-            f"{fmt(pref['share'], 3)} CI [{fmt(pref['ci'][0], 3)}, {fmt(pref['ci'][1], 3)}], p = {pref['pvalue']:.3g}; "
-            f"position bias (share choosing the first shown) {fmt(pos['share'], 3)}, p = {pos['pvalue']:.3g}")
+    lo, hi = pref["estimate_ci"]
+    return (f"{r['model']}: {r['a']} vs {r['b']} (forced choice): {preference_name(r['a'], r['b'])} "
+            f"{pref['estimate']:+.3f} CI [{lo:+.3f}, {hi:+.3f}], p = {pref['pvalue']:.3g}; "
+            f"position bias ({POSITION_QUANTITY}) {pos['estimate']:+.3f}, p = {pos['pvalue']:.3g}")
 
 
 def effect_line(r: dict, view) -> str:
@@ -153,9 +210,9 @@ def effect_line(r: dict, view) -> str:
 
 
 # The printers of each kind (AnalysisView.kind); a kind not named here gets the mean-score ones.
-RESULT_PRINTERS = {"binary": echo_binary, "choice": echo_choice_result}
+RESULT_PRINTERS = {"binary": echo_binary, "choice": echo_choice_result, "pick": echo_pick, "maxdiff": echo_maxdiff}
 ESTIMATE_PRINTERS = {"binary": echo_beta_estimate, "ordinal": echo_ordinal_estimate}
-SUMMARY_LINES = {"choice": choice_line}
+SUMMARY_LINES = {"choice": choice_line, "pick": pick_line}
 
 
 def print_result(res, r) -> None:

@@ -25,6 +25,7 @@ from survey.cli.common import (
     study_option,
     to_json,
 )
+from survey.cli.plan_segments import run_segment_plan, segment_options, wants_segments
 from survey.cli.sequential import design_options, print_sequential_plan, sequential_options
 from survey.cli.texts import DECISION_TEST, DEFAULT_DRAWS, SCALE_CHOICES
 from survey.errors import SurveyError
@@ -94,11 +95,13 @@ CUTS_HELP = "rating scales: K-1 increasing cut points on the latent logit scale,
               help="also save the power curves here (none unless given, or next to --out)")
 @click.option("--no-plot", is_flag=True, help="draw no plot, even next to --out")
 @sequential_options("also simulate a sequential rule whose maximum is each design's m")
+@segment_options
 @json_option
 def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, from_estimate, from_table, model, message, study, method, budgets, strategies,
              designs, max_paraphrases, sets, alpha, simulations, flips, seed, alternative, target_power, out, plot,
-             no_plot, as_json, **seq):
-    """Simulate the power of each test for allocation strategies and budgets; find the cheapest design."""
+             no_plot, as_json, segments, persona_set, by, interaction_delta, pairs, replicates, adjustment, **seq):
+    """Simulate the power of each test for allocation strategies and budgets; find the cheapest design.
+    With --segments K (or --personas SET --by ATTR): the personas needed per segment."""
     from survey.stats.ordinal_table import parse_cuts, simulation_view
     from survey.stats.planning import BinaryPlan, PlanSource, RatingPlan, plan
 
@@ -112,6 +115,16 @@ def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, from_estimate, from
     params = (RatingPlan(delta, scale, tau, sigma, rho, parse_cuts(cuts)) if view.ordered else
               BinaryPlan(delta, mu, kappa, sigma, rho))
     source = PlanSource(from_estimate, from_table, model, message, study, method)
+    seg = {"segments": segments, "persona_set": persona_set, "by": by, "interaction_delta": interaction_delta,
+           "pairs": pairs, "replicates": replicates, "adjustment": adjustment, "target_power": target_power,
+           "alpha": alpha, "simulations": simulations, "flips": flips, "seed": seed}
+    if wants_segments(seg):
+        budget_only = {"--budget": budgets, "--strategy": strategies, "--design": designs,
+                       "--max-paraphrases": max_paraphrases, "--sets": sets, "--out": out, "--plot": plot,
+                       "--cuts": cuts,
+                       "--alternative": alternative != "two-sided", "--sequential": seq["seq_method"]}
+        run_segment_plan(params, source, seg, budget_only, as_json)
+        return
     res = plan(params, source=source, budgets=_ints(budgets, "--budget") if budgets else None,
                strategies=strategies, designs=designs, alpha=alpha, simulations=simulations, flips=flips, seed=seed,
                alternative=alternative, target_power=target_power, max_paraphrases=max_paraphrases,

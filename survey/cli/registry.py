@@ -101,12 +101,14 @@ def _nothing_kept(model_ref: str, noun: str, result) -> None:
                       "written. Try a stronger --model or more --max-attempts")
 
 
-def _generation_options(f):
+def _generation_options(f, model_help: str = "BACKEND:MODEL_ID, e.g. mistral:mistral-small-latest",
+                        model_required: bool = True,
+                        seed_help: str = "provider seed of the first request (+1 per request)"):
     for opt in reversed([
-        click.option("--model", "model_ref", required=True, help="BACKEND:MODEL_ID, e.g. mistral:mistral-small-latest"),
+        click.option("--model", "model_ref", required=model_required, help=model_help),
         click.option("--count", type=click.IntRange(min=1), required=True, help="how many to keep"),
         click.option("--out", required=True, type=click.Path(dir_okay=False), help="file to write"),
-        seed_option(default=None, help="provider seed of the first request (+1 per request)"),
+        seed_option(default=None, help=seed_help),
         click.option("--temperature", type=click.FloatRange(min=0), default=1.0, show_default=True),
         click.option("--max-attempts", type=click.IntRange(min=1), default=10, show_default=True,
                      help="requests to make at most before giving up"),
@@ -163,27 +165,50 @@ def personas_show(name: str, limit: int, as_json: bool) -> None:
     if as_json:
         echo_json({"name": s.name, "path": str(s.source), "description": s.description, "template": s.template,
                    "count": len(s.personas), "personas": [p.to_record() for p in s.personas],
-                   "example_system_prompt": s.system_prompt(s.personas[0])})
+                   "example_system_prompt": s.system_prompt(s.personas[0]), "target": s.target})
         return
     click.echo(f"{s.name}: {len(s.personas)} personas from {s.source}\n{s.description}\n")
+    if s.target:
+        click.echo(f"built to the target margins of {s.target.get('source')} (sha256 "
+                   f"{str(s.target.get('sha256', ''))[:12]}...), quotas: " + "; ".join(
+                       f"{a} " + ", ".join(f"{lvl} {k}" for lvl, k in q.items())
+                       for a, q in s.target.get("quotas", {}).items()) + "\n")
     click.echo(f"template: {s.template}\nexample:  {s.system_prompt(s.personas[0])}\n")
     attrs = s.attribute_names
     print_table(f"first {min(limit, len(s.personas))} of {len(s.personas)}", ["id", *attrs],
                 [[p.id, *(p.attributes.get(a, "") for a in attrs)] for p in s.personas[:limit]])
 
 
+def _persona_generation_options(f):
+    return _generation_options(f, "BACKEND:MODEL_ID, e.g. mistral:mistral-small-latest (with --target: optional; "
+                               "without it the attributes the target does not give are drawn from the shopper "
+                               "distributions, offline)", model_required=False,
+                               seed_help="provider seed of the first request (+1 per request); with --target also "
+                               "the seed of the quota draws (default 0)")
+
+
 @personas.command("generate")
-@_generation_options
+@_persona_generation_options
 @click.option("--template", default=DEFAULT_TEMPLATE, help="system-prompt template; its {placeholders} are "
               "the attributes asked for  [default: the paper's shopper template]")
 @click.option("--population", default="shopper", show_default=True, help="who the personas are")
 @click.option("--max-tokens", type=click.IntRange(min=16), default=8192, show_default=True)
+@click.option("--target", "target", type=click.Path(dir_okay=False), default=None,
+              help="target margins (.toml or .csv): build the set by quota sampling so its margins match them")
 def personas_generate(model_ref, count, out, seed, temperature, max_attempts, params, description, force,
-                      as_json, template, population, max_tokens) -> None:
-    """Generate a persona set with a model, validating and de-duplicating what it returns."""
+                      as_json, template, population, max_tokens, target) -> None:
+    """Generate a persona set with a model, validating and de-duplicating what it returns; with --target,
+    a set whose margins are the target's quotas (quota sampling)."""
+    path = _check_out(out, (".jsonl",), force)
+    if target is not None:
+        _generate_to_target(model_ref, target, count, path, seed, temperature, max_attempts, params, description,
+                            force, as_json, template, population, max_tokens)
+        return
+    if model_ref is None:
+        raise SurveyError("--model is required (BACKEND:MODEL_ID), or give --target FILE to build the set to target "
+                          "margins offline")
     from survey.registry.generate_sets import generate_persona_set
 
-    path = _check_out(out, (".jsonl",), force)
     with _generation_bar(model_ref, as_json) as on_progress:
         pset, result = generate_persona_set(model_ref, count, path.stem, template=template, population=population,
                                             description=description, temperature=temperature,
@@ -195,6 +220,51 @@ def personas_generate(model_ref, count, out, seed, temperature, max_attempts, pa
 
     write_atomic(path, pset.dumps(), force=force)
     _report(result, path, "personas", as_json, {"name": path.stem})
+
+
+def _generate_to_target(model_ref, target, count, path, seed, temperature, max_attempts, params, description, force,
+                        as_json, template, population, max_tokens) -> None:
+    from survey.data.targets import read_target_file
+    from survey.registry.files import write_atomic
+
+    tf = read_target_file(target)
+    if model_ref is None:
+        from survey.registry.quota_sets import persona_set_to_target
+
+        pset = persona_set_to_target(tf, count, path.stem, seed=0 if seed is None else seed, template=template,
+                                     description=description)
+        write_atomic(path, pset.dumps(), force=force)
+        info = {"out": str(path), "name": path.stem, "kept": len(pset.personas), "target": pset.target}
+        if as_json:
+            echo_json(info)
+        else:
+            _print_quotas(pset.target["quotas"])
+            click.echo(f"wrote {len(pset.personas)} personas to {path}, built to the target margins of {target} "
+                       "(other attributes from the shopper distributions)")
+        return
+    from survey.registry.generate_sets import generate_persona_set_to_target
+
+    with _generation_bar(model_ref, as_json) as on_progress:
+        pset, result = generate_persona_set_to_target(
+            model_ref, tf, count, path.stem, template=template, population=population, description=description,
+            temperature=temperature, max_tokens=max_tokens, seed=seed, max_attempts=max_attempts,
+            params=_parse_params(params), on_progress=on_progress)
+    if pset is None:
+        if result.interrupted:
+            click.echo(f"interrupted after {len(result.kept)} of {count} personas; nothing written", err=True)
+            raise SystemExit(130)
+        raise SurveyError(f"{model_ref} wrote {len(result.kept)} of the {count} personas the quotas need in "
+                          f"{result.attempts} request(s); nothing written (a set short of a quota misses the "
+                          "target). Raise --max-attempts or use a stronger --model")
+    write_atomic(path, pset.dumps(), force=force)
+    if not as_json:
+        _print_quotas(pset.target["quotas"])
+    _report(result, path, "personas", as_json, {"name": path.stem, "target": pset.target})
+
+
+def _print_quotas(quotas: dict) -> None:
+    print_table("quotas (personas per level)", ["attribute", "level", "personas"],
+                [[attr, level, k] for attr, levels in quotas.items() for level, k in levels.items()])
 
 
 # ---- perturbations ---------------------------------------------------------------------------------

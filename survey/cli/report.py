@@ -69,7 +69,8 @@ def report_cmd(source, out, study, a, b, title, alpha, sizes, plan_json, validat
     extras = {"plan": _read_json(plan_json, "--plan"), "validate": _read_json(validate_json, "--validate"),
               "dbpa": _read_json(dbpa_json, "--dbpa")}
     segments = segment_arguments(by, filters, target, personas, pooled)
-    src = load_source(source, study, scale=scale, humans=humans)  # opened here so the output can say what the report rests on
+    # opened here so the output can say what the report rests on; its table.csv shows the provenance
+    src = load_source(source, study, scale=scale, provenance=True, humans=humans)
     results = report(src, out, title=title, a=a, b=b, alpha=alpha, seed=seed, flips=flips,
                      sizes=parse_sizes(sizes), extras=extras, adjust=adjust, **segments)
     index = Path(out) / "index.html"

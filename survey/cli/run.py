@@ -70,6 +70,13 @@ def _print_prompt(plan: Plan) -> None:
     click.echo(f"question: {rtype.scale}" + (f" (valid answers {rtype.describe_values()})" if rtype.scored else ""))
     click.echo(f"  system prompt: {first.system}")
     click.echo("  question: " + first.user.replace("\n", "\n            "))
+    question = design.study.question
+    if question.order == "both":  # a balanced scale: what the other half of the replicates is asked
+        back = question.response_for(1)
+        click.echo(f"  order: both: replicates 1, 3, ... see the scale reversed (valid answers "
+                   f"{back.describe_values()}, stored as the forward scale's score); the analysis reports the "
+                   "direction effect")
+        click.echo("  reversed question: " + back.template.replace("\n", "\n            "))
 
 
 def interrupted_status(report: RunReport) -> int:

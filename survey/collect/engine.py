@@ -42,6 +42,8 @@ class ModelRun:
     batch: bool = False
     response: ResponseType = BINARY  # the study's question type: parses replies, scores first-token logprobs
     seq: dict[tuple, int] | None = None  # query key -> place in the whole design; None: the order of ``queries``
+    # replicate -> the response type it was asked with (a balanced scale reverses odd replicates); None: ``response``
+    response_for: Callable[[int], ResponseType] | None = None
 
 
 class Engine:
@@ -210,14 +212,18 @@ class Engine:
 
     def _store_reply(self, run: ModelRun, q: Query | None, reply: Reply, rep: ModelReport, attempts: int,
                      batch_job: str | None = None, key: tuple | None = None) -> None:
-        answer = run.response.parse(reply.text)
-        p_yes = reply.p_yes if reply.p_yes is not None else run.response.score_from_logprobs(reply.logprobs)
+        rtype = self._asked_with(run, q, key)
+        answer = rtype.parse(reply.text)
+        p_yes = reply.p_yes if reply.p_yes is not None else rtype.score_from_logprobs(reply.logprobs)
         extra = dict(reply.extra)
-        if p_yes is not None and "distribution" not in extra and run.response.scale != "binary":
-            extra["distribution"] = run.response.distribution_from_logprobs(reply.logprobs)
-        elif p_yes is None and reply.logprobs and (note := run.response.logprobs_note(reply.logprobs)):
+        if p_yes is not None and "distribution" not in extra and rtype.scale != "binary":
+            extra["distribution"] = rtype.distribution_from_logprobs(reply.logprobs)
+        elif p_yes is None and reply.logprobs and (note := rtype.logprobs_note(reply.logprobs)):
             extra["expected_note"] = note  # e.g. "1" on a 0-10 scale: "1" or the start of "10"
-        extra.update(q.shown if q else {})  # forced choice: what was shown second
+        if q is not None:
+            extra.update(q.shown)  # forced choice: what was shown second; a balanced scale: its direction
+        elif run.response_for is not None:
+            extra["direction"] = rtype.direction
         new = self.store.record(
             key or q.key, status="ok", prompt_hash=prompt_hash(q) if q else None,
             requested_model=q.model_id if q else None, reported_model=reply.model_id,
@@ -233,6 +239,16 @@ class Engine:
                 rep.invalid += 1
             else:
                 rep.valid += 1
+
+    @staticmethod
+    def _asked_with(run: ModelRun, q: Query | None, key: tuple | None) -> ResponseType:
+        """The response type a reply answers: the query's own (a reversed scale maps its answers back), or for
+        a batch result without its query the one its replicate was asked with."""
+        if q is not None:
+            return q.response_type if q.response is not None else run.response
+        if run.response_for is not None and key is not None:
+            return run.response_for(int(key[5]))
+        return run.response
 
     def _store_error(self, q: Query | None, err: BackendError, rep: ModelReport, attempts: int,
                      batch_job: str | None = None, key: tuple | None = None) -> None:

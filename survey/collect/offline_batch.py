@@ -173,7 +173,8 @@ def import_batch(study, model: str, results: str | Path) -> BatchImport:
                 engine = Engine(store, progress=False, poll_interval=0.0)
                 report = await engine.run([ModelRun(study.name, model, _ResultsFile(job_id, parsed),
                                                     [by_id[cid] for cid in ours], batch=True,
-                                                    response=study.spec.question.response)])
+                                                    response=study.spec.question.response,
+                                                    response_for=study.spec.question.response_for)])
                 rep = report.models[model]
                 outcome.stored, outcome.invalid, outcome.failed = rep.stored, rep.invalid, rep.failed
             outcome.missing = len(plan.queries) - len(store.done_keys(study.name, model))

@@ -127,10 +127,20 @@ class Plan(Display):
                 "messages": {m["id"]: {k: m[k] for k in ("set", "path", "sha256")} for m in ctx["messages"]}}
         return {"study": self.study.name, "store": str(self.study.store_path), "sets": sets,
                 "personas": len(d.personas), "messages": {m.id: len(m.items) for m in d.messages},
-                "replicates": self.study.replicates, "cells_per_model": d.n_cells,
+                "replicates": self.study.replicates, "question": self.question_dict(),
+                "cells_per_model": d.n_cells,
                 "queries_per_model": d.queries_per_model, "to_send": self.to_send,
                 "est_cost_usd": self.cost, "budget": self.study.budget.model_dump(),
                 "models": [m.to_dict() for m in self.models], "warnings": self.warnings}
+
+    def question_dict(self) -> dict:
+        """The question as a dry run shows it: its scale and, for a balanced scale, the reversed half."""
+        q = self.study.question
+        out = {"type": q.type, "order": q.order}
+        if q.order == "both":
+            out["reversed"] = {"replicates": "odd (1, 3, ...)", "template": q.response_for(1).template,
+                               "answers": q.response_for(1).describe_values()}
+        return out
 
     def check_budget(self) -> None:
         """Refuse, naming the cap and the numbers, a run that would exceed the study's budget."""

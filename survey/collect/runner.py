@@ -27,7 +27,8 @@ async def collect(engine: Engine, plan: Plan) -> None:
             backends.append(backend)
             runs.append(ModelRun(study=plan.study.name, name=spec.name, backend=backend, queries=m.queries,
                                  concurrency=spec.concurrency, rpm=spec.rpm, tpm=spec.tpm, batch=spec.batch,
-                                 response=plan.study.question.response, seq=m.seq))
+                                 response=plan.study.question.response, seq=m.seq,
+                                 response_for=plan.study.question.response_for))
         await engine.run(runs)
     finally:
         for b in backends:

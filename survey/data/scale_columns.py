@@ -8,6 +8,14 @@
   ("A|B", the message ids in the order shown) and ``chosen`` (the message at the position answered;
   empty for an invalid reply). ``message``/``perturbation`` are what was shown first and ``answer``
   is the position chosen, 1 or 2.
+* pick one of k: ``shown`` and ``shown_perturbations`` (the messages and paraphrases by position, joined
+  by "|": "sneakers|boots|sandals") and ``chosen`` (the message at the position answered; empty for an
+  invalid reply). ``message``/``perturbation`` are what was shown first and ``answer`` the position, 1..k.
+  Best-worst scaling has the same ``shown`` columns, ``answer`` = 10 * best + worst position, and ``best``
+  and ``worst`` (the messages) instead of ``chosen``.
+* a balanced scale (question order "both"): ``direction`` ("forward" or "reversed"), the direction the
+  row's scale was shown in; its ``answer`` is already mapped back to the forward scale's score and its
+  ``response`` keeps what the model said.
 """
 
 from __future__ import annotations
@@ -48,21 +56,43 @@ def add_scale_columns(df: pd.DataFrame) -> pd.DataFrame:
     df["expected"] = pd.to_numeric(df["p_yes"], errors="coerce")
     binary = df["scale"].eq("binary")
     df.loc[~binary, "p_yes"] = np.nan
+    if binary.all():  # Yes/No rows take nothing from the JSON column (the lean store read leaves it out)
+        return df
     extras = df["extra"].map(_loads)
     if (~binary).any():
         dist = extras.map(lambda e: _dist_json(e.get("distribution")))
         if dist.notna().any():
             df["distribution"] = dist.astype(object)
+    direction = extras.map(lambda e: e.get("direction"))
+    if direction.notna().any():
+        df["direction"] = direction.astype(object)
     choice = df["scale"].eq("choice")
     if choice.any():
         df["second"] = extras.map(lambda e: e.get("second")).where(choice).astype(object)
         df["second_perturbation"] = extras.map(lambda e: e.get("second_perturbation")).where(choice).astype(object)
-        df["order"] = (df["message"] + "|" + df["second"].fillna("")).where(choice).astype(object)
+        df["order"] = (df["message"].astype(str) + "|" + df["second"].fillna("")).where(choice).astype(object)
         ans = df["answer"]
         chosen = np.where(ans.eq(1).fillna(False), df["message"],
                           np.where(ans.eq(2).fillna(False), df["second"], None))
         df["chosen"] = pd.Series(chosen, index=df.index, dtype=object).where(choice)
+    shown = extras.map(lambda e: e.get("shown"))
+    if shown.notna().any():
+        _add_shown(df, shown, extras.map(lambda e: e.get("shown_perturbations")))
     return df
+
+
+def _add_shown(df: pd.DataFrame, shown: pd.Series, perturbations: pd.Series) -> None:
+    """Pick one of k: what each position showed and the message chosen (see the module's docstring)."""
+    df["shown"] = shown.map(lambda v: "|".join(v) if isinstance(v, list) else None).astype(object)
+    df["shown_perturbations"] = perturbations.map(lambda v: "|".join(v) if isinstance(v, list) else None).astype(object)
+    answers = pd.to_numeric(df["answer"], errors="coerce")
+    df["chosen"] = pd.Series([v[int(a) - 1] if isinstance(v, list) and pd.notna(a) and 1 <= a <= len(v) else None
+                              for v, a in zip(shown, answers, strict=True)], index=df.index, dtype=object)
+    if (answers >= 10).any():  # best-worst scaling: the answer is 10 * best + worst (survey.responses.maxdiff)
+        for col, position in (("best", answers // 10), ("worst", answers % 10)):
+            df[col] = pd.Series([v[int(t) - 1] if isinstance(v, list) and pd.notna(t) and 1 <= t <= len(v) else None
+                                 for v, t in zip(shown, position, strict=True)], index=df.index, dtype=object)
+        df["chosen"] = None
 
 
 def scales_in(df: pd.DataFrame) -> list[str]:

@@ -20,15 +20,16 @@ environment and nothing here stores options or headers.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Iterable
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
 
 from survey.data.scale_columns import add_scale_columns
+from survey.data.store_batches import TERMINAL_BATCH, BatchJobs, utc_now  # noqa: F401 - TERMINAL_BATCH: the engine imports it from here
 from survey.errors import SurveyError, path_error_message
 from survey.responses import DEFAULT_SCALE, response_type
 
@@ -78,18 +79,15 @@ ON CONFLICT (study, model, message, perturbation, persona, replicate) DO UPDATE 
 WHERE responses.status != 'ok'
 """
 
-TERMINAL_BATCH = {"SUCCESS", "FAILED", "TIMEOUT_EXCEEDED", "CANCELLED", "EXPIRED"}
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+_RECORD_FIELDS = ("seq", "status", "prompt_hash", "requested_model", "reported_model", "response", "answer", "p_yes",
+                  "prompt_tokens", "completion_tokens", "error", "error_code", "batch_job")
 
 
 def _dumps(obj) -> str | None:
     return None if obj is None or obj == {} else json.dumps(obj, sort_keys=True, default=str)
 
 
-class Store:
+class Store(BatchJobs):
     """One SQLite file; safe to reopen at any time. Use as a context manager or call close()."""
 
     def __init__(self, path: str | Path, *, create: bool = True, read_only: bool = False):
@@ -155,9 +153,37 @@ class Store:
                    reported_model=reported_model, response=response, answer=answer,
                    logprobs=_dumps(logprobs), p_yes=p_yes, prompt_tokens=prompt_tokens,
                    completion_tokens=completion_tokens, attempts=attempts, error=error,
-                   error_code=error_code, batch_job=batch_job, extra=_dumps(extra), now=_now())
+                   error_code=error_code, batch_job=batch_job, extra=_dumps(extra), now=utc_now())
         cur = self.db.execute(_UPSERT, row)  # autocommit: durable as soon as this returns
         return cur.rowcount > 0
+
+    def record_many(self, rows: Iterable[dict]) -> int:
+        """Store many results in one transaction, far faster than one commit each (imports, batch results,
+        benchmarks): each row holds ``key`` and record()'s keyword arguments. A row that already holds a
+        reply stays as it is. Returns how many rows were written; all or none of them are."""
+        now = utc_now()
+
+        def params():
+            for r in rows:
+                row = dict(zip(KEY_COLS, r["key"], strict=True))
+                row.update({c: r.get(c) for c in _RECORD_FIELDS}, attempts=r.get("attempts", 1), now=now,
+                           logprobs=_dumps(r.get("logprobs")), extra=_dumps(r.get("extra")))
+                yield row
+
+        with self._atomic("record_many"):
+            return self.db.executemany(_UPSERT, params()).rowcount
+
+    @contextlib.contextmanager
+    def _atomic(self, name: str):
+        """All of the block's writes or none of them (a savepoint, so it also nests in a transaction)."""
+        self.db.execute(f"SAVEPOINT {name}")
+        try:
+            yield
+        except BaseException:
+            self.db.execute(f"ROLLBACK TO {name}")
+            raise
+        finally:
+            self.db.execute(f"RELEASE {name}")
 
     def done_keys(self, study: str, model: str | None = None) -> set[tuple]:
         """Keys of rows holding a reply (status 'ok'): these are never sent again."""
@@ -171,6 +197,21 @@ class Store:
             args.append(model)
         return {tuple(r) for r in self.db.execute(sql, args)}
 
+    def unrated(self, study: str) -> list[tuple[tuple, str | None]]:
+        """(key, reply) of the replies a semantic-similarity rating has not scored yet (survey.collect.similarity_rating)."""
+        sql = (f"SELECT {', '.join(KEY_COLS)}, response FROM responses WHERE study = ? AND status = 'ok' AND "
+               "(extra IS NULL OR json_extract(extra, '$.rating') IS NULL) ORDER BY seq")
+        return [(tuple(r[:-1]), r[-1]) for r in self.db.execute(sql, (study,))]
+
+    def set_ratings(self, rows: list[tuple[tuple, int | None, float | None, dict]]) -> None:
+        """Store ratings of stored replies in one transaction: (key, answer, expected score, fields merged into extra)."""
+        where = " AND ".join(f"{c} = ?" for c in KEY_COLS)
+        with self.db:  # the sqlite3 context manager commits on success and rolls back on an exception
+            self.db.execute("BEGIN")
+            self.db.executemany(f"UPDATE responses SET answer = ?, p_yes = ?, extra = json_patch(COALESCE(extra, "
+                                f"'{{}}'), ?), updated_at = ? WHERE {where}",
+                                [(a, e, _dumps(x), utc_now(), *key) for key, a, e, x in rows])
+
     def prompt_hashes(self, study: str, model: str) -> dict[tuple, str]:
         cols = ", ".join(KEY_COLS)
         rows = self.db.execute(f"SELECT {cols}, prompt_hash FROM responses WHERE study = ? AND model = ? "
@@ -181,7 +222,7 @@ class Store:
 
     def record_scale(self, study: str, scale: str) -> None:
         """Record a study's response type; a study already recorded with another one is refused."""
-        self.db.execute("INSERT OR IGNORE INTO studies VALUES (?, ?, ?)", (study, scale, _now()))
+        self.db.execute("INSERT OR IGNORE INTO studies VALUES (?, ?, ?)", (study, scale, utc_now()))
         (stored,) = self.db.execute("SELECT scale FROM studies WHERE study = ?", (study,)).fetchone()
         if stored != scale:
             raise SurveyError(f"{self.path}: study '{study}' holds '{stored}' replies, not '{scale}'; "
@@ -213,7 +254,7 @@ class Store:
         Lists keep the study's order; readers should ignore keys they do not know."""
         self.db.execute("INSERT INTO contexts VALUES (?, ?, ?) ON CONFLICT (study) DO UPDATE SET "
                         "context = excluded.context, recorded_at = excluded.recorded_at",
-                        (study, json.dumps(ctx, sort_keys=True, default=str), _now()))
+                        (study, json.dumps(ctx, sort_keys=True, default=str), utc_now()))
 
     def context(self, study: str) -> dict | None:
         """The study's recorded context, or None (stores written before the record, or never run)."""
@@ -242,39 +283,26 @@ class Store:
         if self.batch_jobs(old, open_only=True):
             raise SurveyError(f"study '{old}' has open batch jobs; run it until they are collected, then rename")
         ctx = self.context(old)
-        self.db.execute("SAVEPOINT rename_study")
-        try:
+        with self._atomic("rename_study"):
             for table in ("responses", "models", "studies", "contexts", "batch_jobs"):
                 self.db.execute(f"UPDATE {table} SET study = ? WHERE study = ?", (new, old))
             if ctx is not None:
                 self.db.execute("UPDATE contexts SET context = ? WHERE study = ?",
                                 (json.dumps({**ctx, "study": new}, sort_keys=True, default=str), new))
-        except BaseException:
-            self.db.execute("ROLLBACK TO rename_study")
-            raise
-        finally:
-            self.db.execute("RELEASE rename_study")
         return rows
 
     def delete_rows(self, keys: Iterable[tuple]) -> int:
         """Delete the rows with these keys (study, model, message, perturbation, persona, replicate), atomically;
         returns how many were deleted. Only ever called when the user asked for it."""
         where = " AND ".join(f"{c} = ?" for c in KEY_COLS)
-        self.db.execute("SAVEPOINT delete_rows")
-        try:
-            deleted = sum(self.db.execute(f"DELETE FROM responses WHERE {where}", tuple(k)).rowcount for k in keys)
-        except BaseException:
-            self.db.execute("ROLLBACK TO delete_rows")
-            raise
-        finally:
-            self.db.execute("RELEASE delete_rows")
-        return deleted
+        with self._atomic("delete_rows"):
+            return sum(self.db.execute(f"DELETE FROM responses WHERE {where}", tuple(k)).rowcount for k in keys)
 
     def record_backend(self, study: str, model: str, backend: str) -> None:
         """Record the registry name of the backend a study's model runs on (the latest run wins)."""
         self.db.execute("INSERT INTO models VALUES (?, ?, ?, ?) ON CONFLICT (study, model) DO UPDATE SET "
                         "backend = excluded.backend, recorded_at = excluded.recorded_at",
-                        (study, model, backend, _now()))
+                        (study, model, backend, utc_now()))
 
     def backends(self) -> dict[tuple[str, str], str]:
         """(study, model) -> backend name, for the models whose backend was recorded."""
@@ -315,6 +343,30 @@ class Store:
     def studies(self) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT DISTINCT study FROM responses ORDER BY study")]
 
+    def read_study(self, study: str | None = None) -> tuple[str | None, pd.DataFrame, pd.DataFrame]:
+        """(the study, its answered rows with the columns an analysis needs, every row's key, status and
+        error_code for completeness), in one pass over the store (survey.data.store_table); no provenance
+        columns (reply text, log-probabilities, hashes, timestamps: ``to_long_table`` has them). ``study``
+        as in to_long_table; a store without rows gives (None, an empty table, no states)."""
+        from survey.data.store_table import read_study
+
+        study = self._study(study)
+        if study is None:
+            return None, self.to_long_table(), pd.DataFrame()
+        table, states = read_study(self.path, study, self.scale(study), self.backends())
+        return study, table, states
+
+    def _study(self, study: str | None) -> str | None:
+        """The study asked for, or the only one; an error names the choices when that is ambiguous."""
+        studies = self.studies()
+        if study is None:
+            if len(studies) > 1:
+                raise SurveyError(f"{self.path} holds several studies ({', '.join(studies)}); pick one with `study=`")
+            return studies[0] if studies else None
+        if study not in studies:
+            raise SurveyError(f"{self.path} has no study '{study}'; it has {', '.join(studies) or 'none'}")
+        return study
+
     def to_long_table(self, study: str | None = None, include_failed: bool = False) -> pd.DataFrame:
         """The contract table (survey.data.table) with provenance columns, in the store's key order.
 
@@ -322,12 +374,8 @@ class Store:
         answers, they are queries that never got one. ``seq`` (the query's place in the design)
         lets the analysis pair paraphrases in their sets' order whatever rows are missing.
         """
-        studies = self.studies()
-        if study is None:
-            if len(studies) > 1:
-                raise SurveyError(f"{self.path} holds several studies ({', '.join(studies)}); pick one with `study=`")
-        elif study not in studies:
-            raise SurveyError(f"{self.path} has no study '{study}'; it has {', '.join(studies) or 'none'}")
+        if study is not None or self._study(None) is not None:
+            study = self._study(study)
         where = ["1 = 1"] if study is None else ["study = ?"]
         if not include_failed:
             where.append("status = 'ok'")
@@ -348,45 +396,3 @@ class Store:
         df["backend"] = pd.Series([backends.get(k) for k in zip(df["study"], df["model"], strict=True)],
                                   index=df.index, dtype=object)
         return df
-
-    # -- batch jobs --------------------------------------------------------------------------
-
-    def add_batch_job(self, job_id: str, study: str, model: str, custom_ids: Iterable[str],
-                      status: str = "SUBMITTED") -> None:
-        ids = list(custom_ids)
-        now = _now()
-        self.db.execute("INSERT INTO batch_jobs VALUES (?, ?, ?, ?, ?, ?, 0, NULL, ?, ?)",
-                        (job_id, study, model, status, len(ids), json.dumps(ids), now, now))
-
-    def update_batch_job(self, job_id: str, *, status: str | None = None, ingested: bool | None = None,
-                         error: str | None = None) -> None:
-        sets, args = ["updated_at = ?"], [_now()]
-        for col, val in (("status", status), ("ingested", None if ingested is None else int(ingested)),
-                         ("error", error)):
-            if val is not None:
-                sets.append(f"{col} = ?")
-                args.append(val)
-        self.db.execute(f"UPDATE batch_jobs SET {', '.join(sets)} WHERE job_id = ?", (*args, job_id))
-
-    def batch_jobs(self, study: str | None = None, model: str | None = None,
-                   open_only: bool = False) -> list[dict]:
-        """Batch jobs, oldest first; ``open_only`` keeps the ones not yet ingested."""
-        where, args = ["1 = 1"], []
-        for col, val in (("study", study), ("model", model)):
-            if val is not None:
-                where.append(f"{col} = ?")
-                args.append(val)
-        if open_only:
-            where.append("ingested = 0")
-        rows = self.db.execute(f"SELECT job_id, study, model, status, n_queries, custom_ids, ingested, error, "
-                               f"submitted_at, updated_at FROM batch_jobs WHERE {' AND '.join(where)} "
-                               "ORDER BY submitted_at", args)
-        names = ["job_id", "study", "model", "status", "n_queries", "custom_ids", "ingested", "error",
-                 "submitted_at", "updated_at"]
-        out = []
-        for r in rows:
-            d = dict(zip(names, r, strict=True))
-            d["custom_ids"] = json.loads(d["custom_ids"])
-            d["ingested"] = bool(d["ingested"])
-            out.append(d)
-        return out

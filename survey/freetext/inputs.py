@@ -23,7 +23,7 @@ def text_rows(source: str | Path | pd.DataFrame, study: str | None = None) -> tu
     if isinstance(source, pd.DataFrame):
         df = validate_table(source, min_perturbations=0)
     else:
-        df = load_long_table(source, study=study, min_perturbations=0)
+        df = load_long_table(source, study=study, min_perturbations=0, provenance=True)  # the replies' text
     where = "the table" if isinstance(source, pd.DataFrame) else str(source)
     shared = [s for s in scales_in(df) if not response_type(s).view.per_message]
     if shared:  # e.g. forced choice: a reply names a position of two messages shown together

@@ -1,5 +1,6 @@
-"""Figures of a forced choice between A and B: per pair, the order-averaged share choosing A and the
-share choosing the first-shown option; and the replies by order of presentation.
+"""Figures of a forced choice between A and B: per pair, the preference for A (share choosing A − share
+choosing B, both orders averaged) and the position bias (share choosing the first-shown option − the
+second-shown); and the replies by order of presentation.
 
 Built on matplotlib.figure.Figure (Agg canvas), not pyplot: nothing leaks across calls. Functions
 return the Figure; the caller saves it.
@@ -23,12 +24,12 @@ def _pair_label(p) -> str:
 
 
 def choice_shares(model: str, res: ChoiceResult) -> Figure:
-    """Two panels, one row per pair used: left the share choosing A averaged over both orders
-    (what the preference test uses), right the share choosing the first-shown option (position bias).
-    Each panel marks 1/2 (no preference, no position bias) and the overall share with its interval."""
+    """Two panels, one row per pair used: left the preference for A averaged over both orders (what the
+    preference test uses), right the position bias. Each panel marks 0 (no preference, no position bias)
+    and the overall value with its interval."""
     used = ~np.isnan(np.asarray(res.d_pair, dtype=float))
-    pref = np.asarray(res.d_pair, dtype=float)[used] + 0.5
-    pos = np.asarray(res.position_pair, dtype=float)[used] + 0.5
+    pref = 2 * np.asarray(res.d_pair, dtype=float)[used]  # share A − share B = 2 (share A − 1/2)
+    pos = 2 * np.asarray(res.position_pair, dtype=float)[used]
     labels = [_pair_label(p) for p in res.pairs]
     m = len(labels)
     fig = Figure(figsize=(9.0, max(3.0, 0.26 * m + 1.8)))
@@ -36,23 +37,25 @@ def choice_shares(model: str, res: ChoiceResult) -> Figure:
     axes = fig.subplots(1, 2, sharey=True)
     y = np.arange(m)
     for ax, vals, test, color, xlabel in (
-            (axes[0], pref, res.preference, PREFERENCE_COLOR, f"share choosing {res.a} (both orders averaged)"),
-            (axes[1], pos, res.position_bias, POSITION_COLOR, "share choosing the first-shown option")):
-        lo, hi = test.ci
-        ax.axvspan(lo, hi, color=color, alpha=0.12, lw=0, label=f"{test.confidence:.0%} CI [{lo:.2f}, {hi:.2f}]")
-        ax.axvline(test.share, color=color, lw=2.2, alpha=0.8, label=f"share {test.share:.2f}, p = {test.pvalue:.3g}")
-        ax.axvline(0.5, color="black", lw=0.9, ls="--")
+            (axes[0], pref, res.preference, PREFERENCE_COLOR,
+             f"preference for {res.a}:\nshare choosing {res.a} − share choosing {res.b}"),
+            (axes[1], pos, res.position_bias, POSITION_COLOR, "position bias:\nshare choosing first − second shown")):
+        lo, hi = test.difference_ci
+        ax.axvspan(lo, hi, color=color, alpha=0.12, lw=0, label=f"{test.confidence:.0%} CI [{lo:+.2f}, {hi:+.2f}]")
+        ax.axvline(test.statistic, color=color, lw=2.2, alpha=0.8,
+                   label=f"overall {test.statistic:+.2f}, p = {test.pvalue:.3g}")
+        ax.axvline(0.0, color="black", lw=0.9, ls="--")
         ax.scatter(vals, y, color=color, s=26, zorder=3)
-        ax.set_xlim(-0.02, 1.02)
+        ax.set_xlim(-1.04, 1.04)
         ax.set_xlabel(xlabel, fontsize=9)
         ax.grid(axis="x", alpha=0.3)
-        ax.legend(fontsize=7, loc="lower right" if test.share < 0.5 else "lower left", framealpha=0.9)
+        ax.legend(fontsize=7, loc="lower right" if test.statistic < 0 else "lower left", framealpha=0.9)
     axes[0].set_yticks(y, labels, fontsize=7.5)
     axes[0].invert_yaxis()
     axes[0].set_ylabel("pair (A paraphrase / B paraphrase)")
     axes[0].set_title("preference", fontsize=10)
     axes[1].set_title("position bias", fontsize=10)
-    fig.suptitle(f"{model}: {res.a} vs {res.b} per paraphrase pair (dashed: 1/2)", fontsize=10)
+    fig.suptitle(f"{model}: {res.a} vs {res.b} per paraphrase pair (dashed: 0)", fontsize=10)
     fig.tight_layout()
     return fig
 

@@ -8,8 +8,9 @@ Search order for a set NAME (first hit wins, so a user's own file shadows a ship
      tree (a checkout or an editable install), else the copies an installed wheel carries in
      survey/registry/builtin/ (setup.py copies them there at build time).
 A study never looks in the current directory: a stray ./personas/shoppers.jsonl must not replace
-the set a study was written against. An argument that contains a path separator or ends in the set's
-extension is taken as a path instead (for a study, relative to its folder; without a study, an
+the set a study was written against (a shipped study run in place writes its store under the current
+directory, but still reads its sets from its own folder: study_base_dir, study_sets_dir). An argument
+that contains a path separator or ends in the set's extension is taken as a path instead (for a study, relative to its folder; without a study, an
 existing file named exactly as the argument is a path too).
 """
 
@@ -43,14 +44,28 @@ def _shipped_root() -> Path:
 SHIPPED_ROOT = _shipped_root()
 
 
-def study_base_dir(study_file: Path) -> Path:
-    """The folder a study file's relative paths (store, set files) resolve against: its own folder.
-
-    A study shipped inside an installed wheel acts as if the current directory were a project
-    checkout (./studies), so its store lands under the current directory, never in site-packages.
-    """
+def is_shipped_study(study_file: Path) -> bool:
+    """Whether a study file is one of the shipped examples, run in place (in the checkout or the wheel)."""
     folder = Path(study_file).resolve().parent
-    return Path.cwd() / folder.name if folder == _BUILTIN_ROOT / "studies" else folder
+    return folder in ((SHIPPED_ROOT / "studies").resolve(), (_BUILTIN_ROOT / "studies").resolve())
+
+
+def study_base_dir(study_file: Path) -> Path:
+    """The folder a study file's relative store path resolves against: its own folder.
+
+    A shipped study run in place (`survey demo`, `survey run <checkout>/studies/sim.toml`) writes under
+    the current folder instead, so its store never lands inside the package or the checkout
+    (`survey init` copies the examples into a folder of the user's, where they write beside themselves).
+    Its set names still resolve from its own folder (study_sets_dir), never from the current one.
+    """
+    return Path.cwd() if is_shipped_study(study_file) else Path(study_file).resolve().parent
+
+
+def study_sets_dir(study_file: Path) -> Path:
+    """The folder a study file's set names and set paths resolve against: always its own folder."""
+    return Path(study_file).resolve().parent
+
+
 MAX_ERRORS = 5  # one readable line; the first few errors are enough to start fixing
 
 # Fixes for pydantic's generic messages, keyed by its error type.

@@ -93,3 +93,65 @@ def generate_perturbation_set(model_ref: str, message: str, count: int, name: st
                            f"(temperature {temperature}, seed {seed}, similarity threshold {similarity}).")
     items = [{"id": f"{message_id}-{i:0{width}d}", "text": t} for i, t in enumerate(result.kept, 1)]
     return PerturbationSet(name=name, message=message_id, description=desc, items=items), result
+
+
+def generate_persona_set_to_target(model_ref: str, tf, count: int, name: str, *, template: str = DEFAULT_TEMPLATE,
+                                   population: str = "shopper", description: str | None = None,
+                                   temperature: float = 1.0, max_tokens: int = 8192, seed: int | None = None,
+                                   max_attempts: int = 10, params: dict | None = None,
+                                   on_progress: Progress | None = None) -> tuple[PersonaSet | None, GenerationResult]:
+    """``count`` personas whose margins are the quotas of target file ``tf`` (survey.registry.quota_sets), the
+    attributes the target does not give written by the model, one quota cell at a time (the prompt names the
+    cell's levels). None when a cell came back short: a set missing part of a quota would not meet the target."""
+    from survey.registry.quota_sets import quota_cells, target_header
+
+    try:
+        fields = [f for f in template_fields(template) if f != "id" and f not in tf.margins]
+    except ValueError as exc:
+        raise SurveyError(f"--template: {exc}") from None
+    if not fields:
+        raise SurveyError("the target gives every attribute the template uses, so there is nothing for a model to "
+                          "write; drop --model (the quotas alone build the set)")
+    quotas, rows = quota_cells(tf, count, 0 if seed is None else seed)
+    cells: dict[tuple, list[int]] = {}
+    for i, (levels, _) in enumerate(rows):
+        cells.setdefault(tuple(levels.items()), []).append(i)
+    total = GenerationResult(kept=[], requested=count)
+    written: dict[int, dict] = {}
+
+    async def make(backend, model_id):
+        for cell, members in cells.items():
+            who = "; ".join(f"{attr}: {level}" for attr, level in cell)
+            done = len(written)
+
+            def progress(kept, wanted, requests, done=done):
+                if on_progress:
+                    on_progress(done + kept, count, total.attempts + requests)
+
+            res = await generate_personas(backend, len(members), fields, model_id=model_id, model=model_ref,
+                                          population=f"{population} ({who})", temperature=temperature,
+                                          max_tokens=max_tokens, seed=seed, max_attempts=max_attempts,
+                                          params=params, on_progress=progress)
+            total.attempts += res.attempts
+            total.removed += res.removed
+            total.invalid += res.invalid
+            total.prompt_tokens += res.prompt_tokens
+            total.completion_tokens += res.completion_tokens
+            written.update({i: p.attributes for i, p in zip(members, res.kept, strict=False)})
+            if res.interrupted or not res.complete:
+                total.interrupted = res.interrupted
+                break
+        return total
+
+    with_backend(model_ref, count, make, on_progress)
+    if len(written) < count:
+        total.kept = [None] * len(written)  # counts what came back; nothing is written
+        return None, total
+    records = [{"id": str(i), **written[i], **values} for i, (_, values) in enumerate(rows)]
+    pset = PersonaSet(name=name, template=template, personas=records,
+                      description=description or (f"{count} {population} personas built to the target margins of "
+                                                  f"{tf.path} (quota sampling), the other attributes written by "
+                                                  f"{model_ref} (temperature {temperature}, seed {seed})."),
+                      target=target_header(tf, quotas, f"written by {model_ref}, one quota cell at a time"))
+    total.kept = pset.personas
+    return pset, total

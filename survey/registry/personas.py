@@ -108,6 +108,7 @@ class PersonaSetHeader(BaseModel):
     model_config = ConfigDict(extra="forbid")
     template: str = DEFAULT_TEMPLATE
     description: str = ""
+    target: dict | None = None  # the target margins a set was built to (survey personas generate --target)
 
 
 class PersonaSet(BaseModel):
@@ -118,6 +119,7 @@ class PersonaSet(BaseModel):
     name: str
     template: str = Field(DEFAULT_TEMPLATE, min_length=1)
     description: str = ""
+    target: dict | None = None  # built to target margins: their source file, sha256, margins and quotas
     personas: list[Persona] = Field(min_length=1)
     source: Path | None = Field(None, exclude=True)  # the file it was loaded from, if any
     sha256: str | None = Field(None, exclude=True)  # of that file's bytes: the store records it per study
@@ -178,6 +180,8 @@ class PersonaSet(BaseModel):
     def dumps(self) -> str:
         """The set as JSONL text, header first; loading it gives back an equal set."""
         header = {"template": self.template, "description": self.description}
+        if self.target is not None:
+            header["target"] = self.target
         lines = [json.dumps(header, ensure_ascii=False)]
         lines += [json.dumps(p.to_record(), ensure_ascii=False) for p in self.personas]
         return "\n".join(lines) + "\n"
@@ -220,7 +224,7 @@ def read_persona_set(path: str | os.PathLike, name: str | None = None) -> Person
     try:
         meta = PersonaSetHeader.model_validate(header)
         return PersonaSet(name=name or set_name(path), template=meta.template, description=meta.description,
-                          personas=records, source=path, sha256=hashlib.sha256(raw_bytes).hexdigest())
+                          target=meta.target, personas=records, source=path, sha256=hashlib.sha256(raw_bytes).hexdigest())
     except ValidationError as exc:
         if not records:
             raise SurveyError(f"{path}: no personas; add one JSON object per line, e.g. "

@@ -45,7 +45,7 @@ def report(data, out: str | Path, *, study: str | None = None,
 
     as_file = humans if humans is not None and not isinstance(humans, Humans) else None
     src = (data if isinstance(data, pd.DataFrame) or hasattr(data, "completeness")
-           else load_source(data, study, humans=as_file))
+           else load_source(data, study, provenance=True, humans=as_file))
     if as_file is not None and getattr(src, "humans", None) is None:
         from survey.data.humans import load_humans
 

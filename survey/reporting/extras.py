@@ -120,8 +120,7 @@ def json_section(title: str, data: dict, caption: str) -> Section:
 COLUMN_WORDS = {"model": "model", "size": "size", "n": "personas", "m": "pairs", "r": "replicates",
                 "invalid_rate": "invalid", "effect": "effect", "ci_low": "CI low", "ci_high": "CI high",
                 "p_sign_flip": "sign-flip p", "p_unpaired": "unpaired p", "p_sign": "sign p*",
-                "p_wilcoxon": "Wilcoxon p*", "p_adjusted": "adjusted p", "share_a": "share A",
-                "share_a_low": "share A low", "share_a_high": "share A high"}
+                "p_wilcoxon": "Wilcoxon p*", "p_adjusted": "adjusted p"}
 
 
 def models_section(table) -> tuple[Section, dict]:
@@ -147,8 +146,8 @@ def models_section(table) -> tuple[Section, dict]:
     frame = res.table()
     frame["CI"] = [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(frame["ci_low"], frame["ci_high"], strict=True)]
     # three narrow tables rather than one that overflows the page: effects, the other tests, the fits
-    main = ["model", "size", "n", "m", "r", "invalid_rate", "effect", "CI", "p_sign_flip", "p_adjusted",
-            *[c for c in ("share_a", "share_a_low", "share_a_high") if c in frame]]
+    # forced choice's share A columns stay out: its effect is the preference, the one number it reports
+    main = ["model", "size", "n", "m", "r", "invalid_rate", "effect", "CI", "p_sign_flip", "p_adjusted"]
     others = ["model", *[c for c in ("p_unpaired", "p_sign", "p_wilcoxon") if c in frame]]
     fits = ["model", *[c for c in res.fit_params if c in frame]]
     for cols in (main, others, fits if len(fits) > 1 else []):

@@ -9,7 +9,10 @@ is one ResponseType subclass (survey/responses/base.py) plus one ``register`` li
     response_type("likert5").values            -> {1, 2, 3, 4, 5}
 
 Rating scales are families named by their points (survey.responses.scales): ``likert5``,
-``likert0-4``, ``rating0-10``; they are built from the name on first use, not registered one by one.
+``likert0-4``, ``rating0-10``; they are built from the name on first use, not registered one by one,
+as are semantic-similarity scales (``ssr5``: free text rated on 5 points, survey.responses.ssr) and
+pick one of k (``pick3``: three messages shown together, survey.responses.pick) and best-worst scaling
+(``maxdiff3``: subsets of three, survey.responses.maxdiff).
 """
 
 from __future__ import annotations
@@ -19,7 +22,10 @@ from survey.errors import SurveyError
 from survey.responses.base import ResponseType
 from survey.responses.binary import Binary
 from survey.responses.choice import Choice
+from survey.responses.maxdiff import BestWorst, maxdiff_from_name
+from survey.responses.pick import PickOne, pick_from_name
 from survey.responses.scales import OrdinalScale, from_name, likert, rating
+from survey.responses.ssr import SemanticScale, ssr_from_name
 from survey.responses.text import FreeText
 
 RESPONSE_TYPES: dict[str, ResponseType] = {}
@@ -52,7 +58,8 @@ def response_type(scale: str) -> ResponseType:
     if scale in RESPONSE_TYPES:
         return RESPONSE_TYPES[scale]
     if scale not in _FAMILY_CACHE:
-        family = from_name(scale) if isinstance(scale, str) else None
+        family = (from_name(scale) or ssr_from_name(scale) or pick_from_name(scale)
+                  or maxdiff_from_name(scale)) if isinstance(scale, str) else None
         if family is None:
             raise SurveyError(f"unknown response type '{scale}'; choose one of {known_scales()}")
         _FAMILY_CACHE[scale] = family
@@ -71,7 +78,8 @@ def is_scale(scale) -> bool:
 def known_scales() -> str:
     """For messages: the registered names and the rating families."""
     return ", ".join([*RESPONSE_TYPES, "likertK (e.g. likert5)", "likertLO-HI (e.g. likert0-4)",
-                      "ratingLO-HI (e.g. rating0-10)"])
+                      "ratingLO-HI (e.g. rating0-10)", "ssrK (e.g. ssr5)",
+                      "pickK (e.g. pick3)", "maxdiffS (e.g. maxdiff3)"])
 
 
 _FAMILY_CACHE: dict[str, ResponseType] = {}
@@ -81,5 +89,6 @@ BINARY = register(Binary())
 register(FreeText())
 CHOICE = register(Choice())
 
-__all__ = ["BINARY", "CHOICE", "DEFAULT_SCALE", "RESPONSE_TYPES", "OrdinalScale", "ResponseType", "is_scale",
+__all__ = ["BINARY", "CHOICE", "BestWorst", "DEFAULT_SCALE", "RESPONSE_TYPES", "OrdinalScale", "PickOne", "ResponseType", "SemanticScale",
+           "is_scale",
            "known_scales", "likert", "rating", "register", "response_type"]

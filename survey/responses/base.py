@@ -64,6 +64,8 @@ class ResponseType:
     quantity: str = "mean score"
     ranged: bool = True
     ordered: bool = False
+    direction: str = "forward"  # a reversed rating scale (survey.responses.balanced) says "reversed"
+    rated_text: bool = False  # replies are free text rated onto the view's points after collection (ssr)
 
     @cached_property
     def view(self) -> AnalysisView:

@@ -65,7 +65,7 @@ _LAZY = {
     "choice_statistics": "survey.stats.choice", "ChoiceResult": "survey.stats.choice",
     "ChoiceTest": "survey.stats.choice", "simulate_choice_counts": "survey.stats.choice_model",
     "ChoiceCounts": "survey.stats.choice_model", "choice_table": "survey.stats.choice_model",
-    "compare_choice": "survey.stats.choice",
+    "compare_choice": "survey.stats.choice_table",
     "dbpa_test": "survey.stats.dbpa", "dbpa_units": "survey.stats.dbpa", "dbpa_family": "survey.stats.dbpa",
     "segment_by": "survey.stats.segments", "rake": "survey.stats.segments", "Target": "survey.stats.segments",
     "PersonaWeights": "survey.stats.segments", "given_weights": "survey.stats.segments",

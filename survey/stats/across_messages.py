@@ -141,7 +141,8 @@ def compare_all_messages(df: pd.DataFrame, model: str, messages: list[str] | Non
     comps = res.results
     for _ in comps if progress is not None else ():
         progress()
-    raw = np.array([c.decision.pvalue for c in comps])
+    # a kind whose deciding p-value is already adjusted over the pairs (pick one of k) keeps its raw one beside it
+    raw = np.array([getattr(c.decision, "raw_pvalue", c.decision.pvalue) for c in comps])
     adj = adjust_pvalues(raw, adjust)
     k = len(comps)
     pairs = []

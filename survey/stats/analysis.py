@@ -90,6 +90,7 @@ class Analysis(Display, dict):
                                                          else self.kind.decided_by.replace("_", "-") + " test"),
                  "significant": self.significant(r)} for r in self.results]
         notes = [f"effect: {self.view.effect_unit}, A − B"]
+        notes += [r.segments.sentence() for r in self.results if getattr(r, "segments", None) is not None]
         notes += (self.completeness.warnings() if self.completeness else []) + [f"left out: {x}" for x in self.left_out]
         return f"Analysis of {len(self.results)} comparison(s) on {self.scale} at α = {self.alpha}", rows, notes
 
@@ -238,6 +239,10 @@ def analyze(df, a: str | None = None, b: str | None = None, *, models: list[str]
 
         for r in results:
             r.segments = segment_analysis(df, r.model, r.a, r.b, kind, view, run_opts, *segmenting)
+            if getattr(r, "sequential", None) is not None:
+                r.segments.warnings.append("the data were collected in rounds until the pooled sequential test "
+                                           "decided: the segment, interaction and population p-values are "
+                                           "fixed-design ones and do not account for that stopping rule")
     return Analysis(results, left_out, completeness, opts.alpha, view)
 
 

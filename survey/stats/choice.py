@@ -13,13 +13,16 @@ the first-shown option, in BA the second):
   Under H0 (no preference, A_j and B_j exchangeable) swapping A_j and B_j maps c_ijAB to 1 - c_ijBA
   and c_ijBA to 1 - c_ijAB, i.e. D_j to -D_j: the D_j are symmetric about 0 whatever the position
   bias and whatever share rho of the paraphrase variance is common to all personas, and the
-  sign-flip test of survey.stats.permutation applies unchanged. The effect is the share choosing A,
-  mean_j D_j + 1/2, with the exact interval of survey.stats.effect (also as the A - B difference of
-  shares, twice D).
+  sign-flip test of survey.stats.permutation applies unchanged. The one quantity reported, under one
+  name, is the **preference for A** = share choosing A - share choosing B, both orders averaged
+  = 2 mean_j D_j, in [-1, 1] (0: no preference); it is the test's statistic, the effect, and what
+  analyze, compare and the report show. Its interval is the exact one of survey.stats.effect.
+  ``share`` (= (1 + preference) / 2) and ``ci`` keep the share form for scripts.
 * **Position bias**: P_j = mean_o mean_i ([chose first] - 1/2) = (mean_i c_ijAB - mean_i c_ijBA) / 2,
   tested for b = 1/2 (b = mean_j P_j + 1/2, the share choosing the first-shown option) by the same
-  sign flips. A large b means the model reads position, not content. The test is about these
-  personas: a persona's own pull towards a position is not averaged over other personas.
+  sign flips; reported like the preference, as share first - share second = 2 mean_j P_j. A large b
+  means the model reads position, not content. The test is about these personas: a persona's own
+  pull towards a position is not averaged over other personas.
 
 The persona mean is taken per order and then the orders are averaged (mean_o mean_i rather than
 mean_i mean_o): the two agree when every cell has valid replies, and with missing cells each order
@@ -28,6 +31,7 @@ left out of both tests (``pairs_left_out``).
 
 The per-persona sign and Wilcoxon tests on d_i = mean_j mean_o (c_ijo - 1/2) are given for
 comparison only: they treat personas as independent, which a paraphrase that shifts everyone breaks.
+The counts come from a long table in survey.stats.choice_table.
 """
 
 from __future__ import annotations
@@ -36,15 +40,13 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
 from survey.common.display import Display
 from survey.common.formatting import finite
 from survey.common.limits import check_alpha, check_flips, check_seed
-from survey.data.pairing import natural_key
-from survey.errors import SurveyError, TableError
+from survey.errors import SurveyError
 from survey.stats.classic import TestResult, sign_test, wilcoxon_test
-from survey.stats.comparison import persona_mean, persona_weights
+from survey.stats.comparison import persona_mean
 from survey.stats.effect import EffectResult, effect_ci
 from survey.stats.permutation import _check_alternative, cannot_reject_note, sign_flip_pvalues, sign_flip_test
 
@@ -53,6 +55,14 @@ PREFERENCE_NOTE = ("valid for any rho and any position bias: under H0 A and B ar
                    "pair's order-averaged preference is symmetric about 0, and averaging the two orders "
                    "cancels the position bias")
 PERSONA_NOTE = "INVALID when rho > 0: treats personas as independent; for comparison only"
+# The one quantity a forced choice reports (analyze, compare, the report), and its name.
+PREFERENCE_QUANTITY = "share choosing {a} − share choosing {b}, both orders averaged"
+POSITION_QUANTITY = "share choosing the first-shown option − the second-shown"
+
+
+def preference_name(a: str, b: str) -> str:
+    """The preference's name with its definition: "preference for A (share choosing A − share choosing B, ...)"."""
+    return f"preference for {a} ({PREFERENCE_QUANTITY.format(a=a, b=b)})"
 
 
 @dataclass
@@ -60,7 +70,7 @@ class ChoiceTest:
     """One sign-flip test on pair-level shares: the preference for A, or the pull of the first position."""
 
     name: str  # "preference" or "position_bias"
-    statistic: float  # mean_j of the centred pair values (share - 1/2)
+    statistic: float  # share choosing A - share choosing B (position: first - second) = 2 mean_j (share_j - 1/2)
     pvalue: float
     exact: bool
     method: str
@@ -69,19 +79,22 @@ class ChoiceTest:
     ci: tuple[float, float]  # of share, by sign-flip inversion
     confidence: float
     n_pairs: int
-    what: str  # what share measures, for people
+    what: str  # what the statistic measures, for people: "share choosing A − share choosing B"
 
     @property
     def difference(self) -> float:
-        """share - (1 - share): A minus B in shares (preference), first minus second (position)."""
-        return round(2 * self.statistic, 12)
+        """The statistic (an alias kept for scripts): A minus B in shares, first minus second (position)."""
+        return self.statistic
 
     @property
     def difference_ci(self) -> tuple[float, float]:
         return (2 * self.ci[0] - 1, 2 * self.ci[1] - 1)
 
     def to_dict(self) -> dict:
-        return {"statistic": self.statistic, "pvalue": self.pvalue, "exact": self.exact, "method": self.method,
+        # "estimate"/"estimate_ci" are the one quantity; "statistic", "difference"/"difference_ci" (the same
+        # numbers) and "share"/"ci" (its share form, (1 + estimate) / 2) are aliases kept for scripts.
+        return {"quantity": self.what, "estimate": self.statistic, "estimate_ci": list(self.difference_ci),
+                "statistic": self.statistic, "pvalue": self.pvalue, "exact": self.exact, "method": self.method,
                 "alternative": self.alternative, "share": self.share, "ci": list(self.ci),
                 "difference": self.difference, "difference_ci": list(self.difference_ci),
                 "confidence": self.confidence, "n_pairs": self.n_pairs, "what": self.what}
@@ -152,15 +165,16 @@ class ChoiceResult(Display):
         return {"sign_flip": self.preference, **self.persona_tests}
 
     def display_parts(self):
-        rows = [{"test": t.name, "share": t.share, "CI": tuple(t.ci), "p": t.pvalue, "what": t.what}
+        rows = [{"test": t.name, "estimate": t.statistic, "CI": tuple(t.difference_ci), "p": t.pvalue, "what": t.what}
                 for t in (self.preference, self.position_bias)]
-        title = (f"{self.model or 'forced choice'}: {self.a} vs {self.b}, share choosing {self.a} "
-                 f"{self.preference.share:.3f}; preference p = {self.preference.pvalue:.4g}")
+        title = (f"{self.model or 'forced choice'}: {self.a} vs {self.b}, {preference_name(self.a, self.b)} "
+                 f"{self.preference.statistic:+.3f}; p = {self.preference.pvalue:.4g}")
         notes = [f"{self.n_personas} personas, {self.n_pairs} paraphrase pairs in both orders, r = {self.replicates}"]
         return title, rows, notes + ([self.warning] if self.warning else [])
 
     def model_summary(self) -> dict:
-        """What forced choice adds to a model's line across models: the share choosing A and the position bias."""
+        """What forced choice adds to a model's line across models: the position bias, and the share form of
+        the preference (``share_a`` = (1 + effect) / 2, kept for scripts; the effect is the preference)."""
         pref = self.preference
         return {"share_a": finite(pref.share), "share_a_ci": [finite(v) for v in pref.ci],
                 "position_bias": self.position_bias.to_dict(), "warning": self.warning}
@@ -180,6 +194,7 @@ class ChoiceResult(Display):
                 "pairs_left_out": [list(p) if isinstance(p, tuple) else p for p in self.pairs_left_out],
                 "pairs_one_order": [[*p, o] for p, o in self.pairs_one_order.items()],
                 "replicates": self.replicates, "invalid": self.invalid, "empty_cells": self.empty_cells,
+                "quantity": preference_name(self.a, self.b), "effect": self.effect.to_dict(),
                 "preference": self.preference.to_dict(), "position_bias": self.position_bias.to_dict(),
                 "persona_tests": {k: {**v.to_dict(), "note": PERSONA_NOTE} for k, v in self.persona_tests.items()},
                 "notes": list(self.notes), "warning": self.warning}
@@ -246,7 +261,7 @@ def _sign_flip(values: np.ndarray, name: str, what: str, alternative: str, confi
                n_resamples: int, seed) -> ChoiceTest:
     test = sign_flip_test(values, alternative, n_resamples=n_resamples, seed=seed)
     eff = effect_ci(values, confidence=confidence, n_resamples=n_resamples, seed=seed, bounds=(-0.5, 0.5))
-    return ChoiceTest(name, test.statistic, test.pvalue, test.exact, test.method, alternative,
+    return ChoiceTest(name, round(2 * test.statistic, 12), test.pvalue, test.exact, test.method, alternative,
                       round(eff.estimate + 0.5, 12), (eff.ci[0] + 0.5, eff.ci[1] + 0.5), confidence,
                       len(values), what)
 
@@ -292,9 +307,9 @@ def choice_test(first_ab, valid_ab, first_ba, valid_ba, *, a: str = "A", b: str 
     used = ~np.isnan(d)
     if not used.any():
         raise SurveyError(f"no pair of '{a}' and '{b}' has valid replies in both orders")
-    pref = _sign_flip(d[used], "preference", f"share choosing {a}", alternative, confidence, n_resamples, seed)
-    position = _sign_flip(pos[used], "position_bias", "share choosing the first-shown option", "two-sided",
-                          confidence, n_resamples, seed)
+    pref = _sign_flip(d[used], "preference", PREFERENCE_QUANTITY.format(a=a, b=b), alternative, confidence,
+                      n_resamples, seed)
+    position = _sign_flip(pos[used], "position_bias", POSITION_QUANTITY, "two-sided", confidence, n_resamples, seed)
     d_pers = persona_preferences(f_ab, v_ab, f_ba, v_ba)
     persona = {"sign": sign_test(d_pers, alternative)}
     if (~np.isnan(d_pers)).any():
@@ -309,92 +324,3 @@ def choice_test(first_ab, valid_ab, first_ba, valid_ba, *, a: str = "A", b: str 
         preference=pref, position_bias=position, persona_tests=persona, notes=notes,
         warning=position_warning(position, alpha), d_pair=d, position_pair=pos, d_persona=d_pers,
         pairs=[labels[j] for j in np.flatnonzero(used)])
-
-
-# --- from the long table ---------------------------------------------------------------------------------
-
-CHOICE_SCALE = "choice"
-_NEEDED = ("second", "second_perturbation")
-
-
-def _pair_rows(sub: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
-    """The rows of A vs B, each with its pair (A id, B id), its order ("AB": A shown first) and whether
-    it chose the first-shown option; ``first`` is a probability in exact mode, else 0/1."""
-    ab = sub[(sub["message"] == a) & (sub["second"] == b)]
-    ba = sub[(sub["message"] == b) & (sub["second"] == a)]
-    return pd.concat([
-        ab.assign(a_id=ab["perturbation"], b_id=ab["second_perturbation"], order="AB"),
-        ba.assign(a_id=ba["second_perturbation"], b_id=ba["perturbation"], order="BA"),
-    ], ignore_index=True).astype({"a_id": str, "b_id": str})
-
-
-def _check_disjoint(rows: pd.DataFrame, a: str, b: str) -> None:
-    # The sign-flip test treats pairs as independent: a paraphrase in two pairs would tie them together.
-    pairs = rows[["a_id", "b_id"]].drop_duplicates()
-    for col, msg in (("a_id", a), ("b_id", b)):
-        twice = pairs[col][pairs[col].duplicated()]
-        if len(twice):
-            pid = twice.iloc[0]
-            partners = sorted(pairs.loc[pairs[col] == pid, "b_id" if col == "a_id" else "a_id"], key=natural_key)
-            raise TableError(f"paraphrase '{pid}' of '{msg}' is paired with {', '.join(partners)}; the forced-choice "
-                             "test needs each paraphrase in one pair (shown with one partner, in both orders)")
-
-
-def compare_choice(df: pd.DataFrame, model: str, a: str, b: str, *, alternative: str = "two-sided",
-                   alpha: float = 0.05, confidence: float | None = None, n_resamples: int = 9999, seed=0,
-                   probabilities: bool = False, weights=None) -> ChoiceResult:
-    """The forced-choice tests of A vs B for one model of a long table (``choice_test`` on its counts).
-
-    A forced-choice row's ``message``/``perturbation`` are what was shown first, ``second`` and
-    ``second_perturbation`` what was shown second, and ``answer`` the position chosen (1 or 2, empty
-    when invalid). Pairs (A_j, B_j) come from the rows themselves, in natural order of the A ids. A pair
-    asked in one order only is left out and named in ``pairs_one_order`` (averaging the orders is what
-    cancels position bias); a pair without a valid reply in some order is in ``pairs_left_out``.
-    ``probabilities``: use exact mode's ``expected`` position (2 - expected = P(first)) instead of answers.
-    ``weights``: persona id -> weight, for a target population (survey.stats.segments.weights).
-    """
-    missing = [c for c in _NEEDED if c not in df.columns]
-    if missing:
-        raise TableError(f"missing column(s) {', '.join(missing)}: a forced-choice table names what was shown second")
-    sub = df[df["model"] == model]
-    if "scale" in sub.columns:
-        sub = sub[sub["scale"] == CHOICE_SCALE]
-    if sub.empty:
-        raise TableError(f"no forced-choice rows for model '{model}'")
-    rows = _pair_rows(sub, a, b)
-    if rows.empty:
-        shown = sorted({f"{x} vs {y}" for x, y in zip(sub["message"], sub["second"], strict=True)})
-        raise TableError(f"model '{model}' has no forced-choice rows of '{a}' against '{b}'; it has {', '.join(shown)}")
-    _check_disjoint(rows, a, b)
-    if probabilities:
-        if "expected" not in rows.columns:
-            raise TableError("exact mode needs the 'expected' column")
-        rows["first"] = 2 - pd.to_numeric(rows["expected"], errors="coerce")
-    else:
-        rows["first"] = pd.to_numeric(rows["answer"], errors="coerce").map({1: 1.0, 2: 0.0})
-    orders = rows.groupby(["a_id", "b_id"])["order"].agg(lambda o: frozenset(o))
-    complete = sorted((p for p, o in orders.items() if len(o) == 2), key=lambda p: (natural_key(p[0]), natural_key(p[1])))
-    one_order = {p: ("A first only" if "AB" in o else "B first only")
-                 for p, o in sorted(orders.items(), key=lambda x: natural_key(x[0][0])) if len(o) == 1}
-    if not complete:
-        raise TableError(f"model '{model}': no pair of '{a}' and '{b}' was asked in both orders")
-    personas = list(pd.unique(rows["persona"]))
-    used = rows.set_index(["a_id", "b_id"]).loc[complete].reset_index()
-    cells = used.groupby(["order", "persona", "a_id", "b_id"])["first"].agg(["sum", "count", "size"])
-    index = pd.MultiIndex.from_tuples(complete, names=["a_id", "b_id"])
-
-    def grid(order: str, col: str) -> np.ndarray:
-        part = cells.xs(order, level="order")[col].unstack(["a_id", "b_id"])
-        return part.reindex(index=personas, columns=index).fillna(0).to_numpy(dtype=float)
-
-    result = choice_test(grid("AB", "sum"), grid("AB", "count"), grid("BA", "sum"), grid("BA", "count"),
-                         a=a, b=b, alternative=alternative, alpha=alpha, confidence=confidence,
-                         n_resamples=n_resamples, seed=seed, invalid=int(used["first"].isna().sum()),
-                         replicates=int(cells["size"].max()), pairs=complete,
-                         weights=persona_weights(weights, personas))
-    result.pairs_one_order = one_order
-    result.model = model
-    if one_order:
-        result.notes.append(f"{len(one_order)} pair(s) asked in one order only were left out, since only both "
-                            f"orders cancel position bias: {', '.join(f'{x}/{y}' for x, y in one_order)}")
-    return result

@@ -100,6 +100,8 @@ class Comparison(Display):
     top_box: TopBox | None = None  # rating scales of four or more points
     sequential: StoredSequential | None = None  # set when the data were collected sequentially: it decides
     mean_scores: dict | None = None  # rating scales: message -> mean score with its interval (mean_interval)
+    # a balanced scale (asked in both directions): the direction effect and its test (survey.stats.direction)
+    direction: object | None = None
 
     @property
     def means(self) -> dict:
@@ -126,9 +128,14 @@ class Comparison(Display):
         notes = [f"{self.n_personas} personas, {self.n_paired} paraphrase pairs, r = {self.replicates}"]
         if self.sequential is not None:
             notes.append(self.sequential.to_dict()["note"])
+        if self.direction is not None:
+            notes.append(self.direction.display_parts()[0])
         return title, rows, notes
 
-    warning = None  # what a reader must see beside the result (forced choice: a strong position bias)
+    @property
+    def warning(self) -> str | None:
+        """What a reader must see beside the result: a balanced scale's large direction effect."""
+        return self.direction.warning if self.direction is not None else None
 
     def model_summary(self) -> dict:
         """What this kind adds to a model's line across models: nothing beyond the effect and tests."""
@@ -150,6 +157,7 @@ class Comparison(Display):
             "tests": with_aliases({name: result_dict(res) for name, res in self.tests.items()}),
             "top_box": self.top_box.to_dict() if self.top_box else None,
             **({"mean_scores": self.mean_scores} if self.mean_scores is not None else {}),
+            **({"direction": self.direction.to_dict()} if self.direction is not None else {}),
             **({"decided_by": "sequential", "sequential": self.sequential.to_dict()} if self.sequential else {}),
         }
 
@@ -241,7 +249,7 @@ def compare_messages(df: pd.DataFrame, model: str, a: str, b: str, alternative: 
                           "`survey dbpa` instead")
     if not info.per_message:
         raise SurveyError("a forced-choice table compares A and B within each reply: use "
-                          "survey.stats.choice.compare_choice (survey.analyze does it for a choice table)")
+                          "survey.stats.choice_table.compare_choice (survey.analyze does it for a choice table)")
     personas = first_appearance(rows["persona"])
     pairs = pair_perturbations(sub, model, a, b, pairing)
     ca = cell_counts(sub, model, a, personas, probabilities, pairs.order_a)

@@ -34,7 +34,10 @@ def study_context(design: QueryDesign) -> dict:
         "study": study.name,
         "replicates": study.replicates,
         "question": {"type": study.question.type, "template": study.question.resolved_template,
-                     "max_tokens": study.question.default_max_tokens},
+                     "max_tokens": study.question.default_max_tokens,
+                     # a balanced scale's reversed half (absent otherwise, so older records still compare equal)
+                     **({"order": "both", "reversed_template": study.question.template_for(1)}
+                        if study.question.order == "both" else {})},
         "personas": {**_source(design.persona_set), "template": study.personas.template,
                      "ids": [str(p.id) for p in design.personas],
                      "prompt_sha256": {str(p.id): _short_hash(design.system_prompt(p)) for p in design.personas},

@@ -43,9 +43,14 @@ class QueryDesign:
         return "first" in getattr(self.study.question.response, "slots", ())
 
     @property
+    def is_pick(self) -> bool:
+        return "options" in getattr(self.study.question.response, "slots", ())
+
+    @property
     def n_cells(self) -> int:
         """(persona, perturbation) cells across messages, per model; for forced choice, (persona, pair,
-        order) cells, one per paraphrase shown first."""
+        order) cells, one per paraphrase shown first; for pick one of k, (persona, paraphrase set,
+        arrangement) cells, one per paraphrase shown first (k arrangements per set)."""
         return len(self.personas) * sum(len(m.items) for m in self.messages)
 
     @property
@@ -55,7 +60,7 @@ class QueryDesign:
     def max_tokens(self, model: ModelSpec) -> int:
         return model.max_tokens or self.study.question.default_max_tokens
 
-    def system_prompt(self, persona) -> str:
+    def system_prompt(self, persona, response=None) -> str:
         """The set's rendering, or the study's own template filled with the persona's attributes.
 
         Persona sets end their prompt with the Yes/No instruction of Helm & Priebe (2026). For another
@@ -65,7 +70,7 @@ class QueryDesign:
         """
         template = self.study.personas.template
         if template is None:
-            return answer_in_kind(self.persona_set.system_prompt(persona), self.study.question.response)
+            return answer_in_kind(self.persona_set.system_prompt(persona), response or self.study.question.response)
         try:
             return template.format_map({**persona.attributes, "id": persona.id})
         except KeyError as exc:
@@ -88,11 +93,13 @@ class QueryDesign:
                     logprobs=model.logprobs, top_logprobs=model.top_logprobs, params=dict(model.params),
                     scale=self.study.question.type, response=self.study.question.response)
 
-    def cell_prompts(self) -> list[tuple[str, str, str, dict]]:
+    def cell_prompts(self, template: str | None = None) -> list[tuple[str, str, str, dict]]:
         """A persona's cells in query order, the same for every persona: (message, perturbation, user
         prompt, extra Query fields). Forced choice: each pair in both orders, keyed by the message shown
-        first, the one shown second in the extra fields."""
-        template = self.study.question.resolved_template
+        first, the one shown second in the extra fields. ``template``: another question (a reversed scale's)."""
+        template = template or self.study.question.resolved_template
+        if self.is_pick:
+            return self._pick_cells(template)
         if self.is_choice:
             (ma, mb), pairs = self.messages, self.choice_pairs
             return [(first.id, str(pf.id), template.format(first=pf.text, second=ps.text),
@@ -100,16 +107,48 @@ class QueryDesign:
                     for (first, pf), (second, ps) in _both_orders(ma, mb, pairs)]
         return [(m.id, str(p.id), template.format(perturbation=p.text), {}) for m in self.messages for p in m.items]
 
+    def _pick_cells(self, template: str) -> list[tuple[str, str, str, dict]]:
+        """Pick one of k: paraphrase set j (the j-th paraphrase of every message) in the k arrangements of
+        ``latin_rows``, keyed by the option shown first; ``options`` says what each position showed."""
+        rtype, k = self.study.question.response, len(self.messages)
+        out = []
+        for j, items in enumerate(zip(*(m.items for m in self.messages), strict=False)):
+            arrange = getattr(rtype, "arrangements", None)  # best-worst scaling: its block design
+            for shown in (arrange or latin_rows)(k, self.study.name, j):
+                options = tuple((self.messages[a].id, str(items[a].id)) for a in shown)
+                user = rtype.render([items[a].text for a in shown], template)
+                out.append((options[0][0], options[0][1], user, {"options": options}))
+        return out
+
     def queries(self, model: ModelSpec) -> Iterator[Query]:
         """Every query of one model, persona-major (persona, cell, replicate), made as they are taken: a
         design of millions of queries is never held in memory."""
         common, cells = self.settings(model), self.cell_prompts()
+        question = self.study.question
+        if question.order == "both":  # a balanced scale: odd replicates see it reversed (survey.responses.balanced)
+            yield from self._balanced_queries(common, question)
+            return
         for persona in self.personas:
             system, pid = self.system_prompt(persona), str(persona.id)
             for message, perturbation, user, extra in cells:
                 for k in range(self.study.replicates):
                     yield Query(message=message, perturbation=perturbation, persona=pid, replicate=k,
                                 system=system, user=user, **extra, **common)
+
+    def _balanced_queries(self, common: dict, question) -> Iterator[Query]:
+        """queries() of a scale asked in both directions: each replicate with its direction's question."""
+        ways = [question.response_for(k) for k in (0, 1)]
+        cells = [self.cell_prompts(question.template_for(k)) for k in (0, 1)]
+        for persona in self.personas:
+            pid = str(persona.id)
+            systems = [self.system_prompt(persona, rtype) for rtype in ways]
+            for c in range(len(cells[0])):
+                for k in range(self.study.replicates):
+                    way = k % 2
+                    message, perturbation, user, extra = cells[way][c]
+                    yield Query(message=message, perturbation=perturbation, persona=pid, replicate=k,
+                                system=systems[way], user=user, **extra,
+                                **{**common, "response": ways[way], "direction": ways[way].direction})
 
 
 def _both_orders(ma: MessageDesign, mb: MessageDesign, pairs) -> Iterator[tuple]:
@@ -118,12 +157,26 @@ def _both_orders(ma: MessageDesign, mb: MessageDesign, pairs) -> Iterator[tuple]
         yield (mb, pb), (ma, pa)
 
 
+def latin_rows(k: int, salt: str, j: int) -> list[list[int]]:
+    """The k arrangements of paraphrase set j: the rows of a cyclic Latin square (row s shows message
+    order[(s + t) mod k] at position t) on a random order of the messages drawn for this set.
+
+    Every message takes every position once per set, so averaging a message's share over the k rows
+    averages over positions. The random order per set (seeded by the study name and j) makes which
+    messages sit next to which a coin the analysis can rely on: with one fixed cyclic order, a pair's
+    neighbours differ between their positions, and a position bias that interacts with a third message
+    would no longer cancel (survey.stats.pick)."""
+    digest = hashlib.sha256(f"pick-order\x1f{salt}\x1f{j}".encode()).digest()
+    order = np.random.default_rng(int.from_bytes(digest[:16], "little")).permutation(k)
+    return [[int(order[(s + t) % k]) for t in range(k)] for s in range(k)]
+
+
 def answer_in_kind(prompt: str, response) -> str:
     """The persona prompt with its Yes/No instruction replaced by the response type's (see system_prompt)."""
     from survey.responses import BINARY
 
     yes_no = BINARY.answer_instruction()
-    if not response.scored or response.scale == BINARY.scale or yes_no not in prompt:
+    if not response.answer_instruction() or response.scale == BINARY.scale or yes_no not in prompt:
         return prompt  # free text keeps the prompt it always had: stored replies' hashes stay valid
     return prompt.replace(yes_no, response.answer_instruction())
 
@@ -144,7 +197,7 @@ def build_design(study: StudySpec, load_personas: Callable | None = None,
     """
     from survey.registry import load_persona_set, load_perturbation_set
 
-    study_dir = study.resolve(".")
+    study_dir = study.sets_dir
     load_personas = load_personas or (lambda ref: load_persona_set(ref, study_dir))
     load_perturbations = load_perturbations or (lambda ref: load_perturbation_set(ref, study_dir))
     pset = load_personas(study.registry_ref(study.personas.set))
@@ -160,10 +213,18 @@ def build_design(study: StudySpec, load_personas: Callable | None = None,
             items = items[:spec.count]
         _no_duplicates([str(p.id) for p in items], f"perturbation set '{pert.name}'")
         messages.append(MessageDesign(spec.id or str(pert.message), spec, items, pert))
-    if study.question.response.scored:
+    if study.question.response.view.points:  # scored, or rated from text (ssr)
         _enough_paraphrases(messages)
+    if study.question.response.rated_text:  # a missing anchor set or wrong points: refused before anything is sent
+        from survey.registry.anchors import anchors_with_points
+
+        view = study.question.response.view
+        anchors_with_points(study.registry_ref(study.question.rating["anchors"]), study_dir,
+                            int(view.high - view.low + 1))
     if "first" in getattr(study.question.response, "slots", ()):
         _choice_messages(messages)
+    if "options" in getattr(study.question.response, "slots", ()):
+        _pick_messages(messages)
     humans = study.load_humans()
     rendered = _human_personas(humans, pset) if humans is not None and study.humans.ask else []
     personas = personas + rendered
@@ -210,6 +271,14 @@ def _choice_messages(messages: list[MessageDesign]) -> None:
     if len(a.items) != len(b.items):
         raise SurveyError(f"type = 'choice' pairs paraphrase j of '{a.id}' with paraphrase j of '{b.id}'; they have "
                           f"{len(a.items)} and {len(b.items)}: set the same count for both messages")
+
+
+def _pick_messages(messages: list[MessageDesign]) -> None:
+    """Pick one of k shows the j-th paraphrase of every message together: as many paraphrases each."""
+    counts = {m.id: len(m.items) for m in messages}
+    if len(set(counts.values())) > 1:
+        raise SurveyError("type = 'pick' shows the j-th paraphrase of every message together; the messages have "
+                          + ", ".join(f"{k} ({n})" for k, n in counts.items()) + ": set the same count for all")
 
 
 def _pick_personas(personas: list, study: StudySpec) -> list:

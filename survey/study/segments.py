@@ -19,6 +19,7 @@ population effect without being told again.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -125,7 +126,8 @@ def analysis_context(study, personas: list) -> dict | None:
             raise SurveyError(f"[segments]: {exc}") from None
         out["segments"] = study.segments.definition
     if study.target is not None:
-        target = target_of(study.target, study.resolve)
+        # a margins file is found like the study's sets: beside the study file (also for a shipped study run in place)
+        target = target_of(study.target, lambda ref: study.sets_dir / Path(ref).expanduser())
         try:
             rake(attrs, target)
         except SurveyError as exc:

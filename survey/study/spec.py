@@ -13,13 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import (
-    AliasChoices,
     BaseModel,
     ConfigDict,
     Field,
     PrivateAttr,
     ValidationError,
-    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -27,8 +25,8 @@ from pydantic import (
 from survey.common.limits import Seed
 from survey.errors import SurveyError, pydantic_message
 from survey.registry.files import NAME_RE as _ID  # one id rule for studies and registry sets
-from survey.registry.files import study_base_dir
-from survey.responses import DEFAULT_SCALE, ResponseType, likert, rating, response_type
+from survey.registry.files import study_base_dir, study_sets_dir
+from survey.study.question import QuestionSpec
 from survey.study.segments import SegmentsSpec, TargetSpec
 from survey.study.sequential import SequentialSpec
 
@@ -66,126 +64,6 @@ class MessageSpec(_Strict):
     @classmethod
     def _valid_id(cls, v: str | None) -> str | None:
         return v if v is None else _check_id(v, "message id")
-
-
-class QuestionSpec(_Strict):
-    """The question after the persona prompt: its response type (survey.responses), template and
-    reply length; the template and length default to the type's.
-
-    ``type = "likert"`` takes ``points`` (default 5), optional ``labels`` (the words a model answers
-    with; default the scores' digits) and ``scores`` (consecutive whole numbers; default 1..K);
-    ``type = "rating"`` takes ``low`` and ``high`` (default 0 and 10). ``type`` may also be a scale's
-    full name ("likert5", "rating0-10"); after validation it always is.
-    """
-
-    type: str = Field(
-        DEFAULT_SCALE, validation_alias=AliasChoices("type", "mode"),
-        description="response type (survey.responses): 'binary' (Yes/No parsed into 1/0), 'likert' (K labelled "
-                    "points), 'rating' (a numeric range such as 0-10), 'choice' (forced choice between the two "
-                    "messages, asked in both orders) or 'text' (free text for DBPA, answer empty). `mode` is "
-                    "accepted as the older name of this key")
-    template: str | None = Field(
-        None, description="question shown after the persona prompt; must contain {perturbation} "
-                          "({first} and {second} for choice)")
-    max_tokens: int | None = Field(
-        None, ge=1, description="reply length; default: the response type's (binary 1, scales 3, text 80)")
-    points: int | None = Field(None, ge=2, le=101, description="likert: number of points K (default 5)")
-    labels: list[str] | None = Field(None, min_length=2, description="likert: the K answer words, lowest first "
-                                     "(default: the scores' digits, which exact mode reads as single tokens)")
-    scores: list[int] | None = Field(None, min_length=2, description="likert: consecutive whole-number scores, "
-                                     "lowest first (default 1..K)")
-    low: int | None = Field(None, description="rating: the lowest point (default 0)")
-    high: int | None = Field(None, description="rating: the highest point (default 10)")
-    _response: ResponseType | None = PrivateAttr(None)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _one_type_key(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "type" in data and "mode" in data:
-            raise ValueError("give the response type once: `type` (or its older name `mode`), not both")
-        return data
-
-    @field_validator("type")
-    @classmethod
-    def _known_type(cls, v: str) -> str:
-        if v in ("likert", "rating"):  # built with their knobs below
-            return v
-        try:
-            return response_type(v).scale
-        except SurveyError as exc:  # pydantic names the field only for a ValueError
-            raise ValueError(str(exc)) from exc
-
-    @field_validator("template")
-    @classmethod
-    def _has_slots(cls, v: str | None, info: ValidationInfo) -> str | None:
-        if v is None or "type" not in info.data:
-            return v
-        kind = info.data["type"]
-        slots = () if kind in ("likert", "rating") else getattr(response_type(kind), "slots", ())
-        slots = slots or ("perturbation",)
-        missing = [s for s in slots if "{" + s + "}" not in v]
-        if missing:
-            where = " and ".join("{" + s + "}" for s in slots)
-            raise ValueError(f"the template must contain {where} where the paraphrase"
-                             f"{'s go' if len(slots) > 1 else ' goes'}")
-        try:
-            v.format(**dict.fromkeys(slots, "x"))
-        except (KeyError, IndexError, ValueError) as exc:
-            raise ValueError(f"the template has a placeholder other than "
-                             f"{', '.join('{' + s + '}' for s in slots)} ({exc}); "
-                             "write literal braces as {{ and }}") from exc
-        return v
-
-    @model_validator(mode="after")
-    def _build_type(self) -> QuestionSpec:
-        kind = self.type
-        knobs = {"likert": ("points", "labels", "scores"), "rating": ("low", "high")}
-        given = [k for k in ("points", "labels", "scores", "low", "high") if getattr(self, k) is not None]
-        wrong = [k for k in given if k not in knobs.get(kind, ())]
-        family = next((f for f in knobs if kind.startswith(f) and kind != f), None)
-        if wrong and family:  # "likert5" with points = 7: the name already fixes the points
-            fixed = response_type(kind)
-            raise ValueError(f"type = '{kind}' already fixes its points ({fixed.low} to {fixed.high}), so "
-                             f"{', '.join(wrong)} cannot change them: write type = '{family}' with "
-                             f"{', '.join(f'{k} = ...' for k in wrong)}, or another full name "
-                             f"(e.g. '{dict(likert='likert7', rating='rating1-7')[family]}')")
-        if wrong:
-            allowed = {k: ", ".join(v) for k, v in knobs.items()}
-            raise ValueError(f"{', '.join(wrong)} only apply to type = 'likert' ({allowed['likert']}) or "
-                             f"'rating' ({allowed['rating']}), not to type = '{kind}'")
-        try:
-            if kind == "likert":
-                points = self.points or (len(self.labels) if self.labels else len(self.scores or ()) or 5)
-                for what, seq in (("labels", self.labels), ("scores", self.scores)):
-                    if seq is not None and len(seq) != points:
-                        raise SurveyError(f"{what} has {len(seq)} entries for {points} points; give one per point")
-                rtype = likert(points, self.labels, self.scores, max_tokens=self.max_tokens)
-            elif kind == "rating":
-                rtype = rating(0 if self.low is None else self.low, 10 if self.high is None else self.high)
-            else:
-                rtype = response_type(kind)
-        except SurveyError as exc:  # pydantic names the field only for a ValueError
-            raise ValueError(str(exc)) from exc
-        self.type = rtype.scale
-        self._response = rtype
-        return self
-
-    @property
-    def response(self) -> ResponseType:
-        return self._response or response_type(self.type)
-
-    @property
-    def mode(self) -> str:
-        """The older name of ``type``, still read by study files and scripts."""
-        return self.type
-
-    @property
-    def resolved_template(self) -> str:
-        return self.template or self.response.template
-
-    @property
-    def default_max_tokens(self) -> int:
-        return self.max_tokens or self.response.max_tokens
 
 
 class ModelSpec(_Strict):
@@ -293,6 +171,9 @@ class StudySpec(_Strict):
                           "prediction-powered inference about people")
     # The folder relative paths resolve against: the study file's folder (load_study), else the cwd.
     _base_dir: Path | None = PrivateAttr(None)
+    # The folder set names resolve against, when it differs from _base_dir (a shipped study run in place
+    # writes its store under the cwd but reads its sets from its own folder).
+    _sets_dir: Path | None = PrivateAttr(None)
 
     @field_validator("name")
     @classmethod
@@ -303,12 +184,27 @@ class StudySpec(_Strict):
     def _sequential_fits_the_question(self) -> StudySpec:
         # refused here, so that a dry run refuses it too: a run once bought the first round, then stopped
         view = self.question.response.view
+        if self.sequential is not None and self.question.response.rated_text:
+            raise ValueError("[sequential] tests after each round, but semantic-similarity ratings are computed "
+                             "after the run: remove [sequential] or ask a likert/rating question")
         if self.sequential is not None and not (view.points and view.per_message):
             what = ("free-text replies have no score to test" if not view.points else
                     "a forced-choice reply already compares both messages; `survey analyze` tests it")
             raise ValueError(f"[sequential] buys paraphrase pairs of two separately asked messages in rounds; "
                              f"question type '{self.question.type}' cannot be bought that way ({what}): remove "
                              "[sequential]")
+        return self
+
+    @model_validator(mode="after")
+    def _pick_shows_every_message(self) -> StudySpec:
+        self.question.show_messages(len(self.messages))  # pick one of k: k is the number of messages
+        return self
+
+    @model_validator(mode="after")
+    def _both_directions_balanced(self) -> StudySpec:
+        if self.question.order == "both" and self.replicates % 2:
+            raise ValueError(f"question.order = 'both' asks odd replicates with the scale reversed, so each cell needs "
+                             f"as many of each: set replicates to an even number (it is {self.replicates})")
         return self
 
     @model_validator(mode="after")
@@ -349,10 +245,16 @@ class StudySpec(_Strict):
     def store_path(self) -> Path:
         return self.resolve(self.store)
 
+    @property
+    def sets_dir(self) -> Path:
+        """The folder whose personas/ and perturbations/ are searched first for the sets this study names."""
+        return self._sets_dir or self.resolve(".")
+
     def registry_ref(self, ref: str) -> str:
         """A set name stays a name; something that looks like a path resolves against the study folder."""
         if "/" in ref or "\\" in ref or Path(ref).suffix:
-            return str(self.resolve(ref))
+            p = Path(ref).expanduser()
+            return str(p if p.is_absolute() else self.sets_dir / p)
         return ref
 
     def model(self, name: str) -> ModelSpec:
@@ -363,13 +265,16 @@ class StudySpec(_Strict):
                           f"{', '.join(m.name for m in self.models)}")
 
 
-def parse_study(data: dict, source: str = "study", base_dir: Path | None = None) -> StudySpec:
+def parse_study(data: dict, source: str = "study", base_dir: Path | None = None,
+                sets_dir: Path | None = None) -> StudySpec:
     try:
         study = StudySpec.model_validate(data)
     except ValidationError as exc:
         raise SurveyError(pydantic_message(exc, source, StudySpec)) from exc
     if base_dir is not None:
         study._base_dir = base_dir
+    if sets_dir is not None and sets_dir != base_dir:
+        study._sets_dir = sets_dir
     return study
 
 
@@ -384,4 +289,4 @@ def load_study(path: str | Path) -> StudySpec:
         raise SurveyError(f"{path}: not valid TOML ({exc})") from exc
     except UnicodeDecodeError as exc:
         raise SurveyError(f"{path}: not UTF-8 text ({exc})") from exc
-    return parse_study(data, str(path), base_dir=study_base_dir(path))
+    return parse_study(data, str(path), base_dir=study_base_dir(path), sets_dir=study_sets_dir(path))

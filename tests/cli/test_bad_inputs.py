@@ -54,6 +54,9 @@ def files(tmp_path_factory) -> dict[str, Path]:
     f["xlsx"].write_text("x")
     f["afile"] = d / "afile"
     f["afile"].write_text("a file, not a folder")
+    f["own_examples"] = d / "own"  # a folder where the user already edited an example study
+    f["own_examples"].mkdir()
+    (f["own_examples"] / "sim.toml").write_text("# my own study\n")
     f["notjson"] = d / "notjson.json"
     f["notjson"].write_text("{not json")
     f["list_json"] = d / "list.json"
@@ -93,6 +96,17 @@ def files(tmp_path_factory) -> dict[str, Path]:
         "bad_cuts": sim.replace('type = "binary"', 'type = "likert5"').replace("mu = 0.45", "cuts = [1.0, 0.0]")
         .replace('store = "sim.sqlite"', 'store = "cuts.sqlite"'),
         "tau_yes_no": sim.replace("mu = 0.45", "tau = 1.0"),
+        # a balanced scale needs an even number of replicates and a scale to reverse
+        "both_odd": sim.replace('type = "binary"', 'type = "likert5"\norder = "both"').replace("mu = 0.45\n", ""),
+        "both_yes_no": sim.replace('type = "binary"', 'type = "binary"\norder = "both"').replace(
+            "replicates = 1", "replicates = 2"),
+        # semantic-similarity rating: anchors that exist and have one statement per point
+        "ssr_anchors": sim.replace('type = "binary"', 'type = "ssr"\nanchors = "no-such-anchors"')
+        .replace("mu = 0.45\n", ""),
+        "ssr_points": sim.replace('type = "binary"', 'type = "ssr"\npoints = 7').replace("mu = 0.45\n", ""),
+        # a segment or a target cell the study's personas cannot fill: refused before anything is bought
+        "seg_empty": sim + '\n[segments]\nby = "age:90+"\n',
+        "target_gap": sim + "\n[target.gender]\nmale = 0.4\nfemale = 0.4\nnon-binary = 0.1\nother = 0.1\n",
         "empty_key_env": sim.split("[[models]]")[0] + '[[models]]\nname = "gpt"\nbackend = "openai"\n'
                          'model_id = "gpt-4o-mini"\n[models.options]\napi_key_env = ""\n',
     }
@@ -143,6 +157,16 @@ CASES = [
     ("analyze", "{binary}"),
     ("analyze", "{xlsx}"),
     ("analyze", STORE, "--study", "nope"),
+    # segments and target markets: an unknown attribute, overlapping bins, a bad named filter, a missing or
+    # unreachable target, a table without attributes
+    ("analyze", STORE, "--by", "colour"),
+    ("analyze", STORE, "--by", "age:18-40,35-54"),
+    ("analyze", STORE, "--segment", "young"),
+    ("analyze", STORE, "--segment", "young=age <"),
+    ("analyze", STORE, "--target", "{dir}/missing.toml"),
+    ("analyze", STORE, "--target", "{notjson}"),
+    ("analyze", T, "--by", "gender"),
+    ("report", STORE, "--out", "{dir}/r", "--by", "age:90+"),
     ("analyze", "{bad_parquet}"),
     ("analyze", T, "--seed", "1.5"),
     ("analyze", T, "--alpha", "abc"),
@@ -217,7 +241,11 @@ CASES = [
     ("run", "{seq_text}", "--dry-run"),
     ("run", "{bad_cuts}", "--dry-run"),
     ("run", "{tau_yes_no}", "--dry-run"),
+    ("run", "{both_odd}", "--dry-run"),
+    ("run", "{ssr_anchors}", "--dry-run"),
     ("run", "{empty_key_env}", "--dry-run"),
+    ("run", "{seg_empty}", "--dry-run"),
+    ("run", "{target_gap}", "--dry-run"),
     ("run", "{likert_points}", "--dry-run"),
     ("batch", "export", "{study}", "--model", "nope", "--out", "{dir}/b.jsonl"),
     ("batch", "export", "{study}", "--model", "sim", "--out", "{dir}/b.jsonl"),
@@ -273,6 +301,9 @@ CASES = [
     # demo
     ("demo", "--study", "{dir}/missing.toml"),
     ("demo", "--study", "{paid}", "--out", "{dir}/demo"),
+    ("init", "{afile}"),
+    ("init", "{own_examples}"),
+    ("init", "{own_examples}", "--sets"),
     ("demo", "--seed", "-1", "--out", "{dir}/demo"),
     ("demo", "--alpha", "2", "--out", "{dir}/demo"),
 ]
@@ -318,6 +349,15 @@ SAYS = {
     ("run", "{bad_cuts}", "--dry-run"): "likert5 scale",
     ("run", "{tau_yes_no}", "--dry-run"): "apply to rating scales",
     ("run", "{empty_key_env}", "--dry-run"): "not an environment variable name",
+    ("analyze", STORE, "--by", "colour"): "no persona attribute 'colour'",
+    ("analyze", T, "--by", "gender"): "carries no persona attributes",
+    ("run", "{seg_empty}", "--dry-run"): "[segments]: segment age in 90+ holds no persona",
+    ("run", "{target_gap}", "--dry-run"): "[target]: target cell gender = other has no persona",
+    ("run", "{both_odd}", "--dry-run"): "set replicates to an even number",
+    ("run", "{both_yes_no}", "--dry-run"): "no scale to reverse",
+    ("run", "{ssr_anchors}", "--dry-run"): "unknown anchor set 'no-such-anchors'",
+    ("run", "{ssr_points}", "--dry-run"): "has 5 points; the question has 7",
+    ("init", "{own_examples}"): "already exist with other content",
 }
 
 

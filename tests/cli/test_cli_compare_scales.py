@@ -1,4 +1,5 @@
-"""`survey compare` on a rating-scale table and a forced-choice table: wording, --kappa-weights, --json."""
+"""`survey compare` on a rating-scale table and a forced-choice table: wording, --kappa-weights, --json; a forced
+choice's one preference, the same number under the same name in analyze, compare and the report."""
 
 import json
 
@@ -10,8 +11,9 @@ from sklearn.metrics import cohen_kappa_score
 
 from survey.data.table import validate_table, write_table
 from survey.stats.agreement import model_agreement
-from survey.stats.choice import compare_choice
+from survey.stats.choice import preference_name
 from survey.stats.choice_model import choice_table, simulate_choice_counts
+from survey.stats.choice_table import compare_choice
 from survey.stats.ordinal_table import scale_params, simulate_table
 
 
@@ -59,10 +61,11 @@ def test_compare_json_on_a_likert_table(capsys, likert_csv, weights):
     assert "P(Yes)" not in out
 
 
-def test_compare_on_forced_choice_reports_the_share_choosing_a(capsys, choice_csv):
+def test_compare_on_forced_choice_reports_the_preference(capsys, choice_csv):
     code, out, err = run_cli(capsys, "compare", choice_csv, "--flips", 99)
     assert code == 0, err
-    assert "share A" in out and "effect = share choosing A − share choosing B" in " ".join(out.split())
+    assert "share A" not in out
+    assert "effect = preference for A: share choosing A − share choosing B" in " ".join(out.split())
     assert "P(Yes)" not in out and "Beta-logit" not in out and "Cohen kappa" in out
     code, out, err = run_cli(capsys, "compare", choice_csv, "--flips", 99, "--json")
     assert code == 0, err
@@ -71,10 +74,52 @@ def test_compare_on_forced_choice_reports_the_share_choosing_a(capsys, choice_cs
     for s in d["models"]["models"]:
         ref = compare_choice(df, s["model"], "A", "B", n_resamples=99).preference
         assert s["share_a"] == pytest.approx(ref.share) and s["pvalues"]["sign_flip"] == pytest.approx(ref.pvalue)
-        assert s["share_a_ci"] == pytest.approx(list(ref.ci))
+        assert s["share_a_ci"] == pytest.approx(list(ref.ci))  # the share form, kept as an alias
+        assert s["effect"]["estimate"] == pytest.approx(ref.statistic) == pytest.approx(2 * ref.share - 1)
     assert d["models"]["scale"] == "choice" and d["agreement"]["weights"] == "none"
 
 
 def test_bad_kappa_weights_exit_2(capsys, likert_csv):
     code, _, err = run_cli(capsys, "compare", likert_csv, "--kappa-weights", "cubic")
     assert code == 2 and "cubic" in err
+
+
+# Before, one preference showed as three numbers: the centred statistic (0.0926) in analyze's tests, the
+# share choosing A (0.593) beside it and in the report, and the A − B difference (+0.185) in compare.
+
+def test_analyze_compare_and_the_report_show_one_preference(capsys, choice_csv, tmp_path):
+    name = preference_name("A", "B")
+    code, out, err = run_cli(capsys, "analyze", choice_csv, "--flips", 99, "--json")
+    assert code == 0, err
+    analyzed = {r["model"]: r for r in json.loads(out)["results"]}
+    code, out, err = run_cli(capsys, "compare", choice_csv, "--flips", 99, "--json")
+    assert code == 0, err
+    compared = {m["model"]: m for m in json.loads(out)["models"]["models"]}
+    code, _, err = run_cli(capsys, "report", choice_csv, "--out", tmp_path / "rep", "--flips", 99)
+    assert code == 0, err
+    reported = {r["model"]: r for r in json.loads((tmp_path / "rep" / "results.json").read_text())["results"]}
+    html = " ".join((tmp_path / "rep" / "index.html").read_text().split())
+    code, analyze_text, _ = run_cli(capsys, "analyze", choice_csv, "--flips", 99)
+    code2, compare_text, _ = run_cli(capsys, "compare", choice_csv, "--flips", 99)
+    assert code == code2 == 0
+    compare_text = " ".join(compare_text.split())  # rich wraps long titles
+
+    assert set(analyzed) == set(compared) == set(reported) == {"x", "y"}
+    for model, a in analyzed.items():
+        value = a["effect"]["estimate"]
+        # one name, one number: the JSON of analyze, compare and the report, under the same keys
+        assert a["quantity"] == reported[model]["quantity"] == name
+        assert a["preference"]["quantity"] == "share choosing A − share choosing B, both orders averaged"
+        assert value == a["preference"]["estimate"] == a["preference"]["statistic"]
+        assert value == reported[model]["effect"]["estimate"] == reported[model]["preference"]["estimate"]
+        assert value == pytest.approx(compared[model]["effect"]["estimate"], abs=1e-12)
+        assert a["effect"]["ci"] == a["preference"]["estimate_ci"] == reported[model]["effect"]["ci"]
+        assert a["preference"]["share"] == pytest.approx((1 + value) / 2)  # the alias is the share form of it
+        # the text shows that number, under that name, and not its share or centred forms
+        assert f"{name} = {value:+.4f}" in analyze_text
+        assert f"{value:+.3f}" in compare_text and f"{value:+.3f}" in html
+        for other in ((1 + value) / 2, value / 2):
+            assert f"{other:.3f}" not in analyze_text.replace(f"{value:+.4f}", "")
+            assert f"{other:.3f}" not in html
+    assert "effect = preference for A: share choosing A − share choosing B" in compare_text
+    assert f"the {name} is" in html

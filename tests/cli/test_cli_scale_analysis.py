@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from cli_result import run_cli
 
-from survey.stats.choice import compare_choice
 from survey.stats.choice_model import choice_table, simulate_choice_counts
+from survey.stats.choice_table import compare_choice
 from survey.stats.comparison import compare_messages
 from survey.stats.simulation import simulate
 
@@ -83,8 +83,11 @@ def test_analyze_choice_json_and_text(capsys, choice_csv):
     assert res["significant"] == (ref.pvalue <= 0.05)
     code, out, _ = run_cli(capsys, "analyze", path)
     assert code == 0
-    assert f"preference: share choosing A = {ref.preference.share:.4f}" in out
-    assert f"position bias: share choosing the first-shown option = {ref.position_bias.share:.4f}" in out
+    assert (f"preference for A (share choosing A − share choosing B, both orders averaged) = "
+            f"{ref.preference.statistic:+.4f}") in out
+    assert (f"position bias (share choosing the first-shown option − the second-shown) = "
+            f"{ref.position_bias.statistic:+.4f}") in out
+    assert f"{ref.preference.share:.4f}" not in out  # the share form is not a second number on screen
     assert "WARNING: position bias" in out and "preference sign-flip test" in out
     code, _, err = run_cli(capsys, "estimate", path, "--message", "A")
     assert code == 2 and "forced-choice" in err

@@ -139,3 +139,12 @@ def test_report_has_a_for_whom_section(store, tmp_path, capsys):
     results = json.loads((tmp_path / "rep" / "results.json").read_text())
     analyzed = json.loads(run_cli(capsys, "analyze", store, "--json")[1])
     assert results["results"][0]["segments"] == analyzed["results"][0]["segments"]
+
+
+def test_the_demo_study_asks_for_whom(capsys):
+    """The main job's study segments by age and weights to gender margins; its dry run checks both."""
+    from survey.cli.demo import find_study
+
+    plan = survey.Study.from_toml(find_study("demo")).dry_run()
+    assert plan.context["analysis"]["segments"] == "age:18-39,40+"
+    assert set(plan.context["analysis"]["target"]["margins"]["gender"]) == {"male", "female", "non-binary"}

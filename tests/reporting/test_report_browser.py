@@ -116,3 +116,25 @@ def test_blank_image_is_detected(driver, tmp_path):
     driver.get(page.as_uri())
     (img,) = driver.execute_script(IMAGE_STATS)
     assert img["loaded"] and img["ink"] < 0.01
+
+
+@pytest.mark.parametrize("scale", ["binary", "likert5", "choice"])
+def test_segment_section_renders_for_every_kind(driver, tmp_path, scale):
+    """The 'For whom?' section: forest plot drawn, sentence and interaction shown, no page overflow."""
+    from survey.stats.segments.simulation import SimSegment, segment_table, simulate_segment_cells
+
+    cells = simulate_segment_cells([SimSegment("men under 35", 12, delta=-0.9), SimSegment("women 55+", 12, delta=0.9,
+                                                                                           level=0.5)],
+                                   8, 2, scale=scale, seed=3)
+    out = tmp_path / scale
+    build_report(segment_table(cells), out, title=f"{scale} segments", n_resamples=999,
+                 segments={"by": "segment", "weights": {"segment": {"men under 35": 0.3, "women 55+": 0.7}}})
+    driver.get((out / "index.html").as_uri())
+    assert [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
+    forest = [img for img in driver.execute_script(IMAGE_STATS) if img["alt"].startswith("Effect per segment")]
+    assert len(forest) == 1 and forest[0]["loaded"] and forest[0]["ink"] > 0.01
+    text = driver.find_element("tag name", "body").text
+    assert "For whom? simulated: A vs B by segment" in text and "Do the segments differ?" in text
+    assert "segment men under 35" in text and "design effect" in text
+    width = driver.execute_script("return document.documentElement.scrollWidth")
+    assert width <= 1100, f"the page overflows horizontally ({width} px)"

@@ -125,10 +125,11 @@ def test_choice_report_shows_preference_and_position_bias(tmp_path):
     assert out["scale"] == "choice" and out["model"] == "simulated"
     assert out["preference"]["share"] == pytest.approx(pref.mean())
     assert out["position_bias"]["share"] == pytest.approx(first.mean())
-    assert f"<td>{pref.mean():.3f}</td>" in html and f"<td>{first.mean():.3f}</td>" in html
+    # the one number per test: share chosen minus share not chosen (preference for A, first minus second shown)
+    assert f"<td>{2 * pref.mean() - 1:+.3f}</td>" in html and f"<td>{2 * first.mean() - 1:+.3f}</td>" in html
     assert out["preference"]["pvalue"] == pytest.approx(sign_flip_test(pref - 0.5, n_resamples=FLIPS).pvalue)
     assert out["position_bias"]["pvalue"] == pytest.approx(sign_flip_test(first - 0.5, n_resamples=FLIPS).pvalue)
-    assert f"chose “A” over “B” in {pref.mean():.0%}" in html
+    assert f"preference for A (share choosing A − share choosing B, both orders averaged) is {2 * pref.mean() - 1:+.3f}" in html
     # a strong position bias: the warning is on the page, in the warnings and in the section
     assert out["warning"] and html.count(out["warning"]) == 2
     alts = images(html)

@@ -11,8 +11,8 @@ from survey.errors import SurveyError
 from survey.stats import sign_flip_test
 from survey.stats.across_messages import compare_all_messages
 from survey.stats.across_models import compare_models
-from survey.stats.choice import compare_choice
 from survey.stats.choice_model import choice_table, simulate_choice_counts
+from survey.stats.choice_table import compare_choice
 from survey.stats.effect import effect_ci
 from survey.stats.kinds import table_view
 from survey.stats.ordinal_estimate import category_counts

@@ -220,7 +220,7 @@ def test_to_dict_carries_both_tests_and_the_counts():
     out = choice_test(FIRST_AB, VALID, FIRST_BA, VALID, a="sneakers", b="boots").to_dict()
     assert {"preference", "position_bias", "n_personas", "n_pairs", "invalid", "pairs_left_out",
             "notes", "warning"} <= set(out)
-    assert out["preference"]["what"] == "share choosing sneakers"
+    assert out["preference"]["what"] == "share choosing sneakers − share choosing boots, both orders averaged"
     assert {"statistic", "pvalue", "share", "ci", "difference", "difference_ci"} <= set(out["preference"])
 
 

@@ -7,8 +7,9 @@ import pandas as pd
 import pytest
 
 from survey.errors import TableError
-from survey.stats.choice import choice_test, compare_choice
+from survey.stats.choice import choice_test
 from survey.stats.choice_model import choice_table, simulate_choice_counts
+from survey.stats.choice_table import compare_choice
 
 
 def row(persona, first, first_id, second, second_id, replicate, answer, model="m1", **extra):

@@ -181,3 +181,13 @@ def test_a_table_without_attributes_says_where_to_give_them():
     assert {"segments", "interaction", "population"} <= set(d)
     assert set(d["segments"][0]) >= {"segment", "n_personas", "effect", "ci", "pvalue", "pvalue_adjusted"}
     assert set(d["interaction"]) >= {"statistic", "pvalue", "null"}
+
+
+def test_raking_a_handful_of_personas_with_single_member_levels():
+    # ipfn's DataFrame path crashed on a level held by one persona; the contingency-table path does not
+    few = pd.DataFrame({"gender": ["m", "f", "x", "m"], "age": [20, 30, 60, 70]}, index=list("abcd"))
+    w = rake(few, {"gender": {"m": 0.45, "f": 0.45, "x": 0.10}, "age": {"18-39": 0.5, "40+": 0.5}})
+    assert w.after["gender"] == pytest.approx({"m": 0.45, "f": 0.45, "x": 0.10}, abs=1e-6)
+    assert w.after["age"] == pytest.approx({"18-39": 0.5, "40+": 0.5}, abs=1e-6)
+    zero = rake(few, {"gender": {"m": 0.5, "f": 0.5, "x": 0.0}})
+    assert zero.weights["c"] == 0 and zero.after["gender"]["x"] == 0

@@ -21,7 +21,7 @@ def register(view: ReportView) -> ReportView:
 
 
 def view_for(analysis_view: AnalysisView) -> ReportView:
-    from survey.reporting.views import binary, choice, ordinal  # noqa: F401  (they register themselves)
+    from survey.reporting.views import binary, choice, maxdiff, ordinal, pick, ssr  # noqa: F401  (they register themselves)
 
     return VIEWS.get(analysis_view.kind) or VIEWS["ordinal"]
 

@@ -1,6 +1,6 @@
 """The report's sections for forced choice (scale "choice"): per model and pair of messages the
-preference test (share choosing A, both orders averaged) and the position-bias test (share choosing
-the first-shown option), from survey.stats.choice.compare_choice, with their plots.
+preference test (the preference for A: share choosing A − share choosing B, both orders averaged) and the
+position-bias test (share choosing the first-shown option − the second-shown), from survey.stats.choice_table.compare_choice, with their plots.
 
 Helm & Priebe (2026), "When prompt perturbations break your A/B test: A valid statistical test for
 generative surveying", name joint presentation as future work; the tests are those of
@@ -17,20 +17,21 @@ from survey.data.completeness import Completeness
 from survey.reporting.context import incomplete_note
 from survey.reporting.views import register
 from survey.reporting.views.base import ReportView
-from survey.stats.choice import PERSONA_NOTE, ChoiceResult
+from survey.stats.choice import PERSONA_NOTE, POSITION_QUANTITY, ChoiceResult, preference_name
 
 
 def choice_headline(r: ChoiceResult, alpha: float, completeness: Completeness | None = None) -> str:
     model = r.model
     pref, pos = r.preference, r.position_bias
-    lo, hi = pref.ci
-    said = (f"personas chose “{r.a}” over “{r.b}” in {pref.share:.0%} of the choices, both orders of presentation "
-            f"averaged ({pref.confidence:.0%} CI {lo:.0%} to {hi:.0%}, over the {r.n_pairs} paraphrase pairs)")
-    position = (f" The first-shown option was chosen {pos.share:.0%} of the time ({pos.confidence:.0%} CI "
-                f"{pos.ci[0]:.0%} to {pos.ci[1]:.0%}; test of no position bias p = {pos.pvalue:.3g}).")
+    lo, hi = pref.difference_ci
+    said = (f"the {preference_name(r.a, r.b)} is {pref.statistic:+.3f} ({pref.confidence:.0%} CI {lo:+.3f} to "
+            f"{hi:+.3f}, over the {r.n_pairs} paraphrase pairs; 0 means no preference)")
+    position = (f" Position bias ({POSITION_QUANTITY}): {pos.statistic:+.3f} ({pos.confidence:.0%} CI "
+                f"{pos.difference_ci[0]:+.3f} to {pos.difference_ci[1]:+.3f}; test of no position bias "
+                f"p = {pos.pvalue:.3g}).")
     partial = incomplete_note(completeness, model)
-    if pref.pvalue <= alpha and pref.share != 0.5:
-        winner = r.a if pref.share > 0.5 else r.b
+    if pref.pvalue <= alpha and pref.statistic != 0:
+        winner = r.a if pref.statistic > 0 else r.b
         return (f"{model}: personas prefer “{winner}”: {said}; the preference holds across the paraphrase pairs "
                 f"(sign-flip permutation test, p = {pref.pvalue:.3g}).{position}{partial}")
     return (f"{model}: no reliable preference between “{r.a}” and “{r.b}”: {said}, but paraphrase pairs vary as "
@@ -75,27 +76,29 @@ def choice_view(r: ChoiceResult, df: pd.DataFrame) -> dict:
 
     model = r.model
     rows = []
-    for test, null in ((r.preference, "1/2: no preference"), (r.position_bias, "1/2: no position bias")):
-        lo, hi = test.ci
-        rows.append([test.what, f"{test.share:.3f}", f"[{lo:.3f}, {hi:.3f}]", f"{test.difference:+.3f}",
+    for test, name, null in ((r.preference, f"preference for {r.a}", "0: no preference"),
+                             (r.position_bias, "position bias", "0: no position bias")):
+        lo, hi = test.difference_ci
+        rows.append([name, test.what, f"{test.statistic:+.3f}", f"[{lo:+.3f}, {hi:+.3f}]",
                      fmt(test.pvalue), test.n_pairs, f"{null}; {test.method}"])
     persona = [{"name": name, "statistic": fmt(t.statistic), "pvalue": fmt(t.pvalue), "note": PERSONA_NOTE}
                for name, t in r.persona_tests.items()]
     conf = f"{r.preference.confidence:.0%}"
     figs = [
         fig_png(choice_shares(model, r),
-                f"Per paraphrase pair: left, the share of valid replies choosing “{r.a}”, averaged over both orders "
-                "of presentation (what the preference test uses); right, the share choosing whichever option was "
-                f"shown first (position bias). Solid line and band: the overall share and its {conf} interval "
-                "(sign-flip inversion); dashed: 1/2."),
+                f"Per paraphrase pair: left, the preference for “{r.a}” (share of valid replies choosing “{r.a}” "
+                f"minus share choosing “{r.b}”), averaged over both orders of presentation (what the preference test "
+                "uses); right, the position bias (share choosing whichever option was shown first minus the "
+                f"second). Solid line and band: the overall value and its {conf} interval (sign-flip inversion); "
+                "dashed: 0."),
         fig_png(replies_by_order(model, r.a, r.b, order_counts(df, model, r.a, r.b)),
                 f"All replies by order of presentation: the share choosing “{r.a}”, choosing “{r.b}”, and invalid. "
                 "A position bias tilts the two orders in opposite directions; averaging them cancels it."),
     ]
     return {
         "template": "views/choice.html.j2", "model": model, "a": r.a, "b": r.b, "confidence": conf,
-        "shares": {"columns": ["what", "share", f"{conf} CI", "difference (share − other)", "p-value", "pairs",
-                               "null; method"], "rows": rows},
+        "shares": {"columns": ["test", "quantity", "estimate", f"{conf} CI", "p-value", "pairs", "null; method"],
+                   "rows": rows},
         "persona_tests": persona, "warning": r.warning, "notes": list(r.notes),
         "design": (f"{r.n_personas} personas; {r.n_pairs} paraphrase pairs used, each asked in both orders; "
                    f"r = {r.replicates} replicates per order; {r.invalid} invalid replies."),
@@ -125,10 +128,11 @@ class ChoiceView(ReportView):
         rows = []
         for r in results:
             p, q = r.preference, r.position_bias
-            rows.append([r.model, f"{r.a} vs {r.b}", f"{p.share:.3f}", f"[{p.ci[0]:.3f}, {p.ci[1]:.3f}]",
-                         fmt(p.pvalue), f"{q.share:.3f}", f"[{q.ci[0]:.3f}, {q.ci[1]:.3f}]", fmt(q.pvalue)])
-        return {"columns": ["model", "messages", "share choosing A", "CI", "preference p",
-                            "share choosing first", "CI", "position-bias p"], "rows": rows}
+            (plo, phi), (qlo, qhi) = p.difference_ci, q.difference_ci
+            rows.append([r.model, f"{r.a} vs {r.b}", f"{p.statistic:+.3f}", f"[{plo:+.3f}, {phi:+.3f}]",
+                         fmt(p.pvalue), f"{q.statistic:+.3f}", f"[{qlo:+.3f}, {qhi:+.3f}]", fmt(q.pvalue)])
+        return {"columns": ["model", "messages", "preference for A (share A − share B)", "CI", "preference p",
+                            "position bias (first − second)", "CI", "position-bias p"], "rows": rows}
 
 
 register(ChoiceView())

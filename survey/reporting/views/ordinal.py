@@ -69,7 +69,7 @@ def ordinal_headline(c: Comparison, tb, info: AnalysisView, alpha: float,
     boxes = "" if tb is None else (
         f" Top-2-box (scores {info.top_box_words()}): {box[c.a]:.0%} vs {box[c.b]:.0%}, a difference of "
         f"{tb.effect.estimate * 100:+.1f} percentage points (sign-flip p = {tb.tests[DECISION_TEST].pvalue:.3g}).")
-    partial = incomplete_note(completeness, c.model)
+    partial = incomplete_note(completeness, c.model) + direction_words(c)
     if significant(c, alpha):
         winner, loser = (c.a, c.b) if t > 0 else (c.b, c.a)
         return (f"{c.model}: personas rate “{winner}” higher than “{loser}”. {said}, a difference of {pts}. The "
@@ -78,6 +78,28 @@ def ordinal_headline(c: Comparison, tb, info: AnalysisView, alpha: float,
     return (f"{c.model}: no reliable difference between “{c.a}” and “{c.b}”. {said}, a difference of {pts}, but "
             f"paraphrases of the same message vary as much as that ({decision_words(c)}{not_at(c, alpha)})."
             f"{boxes}{partial}")
+
+
+def direction_words(c: Comparison) -> str:
+    """A balanced scale's direction effect for the headline, as forced choice states its position bias."""
+    d = getattr(c, "direction", None)
+    if d is None:
+        return ""
+    lo, hi = d.effect.ci
+    return (f" Asked in both directions, answers average {_points(d.effect.estimate)} points higher with the scale "
+            f"shown forward than reversed ({d.effect.confidence:.0%} CI {_points(lo)} to {_points(hi)}; test of no "
+            f"direction effect p = {d.pvalue:.3g}); the difference between the messages averages both directions.")
+
+
+def direction_section(c: Comparison) -> dict | None:
+    """The direction effect's table row for the section (templates/views/ordinal.html.j2)."""
+    d = getattr(c, "direction", None)
+    if d is None:
+        return None
+    lo, hi = d.effect.ci
+    return {"effect": _points(d.effect.estimate), "ci": f"[{_points(lo)}, {_points(hi)}]", "pvalue": fmt(d.pvalue),
+            "forward": fmt(d.means.get("forward"), 3), "reversed": fmt(d.means.get("reversed"), 3),
+            "pairs": d.n_pairs, "method": interval_words(d.effect), "warning": d.warning}
 
 
 def fit_table(fits: dict) -> tuple[dict | None, list[str]]:
@@ -144,7 +166,7 @@ def ordinal_view(c: Comparison, tb, df: pd.DataFrame, info: AnalysisView, texts:
         "means": {"columns": ["message", info.quantity, f"{conf} CI",
                               *([f"top-2-box ({info.top_box_words()})"] if box else []),
                               "paraphrases", "invalid replies"], "rows": rows},
-        "top_box": top_box, "estimates": estimates, "estimate_notes": estimate_notes,
+        "top_box": top_box, "direction": direction_section(c), "estimates": estimates, "estimate_notes": estimate_notes,
         "design": (f"{c.n_personas} personas; perturbations "
                    + ", ".join(f"{k}: {v}" for k, v in c.n_perturbations.items())
                    + f" ({c.n_paired} pairs); r = {c.replicates} replicates."),
@@ -175,6 +197,8 @@ class OrdinalView(ReportView):
             out.append(f"{c.model}: {c.invalid['total']} answers were not one of the {len(view.points)} labels of the "
                        f"{view.scale} scale; they are excluded from the mean scores "
                        f"({sum(c.empty_cells.values())} persona×paraphrase cells had no valid answer).")
+        if c.warning:
+            out.append(f"{c.model}, {c.a} vs {c.b}: {c.warning}.")
         return out
 
     def section(self, c, df, view, texts, fits) -> dict:

@@ -20,7 +20,10 @@ from survey.responses.view import AnalysisView
 from survey.stats.kinds.base import CompareOptions, FitOptions, Kind
 from survey.stats.kinds.binary import BINARY
 from survey.stats.kinds.choice import CHOICE
+from survey.stats.kinds.maxdiff import MAXDIFF
 from survey.stats.kinds.ordinal import ORDINAL
+from survey.stats.kinds.pick import PICK
+from survey.stats.kinds.ssr import SSR
 
 KINDS: dict[str, Kind] = {}
 
@@ -61,5 +64,8 @@ def kind_of(view: AnalysisView | str) -> Kind:
 register(BINARY)
 register(ORDINAL)
 register(CHOICE)
+register(SSR)
+register(PICK)
+register(MAXDIFF)
 
 __all__ = ["KINDS", "CompareOptions", "FitOptions", "Kind", "kind_of", "register", "scale_view", "table_view"]

@@ -8,7 +8,7 @@ import pandas as pd
 
 from survey.data.table import messages_in
 from survey.errors import SurveyError
-from survey.stats.choice import compare_choice
+from survey.stats.choice_table import compare_choice
 from survey.stats.kinds.base import Kind
 
 
@@ -41,11 +41,10 @@ class Choice(Kind):
                           "bias are what `survey analyze` (survey.analyze) reports")
 
     def heterogeneity_null(self, view, a, b):
-        return f"equal effects (every model's share choosing {a} minus share choosing {b} the same)"
+        return f"equal effects (every model's preference for {a}, share choosing {a} minus share choosing {b}, the same)"
 
     def effect_words(self, view, a, b):
-        return (f"forced choice, both orders averaged; share {a} = share of valid replies choosing {a}; "
-                f"effect = share choosing {a} − share choosing {b}")
+        return f"effect = preference for {a}: share choosing {a} − share choosing {b}, both orders averaged"
 
     def label_words(self, view, source):
         return f"the {view.scale} point nearest each cell's {source} position"

@@ -3,12 +3,14 @@ survey.stats.comparison (effect in scale points, top-2-box beside it), the ordin
 estimator (survey.stats.ordinal_estimate) and its simulator (survey.stats.ordinal_table).
 
 Helm & Priebe (2026) note that their sign-flip test needs only a paraphrase-level summary, such as
-mean ratings."""
+mean ratings. A scale asked in both directions adds the direction effect (survey.stats.direction)."""
 
 from __future__ import annotations
 
+from survey.data.table import first_appearance
 from survey.errors import SurveyError
 from survey.stats.comparison import compare_messages
+from survey.stats.direction import compare_directions, has_directions
 from survey.stats.kinds.base import Kind
 from survey.stats.ordinal_estimate import category_counts, estimate_ordinal
 from survey.stats.ordinal_table import scale_params, simulate_table
@@ -20,9 +22,15 @@ class Ordinal(Kind):
     fit_params = ("tau", "sigma", "rho")
 
     def compare(self, df, model, a, b, view, opts):
-        return compare_messages(df, model, a, b, alternative=opts.alternative, n_resamples=opts.flips,
-                                seed=opts.seed, confidence=opts.confidence, probabilities=opts.probabilities,
-                                pairing=opts.pairing, weights=opts.weights)
+        c = compare_messages(df, model, a, b, alternative=opts.alternative, n_resamples=opts.flips,
+                             seed=opts.seed, confidence=opts.confidence, probabilities=opts.probabilities,
+                             pairing=opts.pairing, weights=opts.weights)
+        if has_directions(df):  # a balanced scale: its direction effect beside the A/B result
+            personas = first_appearance(df.loc[(df["model"] == model) & df["message"].isin([a, b]), "persona"])
+            c.direction = compare_directions(df, model, a, b, c.pairing, personas, span=view.span,
+                                             probabilities=opts.probabilities, confidence=opts.confidence,
+                                             n_resamples=opts.flips, seed=opts.seed, alpha=opts.alpha)
+        return c
 
     def fit(self, df, model, message, view, opts):
         if opts.method not in self.methods:

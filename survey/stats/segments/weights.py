@@ -143,45 +143,49 @@ def rake(attributes: pd.DataFrame, target: Target | dict, *, max_iterations: int
     from ipfn import ipfn
 
     target = target if isinstance(target, Target) else Target(target)
-    table = pd.DataFrame(index=attributes.index.map(str))
-    before, aggregates, dims = {}, [], []
-    n = len(table)
+    ids = attributes.index.map(str)
+    n = len(ids)
     if n == 0:
         raise SurveyError("no personas to weight")
+    before, codes, present = {}, [], []
     for attr, shares in target.margins.items():
         if attr not in attributes.columns:
             known = ", ".join(sorted(map(str, attributes.columns))) or "none"
             raise SurveyError(f"target attribute '{attr}' is not a persona attribute; the personas have: {known}")
         levels = _levels(attributes[attr], attr, list(shares))
-        levels.index = table.index
-        outside = levels[levels.isna() | ~levels.isin(list(shares))]
+        outside = np.flatnonzero((levels.isna() | ~levels.isin(list(shares))).to_numpy())
         if len(outside):
-            value = attributes[attr].iloc[list(table.index).index(outside.index[0])]
-            raise SurveyError(f"persona {outside.index[0]} has {attr} = {value}, which the target does not list "
-                              f"(it lists {', '.join(shares)}); add that level (a share of 0 is allowed)")
+            i = outside[0]
+            raise SurveyError(f"persona {ids[i]} has {attr} = {attributes[attr].iloc[i]}, which the target does not "
+                              f"list (it lists {', '.join(shares)}); add that level (a share of 0 is allowed)")
         empty = [lvl for lvl, s in shares.items() if s > 0 and not (levels == lvl).any()]
         if empty:
             raise SurveyError(f"target cell {attr} = {', '.join(empty)} has no persona, so no weighting can reach "
                               "it; add personas of that level (survey personas generate --target) or drop it from "
                               "the target")
-        table[attr] = levels.astype(str)
+        kept = [lvl for lvl in shares if (levels == lvl).any()]  # a level without personas has share 0 here
+        present.append(kept)
+        codes.append(levels.map({lvl: k for k, lvl in enumerate(kept)}).to_numpy(dtype=int))
         before[attr] = {lvl: float((levels == lvl).mean()) for lvl in shares}
-        aggregates.append(pd.Series({lvl: s * n for lvl, s in shares.items() if (levels == lvl).any()}).rename_axis(attr))
-        dims.append([attr])
-    table["total"] = 1.0
-    table["persona_id"] = table.index
+    # IPF on the cross-classified table of persona counts (as balance does): every persona of a cell gets
+    # the cell's fitted total over its count, so weights depend on the attributes alone
+    seed = np.zeros([len(k) for k in present])
+    cell = tuple(codes)
+    np.add.at(seed, cell, 1.0)
+    aggregates = [np.array([target.margins[attr][lvl] * n for lvl in kept])
+                  for attr, kept in zip(target.margins, present, strict=True)]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # ipfn's pandas calls warn about future defaults
-        fitted, converged = ipfn.ipfn(table.reset_index(drop=True), aggregates, dims, convergence_rate=tolerance,
-                                      max_iteration=max_iterations, verbose=1).iteration()
-    fitted = fitted.set_index("persona_id").loc[table.index]
-    w = fitted["total"].astype(float)
+        warnings.simplefilter("ignore")
+        fitted, converged = ipfn.ipfn(seed.copy(), aggregates, [[k] for k in range(len(present))],
+                                      convergence_rate=tolerance, max_iteration=max_iterations, verbose=1).iteration()
     if not converged:
         raise SurveyError("raking did not converge: these personas cannot meet all the target margins at once "
                           "(a combination the margins need is missing); loosen or drop a margin")
-    weights = PersonaWeights(w / w.mean(), target, before, {}, "raking" if len(dims) > 1 else "post-stratification")
-    weights.after.update({attr: {lvl: float(w[table[attr] == lvl].sum() / w.sum()) for lvl in shares}
-                          for attr, shares in target.margins.items()})
+    w = pd.Series(fitted[cell] / seed[cell], index=ids)
+    weights = PersonaWeights(w / w.mean(), target, before, {}, "raking" if len(present) > 1 else "post-stratification")
+    for attr, shares, code, kept in zip(target.margins, target.margins.values(), codes, present, strict=True):
+        weights.after[attr] = {lvl: float(w[code == kept.index(lvl)].sum() / w.sum()) if lvl in kept else 0.0
+                               for lvl in shares}
     return weights
 
 

@@ -1,0 +1,64 @@
+"""Pick one of k by simulation: size and power of the pairwise test and of the position-bias test.
+
+The multinomial-logit simulator of survey.stats.pick_table (shared paraphrase effects rho, a position bias
+beta per position, a persona pull tau towards the first position): 40 personas x 12 paraphrase sets x r = 3
+per arrangement, k = 3 messages, sigma = 1, each set asked in the 3 rows of a cyclic Latin square on a random
+message order (survey.study.design.latin_rows).
+
+* size of the pairwise test (messages 1 vs 2): delta = (0, 0, 1.5), a third message far better, under a
+  position bias beta = (0.8, 0, -0.3) and tau = 0.5;
+* size of the position test: beta = 0, tau = 0, under message effects delta = (0.5, 0, -0.5);
+* power: pairwise at delta = (0.4, 0, 0) (the right sign: message 1 chosen more), position at
+  beta = (0.1, 0, 0).
+
+Each cell: SURVEYS simulated surveys (default 2000); ± one Monte Carlo standard error sqrt(p (1 - p) / SURVEYS);
+the 99% binomial interval of a size-0.05 test is printed. The position test's p-values use 499 random
+permutations of the arrangements within each set. Last line: the seconds the whole table took.
+
+    python bench/pick.py [SURVEYS]
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+from survey.stats.direction_sim import binomial_interval
+from survey.stats.pick_sim import rejection_rates
+
+N, M, R, K = 40, 12, 3, 3
+NULL_PAIR = dict(deltas=[0.0, 0.0, 1.5], positions=[0.8, 0.0, -0.3], tau=0.5)
+NULL_POSITION = dict(deltas=[0.5, 0.0, -0.5])
+POWER_PAIR = dict(deltas=[0.4, 0.0, 0.0])
+POWER_POSITION = dict(positions=[0.1, 0.0, 0.0])
+
+
+def mc(p: float, s: int) -> str:
+    return f"{p:.4f} ± {np.sqrt(p * (1 - p) / s):.4f}"
+
+
+def main() -> None:
+    surveys = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
+    start = time.perf_counter()
+    lo, hi = binomial_interval(0.05, surveys)
+    print(f"pick one of {K}: {N} personas x {M} sets x r = {R}, sigma = 1; {surveys} surveys per cell; "
+          f"99% binomial interval of a size-0.05 test: [{lo:.4f}, {hi:.4f}]")
+    print("| rho | pairwise size | position size | pairwise power (right sign / wrong sign) | position power |")
+    print("|---|---|---|---|---|")
+    for i, rho in enumerate((0.0, 0.3, 0.6)):
+        kw = dict(rho=rho, sigma=1.0, n_resamples=499)
+        size_pair = rejection_rates(surveys, N, M, R, K, seed=10 + i, **NULL_PAIR, **kw)
+        size_pos = rejection_rates(surveys, N, M, R, K, seed=20 + i, **NULL_POSITION, **kw)
+        power_pair = rejection_rates(surveys, N, M, R, K, seed=30 + i, **POWER_PAIR, **kw)
+        power_pos = rejection_rates(surveys, N, M, R, K, seed=40 + i, **POWER_POSITION, **kw)
+        flags = ["" if lo <= x <= hi else " (outside)" for x in (size_pair["pair"], size_pos["position"])]
+        print(f"| {rho} | {mc(size_pair['pair'], surveys)}{flags[0]} | {mc(size_pos['position'], surveys)}{flags[1]} | "
+              f"{mc(power_pair['pair_greater'], surveys)} / {power_pair['pair_less']:.4f} | "
+              f"{mc(power_pos['position'], surveys)} |")
+    print(f"seconds: {time.perf_counter() - start:.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""Rating free-text replies by semantic similarity, after they are collected (question type ``ssr``).
+
+A run stores each reply as text first (survey.responses.ssr); then ``rate_stored`` embeds the replies
+not yet rated and the anchor statements with the study's embedder (survey.embed; vectors are cached in
+the store file, so a rerun embeds nothing twice), maps each reply to a distribution over the points as
+Maier et al. (2025), "Measuring synthetic consumer purchase intent using semantic-similarity ratings",
+do (survey.stats.similarity_rating, following the authors' reference code pymc-labs/semantic-similarity-
+rating), and stores per row: ``distribution`` (as exact mode stores a rating's), the expected score
+(``expected``), the most similar point (``answer``) and how it was rated (``rating``: anchors with their
+sha256, embedder, temperature, epsilon). A run interrupted before rating leaves rows that the next run
+rates; reading commands never rate.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from survey.data.store import Store
+from survey.embed import EmbeddingCache, create_embedder, embed_texts
+from survey.registry.anchors import AnchorSet, anchors_with_points
+from survey.stats.similarity_rating import expected_scores, rate_embeddings
+
+
+def study_anchors(study) -> AnchorSet:
+    """The anchor set a study's ``[question] anchors`` names, checked against its points."""
+    view = study.question.response.view
+    return anchors_with_points(study.registry_ref(study.question.rating["anchors"]), study.resolve("."),
+                               int(view.high - view.low + 1))
+
+
+def rate_texts(texts: list[str], anchors: AnchorSet, embedder, cache=None, temperature: float = 1.0,
+               epsilon: float = 0.0) -> np.ndarray:
+    """(len(texts), K) distributions over the points of free-text replies (NaN rows: unrated)."""
+    flat = [s for statements in anchors.statements for s in statements]
+    vectors = embed_texts(list(texts) + flat, embedder, cache)
+    replies, anchor_vectors = vectors[:len(texts)], vectors[len(texts):]
+    sets = anchor_vectors.reshape(len(anchors.sets), anchors.points, -1)
+    return rate_embeddings(replies, list(sets), temperature=temperature, epsilon=epsilon)
+
+
+def rate_stored(store: Store, study, embedder=None) -> int:
+    """Rate every stored reply of ``study`` (a StudySpec whose question is ``ssr``) not yet rated; the count."""
+    rtype = study.question.response
+    if not rtype.rated_text:
+        return 0
+    todo = store.unrated(study.name)
+    if not todo:
+        return 0
+    options = study.question.rating
+    anchors = study_anchors(study)
+    embedder = embedder or create_embedder(options["embedder"])
+    with EmbeddingCache(store.path) as cache:
+        pmf = rate_texts([text or "" for _, text in todo], anchors, embedder, cache,
+                         options["temperature"], options["epsilon"])
+    view = rtype.view
+    scores = np.arange(view.low, view.high + 1)
+    expected = expected_scores(pmf, scores)
+    how = {"anchors": anchors.name, "anchors_sha256": anchors.sha256, "embedder": embedder.name,
+           "temperature": options["temperature"], "epsilon": options["epsilon"]}
+    rows = []
+    for (key, text), p, e in zip(todo, pmf, expected, strict=True):
+        if not text or not np.isfinite(p).all():  # an empty reply, or one equally similar to every point
+            rows.append((key, None, None, {"rating": {**how, "unrated": "no distribution"}}))
+            continue
+        dist = {int(s): float(x) for s, x in zip(scores, p, strict=True)}
+        rows.append((key, int(scores[int(np.argmax(p))]), float(e), {"distribution": dist, "rating": how}))
+    store.set_ratings(rows)
+    return len(rows)

@@ -1,0 +1,50 @@
+"""Best–worst scaling (survey.stats.maxdiff): best-minus-worst scores per message and paraphrase set; the
+pairwise sign-flip tests over the sets (Holm-adjusted over the pairs) decide. No fitted response model."""
+
+from __future__ import annotations
+
+import itertools
+
+import pandas as pd
+
+from survey.data.table import messages_in
+from survey.errors import SurveyError
+from survey.stats.kinds.base import Kind
+from survey.stats.maxdiff import compare_maxdiff
+
+
+class MaxDiff(Kind):
+    name = "maxdiff"
+    decided_by = "sign_flip"
+    every_pair = True
+
+    def compare(self, df, model, a, b, view, opts):
+        if opts.pairing or opts.probabilities:
+            raise SurveyError("a best-worst table is analysed from its answers: pairing and exact mode do not apply")
+        return compare_maxdiff(df, model, a, b, alternative=opts.alternative, confidence=opts.confidence,
+                               alpha=opts.alpha, n_resamples=opts.flips, seed=opts.seed)
+
+    def message_pairs(self, df: pd.DataFrame, model: str) -> list[tuple[str, str]]:
+        return list(itertools.combinations(messages_in(df, model), 2))
+
+    def fit(self, df, model, message, view, opts):
+        raise SurveyError("a best-worst table has no response model to estimate: its best-minus-worst scores and "
+                          "pairwise tests are what `survey analyze` (survey.analyze) reports")
+
+    def heterogeneity_null(self, view, a, b):
+        return f"equal effects (every model's score of {a} minus score of {b} the same)"
+
+    def heterogeneity_claim(self, view):
+        return "equal effects"
+
+    def effect_words(self, view, a, b):
+        return f"best-worst scaling; score = share named best − share named worst; effect = score {a} − score {b}"
+
+    def has_exact(self, df, model, a, b):
+        return False
+
+    def query_rows(self, df, model, a, b):
+        return df[(df["model"] == model) & df["shown"].notna()] if "shown" in df else df.iloc[:0]
+
+
+MAXDIFF = MaxDiff()

@@ -1,0 +1,71 @@
+"""Pick one of k messages shown together (survey.stats.pick): the pairwise sign-flip tests over paraphrase
+sets (Holm-adjusted over the pairs) decide, each message's order-averaged share and the position-bias test
+come with every result. Pairs come from the rows themselves (the messages shown together)."""
+
+from __future__ import annotations
+
+import itertools
+
+import pandas as pd
+
+from survey.errors import SurveyError
+from survey.stats.kinds.base import Kind
+from survey.stats.pick_table import compare_pick, pick_messages_shown, simulate_pick_table
+
+
+class Pick(Kind):
+    name = "pick"
+    decided_by = "sign_flip"
+    weighted = True
+    every_pair = True
+
+    def compare(self, df, model, a, b, view, opts):
+        if opts.pairing:
+            raise SurveyError("a pick-one-of-k table shows the j-th paraphrase of every message together; pairing "
+                              "does not apply")
+        return compare_pick(df, model, a, b, alternative=opts.alternative, alpha=opts.alpha,
+                            confidence=opts.confidence, n_resamples=opts.flips, seed=opts.seed,
+                            probabilities=opts.probabilities, weights=opts.weights)
+
+    def message_pairs(self, df: pd.DataFrame, model: str) -> list[tuple[str, str]]:
+        """Every pair of the messages shown together to ``model``, in order of first appearance."""
+        return list(itertools.combinations(pick_messages_shown(df, model), 2))
+
+    def fit(self, df, model, message, view, opts):
+        raise SurveyError("a pick-one-of-k table has no response model to estimate: its shares, pairwise tests and "
+                          "position bias are what `survey analyze` (survey.analyze) reports")
+
+    def simulate(self, view, n, m, r, *, messages=None, seed=None, **params):
+        """One survey from the multinomial-logit simulator (survey.stats.pick_table): ``deltas`` (per message),
+        ``sigma``, ``rho``, ``positions`` (a logit shift per position), ``tau``, ``invalid_rate``."""
+        k = len(view.points)
+        names = list(messages) if messages is not None else [chr(ord("A") + i) for i in range(k)]
+        if len(names) != k:
+            raise SurveyError(f"scale '{view.scale}' shows {k} messages; got {len(names)} names")
+        return simulate_pick_table(n, m, r, names, seed=seed, **params)
+
+    def heterogeneity_null(self, view, a, b):
+        return f"equal effects (every model's share choosing {a} minus share choosing {b} the same)"
+
+    def heterogeneity_claim(self, view):
+        return "equal effects"
+
+    def effect_words(self, view, a, b):
+        return (f"pick one of {len(view.points)}, positions averaged; effect = share choosing {a} − share choosing "
+                f"{b}")
+
+    def label_words(self, view, source):
+        return f"the position nearest each cell's {source} position"
+
+    def exact_rows(self, df, model, a, b):
+        return df[(df["model"] == model) & df["shown"].notna()] if "shown" in df else df.iloc[:0]
+
+    def has_exact(self, df, model, a, b):
+        rows = self.exact_rows(df, model, a, b)
+        return "distribution" in df and not rows.empty and bool(rows["distribution"].notna().all())
+
+    def query_rows(self, df, model, a, b):
+        return self.exact_rows(df, model, a, b)
+
+
+PICK = Pick()

@@ -1,0 +1,257 @@
+"""The study file's ``[question]``: its response type (survey.responses), template, reply length, and the
+knobs of rating scales (points, labels, scores, range, a balanced scale's order) and of semantic-similarity
+rating (anchors, embedder). Parsed with the rest of the study by survey.study.spec.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from survey.errors import SurveyError
+from survey.responses import (
+    DEFAULT_SCALE,
+    OrdinalScale,
+    ResponseType,
+    SemanticScale,
+    likert,
+    rating,
+    response_type,
+)
+from survey.responses.balanced import ReversedScale, direction_of
+from survey.responses.maxdiff import BestWorst
+from survey.responses.pick import PickOne
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+SSR_KEYS = ("anchors", "embedder", "similarity_temperature", "epsilon")
+
+
+class QuestionSpec(_Strict):
+    """The question after the persona prompt: its response type (survey.responses), template and
+    reply length; the template and length default to the type's.
+
+    ``type = "likert"`` takes ``points`` (default 5), optional ``labels`` (the words a model answers
+    with; default the scores' digits) and ``scores`` (consecutive whole numbers; default 1..K);
+    ``type = "rating"`` takes ``low`` and ``high`` (default 0 and 10); ``type = "ssr"`` (a free-text reply
+    rated by semantic similarity, survey.responses.ssr) takes ``points`` (default 5), ``anchors``,
+    ``embedder``, ``similarity_temperature`` and ``epsilon``; ``type = "pick"`` (one of the k messages shown
+    together, survey.responses.pick) takes k from the study's messages; ``type = "maxdiff"`` (best and worst of
+    subsets, survey.responses.maxdiff) takes ``subset`` (default 3). ``type`` may also be a scale's full name
+    ("likert5", "rating0-10", "ssr5"); after validation it always is.
+    """
+
+    type: str = Field(
+        DEFAULT_SCALE, validation_alias=AliasChoices("type", "mode"),
+        description="response type (survey.responses): 'binary' (Yes/No parsed into 1/0), 'likert' (K labelled "
+                    "points), 'rating' (a numeric range such as 0-10), 'choice' (forced choice between the two "
+                    "messages, asked in both orders), 'pick' (one of the k messages shown together, positions "
+                    "rotated by a Latin square), 'maxdiff' (best and worst of subsets of the messages) or 'text' "
+                    "(free text for DBPA, answer empty). `mode` is "
+                    "accepted as the older name of this key")
+    template: str | None = Field(
+        None, description="question shown after the persona prompt; must contain {perturbation} "
+                          "({first} and {second} for choice, {options} for pick and maxdiff)")
+    max_tokens: int | None = Field(
+        None, ge=1, description="reply length; default: the response type's (binary 1, scales 3, text 80)")
+    points: int | None = Field(None, ge=2, le=101, description="likert: number of points K (default 5)")
+    labels: list[str] | None = Field(None, min_length=2, description="likert: the K answer words, lowest first "
+                                     "(default: the scores' digits, which exact mode reads as single tokens)")
+    scores: list[int] | None = Field(None, min_length=2, description="likert: consecutive whole-number scores, "
+                                     "lowest first (default 1..K)")
+    low: int | None = Field(None, description="rating: the lowest point (default 0)")
+    high: int | None = Field(None, description="rating: the highest point (default 10)")
+    order: Literal["forward", "both"] = Field(
+        "forward", description="likert/rating: 'both' asks odd replicates with the scale reversed (points listed "
+                               "K..1, answers mapped back) so that the analysis can measure and average out the "
+                               "direction effect; needs an even number of replicates")
+    reversed_template: str | None = Field(
+        None, description="order = 'both' with your own template: the question with the scale's ends swapped "
+                          "(must contain {perturbation})")
+    anchors: str | None = Field(None, description="ssr: the anchor set, one statement per point (anchors/NAME.yaml "
+                                "or a path; default 'purchase_intent')")
+    embedder: str | None = Field(None, description="ssr: the embedder rating replies (survey.embed: 'minilm', "
+                                 "'mistral-embed', 'dashscope'; default 'minilm', local)")
+    similarity_temperature: float | None = Field(None, ge=0, description="ssr: temperature of the similarity "
+                                                 "distribution (default 1: as computed)")
+    epsilon: float | None = Field(None, ge=0, description="ssr: mass added at the least similar point (default 0)")
+    subset: int | None = Field(None, ge=3, le=9, description="maxdiff: messages shown per prompt (default 3), a "
+                               "cyclic block design on the study's messages")
+    _response: ResponseType | None = PrivateAttr(None)
+    _reversed: ResponseType | None = PrivateAttr(None)
+    _pick_fixed: bool = PrivateAttr(False)  # pick: k is set (from the name "pickK" or the study's messages)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_type_key(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "type" in data and "mode" in data:
+            raise ValueError("give the response type once: `type` (or its older name `mode`), not both")
+        return data
+
+    @field_validator("type")
+    @classmethod
+    def _known_type(cls, v: str) -> str:
+        if v in ("likert", "rating", "ssr", "pick", "maxdiff"):  # built with their knobs below (pick: k from the messages)
+            return v
+        try:
+            return response_type(v).scale
+        except SurveyError as exc:  # pydantic names the field only for a ValueError
+            raise ValueError(str(exc)) from exc
+
+    @field_validator("template")
+    @classmethod
+    def _has_slots(cls, v: str | None, info: ValidationInfo) -> str | None:
+        if v is None or "type" not in info.data:
+            return v
+        kind = info.data["type"]
+        slots = (("options",) if kind in ("pick", "maxdiff") else () if kind in ("likert", "rating", "ssr")
+                 else getattr(response_type(kind), "slots", ()))
+        slots = slots or ("perturbation",)
+        missing = [s for s in slots if "{" + s + "}" not in v]
+        if missing:
+            where = " and ".join("{" + s + "}" for s in slots)
+            raise ValueError(f"the template must contain {where} where the paraphrase"
+                             f"{'s go' if len(slots) > 1 else ' goes'}")
+        try:
+            v.format(**dict.fromkeys(slots, "x"))
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(f"the template has a placeholder other than "
+                             f"{', '.join('{' + s + '}' for s in slots)} ({exc}); "
+                             "write literal braces as {{ and }}") from exc
+        return v
+
+    @model_validator(mode="after")
+    def _build_type(self) -> QuestionSpec:
+        kind = self.type
+        knobs = {"likert": ("points", "labels", "scores"), "rating": ("low", "high"), "ssr": ("points",)}
+        given = [k for k in ("points", "labels", "scores", "low", "high") if getattr(self, k) is not None]
+        wrong = [k for k in given if k not in knobs.get(kind, ())]
+        family = next((f for f in knobs if kind.startswith(f) and kind != f), None)
+        if wrong and family:  # "likert5" with points = 7: the name already fixes the points
+            fixed = response_type(kind)
+            raise ValueError(f"type = '{kind}' already fixes its points ({fixed.low} to {fixed.high}), so "
+                             f"{', '.join(wrong)} cannot change them: write type = '{family}' with "
+                             f"{', '.join(f'{k} = ...' for k in wrong)}, or another full name "
+                             f"(e.g. '{dict(likert='likert7', rating='rating1-7')[family]}')")
+        if wrong:
+            allowed = {k: ", ".join(v) for k, v in knobs.items()}
+            raise ValueError(f"{', '.join(wrong)} only apply to type = 'likert' ({allowed['likert']}), "
+                             f"'rating' ({allowed['rating']}) or 'ssr' (points), not to type = '{kind}'")
+        if self.subset is not None and not kind.startswith("maxdiff"):
+            raise ValueError(f"subset only applies to type = 'maxdiff', not to type = '{kind}'")
+        rating_keys = [k for k in SSR_KEYS if getattr(self, k) is not None]
+        if rating_keys and not (kind == "ssr" or kind.startswith("ssr")):
+            raise ValueError(f"{', '.join(rating_keys)} only apply to type = 'ssr' (semantic-similarity rating), "
+                             f"not to type = '{kind}'")
+        try:
+            if kind == "likert":
+                points = self.points or (len(self.labels) if self.labels else len(self.scores or ()) or 5)
+                for what, seq in (("labels", self.labels), ("scores", self.scores)):
+                    if seq is not None and len(seq) != points:
+                        raise SurveyError(f"{what} has {len(seq)} entries for {points} points; give one per point")
+                rtype = likert(points, self.labels, self.scores, max_tokens=self.max_tokens)
+            elif kind == "rating":
+                rtype = rating(0 if self.low is None else self.low, 10 if self.high is None else self.high)
+            elif kind == "ssr":
+                rtype = SemanticScale(self.points or 5, max_tokens=self.max_tokens)
+            elif kind == "pick":  # k is the number of messages: show_messages sets it once the study has them
+                rtype = PickOne(2, self.template, self.max_tokens)
+            elif kind == "maxdiff":
+                rtype = BestWorst(self.subset or 3, self.template, self.max_tokens)
+            else:
+                rtype = response_type(kind)
+        except SurveyError as exc:  # pydantic names the field only for a ValueError
+            raise ValueError(str(exc)) from exc
+        self._pick_fixed = isinstance(rtype, PickOne) and kind != "pick"
+        self.type = rtype.scale
+        self._response = rtype
+        self._build_reversed(rtype)
+        return self
+
+    def show_messages(self, k: int) -> None:
+        """Pick one of k: the type for the study's k messages (``type = "pick"`` takes k from them); best-worst
+        scaling: its subsets must fit in them."""
+        if isinstance(self.response, BestWorst) and self.response.s > k:
+            raise ValueError(f"type = 'maxdiff' shows subsets of {self.response.s} messages; the study has {k}: "
+                             "lower subset or add [[messages]]")
+        if not isinstance(self.response, PickOne):
+            return
+        if self._pick_fixed:
+            if self.response.k != k:
+                raise ValueError(f"type = '{self.type}' shows {self.response.k} messages; the study has {k}: write "
+                                 "type = 'pick' (k is the number of [[messages]])")
+            return
+        try:
+            self._response = PickOne(k, self.template, self.max_tokens)
+        except SurveyError as exc:
+            raise ValueError(str(exc)) from exc
+        self.type = self._response.scale
+        self._pick_fixed = True
+
+    def _build_reversed(self, rtype: ResponseType) -> None:
+        """order = "both": the reversed scale (survey.responses.balanced), built once here so that a dry run
+        refuses what a run would."""
+        if self.order == "forward":
+            if self.reversed_template is not None:
+                raise ValueError("reversed_template only applies with order = 'both'")
+            return
+        if not isinstance(rtype, OrdinalScale):
+            raise ValueError(f"order = 'both' reverses a likert or rating scale; type = '{self.type}' has no scale "
+                             "to reverse: remove order")
+        if self.template is not None and self.reversed_template is None:
+            raise ValueError("order = 'both' with your own template needs reversed_template: the same question "
+                             "with the scale's ends swapped (e.g. 'from 1 (definitely would buy) to 5 (definitely "
+                             "would not buy)')")
+        if self.reversed_template is not None and "{perturbation}" not in self.reversed_template:
+            raise ValueError("reversed_template must contain {perturbation} where the paraphrase goes")
+        self._reversed = ReversedScale(rtype, self.reversed_template)
+
+    def response_for(self, replicate: int) -> ResponseType:
+        """The response type replicate ``replicate`` is asked with: reversed for odd replicates when order = 'both'."""
+        if direction_of(replicate, self.order) == "reversed" and self._reversed is not None:
+            return self._reversed
+        return self.response
+
+    def template_for(self, replicate: int) -> str:
+        """The question replicate ``replicate`` is asked with (see response_for)."""
+        rtype = self.response_for(replicate)
+        if rtype is self.response:
+            return self.resolved_template
+        return rtype.template
+
+    @property
+    def response(self) -> ResponseType:
+        return self._response or response_type(self.type)
+
+    @property
+    def rating(self) -> dict:
+        """ssr: how replies are rated (survey.collect.similarity_rating), defaults filled in."""
+        return {"anchors": self.anchors or "purchase_intent", "embedder": self.embedder or "minilm",
+                "temperature": 1.0 if self.similarity_temperature is None else self.similarity_temperature,
+                "epsilon": self.epsilon or 0.0}
+
+    @property
+    def mode(self) -> str:
+        """The older name of ``type``, still read by study files and scripts."""
+        return self.type
+
+    @property
+    def resolved_template(self) -> str:
+        return self.template or self.response.template
+
+    @property
+    def default_max_tokens(self) -> int:
+        return self.max_tokens or self.response.max_tokens
