@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,6 +31,9 @@ from survey.stats.beta_logit_estimate import EstimateResult, fit_beta_logit
 from survey.stats.ordinal import DELTA_MEANING_ORDINAL, OrdinalParams
 from survey.stats.ordinal_table import scale_params, simulation_view
 from survey.stats.planning.params import BinaryPlan, PlanSource, RatingPlan
+
+if TYPE_CHECKING:
+    from survey.stats.planning.kind_plans import KindPlanResult, MaxDiffPlan, PickPlan
 from survey.stats.planning.paraphrases import (
     ParaphraseLimit,
     paraphrase_limit,
@@ -254,28 +258,47 @@ def _plan(delta: float, *, mu: float | None = None, kappa: float | None = None, 
 
 
 
-def plan(params: BinaryPlan | RatingPlan, *, source: PlanSource | None = None,
+def plan(params: BinaryPlan | RatingPlan | PickPlan | MaxDiffPlan, *, source: PlanSource | None = None,
          budgets: Iterable[int] | None = None, strategies: Iterable[str] | None = None,
          designs: Iterable[str | tuple] = (), alpha: float = 0.05, simulations: int = 1000, flips: int = 1000,
          seed: int = 0, alternative: str = "two-sided", target_power: float | None = None,
          max_paraphrases: int | None = None, sets: Mapping[str, int] | None = None,
-         progress: Progress = no_progress, sequential=None) -> PlanResult:
+         progress: Progress = no_progress, sequential=None) -> PlanResult | KindPlanResult:
     """Simulated power of each test for allocation strategies n:m:r at budgets N = 2nmr, and explicit
     designs ("n,m,r" or (n, m, r)); with ``target_power``, also the cheapest design reaching it.
 
     ``params``: what is simulated, one object per response kind (survey.stats.planning.params: BinaryPlan,
-    RatingPlan); ``source``: where the parameters not given are read (PlanSource). Without strategies and
+    RatingPlan; survey.stats.planning.kind_plans: PickPlan, MaxDiffPlan, whose designs cost k·nmr or v·nmr
+    queries and whose power is their deciding test's, returned as a KindPlanResult); ``source``: where the
+    parameters not given are read (PlanSource). Without strategies and
     designs, the eight default strategies are planned at ``budgets`` (default 200..10000). The
     recommendations stay within ``max_paraphrases`` per message, or the smallest size in ``sets``
     (perturbation set name -> paraphrases it holds); ``sequential``: a SequentialDesign (or its fields as a
     dict) whose power and expected queries are simulated beside each fixed design's."""
+    from survey.stats.planning.kind_plans import MaxDiffPlan, PickPlan, plan_kind
+
+    if isinstance(params, PickPlan | MaxDiffPlan):  # a kind that shows several messages: its own deciding test
+        _refuse_for_kinds(params, source, sequential)
+        return plan_kind(params, budgets=budgets, strategies=strategies, designs=designs, alpha=alpha,
+                         simulations=simulations, flips=flips, seed=seed, alternative=alternative,
+                         target_power=target_power, max_paraphrases=max_paraphrases, sets=sets, progress=progress)
     if not isinstance(params, BinaryPlan | RatingPlan):
-        raise SurveyError("plan takes a BinaryPlan or RatingPlan (survey.stats.planning.params) as its parameters; "
-                          f"got {type(params).__name__}")
+        raise SurveyError("plan takes a BinaryPlan, RatingPlan, PickPlan or MaxDiffPlan (survey.stats.planning) as "
+                          f"its parameters; got {type(params).__name__}")
     return _plan(params.delta, scale=params.scale, **params.keywords(), **(source or PlanSource()).keywords(),
                  budgets=budgets, strategies=strategies, designs=designs, alpha=alpha, simulations=simulations,
                  flips=flips, seed=seed, alternative=alternative, target_power=target_power,
                  max_paraphrases=max_paraphrases, sets=sets, progress=progress, sequential=sequential)
+
+def _refuse_for_kinds(params, source: PlanSource | None, sequential) -> None:
+    """What a pick or best-worst plan cannot take: a source to read parameters from, the sequential rule."""
+    if source is not None and any(v is not None for k, v in source.keywords().items() if k != "method"):
+        raise SurveyError(f"scale '{params.scale}' is planned from the parameters given (delta, sigma, rho, "
+                          "positions); it reads no estimate or table")
+    if sequential is not None:
+        raise SurveyError(f"the sequential rule is simulated for Yes/No surveys only; plan scale '{params.scale}' "
+                          "without it")
+
 
 def _check_rating_inputs(scale, mu, kappa, from_estimate, sequential) -> None:
     """What a rating-scale plan cannot take (yet): the binary model's parameters and sources."""
