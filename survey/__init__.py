@@ -50,6 +50,8 @@ _EXPORTS = {
     "plan": "survey.stats.planning",
     "BinaryPlan": "survey.stats.planning",
     "RatingPlan": "survey.stats.planning",
+    "PickPlan": "survey.stats.planning",
+    "MaxDiffPlan": "survey.stats.planning",
     "PlanSource": "survey.stats.planning",
     "validate": "survey.stats.planning",
     "sequential": "survey.stats.sequential.table_replay",
