@@ -17,6 +17,7 @@ sign-flip p-values (survey.stats.permutation.sign_flip_pvalues), Holm per survey
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -31,20 +32,9 @@ from survey.stats.maxdiff import scores_from_counts
 from survey.stats.maxdiff_sim import simulate_maxdiff_arrays
 from survey.stats.pick import cell_shares, holm_pair_pvalues, message_shares
 from survey.stats.pick_table import simulate_pick_arrays
-from survey.stats.planning.paraphrases import paraphrase_limit, paraphrase_warnings, small_m_warnings, within
-from survey.stats.planning.planner import PlanOptions, Progress, no_progress
-from survey.stats.planning.power import (
-    DEFAULT_BUDGETS,
-    DEFAULT_STRATEGIES,
-    PowerResult,
-    best_per_budget,
-    cheapest_design,
-    designs_for,
-    estimate_power,
-    mc_error,
-    parse_design,
-    parse_strategy,
-)
+from survey.stats.planning.paraphrases import paraphrase_limit
+from survey.stats.planning.planner import PlanOptions, Progress, design_requests, no_progress, recommend
+from survey.stats.planning.power import DEFAULT_BUDGETS, PowerResult, designs_for, estimate_power, mc_error
 
 _MAX_CELLS = 2_000_000  # simulated draws per batch: bounds memory at a few tens of MB
 MESSAGES_MAX = 26  # messages A..Z
@@ -258,12 +248,7 @@ def plan_kind(params: PickPlan | MaxDiffPlan, *, budgets: Iterable[int] | None =
     opts = validated(PlanOptions, alpha=alpha, simulations=simulations, flips=flips, seed=seed,
                      budgets=list(DEFAULT_BUDGETS if budgets is None else budgets), target_power=target_power)
     prompts = params.prompts
-    triples = [parse_design(d) if isinstance(d, str) else tuple(d) for d in designs]
-    strategy_list = list(strategies or [])
-    for s in strategy_list:
-        parse_strategy(s)
-    if not strategy_list and not triples:
-        strategy_list = list(DEFAULT_STRATEGIES)
+    triples, strategy_list = design_requests(strategies, designs)
     for what, cost in [*((f"`budget={b:,}`", b) for b in opts.budgets),
                        *((f"design {n},{m},{r} ({prompts} queries per persona, set and replicate)", prompts * n * m * r)
                          for n, m, r in triples)]:
@@ -272,28 +257,22 @@ def plan_kind(params: PickPlan | MaxDiffPlan, *, budgets: Iterable[int] | None =
                               f"({WHY['budget']})")
     grid = designs_for(strategy_list, opts.budgets, triples, prompts)
     pairs = _pairs(len(params.delta))
+    # Past m = 12 the batched test draws random sign vectors, while the analysis is exact up to m = 40. Holm
+    # rejects at p <= alpha / pairs at best, which a Monte Carlo p-value (1 + count) / (1 + B) resolves only
+    # with B well above pairs / alpha: draw at least 20 * pairs / alpha, or the plan understates the power.
+    flips = max(opts.flips, math.ceil(20 * pairs / opts.alpha) - 1)
     distinct = {(d.n, d.m, d.r) for d in grid}
-    work = opts.simulations * sum(n * m * r * params.draws_per_cell + pairs * m * (opts.flips if m > 12 else 2**m)
+    work = opts.simulations * sum(n * m * r * params.draws_per_cell + pairs * m * (flips if m > 12 else 2**m)
                                   for n, m, r in distinct)
     check_simulation_work(work, f"{opts.simulations} simulations x {len(distinct)} designs",
                           "lower `simulations=`, `flips=` or the budgets")
     limit = paraphrase_limit(max_paraphrases, sets)
     with progress("simulating designs", len(grid)) as advance:
-        results = estimate_power(params, grid, opts.simulations, opts.alpha, seed, alternative, opts.flips,
+        results = estimate_power(params, grid, opts.simulations, opts.alpha, seed, alternative, flips,
                                  progress=advance)
-    cheapest = None
-    if opts.target_power is not None:
-        with progress("searching the cheapest design", None):
-            cheapest = cheapest_design(params, within(results, limit), opts.target_power, opts.simulations,
-                                       opts.alpha, seed, alternative, opts.flips)
-    warnings = []
-    if opts.target_power is not None and cheapest is None:
-        warnings.append(f"no design reached power {opts.target_power:g}; try larger `budget=` values or another "
-                        "`strategy=`")
-    best = best_per_budget(within(results, limit))
-    warnings += small_m_warnings((r.design.m for r in results), opts.alpha, alternative)
-    warnings += paraphrase_warnings(limit, best, cheapest)
-    return KindPlanResult(params, opts.alpha, opts.simulations, seed, alternative, opts.flips, results, best,
+    cheapest, best, warnings = recommend(params, results, limit, opts.model_copy(update={"flips": flips}), seed,
+                                         alternative, progress)
+    return KindPlanResult(params, opts.alpha, opts.simulations, seed, alternative, flips, results, best,
                           cheapest, opts.target_power, warnings)
 
 

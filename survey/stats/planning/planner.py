@@ -75,6 +75,36 @@ class PlanOptions(BaseModel):
     target_power: float | None = Field(default=None, gt=0, lt=1)
 
 
+def design_requests(strategies: Iterable[str] | None, designs: Iterable[str | tuple]) -> tuple[list, list]:
+    """(explicit (n, m, r) triples, strategies), each checked; the eight default strategies when neither is given."""
+    triples = [parse_design(d) if isinstance(d, str) else tuple(d) for d in designs]
+    strategy_list = list(strategies or [])
+    for s in strategy_list:
+        parse_strategy(s)
+    if not strategy_list and not triples:
+        strategy_list = list(DEFAULT_STRATEGIES)
+    return triples, strategy_list
+
+
+def recommend(params, results: list[PowerResult], limit: ParaphraseLimit | None, opts: PlanOptions, seed: int,
+              alternative: str, progress: Progress) -> tuple[dict | None, list[dict], list[str]]:
+    """(cheapest design reaching the target power, best strategy per budget, warnings), within the
+    paraphrases the sets hold."""
+    cheapest = None
+    if opts.target_power is not None:
+        with progress("searching the cheapest design", None):
+            cheapest = cheapest_design(params, within(results, limit), opts.target_power, opts.simulations,
+                                       opts.alpha, seed, alternative, opts.flips)
+    warnings = []
+    if opts.target_power is not None and cheapest is None:
+        warnings.append(f"no design reached power {opts.target_power:g} with the {label(DECISION_TEST)} test; "
+                        "try larger `budget=` values or another `strategy=`")
+    best = best_per_budget(within(results, limit))
+    warnings += small_m_warnings((r.design.m for r in results), opts.alpha, alternative)
+    warnings += paraphrase_warnings(limit, best, cheapest)
+    return cheapest, best, warnings
+
+
 def check_plan_size(budgets: list[int], triples: list[tuple], grid: list[SurveySize], simulations: int,
                     flips: int, exact_max_m: int = 12) -> None:
     """Refuse budgets past PLAN_BUDGET_MAX and a grid whose simulation would take more than about a minute."""
@@ -215,12 +245,7 @@ def _plan(delta: float, *, mu: float | None = None, kappa: float | None = None, 
         values, source = load_params(from_estimate, from_table, model, message, study, method)
         values.update({k: v for k, v in zip(PARAMS, (mu, kappa, sigma, rho), strict=True) if v is not None})
         params = make_params(**values, delta=delta)
-    triples = [parse_design(d) if isinstance(d, str) else tuple(d) for d in designs]
-    strategy_list = list(strategies or [])
-    for s in strategy_list:
-        parse_strategy(s)
-    if not strategy_list and not triples:
-        strategy_list = list(DEFAULT_STRATEGIES)
+    triples, strategy_list = design_requests(strategies, designs)
     check_plan_size(opts.budgets, triples, [], opts.simulations, opts.flips)
     limit = paraphrase_limit(max_paraphrases, sets, from_estimate, from_table, model, message, study)
     grid = designs_for(strategy_list, opts.budgets, triples)
@@ -236,23 +261,11 @@ def _plan(delta: float, *, mu: float | None = None, kappa: float | None = None, 
         seq_design = make_design(sequential, alpha=opts.alpha, alternative=alternative)
         with progress("simulating the sequential rule", len(grid)) as advance:
             seq_rows = sequential_plan(params, grid, seq_design, opts.simulations, seed, progress=advance)
-    cheapest = None
-    if opts.target_power is not None:
-        with progress("searching the cheapest design", None):
-            cheapest = cheapest_design(params, within(results, limit), opts.target_power, opts.simulations,
-                                       opts.alpha, seed, alternative, opts.flips)
-    decisive = label(DECISION_TEST)
+    cheapest, best, warnings = recommend(params, results, limit, opts, seed, alternative, progress)
     invalid = [label(t) for t in results[0].power if not ab_tests.get(t).valid_when_rho_positive]
-    warnings = []
     if params.rho > 0 and invalid:
-        warnings.append(f"rho = {params.rho:g} > 0: the {' and '.join(invalid)} tests are INVALID (oversized); "
-                        f"their 'power' includes false positives. Plan with the {decisive} test.")
-    if opts.target_power is not None and cheapest is None:
-        warnings.append(f"no design reached power {opts.target_power:g} with the {decisive} test; "
-                        "try larger `budget=` values or another `strategy=`")
-    best = best_per_budget(within(results, limit))
-    warnings += small_m_warnings((r.design.m for r in results), opts.alpha, alternative)
-    warnings += paraphrase_warnings(limit, best, cheapest)
+        warnings.insert(0, f"rho = {params.rho:g} > 0: the {' and '.join(invalid)} tests are INVALID (oversized); "
+                        f"their 'power' includes false positives. Plan with the {label(DECISION_TEST)} test.")
     return PlanResult(params, source, opts.alpha, opts.simulations, seed, alternative, opts.flips, results,
                       best, cheapest, opts.target_power, warnings, limit, seq_rows)
 

@@ -14,6 +14,7 @@ from survey.errors import SurveyError
 from survey.stats.maxdiff import maxdiff_test, scores_from_counts
 from survey.stats.maxdiff_sim import simulate_maxdiff_arrays
 from survey.stats.multiplicity import adjust_pvalues, holm_rows
+from survey.stats.pick import holm_pair, holm_pair_pvalues
 from survey.stats.pick_table import compare_pick, simulate_pick_table
 from survey.stats.planning import MaxDiffPlan, PickPlan, plan
 
@@ -125,3 +126,16 @@ def test_cli_text_and_json(capsys):
     _run(main, args)
     text = capsys.readouterr().out
     assert "Holm" in text and "192" in text  # 4 blocks x 6 personas x 8 sets x 1 replicate
+
+
+def test_random_sign_flips_past_m_12_resolve_holm_as_the_exact_analysis_does():
+    """Past m = 12 the plan's sign vectors are random while the analysis is exact (up to m = 40); with 21 pairs
+    Holm needs p <= 0.05 / 21, which 999 random flips resolve badly (about 7% of decisions differ here): the
+    plan draws enough flips that its decisions match the exact analysis's."""
+    params = MaxDiffPlan([0.9] + [0.0] * 6, scale="maxdiff3")
+    flips = plan(params, designs=["6,14,1"], simulations=20).flips
+    assert flips >= 20 * 21 / 0.05 - 1
+    S = params.per_set(200, 6, 14, 1, np.random.default_rng(2))
+    exact = np.array([holm_pair(s, 0, 1)[0].pvalue for s in S]) <= 0.05
+    batched = holm_pair_pvalues(S, 0, 1, n_resamples=flips, exact_max_m=12, seed=4) <= 0.05
+    assert 0.1 < exact.mean() < 0.9 and (batched != exact).mean() <= 0.04
