@@ -52,6 +52,7 @@ _EXPORTS = {
     "RatingPlan": "survey.stats.planning",
     "PickPlan": "survey.stats.planning",
     "MaxDiffPlan": "survey.stats.planning",
+    "ChoicePlan": "survey.stats.planning",
     "PlanSource": "survey.stats.planning",
     "validate": "survey.stats.planning",
     "sequential": "survey.stats.sequential.table_replay",

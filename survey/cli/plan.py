@@ -58,8 +58,8 @@ def _progress(enabled: bool):
 
 
 SCALE_HELP = (f"answer scale: {SCALE_CHOICES}; a rating scale is simulated from the ordinal model; pickK (pick one "
-              "of K = 2..9) and maxdiffS (best-worst, S = 3..9 per block) from their kind's simulator")
-TAU_HELP = ("rating scales: persona s.d. on the latent logit scale (default 1); pickK: s.d. of a persona's pull "
+              "of K = 2..9), maxdiffS (best-worst, S = 3..9 per block) and choice from their kind's simulator")
+TAU_HELP = ("rating scales: persona s.d. on the latent logit scale (default 1); pickK, choice: s.d. of a persona's pull "
             "towards position 1 (default 0)")
 KIND_DELTA_HELP = "; pickK/maxdiffS: message A's logit utility over the others, or one per message (comma-separated)"
 CUTS_HELP = "rating scales: K-1 increasing cut points on the latent logit scale, comma-separated [default: logit(c/K)]"
@@ -131,7 +131,7 @@ def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, positions, n_messag
                               "--sigma, --rho, --positions" + (", --tau" if tau is not None else "")
                               + " and the designs")
     elif positions is not None or n_messages is not None:
-        raise SurveyError("--positions and --messages belong to pickK and maxdiffS scales (e.g. --scale pick3)")
+        raise SurveyError("--positions and --messages belong to pickK, maxdiffS and choice scales (e.g. --scale pick3)")
     elif len(deltas) > 1:
         raise SurveyError(f"--delta takes one number for scale '{scale}'; one per message is for pickK and maxdiffS")
     else:

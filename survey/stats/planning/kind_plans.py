@@ -28,6 +28,8 @@ from survey.common.limits import PLAN_BUDGET_MAX, WHY, check_simulation_work
 from survey.errors import SurveyError, validated
 from survey.responses import response_type
 from survey.stats.ab_tests import DECISION_TEST, ByTest
+from survey.stats.choice import choice_pvalues
+from survey.stats.choice_model import simulate_choice_counts
 from survey.stats.maxdiff import scores_from_counts
 from survey.stats.maxdiff_sim import simulate_maxdiff_arrays
 from survey.stats.pick import cell_shares, holm_pair_pvalues, message_shares
@@ -38,6 +40,7 @@ from survey.stats.planning.power import DEFAULT_BUDGETS, PowerResult, designs_fo
 
 _MAX_CELLS = 2_000_000  # simulated draws per batch: bounds memory at a few tens of MB
 MESSAGES_MAX = 26  # messages A..Z
+HOLM_LABEL = "the sign-flip test over paraphrase sets, Holm-adjusted over every pair of messages"
 
 
 def _numbers(values, what: str, length: int) -> tuple[float, ...]:
@@ -184,6 +187,57 @@ class MaxDiffPlan(_KindPlan):
                 f"best-minus-worst, Holm over the {_pairs(len(self.delta))} pairs")
 
 
+@dataclass(frozen=True)
+class ChoicePlan:
+    """Forced choice between A and B shown together in both orders (survey.stats.choice_model): ``delta`` the
+    logit preference of B over A (positive favours B, as for Yes/No), sigma and rho as for pick, ``positions``
+    a logit shift of the first and second position (pick2's convention), ``tau`` the s.d. of a persona's pull
+    towards the first. The deciding test is the preference test: sign flips over paraphrase pairs of the
+    order-averaged share choosing A (one pair of messages: no Holm)."""
+
+    delta: float
+    scale: str = "choice"
+    sigma: float | None = None
+    rho: float | None = None
+    positions: Sequence[float] | None = None
+    tau: float | None = None
+
+    def __post_init__(self):
+        if np.ndim(self.delta) != 0 or not np.isfinite(float(self.delta)):
+            raise SurveyError(f"forced choice compares two messages: `delta` takes one number; got {self.delta}")
+        _KindPlan._check_common(self, 1)
+        object.__setattr__(self, "delta", float(self.delta[0]))
+        object.__setattr__(self, "tau", 0.0 if self.tau is None else float(self.tau))
+        object.__setattr__(self, "positions", (0.0, 0.0) if self.positions is None
+                           else _numbers(self.positions, "positions", 2))
+
+    prompts = 2  # both orders of each pair
+    draws_per_cell = 2
+    test_label = "the preference test (sign flips over paraphrase pairs of the order-averaged share choosing A)"
+
+    def pvalues(self, n: int, m: int, r: int, simulations: int, rng: np.random.Generator,
+                alternative: str = "two-sided", flips: int = 1000, exact_max_m: int = 12) -> ByTest:
+        """Preference-test p-values on ``simulations`` forced-choice surveys of design (n, m, r)."""
+        out = np.empty(simulations)
+        step = max(1, _MAX_CELLS // (n * m * r * 2))
+        test_seed = int(rng.integers(2**63))
+        position = float(1 / (1 + np.exp(self.positions[1] - self.positions[0])))
+        for start in range(0, simulations, step):
+            size = min(step, simulations - start)
+            counts = simulate_choice_counts(n, m, r, rng, delta=self.delta, sigma=self.sigma, rho=self.rho,
+                                            position=position, tau=self.tau, size=(size,))
+            out[start:start + size] = choice_pvalues(*counts.arrays(), alternative, flips, exact_max_m, test_seed)[0]
+        return ByTest({DECISION_TEST: out})
+
+    def summary(self) -> dict:
+        return {"scale": self.scale, "messages": ["A", "B"], "delta": self.delta, "sigma": self.sigma, "rho": self.rho,
+                "positions": list(self.positions), "tau": self.tau, "queries_per_cell": self.prompts}
+
+    def describe(self) -> str:
+        return (f"forced choice: delta={self.delta:g} (B over A, logit), sigma={self.sigma:g}, rho={self.rho:g}, "
+                f"position shifts {_listed(self.positions)}, tau={self.tau:g}; the preference test over pairs")
+
+
 def _options(scale: str, family: str) -> int:
     """k or s from a scale name, through survey.responses (which refuses a pick1 or maxdiff2)."""
     rt = response_type(scale)
@@ -205,7 +259,7 @@ class KindPlanResult(Display):
     """Power of a question kind's deciding test (A vs B, Holm over the pairs) at every design; ``cheapest`` the
     fewest-query design reaching ``target_power``."""
 
-    params: PickPlan | MaxDiffPlan
+    params: PickPlan | MaxDiffPlan | ChoicePlan
     alpha: float
     simulations: int
     seed: int
@@ -217,7 +271,10 @@ class KindPlanResult(Display):
     target_power: float | None
     warnings: list[str] = field(default_factory=list)
     source: str = "given"
-    test_label = "the sign-flip test over paraphrase sets, Holm-adjusted over every pair of messages"
+
+    @property
+    def test_label(self) -> str:
+        return getattr(self.params, "test_label", HOLM_LABEL)
 
     def describe(self) -> str:
         return f"{self.params.describe()}; {self.simulations} simulated surveys per design"
@@ -238,7 +295,7 @@ class KindPlanResult(Display):
                 "target_power": self.target_power, "warnings": self.warnings, "plot": None}
 
 
-def plan_kind(params: PickPlan | MaxDiffPlan, *, budgets: Iterable[int] | None = None,
+def plan_kind(params: PickPlan | MaxDiffPlan | ChoicePlan, *, budgets: Iterable[int] | None = None,
               strategies: Iterable[str] | None = None, designs: Iterable[str | tuple] = (), alpha: float = 0.05,
               simulations: int = 1000, flips: int = 1000, seed: int = 0, alternative: str = "two-sided",
               target_power: float | None = None, max_paraphrases: int | None = None,
@@ -256,7 +313,7 @@ def plan_kind(params: PickPlan | MaxDiffPlan, *, budgets: Iterable[int] | None =
             raise SurveyError(f"{what} is above {PLAN_BUDGET_MAX:,} queries, the most a plan simulates "
                               f"({WHY['budget']})")
     grid = designs_for(strategy_list, opts.budgets, triples, prompts)
-    pairs = _pairs(len(params.delta))
+    pairs = _pairs(len(np.atleast_1d(params.delta)))
     # Past m = 12 the batched test draws random sign vectors, while the analysis is exact up to m = 40. Holm
     # rejects at p <= alpha / pairs at best, which a Monte Carlo p-value (1 + count) / (1 + B) resolves only
     # with B well above pairs / alpha: draw at least 20 * pairs / alpha, or the plan understates the power.
@@ -276,4 +333,4 @@ def plan_kind(params: PickPlan | MaxDiffPlan, *, budgets: Iterable[int] | None =
                           cheapest, opts.target_power, warnings)
 
 
-__all__ = ["KindPlanResult", "MaxDiffPlan", "PickPlan", "plan_kind"]
+__all__ = ["ChoicePlan", "KindPlanResult", "MaxDiffPlan", "PickPlan", "plan_kind"]

@@ -33,7 +33,7 @@ from survey.stats.ordinal_table import scale_params, simulation_view
 from survey.stats.planning.params import BinaryPlan, PlanSource, RatingPlan
 
 if TYPE_CHECKING:
-    from survey.stats.planning.kind_plans import KindPlanResult, MaxDiffPlan, PickPlan
+    from survey.stats.planning.kind_plans import ChoicePlan, KindPlanResult, MaxDiffPlan, PickPlan
 from survey.stats.planning.paraphrases import (
     ParaphraseLimit,
     paraphrase_limit,
@@ -271,7 +271,7 @@ def _plan(delta: float, *, mu: float | None = None, kappa: float | None = None, 
 
 
 
-def plan(params: BinaryPlan | RatingPlan | PickPlan | MaxDiffPlan, *, source: PlanSource | None = None,
+def plan(params: BinaryPlan | RatingPlan | PickPlan | MaxDiffPlan | ChoicePlan, *, source: PlanSource | None = None,
          budgets: Iterable[int] | None = None, strategies: Iterable[str] | None = None,
          designs: Iterable[str | tuple] = (), alpha: float = 0.05, simulations: int = 1000, flips: int = 1000,
          seed: int = 0, alternative: str = "two-sided", target_power: float | None = None,
@@ -281,22 +281,22 @@ def plan(params: BinaryPlan | RatingPlan | PickPlan | MaxDiffPlan, *, source: Pl
     designs ("n,m,r" or (n, m, r)); with ``target_power``, also the cheapest design reaching it.
 
     ``params``: what is simulated, one object per response kind (survey.stats.planning.params: BinaryPlan,
-    RatingPlan; survey.stats.planning.kind_plans: PickPlan, MaxDiffPlan, whose designs cost k·nmr or v·nmr
+    RatingPlan; survey.stats.planning.kind_plans: PickPlan, MaxDiffPlan, ChoicePlan, whose designs cost k·nmr, v·nmr or 2nmr
     queries and whose power is their deciding test's, returned as a KindPlanResult); ``source``: where the
     parameters not given are read (PlanSource). Without strategies and
     designs, the eight default strategies are planned at ``budgets`` (default 200..10000). The
     recommendations stay within ``max_paraphrases`` per message, or the smallest size in ``sets``
     (perturbation set name -> paraphrases it holds); ``sequential``: a SequentialDesign (or its fields as a
     dict) whose power and expected queries are simulated beside each fixed design's."""
-    from survey.stats.planning.kind_plans import MaxDiffPlan, PickPlan, plan_kind
+    from survey.stats.planning.kind_plans import ChoicePlan, MaxDiffPlan, PickPlan, plan_kind
 
-    if isinstance(params, PickPlan | MaxDiffPlan):  # a kind that shows several messages: its own deciding test
+    if isinstance(params, PickPlan | MaxDiffPlan | ChoicePlan):  # a kind that shows several messages: its own deciding test
         _refuse_for_kinds(params, source, sequential)
         return plan_kind(params, budgets=budgets, strategies=strategies, designs=designs, alpha=alpha,
                          simulations=simulations, flips=flips, seed=seed, alternative=alternative,
                          target_power=target_power, max_paraphrases=max_paraphrases, sets=sets, progress=progress)
     if not isinstance(params, BinaryPlan | RatingPlan):
-        raise SurveyError("plan takes a BinaryPlan, RatingPlan, PickPlan or MaxDiffPlan (survey.stats.planning) as "
+        raise SurveyError("plan takes a BinaryPlan, RatingPlan, PickPlan, MaxDiffPlan or ChoicePlan (survey.stats.planning) as "
                           f"its parameters; got {type(params).__name__}")
     return _plan(params.delta, scale=params.scale, **params.keywords(), **(source or PlanSource()).keywords(),
                  budgets=budgets, strategies=strategies, designs=designs, alpha=alpha, simulations=simulations,

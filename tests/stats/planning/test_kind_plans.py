@@ -8,15 +8,18 @@ import json
 
 import numpy as np
 import pytest
+from scipy.special import expit
 
 from survey.cli import main
 from survey.errors import SurveyError
+from survey.stats.choice_model import choice_table, simulate_choice_counts
+from survey.stats.choice_table import compare_choice
 from survey.stats.maxdiff import maxdiff_test, scores_from_counts
 from survey.stats.maxdiff_sim import simulate_maxdiff_arrays
 from survey.stats.multiplicity import adjust_pvalues, holm_rows
 from survey.stats.pick import holm_pair, holm_pair_pvalues
 from survey.stats.pick_table import compare_pick, simulate_pick_table
-from survey.stats.planning import MaxDiffPlan, PickPlan, plan
+from survey.stats.planning import ChoicePlan, MaxDiffPlan, PickPlan, plan
 
 
 def _agrees(planned: float, plan_sims: int, hits: int, surveys: int) -> tuple[bool, float]:
@@ -64,6 +67,22 @@ def test_maxdiff_plan_power_equals_the_per_survey_analysis():
     assert ok, (planned, hits / surveys, se)
 
 
+def test_choice_plan_power_equals_compare_choice_on_simulated_tables():
+    """Forced choice (pick with k = 2, both orders): the plan's one-sided power against compare_choice on long
+    tables of the choice simulator; one-sided, so a flipped sign convention of delta would show."""
+    res = plan(ChoicePlan(0.8, positions=[0.7, 0.0], tau=0.5, rho=0.4), designs=["6,8,1"], simulations=4000, seed=1,
+               alternative="less")
+    planned = res.results[0].power["sign_flip"]
+    assert 0.2 < planned < 0.8 and res.results[0].design.queries == 2 * 6 * 8
+    rng, surveys = np.random.default_rng(5), 150
+    hits = sum(compare_choice(choice_table(simulate_choice_counts(6, 8, 1, rng, delta=0.8, rho=0.4, tau=0.5,
+                                                                  position=float(expit(0.7))), 1),
+                              "simulated", "A", "B", alternative="less", n_resamples=99, seed=i).pvalue <= 0.05
+               for i in range(surveys))
+    ok, se = _agrees(planned, 4000, hits, surveys)
+    assert ok, (planned, hits / surveys, se)
+
+
 def test_cost_and_cheapest_design_in_the_kinds_queries():
     res = plan(PickPlan(1.0, scale="pick4"), strategies=["1:4:1"], budgets=[400, 2000], simulations=200,
                target_power=0.5)
@@ -81,6 +100,7 @@ def test_cost_and_cheapest_design_in_the_kinds_queries():
     (lambda: MaxDiffPlan([0.5, 0, 0, 0], scale="maxdiff3", messages_shown=5), "one delta per message"),
     (lambda: PickPlan(0.5, scale="pick3", rho=1.5), "`rho`"),
     (lambda: plan(PickPlan(0.5), sequential={"method": "obf"}), "sequential"),
+    (lambda: ChoicePlan([0.5, 0.0]), "one number"),
 ])
 def test_bad_parameters_raise_survey_errors(make, needle):
     with pytest.raises(SurveyError, match=needle):
@@ -92,7 +112,7 @@ def test_bad_parameters_raise_survey_errors(make, needle):
     (["--scale", "pick3", "--delta", "0.5", "--mu", "0.4"], "--mu does not apply to scale 'pick3'"),
     (["--scale", "pick3", "--delta", "0.5", "--cuts", "0,1"], "--cuts does not apply"),
     (["--scale", "maxdiff3", "--delta", "0.5", "--messages", "4", "--tau", "1"], "belongs to pick one of k"),
-    (["--scale", "binary", "--delta", "0.4", "--positions", "1,0"], "belong to pickK and maxdiffS"),
+    (["--scale", "binary", "--delta", "0.4", "--positions", "1,0"], "belong to pickK, maxdiffS and choice"),
     (["--scale", "binary", "--delta", "0.4,0"], "one number for scale 'binary'"),
     (["--scale", "pick3", "--delta", "x"], "--delta takes numbers"),
 ])
