@@ -4,6 +4,7 @@ sub-sampling checks of every test on a collected or simulated long table). See d
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -56,8 +57,11 @@ def _progress(enabled: bool):
     return lambda label, total: progress_bar(label, total, enabled)
 
 
-SCALE_HELP = f"answer scale: {SCALE_CHOICES}; a rating scale is simulated from the ordinal model"
-TAU_HELP = "rating scales: persona s.d. on the latent logit scale (default 1)"
+SCALE_HELP = (f"answer scale: {SCALE_CHOICES}; a rating scale is simulated from the ordinal model; pickK (pick one "
+              "of K = 2..9), maxdiffS (best-worst, S = 3..9 per block) and choice from their kind's simulator")
+TAU_HELP = ("rating scales: persona s.d. on the latent logit scale (default 1); pickK, choice: s.d. of a persona's pull "
+            "towards position 1 (default 0)")
+KIND_DELTA_HELP = "; pickK/maxdiffS: message A's logit utility over the others, or one per message (comma-separated)"
 CUTS_HELP = "rating scales: K-1 increasing cut points on the latent logit scale, comma-separated [default: logit(c/K)]"
 
 
@@ -69,7 +73,11 @@ CUTS_HELP = "rating scales: K-1 increasing cut points on the latent logit scale,
 @click.option("--kappa", type=float, help="Beta precision a+b (default 4)")
 @click.option("--sigma", type=float, help="perturbation s.d. on the logit scale (default 1)")
 @click.option("--rho", type=float, help="shared share of the perturbation variance (default 0.3)")
-@click.option("--delta", type=float, required=True, help=f"effect to detect (0 gives the size): {DELTA_HELP}")
+@click.option("--delta", required=True, help=f"effect to detect (0 gives the size): {DELTA_HELP}{KIND_DELTA_HELP}")
+@click.option("--positions", default=None, help="pickK/maxdiffS: a logit shift per position, comma-separated "
+              "[default: none]")
+@click.option("--messages", "n_messages", type=count_type(3, 26, "messages are named A..Z"), default=None,
+              help="maxdiffS: how many messages the study compares (or give one --delta per message)")
 @click.option("--from-estimate", type=click.Path(dir_okay=False), help="read mu, kappa, sigma, rho from `survey estimate --json` output")
 @click.option("--from-table", type=click.Path(dir_okay=False), help="estimate mu, kappa, sigma, rho from a long table (with --message)")
 @click.option("--model", "model", default=None, help="model to take from --from-estimate/--from-table")
@@ -97,27 +105,50 @@ CUTS_HELP = "rating scales: K-1 increasing cut points on the latent logit scale,
 @sequential_options("also simulate a sequential rule whose maximum is each design's m")
 @segment_options
 @json_option
-def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, from_estimate, from_table, model, message, study, method, budgets, strategies,
+def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, positions, n_messages, from_estimate, from_table, model, message, study, method, budgets, strategies,
              designs, max_paraphrases, sets, alpha, simulations, flips, seed, alternative, target_power, out, plot,
              no_plot, as_json, segments, persona_set, by, interaction_delta, pairs, replicates, adjustment, **seq):
     """Simulate the power of each test for allocation strategies and budgets; find the cheapest design.
     With --segments K (or --personas SET --by ATTR): the personas needed per segment."""
+    from survey.stats.kinds import plan_params
     from survey.stats.ordinal_table import parse_cuts, simulation_view
     from survey.stats.planning import BinaryPlan, PlanSource, RatingPlan, plan
 
-    view = simulation_view(scale)  # a bad --scale stops here, before any file is read
-    if not view.ordered and (tau is not None or cuts is not None):
-        raise SurveyError("--tau and --cuts belong to rating scales (e.g. --scale likert5); "
-                          "a binary survey takes --mu and --kappa")
-    if view.ordered and (mu is not None or kappa is not None):
-        raise SurveyError(f"--mu and --kappa belong to the binary model; scale '{scale}' takes --tau (persona "
-                          "s.d.) and --cuts (cut points) on the latent logit scale")
-    params = (RatingPlan(delta, scale, tau, sigma, rho, parse_cuts(cuts)) if view.ordered else
-              BinaryPlan(delta, mu, kappa, sigma, rho))
-    source = PlanSource(from_estimate, from_table, model, message, study, method)
+    deltas = _floats(delta, "--delta")
+    kind_params = plan_params(scale, deltas[0] if len(deltas) == 1 else deltas, sigma=sigma, rho=rho, tau=tau,
+                              positions=_floats(positions, "--positions") if positions else None, messages=n_messages)
     seg = {"segments": segments, "persona_set": persona_set, "by": by, "interaction_delta": interaction_delta,
            "pairs": pairs, "replicates": replicates, "adjustment": adjustment, "target_power": target_power,
            "alpha": alpha, "simulations": simulations, "flips": flips, "seed": seed}
+    if kind_params is not None:
+        given = {"--mu": mu, "--kappa": kappa, "--cuts": cuts, "--from-estimate": from_estimate,
+                 "--from-table": from_table, "--model": model, "--message": message, "--study": study,
+                 "--sequential": seq["seq_method"], "--segments/--personas": wants_segments(seg) or None}
+        wrong = [flag for flag, v in given.items() if v is not None]
+        if wrong:
+            raise SurveyError(f"{', '.join(wrong)} {'does' if len(wrong) == 1 else 'do'} not apply to scale '{scale}': "
+                              "it is planned from --delta, "
+                              "--sigma, --rho, --positions" + (", --tau" if tau is not None else "")
+                              + " and the designs")
+    elif positions is not None or n_messages is not None:
+        raise SurveyError("--positions and --messages belong to pickK, maxdiffS and choice scales (e.g. --scale pick3)")
+    elif len(deltas) > 1:
+        raise SurveyError(f"--delta takes one number for scale '{scale}'; one per message is for pickK and maxdiffS")
+    else:
+        delta = deltas[0]
+    view = simulation_view(scale) if kind_params is None else None  # a bad --scale stops here, before any file is read
+    if view is None:
+        params, source = kind_params, None
+    elif not view.ordered and (tau is not None or cuts is not None):
+        raise SurveyError("--tau and --cuts belong to rating scales (e.g. --scale likert5); "
+                          "a binary survey takes --mu and --kappa")
+    elif view.ordered and (mu is not None or kappa is not None):
+        raise SurveyError(f"--mu and --kappa belong to the binary model; scale '{scale}' takes --tau (persona "
+                          "s.d.) and --cuts (cut points) on the latent logit scale")
+    else:
+        params = (RatingPlan(delta, scale, tau, sigma, rho, parse_cuts(cuts)) if view.ordered else
+                  BinaryPlan(delta, mu, kappa, sigma, rho))
+        source = PlanSource(from_estimate, from_table, model, message, study, method)
     if wants_segments(seg):
         budget_only = {"--budget": budgets, "--strategy": strategies, "--design": designs,
                        "--max-paraphrases": max_paraphrases, "--sets": sets, "--out": out, "--plot": plot,
@@ -148,6 +179,17 @@ def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, from_estimate, from
     _print_plan(res, doc["plot"])
 
 
+def _floats(text: str, flag: str) -> list[float]:
+    """'0.5' or '0.5,0,0.2' -> numbers; a bad one is a one-line error naming the flag."""
+    try:
+        out = [float(part) for part in str(text).split(",")]
+    except ValueError:
+        raise SurveyError(f"{flag} takes numbers, comma-separated; got '{text}'") from None
+    if not all(math.isfinite(x) for x in out):
+        raise SurveyError(f"{flag} takes finite numbers; got '{text}'")
+    return out
+
+
 def _print_plan(res: PlanResult, plot: str | None) -> None:
     from survey.stats import ab_tests
 
@@ -160,14 +202,15 @@ def _print_plan(res: PlanResult, plot: str | None) -> None:
         d = r.design
         mark = "*" if (d.budget, d.strategy) in best else ""
         rows.append([d.budget, d.strategy + mark, d.n, d.m, d.r, d.queries, *(r.power[t] for t in tests)])
-    print_table(f"power by design (* = best strategy at that budget, {ab_tests.label(DECISION_TEST)} test)",
+    test = getattr(res, "test_label", None) or f"{ab_tests.label(DECISION_TEST)} test"
+    print_table(f"power by design (* = best strategy at that budget, {test})",
                 ["budget", "strategy", "n", "m", "r", "queries", *tests], rows)
     c = res.cheapest
     if c:
         click.echo(f"cheapest design reaching power {c['target_power']:g}: n = {c['n']} personas, m = {c['m']} "
                    f"perturbations, r = {c['r']} replicates ({c['budget']} queries, strategy {c['strategy']}, "
                    f"power {c['power'][DECISION_TEST]:.3f})")
-    if res.sequential:
+    if getattr(res, "sequential", None):
         print_sequential_plan(res.sequential)
     for w in res.warnings:
         click.echo(f"warning: {w}")

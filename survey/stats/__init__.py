@@ -57,6 +57,8 @@ _LAZY = {
     "simulate_table": "survey.stats.ordinal_table",
     "plan": "survey.stats.planning", "validate": "survey.stats.planning",
     "BinaryPlan": "survey.stats.planning", "RatingPlan": "survey.stats.planning", "PlanSource": "survey.stats.planning",
+    "PickPlan": "survey.stats.planning", "MaxDiffPlan": "survey.stats.planning", "ChoicePlan": "survey.stats.planning",
+    "KindPlanResult": "survey.stats.planning",
     "PlanResult": "survey.stats.planning", "Validation": "survey.stats.planning",
     "sequential_test": "survey.stats.sequential", "replay": "survey.stats.sequential",
     "confidence_sequence": "survey.stats.sequential", "SequentialDesign": "survey.stats.sequential",

@@ -38,7 +38,7 @@ import numpy as np
 from survey.common.display import Display
 from survey.stats.comparison import persona_mean
 from survey.stats.effect import EffectResult, effect_ci
-from survey.stats.multiplicity import adjust_pvalues
+from survey.stats.multiplicity import adjust_pvalues, holm_rows
 from survey.stats.permutation import sign_flip_pvalues, sign_flip_test
 
 POSITION_WARNING = 0.2  # a position chosen this much more (or less) often than 1/k: the model reads position
@@ -112,6 +112,19 @@ def pair_pvalues(S, a: int, b: int, alternative: str = "two-sided", n_resamples:
     D = np.atleast_3d(S)[..., a] - np.atleast_3d(S)[..., b]
     return sign_flip_pvalues(np.round(D, 12), alternative, n_resamples=n_resamples, exact_max_m=exact_max_m,
                              seed=seed)
+
+
+def holm_pair_pvalues(S, a: int, b: int, alternative: str = "two-sided", n_resamples: int = 999,
+                      exact_max_m: int = 12, seed=None) -> np.ndarray:
+    """holm_pair's p-value of a vs b for a batch: S (batch, m, k) per-set shares or scores; every pair of the
+    k columns is sign-flip tested (the others two-sided, one set of sign vectors for all) and Holm-adjusted
+    per row."""
+    S = np.asarray(S, dtype=float)
+    key = (min(a, b), max(a, b))
+    pairs = list(itertools.combinations(range(S.shape[-1]), 2))
+    raw = np.stack([pair_pvalues(S, *((a, b) if pair == key else pair), alternative if pair == key else "two-sided",
+                                 n_resamples, exact_max_m, seed) for pair in pairs], axis=-1)
+    return holm_rows(raw)[:, pairs.index(key)]
 
 
 # --- one comparison ------------------------------------------------------------------------------------------

@@ -11,6 +11,8 @@ the command line and the report then work on it unchanged.
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from survey.data.scale_columns import table_scale
@@ -61,6 +63,21 @@ def kind_of(view: AnalysisView | str) -> Kind:
     return kind
 
 
+def plan_params(scale: str, delta, **given):
+    """A question kind's power-plan parameters for ``scale`` (survey.stats.planning: PickPlan, MaxDiffPlan), or
+    None where `survey plan`'s own models apply (Yes/No and rating scales) or no simulator does.
+    ``given``: sigma, rho, tau, positions, messages (Kind.plan_params)."""
+    try:
+        view = scale_view(scale)
+    except SurveyError:
+        if re.fullmatch(r"(pick|maxdiff)\d+", str(scale)):
+            raise SurveyError(f"scale '{scale}': pick one of k shows 2 to 9 messages (pick2 .. pick9), best-worst "
+                              "scaling 3 to 9 per block (maxdiff3 .. maxdiff9)") from None
+        return None
+    kind = KINDS.get(view.kind)
+    return kind.plan_params(view, delta, **given) if kind else None
+
+
 register(BINARY)
 register(ORDINAL)
 register(CHOICE)
@@ -68,4 +85,4 @@ register(SSR)
 register(PICK)
 register(MAXDIFF)
 
-__all__ = ["KINDS", "CompareOptions", "FitOptions", "Kind", "kind_of", "register", "scale_view", "table_view"]
+__all__ = ["KINDS", "CompareOptions", "FitOptions", "Kind", "kind_of", "plan_params", "register", "scale_view", "table_view"]

@@ -72,6 +72,11 @@ class Kind:
     def simulate(self, view: AnalysisView, n: int, m: int, r: int, **params) -> pd.DataFrame:
         raise SurveyError(f"scale '{view.scale}' has no simulation model")
 
+    def plan_params(self, view: AnalysisView, delta, **given):
+        """This kind's power-plan parameters (survey.stats.planning.kind_plans) from the effects given, or None
+        where `survey plan`'s own models apply (Yes/No and rating scales) or no simulator does."""
+        return None
+
     def heterogeneity_null(self, view: AnalysisView, a: str, b: str) -> str:
         """The null of the across-model heterogeneity test, in this kind's unit."""
         return f"{self.heterogeneity_claim(view)} (every model's {view.of(a)} − {view.of(b)} the same)"

@@ -40,6 +40,14 @@ class Choice(Kind):
         raise SurveyError("a forced-choice table has no response model to estimate: its preference and position "
                           "bias are what `survey analyze` (survey.analyze) reports")
 
+    def plan_params(self, view, delta, *, sigma=None, rho=None, tau=None, positions=None, messages=None):
+        """ChoicePlan: the power of the preference test (survey.stats.planning.kind_plans)."""
+        from survey.stats.planning.kind_plans import ChoicePlan
+
+        if messages is not None:
+            raise SurveyError("forced choice shows two messages together; `messages=` belongs to best-worst scaling")
+        return ChoicePlan(delta, view.scale, sigma, rho, positions, tau)
+
     def heterogeneity_null(self, view, a, b):
         return f"equal effects (every model's preference for {a}, share choosing {a} minus share choosing {b}, the same)"
 

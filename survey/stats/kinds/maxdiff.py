@@ -31,6 +31,16 @@ class MaxDiff(Kind):
         raise SurveyError("a best-worst table has no response model to estimate: its best-minus-worst scores and "
                           "pairwise tests are what `survey analyze` (survey.analyze) reports")
 
+    def plan_params(self, view, delta, *, sigma=None, rho=None, tau=None, positions=None, messages=None):
+        """MaxDiffPlan: the power of the Holm-adjusted A vs B best-minus-worst sign-flip test
+        (survey.stats.planning.kind_plans) on ``messages`` messages, or one ``delta`` per message."""
+        from survey.stats.planning.kind_plans import MaxDiffPlan
+
+        if tau is not None:
+            raise SurveyError(f"`tau=` (a persona's pull towards position 1) belongs to pick one of k; scale "
+                              f"'{view.scale}' takes `positions=` (a logit shift per position in a block)")
+        return MaxDiffPlan(delta, view.scale, messages, sigma, rho, positions)
+
     def heterogeneity_null(self, view, a, b):
         return f"equal effects (every model's score of {a} minus score of {b} the same)"
 

@@ -44,6 +44,16 @@ class Pick(Kind):
             raise SurveyError(f"scale '{view.scale}' shows {k} messages; got {len(names)} names")
         return simulate_pick_table(n, m, r, names, seed=seed, **params)
 
+    def plan_params(self, view, delta, *, sigma=None, rho=None, tau=None, positions=None, messages=None):
+        """PickPlan: the power of the Holm-adjusted A vs B sign-flip test (survey.stats.planning.kind_plans)."""
+        from survey.stats.planning.kind_plans import PickPlan
+
+        k = len(view.points)
+        if messages is not None and int(messages) != k:
+            raise SurveyError(f"scale '{view.scale}' shows its {k} messages together, so `messages={messages}` "
+                              f"does not apply (pick{messages} shows {messages})")
+        return PickPlan(delta, view.scale, sigma, rho, positions, tau)
+
     def heterogeneity_null(self, view, a, b):
         return f"equal effects (every model's share choosing {a} minus share choosing {b} the same)"
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,6 +31,9 @@ from survey.stats.beta_logit_estimate import EstimateResult, fit_beta_logit
 from survey.stats.ordinal import DELTA_MEANING_ORDINAL, OrdinalParams
 from survey.stats.ordinal_table import scale_params, simulation_view
 from survey.stats.planning.params import BinaryPlan, PlanSource, RatingPlan
+
+if TYPE_CHECKING:
+    from survey.stats.planning.kind_plans import ChoicePlan, KindPlanResult, MaxDiffPlan, PickPlan
 from survey.stats.planning.paraphrases import (
     ParaphraseLimit,
     paraphrase_limit,
@@ -69,6 +73,36 @@ class PlanOptions(BaseModel):
     seed: Seed
     budgets: list[int] = Field(min_length=1)
     target_power: float | None = Field(default=None, gt=0, lt=1)
+
+
+def design_requests(strategies: Iterable[str] | None, designs: Iterable[str | tuple]) -> tuple[list, list]:
+    """(explicit (n, m, r) triples, strategies), each checked; the eight default strategies when neither is given."""
+    triples = [parse_design(d) if isinstance(d, str) else tuple(d) for d in designs]
+    strategy_list = list(strategies or [])
+    for s in strategy_list:
+        parse_strategy(s)
+    if not strategy_list and not triples:
+        strategy_list = list(DEFAULT_STRATEGIES)
+    return triples, strategy_list
+
+
+def recommend(params, results: list[PowerResult], limit: ParaphraseLimit | None, opts: PlanOptions, seed: int,
+              alternative: str, progress: Progress) -> tuple[dict | None, list[dict], list[str]]:
+    """(cheapest design reaching the target power, best strategy per budget, warnings), within the
+    paraphrases the sets hold."""
+    cheapest = None
+    if opts.target_power is not None:
+        with progress("searching the cheapest design", None):
+            cheapest = cheapest_design(params, within(results, limit), opts.target_power, opts.simulations,
+                                       opts.alpha, seed, alternative, opts.flips)
+    warnings = []
+    if opts.target_power is not None and cheapest is None:
+        warnings.append(f"no design reached power {opts.target_power:g} with the {label(DECISION_TEST)} test; "
+                        "try larger `budget=` values or another `strategy=`")
+    best = best_per_budget(within(results, limit))
+    warnings += small_m_warnings((r.design.m for r in results), opts.alpha, alternative)
+    warnings += paraphrase_warnings(limit, best, cheapest)
+    return cheapest, best, warnings
 
 
 def check_plan_size(budgets: list[int], triples: list[tuple], grid: list[SurveySize], simulations: int,
@@ -211,12 +245,7 @@ def _plan(delta: float, *, mu: float | None = None, kappa: float | None = None, 
         values, source = load_params(from_estimate, from_table, model, message, study, method)
         values.update({k: v for k, v in zip(PARAMS, (mu, kappa, sigma, rho), strict=True) if v is not None})
         params = make_params(**values, delta=delta)
-    triples = [parse_design(d) if isinstance(d, str) else tuple(d) for d in designs]
-    strategy_list = list(strategies or [])
-    for s in strategy_list:
-        parse_strategy(s)
-    if not strategy_list and not triples:
-        strategy_list = list(DEFAULT_STRATEGIES)
+    triples, strategy_list = design_requests(strategies, designs)
     check_plan_size(opts.budgets, triples, [], opts.simulations, opts.flips)
     limit = paraphrase_limit(max_paraphrases, sets, from_estimate, from_table, model, message, study)
     grid = designs_for(strategy_list, opts.budgets, triples)
@@ -232,50 +261,57 @@ def _plan(delta: float, *, mu: float | None = None, kappa: float | None = None, 
         seq_design = make_design(sequential, alpha=opts.alpha, alternative=alternative)
         with progress("simulating the sequential rule", len(grid)) as advance:
             seq_rows = sequential_plan(params, grid, seq_design, opts.simulations, seed, progress=advance)
-    cheapest = None
-    if opts.target_power is not None:
-        with progress("searching the cheapest design", None):
-            cheapest = cheapest_design(params, within(results, limit), opts.target_power, opts.simulations,
-                                       opts.alpha, seed, alternative, opts.flips)
-    decisive = label(DECISION_TEST)
+    cheapest, best, warnings = recommend(params, results, limit, opts, seed, alternative, progress)
     invalid = [label(t) for t in results[0].power if not ab_tests.get(t).valid_when_rho_positive]
-    warnings = []
     if params.rho > 0 and invalid:
-        warnings.append(f"rho = {params.rho:g} > 0: the {' and '.join(invalid)} tests are INVALID (oversized); "
-                        f"their 'power' includes false positives. Plan with the {decisive} test.")
-    if opts.target_power is not None and cheapest is None:
-        warnings.append(f"no design reached power {opts.target_power:g} with the {decisive} test; "
-                        "try larger `budget=` values or another `strategy=`")
-    best = best_per_budget(within(results, limit))
-    warnings += small_m_warnings((r.design.m for r in results), opts.alpha, alternative)
-    warnings += paraphrase_warnings(limit, best, cheapest)
+        warnings.insert(0, f"rho = {params.rho:g} > 0: the {' and '.join(invalid)} tests are INVALID (oversized); "
+                        f"their 'power' includes false positives. Plan with the {label(DECISION_TEST)} test.")
     return PlanResult(params, source, opts.alpha, opts.simulations, seed, alternative, opts.flips, results,
                       best, cheapest, opts.target_power, warnings, limit, seq_rows)
 
 
 
-def plan(params: BinaryPlan | RatingPlan, *, source: PlanSource | None = None,
+def plan(params: BinaryPlan | RatingPlan | PickPlan | MaxDiffPlan | ChoicePlan, *, source: PlanSource | None = None,
          budgets: Iterable[int] | None = None, strategies: Iterable[str] | None = None,
          designs: Iterable[str | tuple] = (), alpha: float = 0.05, simulations: int = 1000, flips: int = 1000,
          seed: int = 0, alternative: str = "two-sided", target_power: float | None = None,
          max_paraphrases: int | None = None, sets: Mapping[str, int] | None = None,
-         progress: Progress = no_progress, sequential=None) -> PlanResult:
+         progress: Progress = no_progress, sequential=None) -> PlanResult | KindPlanResult:
     """Simulated power of each test for allocation strategies n:m:r at budgets N = 2nmr, and explicit
     designs ("n,m,r" or (n, m, r)); with ``target_power``, also the cheapest design reaching it.
 
     ``params``: what is simulated, one object per response kind (survey.stats.planning.params: BinaryPlan,
-    RatingPlan); ``source``: where the parameters not given are read (PlanSource). Without strategies and
+    RatingPlan; survey.stats.planning.kind_plans: PickPlan, MaxDiffPlan, ChoicePlan, whose designs cost k·nmr, v·nmr or 2nmr
+    queries and whose power is their deciding test's, returned as a KindPlanResult); ``source``: where the
+    parameters not given are read (PlanSource). Without strategies and
     designs, the eight default strategies are planned at ``budgets`` (default 200..10000). The
     recommendations stay within ``max_paraphrases`` per message, or the smallest size in ``sets``
     (perturbation set name -> paraphrases it holds); ``sequential``: a SequentialDesign (or its fields as a
     dict) whose power and expected queries are simulated beside each fixed design's."""
+    from survey.stats.planning.kind_plans import ChoicePlan, MaxDiffPlan, PickPlan, plan_kind
+
+    if isinstance(params, PickPlan | MaxDiffPlan | ChoicePlan):  # a kind that shows several messages: its own deciding test
+        _refuse_for_kinds(params, source, sequential)
+        return plan_kind(params, budgets=budgets, strategies=strategies, designs=designs, alpha=alpha,
+                         simulations=simulations, flips=flips, seed=seed, alternative=alternative,
+                         target_power=target_power, max_paraphrases=max_paraphrases, sets=sets, progress=progress)
     if not isinstance(params, BinaryPlan | RatingPlan):
-        raise SurveyError("plan takes a BinaryPlan or RatingPlan (survey.stats.planning.params) as its parameters; "
-                          f"got {type(params).__name__}")
+        raise SurveyError("plan takes a BinaryPlan, RatingPlan, PickPlan, MaxDiffPlan or ChoicePlan (survey.stats.planning) as "
+                          f"its parameters; got {type(params).__name__}")
     return _plan(params.delta, scale=params.scale, **params.keywords(), **(source or PlanSource()).keywords(),
                  budgets=budgets, strategies=strategies, designs=designs, alpha=alpha, simulations=simulations,
                  flips=flips, seed=seed, alternative=alternative, target_power=target_power,
                  max_paraphrases=max_paraphrases, sets=sets, progress=progress, sequential=sequential)
+
+def _refuse_for_kinds(params, source: PlanSource | None, sequential) -> None:
+    """What a pick or best-worst plan cannot take: a source to read parameters from, the sequential rule."""
+    if source is not None and any(v is not None for k, v in source.keywords().items() if k != "method"):
+        raise SurveyError(f"scale '{params.scale}' is planned from the parameters given (delta, sigma, rho, "
+                          "positions); it reads no estimate or table")
+    if sequential is not None:
+        raise SurveyError(f"the sequential rule is simulated for Yes/No surveys only; plan scale '{params.scale}' "
+                          "without it")
+
 
 def _check_rating_inputs(scale, mu, kappa, from_estimate, sequential) -> None:
     """What a rating-scale plan cannot take (yet): the binary model's parameters and sources."""

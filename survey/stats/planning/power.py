@@ -56,10 +56,11 @@ class SurveySize:
     n: int
     m: int
     r: int
+    prompts: int = 2  # prompts per persona, paraphrase and replicate: 2 messages, or a kind's arrangements
 
     @property
     def queries(self) -> int:
-        return 2 * self.n * self.m * self.r
+        return self.prompts * self.n * self.m * self.r
 
 
 @dataclass
@@ -104,12 +105,14 @@ def check_design(n: int, m: int, r: int, what: str = "design") -> None:
                           f"got n={n}, m={m}, r={r}")
 
 
-def allocate(weights, budget: int) -> tuple[int, int, int]:
-    """Integers (n, m, r) for strategy ``weights`` with 2nmr close to ``budget``, never above it."""
+def allocate(weights, budget: int, prompts: int = 2) -> tuple[int, int, int]:
+    """Integers (n, m, r) for strategy ``weights`` with prompts·nmr close to ``budget``, never above it
+    (``prompts``: queries per persona, paraphrase and replicate, 2 for two messages)."""
     w = parse_strategy(weights) if isinstance(weights, str) else tuple(float(x) for x in weights)
-    half = int(budget) // 2
+    half = int(budget) // prompts
     if half < math.prod(MINIMUM):
-        raise SurveyError(f"budget {budget} is below the smallest design (2, 2, 1), which costs 8 queries")
+        raise SurveyError(f"budget {budget} is below the smallest design (2, 2, 1), which costs "
+                          f"{prompts * math.prod(MINIMUM)} queries")
 
     def at(s: float) -> list[int]:
         return [max(lo, math.floor(wi * s + 0.5)) for wi, lo in zip(w, MINIMUM, strict=True)]
@@ -135,17 +138,17 @@ def allocate(weights, budget: int) -> tuple[int, int, int]:
 
 
 def designs_for(strategies: Iterable[str], budgets: Iterable[int],
-                explicit: Iterable[tuple[int, int, int]] = ()) -> list[SurveySize]:
+                explicit: Iterable[tuple[int, int, int]] = (), prompts: int = 2) -> list[SurveySize]:
     """Every strategy at every budget, then the explicit triples (each at its own cost)."""
     out = []
     for s in strategies:
         w = parse_strategy(s)
         label = ":".join(f"{x:g}" for x in w)
         for b in budgets:
-            out.append(SurveySize(label, int(b), *allocate(w, int(b))))
+            out.append(SurveySize(label, int(b), *allocate(w, int(b), prompts), prompts))
     for n, m, r in explicit:
         check_design(n, m, r)
-        out.append(SurveySize(f"{n},{m},{r}", 2 * n * m * r, n, m, r))
+        out.append(SurveySize(f"{n},{m},{r}", prompts * n * m * r, n, m, r, prompts))
     return out
 
 
@@ -155,6 +158,8 @@ def simulate_pvalues(params: ModelParams | OrdinalParams, n: int, m: int, r: int
     """p-values of each test (default: every test planning simulates) on ``simulations`` surveys of
     design (n, m, r), simulated in batches: Yes/No surveys for ModelParams, rating-scale surveys (mean
     scores per cell) for OrdinalParams."""
+    if hasattr(params, "pvalues"):  # a question kind's plan simulates its own deciding test
+        return params.pvalues(n, m, r, simulations, rng, alternative, flips, exact_max_m)
     tests = ab_tests.names(power=True) if tests is None else tuple(ab_tests.canonical(t) for t in tests)
     out = ByTest({t: np.empty(simulations) for t in tests})
     # a rating scale draws K category counts per cell: K times the memory of a Yes count
@@ -255,11 +260,13 @@ def cheapest_design(params: ModelParams | OrdinalParams, results: list[PowerResu
         if hit is None:
             continue
         best = rows[hit]
-        lo = rows[hit - 1].design.budget if hit > 0 else 8
+        prompts = best.design.prompts
+        smallest = prompts * math.prod(MINIMUM)
+        lo = rows[hit - 1].design.budget if hit > 0 else smallest
         hi_design, hi_power = best.design, best.power
-        while hi_design.budget - lo > max(8, tolerance * hi_design.budget):
+        while hi_design.budget - lo > max(smallest, tolerance * hi_design.budget):
             mid = (lo + hi_design.budget) // 2
-            d = SurveySize(label, mid, *allocate(label, mid))
+            d = SurveySize(label, mid, *allocate(label, mid, prompts), prompts)
             pw = power_of(d.n, d.m, d.r)
             if pw[test] >= target:
                 hi_design, hi_power = d, pw
