@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_result import run_cli
 
 import survey
-from tests.cli_result import run_cli
 
 STUDY = """
 name = "seg"
