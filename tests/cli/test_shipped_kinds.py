@@ -59,7 +59,7 @@ def test_the_pick_study(tmp_path, capsys):
     dry = cli(capsys, "run", str(study), "--dry-run")
     assert "Option 3:" in dry and "pick3" in dry
     cli(capsys, "run", str(study), "--yes")
-    store = str(tmp_path / "reports" / "pick" / "store.sqlite")
+    store = str(tmp_path / "studies" / "reports" / "pick" / "store.sqlite")
     out = cli(capsys, "analyze", store, "--every-pair")
     assert out.count("pick one of 3, positions averaged") == 3 and "position test p" in out
     doc = json.loads(cli(capsys, "analyze", store, "--a", "sneakers", "--b", "sandals", "--json"))
@@ -77,7 +77,7 @@ def test_the_maxdiff_study(tmp_path, capsys):
     study = shipped(tmp_path, "maxdiff")
     assert "the best first, then the worst" in cli(capsys, "run", str(study), "--dry-run")
     cli(capsys, "run", str(study), "--yes")
-    store = str(tmp_path / "reports" / "maxdiff" / "store.sqlite")
+    store = str(tmp_path / "studies" / "reports" / "maxdiff" / "store.sqlite")
     out = cli(capsys, "analyze", store, "--every-pair")
     assert out.count("best-worst scaling, subsets of 3") == 6
     doc = json.loads(cli(capsys, "analyze", store, "--a", "sneakers", "--b", "sandals", "--json"))
