@@ -64,7 +64,10 @@ class SegmentDesign:
 def _simulate(design: SegmentDesign, segments: list[SimSegment], simulations: int, seed) -> np.ndarray:
     """(S, K, m) per-pair differences of each segment, simulated in batches that bound memory."""
     n = sum(s.n for s in segments)
-    step = max(1, _MAX_CELLS // (n * design.pairs * (7 if design.scale != "binary" else 1)))
+    from survey.stats.kinds import scale_view
+
+    width = max(1, len(scale_view(design.scale).points or ()) - 1)  # draws per cell grow with the scale's points
+    step = max(1, _MAX_CELLS // (n * design.pairs * width))
     rng = np.random.default_rng(seed)
     parts = []
     for start in range(0, simulations, step):

@@ -40,22 +40,24 @@ class SimSegment:
 
 @dataclass
 class SegmentCells:
-    """Per-cell summaries of S simulated surveys: ``a`` and ``b`` (S, n, m) hold theta-hat (P(Yes), mean score)
-    or, for forced choice, the shares choosing A with A shown first (``a``) and with B shown first (``b``);
-    ``segment`` the segment index of each persona; ``counts`` the raw counts for building a table."""
+    """Per-cell summaries of S simulated surveys: ``a`` and ``b`` (S, n, m) are the two sides whose difference
+    is each cell's A - B: theta-hat of A and of B (P(Yes), mean score), or for forced choice the share choosing
+    A with A shown first and the share choosing B with B shown first (their difference is twice the cell's
+    order-averaged preference, share A - share B). ``segment``: each persona's segment index; ``counts`` the raw
+    counts and ``to_table`` the kind's long-table builder, for ``segment_table``."""
 
-    kind: str
     a: np.ndarray
     b: np.ndarray
     segment: np.ndarray
     names: list[str]
     r: int
     counts: tuple
+    to_table: object = None
 
     def pair_differences(self, weights: np.ndarray | None = None) -> np.ndarray:
         """(S, K, m): each segment's per-pair difference (A - B; forced choice: share A - share B),
         or with ``weights`` (one per persona) the weighted population's (S, 1, m)."""
-        d = self.a - self.b if self.kind != "choice" else self.a + self.b - 1.0  # choice: 2 (mean_o c - 1/2)
+        d = self.a - self.b
         if weights is not None:
             w = np.asarray(weights, float)[:, None]
             return ((d * w).sum(axis=-2) / w.sum())[:, None, :]
@@ -63,8 +65,7 @@ class SegmentCells:
 
     def persona_differences(self, k: int) -> np.ndarray:
         """(S, n_k): D-hat_i of segment k's personas, what the per-persona sign and Wilcoxon tests use."""
-        d = self.a - self.b if self.kind != "choice" else self.a + self.b - 1.0
-        return d[:, self.segment == k, :].mean(axis=-1)
+        return (self.a - self.b)[:, self.segment == k, :].mean(axis=-1)
 
 
 def _ordinal_params(scale: str, sigma: float, rho: float, tau: float):
@@ -73,14 +74,53 @@ def _ordinal_params(scale: str, sigma: float, rho: float, tau: float):
     return scale_params(scale, tau=tau, sigma=sigma, rho=rho, delta=0.0)
 
 
+def _yes_no(ctx, *, r, mu, kappa, **_) -> tuple:
+    rng, n, size, level, delta, shifts = ctx
+    base = logit(np.clip(rng.beta(mu * kappa, (1 - mu) * kappa, (*size, n, 1)), 1e-12, 1 - 1e-12)) + level
+    yes_a = rng.binomial(r, expit(base + shifts()))
+    yes_b = rng.binomial(r, expit(base + delta + shifts()))
+    return yes_a / r, yes_b / r, (yes_a, yes_b), _score_table
+
+
+def _rating(ctx, *, r, scale, sigma, rho, tau, **_) -> tuple:
+    from survey.stats.ordinal import category_probabilities
+
+    rng, n, size, level, delta, shifts = ctx
+    params = _ordinal_params(scale, sigma, rho, tau)
+    base = rng.normal(0.0, tau, (*size, n, 1)) + level
+    counts = [rng.multinomial(r, category_probabilities(params, base + extra + shifts())) for extra in (0.0, delta)]
+    scores = np.asarray(params.scores, float)
+    return counts[0] @ scores / r, counts[1] @ scores / r, (*counts, params), _score_table
+
+
+def _forced_choice(ctx, *, r, tau, position, **_) -> tuple:
+    rng, n, size, level, delta, shifts = ctx
+    gap = shifts() - (delta + shifts())  # U^A - U^B
+    bias = logit(position) + rng.normal(0.0, tau, (*size, n, 1)) + level
+    first_ab = rng.binomial(r, expit(bias + gap))
+    first_ba = rng.binomial(r, expit(bias - gap))
+    # A chosen when A is shown first; B chosen when B is shown first
+    return first_ab / r, first_ba / r, (first_ab, first_ba), _choice_table
+
+
+# one latent-to-answer model per analysis kind (survey.stats.kinds' names)
+_MODELS = {"binary": _yes_no, "ordinal": _rating, "choice": _forced_choice}
+
+
 def simulate_segment_cells(segments: list[SimSegment], m: int, r: int, *, scale: str = "binary", sigma: float = 1.0,
                            rho: float = 0.3, mu: float = 0.5, kappa: float = 4.0, tau: float = 1.0,
                            position: float = 0.5, surveys: int = 1, seed=None) -> SegmentCells:
     """``surveys`` simulated surveys of the model above, as per-cell summaries (see SegmentCells)."""
+    from survey.stats.kinds import scale_view
+
     if not segments or any(s.n < 1 for s in segments) or m < 1 or r < 1:
         raise SurveyError("simulate segments: give at least one segment of at least one persona, m >= 1, r >= 1")
     if not (0 <= rho <= 1 and sigma >= 0):
         raise SurveyError(f"simulate segments: need sigma >= 0 and 0 <= rho <= 1; got sigma={sigma}, rho={rho}")
+    model = _MODELS.get(scale_view(scale).kind)
+    if model is None:
+        raise SurveyError(f"simulate segments: scale '{scale}' has no segment model (Yes/No, rating scales and "
+                          "forced choice have)")
     rng = np.random.default_rng(seed)
     seg = np.concatenate([np.full(s.n, k) for k, s in enumerate(segments)])
     n, size = len(seg), (surveys,)
@@ -91,62 +131,51 @@ def simulate_segment_cells(segments: list[SimSegment], m: int, r: int, *, scale:
     def shifts() -> np.ndarray:
         return rng.normal(0.0, s_u, (*size, 1, m)) + rng.normal(0.0, s_v, (*size, n, m))
 
-    kind = "choice" if scale == "choice" else "binary" if scale == "binary" else "ordinal"
-    if kind == "binary":
-        base = logit(np.clip(rng.beta(mu * kappa, (1 - mu) * kappa, (*size, n, 1)), 1e-12, 1 - 1e-12)) + level
-        yes_a = rng.binomial(r, expit(base + shifts()))
-        yes_b = rng.binomial(r, expit(base + delta + shifts()))
-        return SegmentCells(kind, yes_a / r, yes_b / r, seg, [s.name for s in segments], r, (yes_a, yes_b))
-    if kind == "ordinal":
-        params = _ordinal_params(scale, sigma, rho, tau)
-        from survey.stats.ordinal import category_probabilities
+    a, b, counts, to_table = model((rng, n, size, level, delta, shifts), r=r, scale=scale, sigma=sigma, rho=rho,
+                                   mu=mu, kappa=kappa, tau=tau, position=position)
+    return SegmentCells(a, b, seg, [s.name for s in segments], r, counts, to_table)
 
-        base = rng.normal(0.0, tau, (*size, n, 1)) + level
-        counts = [rng.multinomial(r, category_probabilities(params, base + extra + shifts()))
-                  for extra in (0.0, delta)]
-        scores = np.asarray(params.scores, float)
-        return SegmentCells(kind, counts[0] @ scores / r, counts[1] @ scores / r, seg, [s.name for s in segments], r,
-                            tuple(counts) + (params,))
-    gap = shifts() - (delta + shifts())  # U^A - U^B
-    bias = logit(position) + rng.normal(0.0, tau, (*size, n, 1)) + level
-    first_ab = rng.binomial(r, expit(bias + gap))
-    first_ba = rng.binomial(r, expit(bias - gap))
-    # shares choosing A: first-shown when A first, second-shown when B first
-    return SegmentCells(kind, first_ab / r, (r - first_ba) / r, seg, [s.name for s in segments], r,
-                        (first_ab, first_ba))
+
+def _choice_table(cells: SegmentCells, survey: int, model: str, messages: tuple[str, str]) -> pd.DataFrame:
+    from survey.stats.choice_model import ChoiceCounts, choice_table
+
+    r = cells.r
+    f_ab, chose_b_first = (c[survey] for c in cells.counts)
+    full = np.full(f_ab.shape, r)
+    return choice_table(ChoiceCounts(f_ab, full, chose_b_first, full), r, messages, model)
+
+
+def _score_table(cells: SegmentCells, survey: int, model: str, messages: tuple[str, str]) -> pd.DataFrame:
+    r = cells.r
+    n, m = cells.a.shape[-2:]
+    persona_ids = np.char.add("P", np.char.zfill(np.arange(1, n + 1).astype(str), 3))
+    width = max(2, len(str(m)))
+    ii, jj, kk = (x.ravel() for x in np.meshgrid(np.arange(n), np.arange(m), np.arange(r), indexing="ij"))
+    params = cells.counts[2] if len(cells.counts) > 2 else None  # a rating scale's model
+    frames = []
+    for msg, c in zip(messages, cells.counts[:2], strict=True):
+        c = c[survey]
+        if params is None:  # Yes/No: the first yes-count replicates say Yes
+            answer, scale = (kk < c[ii, jj]).astype(int), "binary"
+        else:  # replicate k gets the point whose cumulative count first exceeds k
+            answer = np.asarray(params.scores)[(kk[:, None] >= c.cumsum(axis=-1)[ii, jj]).sum(axis=-1)]
+            scale = params.scale
+        frames.append(pd.DataFrame({
+            "model": model, "message": msg,
+            "perturbation": np.char.add(f"{msg}-", np.char.zfill((jj + 1).astype(str), width)),
+            "persona": persona_ids[ii], "replicate": kk, "answer": answer, "scale": scale}))
+    df = pd.concat(frames, ignore_index=True)
+    df["answer"] = df["answer"].astype("Int16")
+    return df
 
 
 def segment_table(cells: SegmentCells, survey: int = 0, model: str = "simulated",
                   messages: tuple[str, str] = ("A", "B")) -> pd.DataFrame:
     """One simulated survey as a long table, with the persona attribute column ``segment``."""
-    r, seg = cells.r, cells.segment
-    n, m = cells.a.shape[-2:]
+    n = cells.a.shape[-2]
     persona_ids = np.char.add("P", np.char.zfill(np.arange(1, n + 1).astype(str), 3))
-    if cells.kind == "choice":
-        from survey.stats.choice_model import ChoiceCounts, choice_table
-
-        f_ab, f_ba = (c[survey] for c in cells.counts)
-        full = np.full(f_ab.shape, r)
-        df = choice_table(ChoiceCounts(f_ab, full, f_ba, full), r, messages, model)
-    else:
-        width = max(2, len(str(m)))
-        ii, jj, kk = (x.ravel() for x in np.meshgrid(np.arange(n), np.arange(m), np.arange(r), indexing="ij"))
-        frames = []
-        for msg, c in zip(messages, cells.counts[:2], strict=True):
-            c = c[survey]
-            if cells.kind == "binary":
-                answer, scale = (kk < c[ii, jj]).astype(int), "binary"
-            else:  # replicate k gets the point whose cumulative count first exceeds k
-                params = cells.counts[2]
-                answer = np.asarray(params.scores)[(kk[:, None] >= c.cumsum(axis=-1)[ii, jj]).sum(axis=-1)]
-                scale = params.scale
-            frames.append(pd.DataFrame({
-                "model": model, "message": msg,
-                "perturbation": np.char.add(f"{msg}-", np.char.zfill((jj + 1).astype(str), width)),
-                "persona": persona_ids[ii], "replicate": kk, "answer": answer, "scale": scale}))
-        df = pd.concat(frames, ignore_index=True)
-        df["answer"] = df["answer"].astype("Int16")
-    names = np.array(cells.names, dtype=object)[seg]
+    df = cells.to_table(cells, survey, model, messages)
+    names = np.array(cells.names, dtype=object)[cells.segment]
     return df.assign(segment=df["persona"].map(dict(zip(persona_ids, names, strict=True))))
 
 

@@ -110,10 +110,12 @@ def population_coverage(segments: list[SimSegment], shares: list[float], m: int,
                                  **model)
     per_segment = big.pair_differences().mean(axis=(0, 2))
     truth = float(np.dot(shares, per_segment))
+    from survey.stats.kinds import scale_view
+
+    bounds = scale_view(scale).bounds
     covered = 0
     for row in d:
-        lo, hi = effect_ci(row, confidence=confidence, n_resamples=999, seed=0, bounds=(-1.0, 1.0) if scale in (
-            "binary", "choice") else (-100.0, 100.0)).ci
+        lo, hi = effect_ci(row, confidence=confidence, n_resamples=999, seed=0, bounds=bounds).ci
         covered += lo <= truth <= hi
     # the truth's own Monte Carlo s.e., to read the coverage against
     truth_se = float(np.sqrt(np.dot(np.square(shares), big.pair_differences().mean(axis=2).var(axis=0)) / truth_surveys))
