@@ -31,12 +31,21 @@ from survey.stats.effect import EffectResult, effect_ci
 from survey.stats.pick import PairTest, holm_pair
 
 
-def scores_from_counts(best, worst, valid) -> np.ndarray:
-    """S (..., m, v) from counts (..., n, m, v) per persona, set and message; NaN where no valid reply."""
+def scores_from_counts(best, worst, valid, weights=None) -> np.ndarray:
+    """S (..., m, v) from counts (..., n, m, v) per persona, set and message; NaN where no valid reply.
+    ``weights``: one per persona (a target population, survey.stats.segments.weights): the mean over
+    personas is then weighted, over the personas with a valid reply."""
     best, worst, valid = (np.asarray(x, dtype=float) for x in (best, worst, valid))
     with np.errstate(invalid="ignore", divide="ignore"):
         per_persona = np.where(valid > 0, (best - worst) / np.where(valid > 0, valid, 1), np.nan)
-    return np.round(nanmean(per_persona, axis=-3), 12)
+    if weights is None:
+        return np.round(nanmean(per_persona, axis=-3), 12)
+    w = np.asarray(weights, dtype=float)[:, None, None]
+    ok = ~np.isnan(per_persona)
+    mass = (ok * w).sum(axis=-3)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(mass > 0, (np.where(ok, per_persona, 0.0) * w).sum(axis=-3) / np.where(mass > 0, mass, 1), np.nan)
+    return np.round(out, 12)
 
 
 @dataclass(repr=False)
@@ -137,9 +146,10 @@ def paraphrase_sets(perturbations: list[list[str]]) -> list[str]:
 
 
 def compare_maxdiff(df: pd.DataFrame, model: str, a: str, b: str, *, alternative: str = "two-sided",
-                    confidence: float | None = None, alpha: float = 0.05, n_resamples: int = 9999, seed=0) -> MaxDiffResult:
+                    confidence: float | None = None, alpha: float = 0.05, n_resamples: int = 9999, seed=0,
+                    weights=None) -> MaxDiffResult:
     """Best–worst scaling, message a vs b for one model of a long table (``shown``, ``shown_perturbations``,
-    ``answer`` = 10 * best + worst position)."""
+    ``answer`` = 10 * best + worst position). ``weights``: persona id -> weight, for a target population."""
     if "shown" not in df or "shown_perturbations" not in df:
         raise TableError("a best-worst table needs the 'shown' and 'shown_perturbations' columns")
     sub = df[(df["model"] == model) & df["shown"].notna()]
@@ -174,7 +184,9 @@ def compare_maxdiff(df: pd.DataFrame, model: str, a: str, b: str, *, alternative
         best[i, j, idx[bpos]] += 1
         worst[i, j, idx[wpos]] += 1
         best_pos[bpos] += 1
-    S = scores_from_counts(best, worst, valid)
+    from survey.stats.comparison import persona_weights
+
+    S = scores_from_counts(best, worst, valid, persona_weights(weights, personas))
     keep = ~np.isnan(S).any(axis=1)
     if not keep.any():
         raise TableError(f"model '{model}': no paraphrase set has a valid reply for every message")

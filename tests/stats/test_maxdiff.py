@@ -72,6 +72,28 @@ def test_scores_equal_a_direct_computation(table):
     assert res.scores["sneakers"][0] == max(s for s, _ in res.scores.values())  # the simulated favourite
 
 
+def test_weighted_scores_equal_a_direct_weighted_computation(table):
+    """Persona weights (a target population): each set's score is the weighted mean over personas."""
+    personas = sorted(table["persona"].astype(str).unique())
+    weights = {p: 1.0 + k for k, p in enumerate(personas)}
+    res = compare_maxdiff(table, "sim", "sneakers", "boots", n_resamples=999, weights=weights)
+    valid = table.dropna(subset=["answer"])
+    set_of = valid["shown_perturbations"].map(lambda p: p.split("|")[0].rsplit("-", 1)[-1])
+    for msg in res.messages:
+        per_set = []
+        for num in sorted(set_of.unique()):
+            rows = valid[(set_of == num) & valid["shown"].map(lambda s, msg=msg: msg in s.split("|"))]
+            net = ((rows["best"] == msg).astype(float) - (rows["worst"] == msg).astype(float)).groupby(
+                rows["persona"].astype(str)).mean()
+            w = np.array([weights[p] for p in net.index])
+            per_set.append(float((net.to_numpy() * w).sum() / w.sum()))
+        assert res.scores[msg][0] == pytest.approx(np.mean(per_set), abs=1e-12)
+    pooled = compare_maxdiff(table, "sim", "sneakers", "boots", n_resamples=999)
+    assert res.scores["boots"][0] != pytest.approx(pooled.scores["boots"][0], abs=1e-9)  # the weights matter
+    seg = survey.analyze(table, "sneakers", "boots", weights=weights, flips=999).results[0].segments
+    assert seg.population.result.effect.estimate == pytest.approx(res.effect.estimate, abs=1e-12)
+
+
 def test_holm_over_the_pairs_and_every_pair(table):
     messages = ["sneakers", "boots", "sandals", "loafers"]
     raw = [compare_maxdiff(table, "sim", a, b, n_resamples=999).pair.raw_pvalue for a, b in itertools.combinations(messages, 2)]

@@ -17,12 +17,13 @@ class MaxDiff(Kind):
     name = "maxdiff"
     decided_by = "sign_flip"
     every_pair = True
+    weighted = True
 
     def compare(self, df, model, a, b, view, opts):
         if opts.pairing or opts.probabilities:
             raise SurveyError("a best-worst table is analysed from its answers: pairing and exact mode do not apply")
         return compare_maxdiff(df, model, a, b, alternative=opts.alternative, confidence=opts.confidence,
-                               alpha=opts.alpha, n_resamples=opts.flips, seed=opts.seed)
+                               alpha=opts.alpha, n_resamples=opts.flips, seed=opts.seed, weights=opts.weights)
 
     def message_pairs(self, df: pd.DataFrame, model: str) -> list[tuple[str, str]]:
         return list(itertools.combinations(messages_in(df, model), 2))
