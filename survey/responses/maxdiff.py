@@ -9,7 +9,9 @@ most even; when they are all equal it is a difference set and the design is a ba
 design (v = 4, s = 3: all four triples; v = 7, s = 3: {0, 1, 3}, the Fano plane).
 
 A reply names two positions, best first ("2 3", "Best: 2, Worst: 3"); its answer is coded 10 * best + worst
-(23), and the table's ``best`` and ``worst`` columns name the messages. Scale names: ``maxdiffS`` (S options
+(23), and the table's ``best`` and ``worst`` columns name the messages. The labels are the replies the question
+asks for, "b w" ("1 2", "1 3", ...), so the local backend's exact mode reads each pair's probability by the chain
+rule over its tokens and stores the distribution over the codes. Scale names: ``maxdiffS`` (S options
 shown), e.g. ``maxdiff3``.
 """
 

@@ -17,6 +17,7 @@ persona i naming message a best and worst in set j, and n_ija the valid replies 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -145,11 +146,43 @@ def paraphrase_sets(perturbations: list[list[str]]) -> list[str]:
     return [root(ids[0]) for ids in perturbations]
 
 
+def _pair_mass(sub: pd.DataFrame, s: int, probabilities: bool) -> list[np.ndarray | None]:
+    """Per row an (s, s) array, [best - 1, worst - 1] the mass on that pair: one-hot of the answer, or exact
+    mode's distribution renormalised over the valid pairs; None for an invalid row (no answer or no mass)."""
+    out: list[np.ndarray | None] = []
+    if probabilities:
+        if "distribution" not in sub:
+            raise TableError("exact mode needs the 'distribution' column (the probability of each (best, worst) "
+                             "pair): collect with the local backend's mode = \"exact\"")
+        for text in sub["distribution"]:
+            dist = json.loads(text) if isinstance(text, str) and text else None
+            mass = np.zeros((s, s))
+            for code, p in (dist or {}).items():
+                b, w = divmod(int(code), 10)
+                if b != w and 1 <= b <= s and 1 <= w <= s:
+                    mass[b - 1, w - 1] = float(p)
+            out.append(mass / mass.sum() if mass.sum() > 0 else None)
+        if all(m is None for m in out):
+            raise TableError("no row carries exact mode's distribution over the (best, worst) pairs: collect with "
+                             "the local backend's mode = \"exact\", or analyse the answers (drop --probabilities)")
+        return out
+    for code in pd.to_numeric(sub["answer"], errors="coerce").to_numpy(dtype=float):
+        if np.isnan(code):
+            out.append(None)
+            continue
+        mass = np.zeros((s, s))
+        mass[int(code) // 10 - 1, int(code) % 10 - 1] = 1.0
+        out.append(mass)
+    return out
+
+
 def compare_maxdiff(df: pd.DataFrame, model: str, a: str, b: str, *, alternative: str = "two-sided",
                     confidence: float | None = None, alpha: float = 0.05, n_resamples: int = 9999, seed=0,
-                    weights=None) -> MaxDiffResult:
+                    weights=None, probabilities: bool = False) -> MaxDiffResult:
     """Best–worst scaling, message a vs b for one model of a long table (``shown``, ``shown_perturbations``,
-    ``answer`` = 10 * best + worst position). ``weights``: persona id -> weight, for a target population."""
+    ``answer`` = 10 * best + worst position). ``weights``: persona id -> weight, for a target population.
+    ``probabilities``: exact mode's ``distribution`` over the (best, worst) codes instead of the answer, so
+    b_ija and w_ija are expected counts (P(best = a) and P(worst = a) summed over the pairs)."""
     if "shown" not in df or "shown_perturbations" not in df:
         raise TableError("a best-worst table needs the 'shown' and 'shown_perturbations' columns")
     sub = df[(df["model"] == model) & df["shown"].notna()]
@@ -169,21 +202,21 @@ def compare_maxdiff(df: pd.DataFrame, model: str, a: str, b: str, *, alternative
     personas = list(pd.unique(sub["persona"].astype(str)))
     n, m = len(personas), len(labels)
     best, worst, valid = np.zeros((n, m, v)), np.zeros((n, m, v)), np.zeros((n, m, v))
-    ans = pd.to_numeric(sub["answer"], errors="coerce").to_numpy(dtype=float)
+    pair_mass = _pair_mass(sub, max(len(s) for s in shown), probabilities)
     i_of, j_of = {p: i for i, p in enumerate(personas)}, {lab: j for j, lab in enumerate(labels)}
     best_pos = np.zeros(max(len(s) for s in shown))
     invalid = 0
-    for persona, num, s, code in zip(sub["persona"].astype(str), number, shown, ans, strict=True):
+    for persona, num, s, mass in zip(sub["persona"].astype(str), number, shown, pair_mass, strict=True):
         i, j = i_of[persona], j_of[num]
-        if np.isnan(code):
+        if mass is None:
             invalid += 1
             continue
-        bpos, wpos = int(code) // 10 - 1, int(code) % 10 - 1
-        idx = [index[msg] for msg in s]
+        idx = np.array([index[msg] for msg in s])
         valid[i, j, idx] += 1
-        best[i, j, idx[bpos]] += 1
-        worst[i, j, idx[wpos]] += 1
-        best_pos[bpos] += 1
+        at_best, at_worst = mass[: len(s), : len(s)].sum(axis=1), mass[: len(s), : len(s)].sum(axis=0)
+        best[i, j, idx] += at_best
+        worst[i, j, idx] += at_worst
+        best_pos[: len(s)] += at_best
     from survey.stats.comparison import persona_weights
 
     S = scores_from_counts(best, worst, valid, persona_weights(weights, personas))

@@ -1,5 +1,6 @@
 """Best–worst scaling (survey.stats.maxdiff): best-minus-worst scores per message and paraphrase set; the
-pairwise sign-flip tests over the sets (Holm-adjusted over the pairs) decide. No fitted response model."""
+pairwise sign-flip tests over the sets (Holm-adjusted over the pairs) decide. No fitted response model. In exact
+mode (``probabilities``) the counts are expected ones, from each row's distribution over the (best, worst) pairs."""
 
 from __future__ import annotations
 
@@ -20,10 +21,11 @@ class MaxDiff(Kind):
     weighted = True
 
     def compare(self, df, model, a, b, view, opts):
-        if opts.pairing or opts.probabilities:
-            raise SurveyError("a best-worst table is analysed from its answers: pairing and exact mode do not apply")
+        if opts.pairing:
+            raise SurveyError("a best-worst table shows the paraphrases of a set together: pairing does not apply")
         return compare_maxdiff(df, model, a, b, alternative=opts.alternative, confidence=opts.confidence,
-                               alpha=opts.alpha, n_resamples=opts.flips, seed=opts.seed, weights=opts.weights)
+                               alpha=opts.alpha, n_resamples=opts.flips, seed=opts.seed, weights=opts.weights,
+                               probabilities=opts.probabilities)
 
     def message_pairs(self, df: pd.DataFrame, model: str) -> list[tuple[str, str]]:
         return list(itertools.combinations(messages_in(df, model), 2))
@@ -51,11 +53,15 @@ class MaxDiff(Kind):
     def effect_words(self, view, a, b):
         return f"best-worst scaling; score = share named best − share named worst; effect = score {a} − score {b}"
 
+    def exact_rows(self, df, model, a, b):
+        return df[(df["model"] == model) & df["shown"].notna()] if "shown" in df else df.iloc[:0]
+
     def has_exact(self, df, model, a, b):
-        return False
+        rows = self.exact_rows(df, model, a, b)
+        return "distribution" in df and not rows.empty and bool(rows["distribution"].notna().all())
 
     def query_rows(self, df, model, a, b):
-        return df[(df["model"] == model) & df["shown"].notna()] if "shown" in df else df.iloc[:0]
+        return self.exact_rows(df, model, a, b)
 
 
 MAXDIFF = MaxDiff()
