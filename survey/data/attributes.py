@@ -22,12 +22,14 @@ _NOT_ATTRIBUTES = {*COLUMNS, "scale", "response", "p_yes", "expected", "distribu
 
 def attributes_frame(personas) -> pd.DataFrame:
     """A DataFrame (index: persona id as text, one column per attribute) from a DataFrame with an ``id``
-    column or index, a persona set (anything with ``.personas`` whose items have ``to_record()``), or a dict
+    column or index, a persona set (anything with ``.personas`` whose items have ``to_record()``) or a list of
+    such personas, or a dict
     persona id -> {attribute: value}."""
     if isinstance(personas, pd.DataFrame):
         df = personas.set_index("id") if "id" in personas.columns else personas.copy()
-    elif hasattr(personas, "personas"):
-        df = pd.DataFrame([p.to_record() for p in personas.personas]).set_index("id")
+    elif hasattr(personas, "personas") or isinstance(personas, list | tuple):
+        items = personas.personas if hasattr(personas, "personas") else personas
+        df = pd.DataFrame([p.to_record() for p in items]).set_index("id")
     elif isinstance(personas, dict):
         df = pd.DataFrame.from_dict(personas, orient="index")
     else:

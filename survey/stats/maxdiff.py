@@ -27,7 +27,7 @@ from survey.common.display import Display
 from survey.data.pairing import natural_key
 from survey.data.table import messages_in
 from survey.errors import SurveyError, TableError
-from survey.stats.comparison import nanmean
+from survey.stats.comparison import persona_mean, persona_weights
 from survey.stats.effect import EffectResult, effect_ci
 from survey.stats.pick import PairTest, holm_pair
 
@@ -39,14 +39,10 @@ def scores_from_counts(best, worst, valid, weights=None) -> np.ndarray:
     best, worst, valid = (np.asarray(x, dtype=float) for x in (best, worst, valid))
     with np.errstate(invalid="ignore", divide="ignore"):
         per_persona = np.where(valid > 0, (best - worst) / np.where(valid > 0, valid, 1), np.nan)
-    if weights is None:
-        return np.round(nanmean(per_persona, axis=-3), 12)
-    w = np.asarray(weights, dtype=float)[:, None, None]
-    ok = ~np.isnan(per_persona)
-    mass = (ok * w).sum(axis=-3)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.where(mass > 0, (np.where(ok, per_persona, 0.0) * w).sum(axis=-3) / np.where(mass > 0, mass, 1), np.nan)
-    return np.round(out, 12)
+    # the mean over personas (axis -3), weighted when asked: persona_mean works over axis -2 of (n, cells)
+    n, m, v = per_persona.shape[-3:]
+    flat = per_persona.reshape(*per_persona.shape[:-3], n, m * v)
+    return np.round(persona_mean(flat, weights).reshape(*per_persona.shape[:-3], m, v), 12)
 
 
 @dataclass(repr=False)
@@ -217,8 +213,6 @@ def compare_maxdiff(df: pd.DataFrame, model: str, a: str, b: str, *, alternative
         best[i, j, idx] += at_best
         worst[i, j, idx] += at_worst
         best_pos[: len(s)] += at_best
-    from survey.stats.comparison import persona_weights
-
     S = scores_from_counts(best, worst, valid, persona_weights(weights, personas))
     keep = ~np.isnan(S).any(axis=1)
     if not keep.any():

@@ -112,12 +112,10 @@ def analysis_context(study, personas: list) -> dict | None:
     recorded in the study's context; None when the study defines neither."""
     if study.segments is None and study.target is None:
         return None
-    import pandas as pd
-
+    from survey.data.attributes import attributes_frame
     from survey.stats.segments import rake, segment_by
 
-    attrs = pd.DataFrame([p.to_record() for p in personas]).set_index("id")
-    attrs.index = attrs.index.map(str)
+    attrs = attributes_frame(list(personas))
     out: dict[str, Any] = {}
     if study.segments is not None:
         try:
