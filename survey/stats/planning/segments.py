@@ -28,12 +28,13 @@ import numpy as np
 from survey.common.display import Display
 from survey.common.threads import one_blas_thread
 from survey.errors import SurveyError
+from survey.stats.multiplicity import holm_rows
 from survey.stats.permutation import cannot_reject_note, sign_flip_pvalues
 from survey.stats.planning.params import BinaryPlan, PlanSource, RatingPlan
 from survey.stats.planning.power import mc_error
+from survey.stats.segments.analysis import SEGMENT_ADJUSTMENTS
 from survey.stats.segments.simulation import SimSegment, simulate_segment_cells
 
-SEGMENT_ADJUSTMENTS = ("holm", "bonferroni")
 MAX_PERSONAS = 1024  # per segment: past this, more personas barely move power at fixed m (shared shifts)
 _MAX_CELLS = 4_000_000  # simulated (survey, persona, pair) cells per batch: a few tens of MB
 
@@ -41,14 +42,9 @@ _MAX_CELLS = 4_000_000  # simulated (survey, persona, pair) cells per batch: a f
 def adjusted_rejections(p: np.ndarray, alpha: float, adjustment: str) -> np.ndarray:
     """(S, K) booleans: which of each survey's K p-values are rejected at family-wise ``alpha`` by Holm's
     step-down (Holm 1979) or Bonferroni; row by row, as survey.stats.multiplicity.adjust_pvalues would."""
-    k = p.shape[1]
     if adjustment == "bonferroni":
-        return p * k <= alpha
-    order = np.argsort(p, axis=1, kind="stable")
-    stepped = np.maximum.accumulate(np.take_along_axis(p, order, axis=1) * (k - np.arange(k)), axis=1)
-    out = np.empty_like(p, dtype=bool)
-    np.put_along_axis(out, order, np.minimum(stepped, 1.0) <= alpha, axis=1)
-    return out
+        return p * p.shape[1] <= alpha
+    return holm_rows(p) <= alpha
 
 
 @dataclass(frozen=True)
