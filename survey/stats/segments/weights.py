@@ -103,7 +103,7 @@ class PersonaWeights(Display):
 
     @property
     def rests_on(self) -> str:
-        where = f"raked to the target margins of {self.target.source}" if self.target else "given per persona"
+        where = f"raked to target margins ({self.target.source})" if self.target else "given per persona"
         return (f"persona weights {where}, fixed from persona attributes before any answer is read; design effect "
                 f"{self.design_effect:.2f}, {self.effective_personas:.1f} effective of {len(self.weights)} personas")
 
