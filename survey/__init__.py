@@ -65,6 +65,8 @@ _EXPORTS = {
     "read_target": "survey.registry.targets",
     # humans beside the personas: fidelity and prediction-powered inference about people
     "fidelity": "survey.api.fidelity",
+    "fidelity_benchmark": "survey.api.fidelity",
+    "FidelityBenchmark": "survey.stats.humans.benchmark",
     "load_humans": "survey.data.humans",
     "Humans": "survey.data.humans",
     # errors

@@ -33,3 +33,36 @@ def fidelity(source, humans=None, *, a: str | None = None, b: str | None = None,
         raise SurveyError("no human answers: give a human file (`humans=`), or name one in the study file "
                           "(humans = \"answers.csv\") and run it")
     return human_fidelity(source, people, a, b, by=by, confidence=confidence, n_boot=n_boot, seed=seed, flips=flips)
+
+
+def fidelity_benchmark(sources, *, confidence: float = 0.95, n_boot: int = 1000, seed: int = 0, flips: int = 9999,
+                       progress: bool = False):
+    """Which model to trust for this kind of question: persona against human effects over several experiments.
+
+    ``sources``: the stores (or Sources) of two or more studies that each name their human file
+    (``humans = ...``); each is compared with its humans as survey.fidelity does (its two messages, A − B in the
+    study's order) and the experiments are summarised per model by survey.stats.humans.benchmark (sign
+    agreement, correlation and calibration slope with intervals; at least 4 experiments per model). Returns a
+    FidelityBenchmark; ``.results`` holds each experiment's HumanFidelity.
+    """
+    from survey.common.progress import progress_bar
+    from survey.data.sources import Source, load_source
+    from survey.stats.humans.benchmark import fidelity_benchmark as summarise
+
+    sources = list(sources)
+    if len(sources) < 2:
+        raise SurveyError(f"a benchmark needs the stores of at least 2 studies (4 for a correlation); got "
+                          f"{len(sources)}: for one study use survey.fidelity")
+    results = {}
+    with progress_bar("experiments", total=len(sources), enabled=progress) as bar:
+        for src in sources:
+            src = src if isinstance(src, Source) else load_source(Path(src))
+            name = src.study or Path(src.path).stem
+            if name in results:
+                raise SurveyError(f"two sources hold the study '{name}': give each experiment once")
+            if src.humans is None:
+                raise SurveyError(f"{src.path}: its study names no human answers (humans = ... in the study "
+                                  "file): a benchmark compares each study with its own humans")
+            results[name] = fidelity(src, confidence=confidence, n_boot=n_boot, seed=seed, flips=flips)
+            bar()
+    return summarise(results, confidence=confidence)

@@ -3,6 +3,8 @@ and the prediction-powered estimate about humans, per model (survey.stats.humans
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from survey.cli.common import (
@@ -16,6 +18,7 @@ from survey.cli.common import (
     study_option,
 )
 from survey.common.limits import BOOTSTRAP_MAX, WHY
+from survey.errors import SurveyError
 
 
 def _ci(ci) -> str:
@@ -31,13 +34,16 @@ def _mean(points, shares) -> float:
 
 
 @click.command("fidelity")
-@click.argument("source", metavar="STORE_OR_TABLE", type=click.Path(dir_okay=False))
+@click.argument("sources", metavar="STORE_OR_TABLE...", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--humans", "humans", type=click.Path(dir_okay=False), default=None,
               help="human answers (.csv: one row per respondent x message, or a Qualtrics-style wide export) "
                    "[default: the file the store's study names]")
 @click.option("--a", "a", default=None, help="message A (default: the first of the two the humans saw)")
 @click.option("--b", "b", default=None, help="message B")
 @click.option("--by", "by", default=None, help="an attribute of the respondents and personas: levels per segment")
+@click.option("--out", "out", type=click.Path(file_okay=False), default=None,
+              help="with several studies' stores: write the benchmark report OUT/index.html (+ results.json, "
+                   "experiments.csv)")
 @click.option("--confidence", type=float, default=0.95, show_default=True, help="level of every interval")
 @click.option("--bootstrap", "n_boot", type=count_type(1, BOOTSTRAP_MAX, WHY["bootstrap"]), default=1000, show_default=True,
               help="bootstrap resamples of the level distances and the dispersion ratio")
@@ -45,12 +51,21 @@ def _mean(points, shares) -> float:
 @scale_option
 @study_option
 @json_option
-def fidelity_cmd(source, humans, a, b, by, confidence, n_boot, seed, scale, study, as_json):
+def fidelity_cmd(sources, humans, a, b, by, out, confidence, n_boot, seed, scale, study, as_json):
     """Compare the personas with human answers to the same messages, per model: answer levels (JSD,
     Wasserstein, human noise floor, baselines), the A - B effect (persona vs human, sign agreement), the
     dispersion ratio, and the human effect by prediction-powered inference when the models answered as
-    each respondent (a study with humans = ... asks them)."""
-    require_file(source, "source")
+    each respondent (a study with humans = ... asks them).
+
+    Given the stores of several studies (each naming its humans), it is a benchmark: per model, how often
+    the personas' effect has the humans' sign, and the correlation and calibration slope of persona on human
+    effects over the experiments (at least 4), which says which model to trust for this kind of question."""
+    for source in sources:
+        require_file(source, "source")
+    if len(sources) > 1 or out is not None:
+        _benchmark(sources, humans, a, b, by, out, confidence, n_boot, seed, scale, study, as_json)
+        return
+    source = sources[0]
     if humans is not None:
         require_file(humans, "humans")
     from survey.api.fidelity import fidelity
@@ -93,6 +108,49 @@ def fidelity_cmd(source, humans, a, b, by, confidence, n_boot, seed, scale, stud
         click.echo(f"in words: {line}")
     click.echo(f"validity: {res.validity}")
     for note in res.notes:
+        click.echo(f"note: {note}", err=True)
+
+
+def _benchmark(sources, humans, a, b, by, out, confidence, n_boot, seed, scale, study, as_json) -> None:
+    given = [name for name, v in (("--humans", humans), ("--a", a), ("--b", b), ("--by", by), ("--scale", scale),
+                                  ("--study", study)) if v is not None]
+    if given:
+        raise SurveyError(f"{', '.join(given)} apply to one study; a benchmark reads each store's own study, humans "
+                          "and messages: give the stores alone")
+    if len(sources) < 2:
+        raise SurveyError("--out writes a benchmark report over several studies: give two or more stores (for one "
+                          "study, `survey report STORE --out DIR` has the section \"Does it match people?\")")
+    from survey.api.fidelity import fidelity_benchmark
+
+    bench = fidelity_benchmark(sources, confidence=confidence, n_boot=n_boot, seed=seed, progress=not as_json)
+    index = None
+    if out is not None:
+        from survey.reporting.benchmark import benchmark_report
+
+        benchmark_report(bench, out)
+        index = str(Path(out) / "index.html")
+    if as_json:
+        echo_json({**bench.to_dict(), **({"report": index} if index else {})})
+        return
+    print_table(f"effects A − B per experiment ({bench.unit})",
+                ["experiment", "A", "B", "model", "humans", "human effect [CI]", "persona effect [CI]", "p (same)",
+                 "signs agree"],
+                [[r["experiment"], r["a"], r["b"], r["model"], r["n_humans"], f"{r['human_effect']:+.3f} "
+                  f"{_ci(r['human_ci'])}", f"{r['persona_effect']:+.3f} {_ci(r['persona_ci'])}",
+                  r["difference_pvalue"], r["sign_agrees"]] for r in bench.experiments])
+    print_table(f"per model over {len(bench.names)} experiments ({confidence:.0%} intervals)",
+                ["model", "experiments", "sign agreement [CI]", "correlation [CI]", "calibration slope [CI]"],
+                [[m, b.n_experiments, f"{b.sign_agreement:.2f} {_range(b.sign_agreement_ci)}",
+                  f"{b.correlation:+.3f} {_ci(b.correlation_ci)}", f"{b.slope:+.3f} {_ci(b.slope_ci)}"]
+                 for m, b in bench.models.items()] + [[m, "—", why, "—", "—"] for m, why in bench.missing.items()])
+    for line in bench.verdicts():
+        click.echo(f"in words: {line}")
+    from survey.stats.humans.benchmark import RESTS_ON
+
+    click.echo(f"rests on: {RESTS_ON}")
+    if index:
+        click.echo(f"report: {index}")
+    for note in bench.notes:
         click.echo(f"note: {note}", err=True)
 
 

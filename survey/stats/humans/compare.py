@@ -86,7 +86,7 @@ def human_fidelity(source, humans: Humans, a: str | None = None, b: str | None =
                 scores.scores[msg].dropna().to_numpy(), humans.answers(msg)["answer"].to_numpy(float),
                 confidence=confidence, n_boot=n_boot, seed=seed)})
         r = analysis[model]
-        effects.append({"model": model, "fidelity": effect_fidelity(
+        effects.append({"model": model, "persona_ci": tuple(r.effect.ci), "fidelity": effect_fidelity(
             human_effect.estimate, human_effect.se, float(r.effect.estimate), tuple(r.effect.ci),
             confidence=confidence, persona_confidence=getattr(r.effect, "confidence", None) or confidence)})
         try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from survey.common.display import Display
+from survey.common.formatting import finite
 from survey.stats.ppi import RESTS_ON
 
 DESIGNS = {"within": "within-subjects (each respondent saw both messages)",
@@ -89,7 +90,9 @@ class HumanFidelity(Display):
                 "human_effect": self.human_effect.to_dict(),
                 "levels": [{"model": x["model"], "message": x["message"], "segment": x["segment"],
                             **x["fidelity"].to_dict()} for x in self.levels],
-                "effects": [{"model": e["model"], **e["fidelity"].to_dict()} for e in self.effects],
+                "effects": [{"model": e["model"], **e["fidelity"].to_dict(),
+                             **({"persona_ci": [finite(x) for x in e["persona_ci"]]} if "persona_ci" in e else {})}
+                            for e in self.effects],
                 "dispersion": [{"model": d["model"], "message": d["message"], **d["ratio"].to_dict()}
                                for d in self.dispersion],
                 "ppi": {m: p.to_dict() for m, p in self.ppi.items()},
