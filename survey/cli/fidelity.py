@@ -132,11 +132,13 @@ def _benchmark(sources, humans, a, b, by, out, confidence, n_boot, seed, scale, 
     if as_json:
         echo_json({**bench.to_dict(), **({"report": index} if index else {})})
         return
-    print_table(f"effects A − B per experiment ({bench.unit})",
-                ["experiment", "A", "B", "model", "humans", "human effect [CI]", "persona effect [CI]", "p (same)",
-                 "signs agree"],
-                [[r["experiment"], r["a"], r["b"], r["model"], r["n_humans"], f"{r['human_effect']:+.3f} "
-                  f"{_ci(r['human_ci'])}", f"{r['persona_effect']:+.3f} {_ci(r['persona_ci'])}",
+    firsts = {r["experiment"]: r for r in bench.experiments}
+    print_table("experiments", ["experiment", "A", "B", "design", "humans", "human effect [CI]"],
+                [[n, r["a"], r["b"], r["design"], r["n_humans"], f"{r['human_effect']:+.3f} {_ci(r['human_ci'])}"]
+                 for n, r in firsts.items()])
+    print_table(f"persona effects A − B ({bench.unit})",
+                ["experiment", "model", "persona effect [CI]", "p (same as humans)", "signs agree"],
+                [[r["experiment"], r["model"], f"{r['persona_effect']:+.3f} {_ci(r['persona_ci'])}",
                   r["difference_pvalue"], r["sign_agrees"]] for r in bench.experiments])
     print_table(f"per model over {len(bench.names)} experiments ({confidence:.0%} intervals)",
                 ["model", "experiments", "sign agreement [CI]", "correlation [CI]", "calibration slope [CI]"],

@@ -136,6 +136,10 @@ class HumansSpec(_Strict):
                                                 "has no 'message' column")
     id_column: str | None = Field(None, description="wide files: the respondent id column (default ResponseId)")
     columns: dict[str, str] | None = Field(None, description="wide files: answer column -> message id")
+    compare: list[str] | None = Field(None, min_length=2, max_length=2,
+                                      description="the two messages the comparison with the humans uses, A then B "
+                                                  "(default: the two the humans saw; needed when they saw more), "
+                                                  "fixed before the answers are seen")
 
 
 class BudgetSpec(_Strict):
@@ -233,12 +237,20 @@ class StudySpec(_Strict):
         if h.file.startswith("benchmark:"):  # built on this machine, not shipped (survey.registry.benchmarks)
             from survey.registry.benchmarks import benchmark_file
 
-            return load_humans(benchmark_file(h.file), self.question.type, ids)
-        path = self.resolve(h.file)
-        if not path.exists() and (SHIPPED_ROOT / "studies" / h.file).exists():  # a shipped study run from a wheel
-            path = SHIPPED_ROOT / "studies" / h.file
-        return load_humans(path, self.question.type, ids, wide=h.wide, columns=h.columns,
-                           id_column=h.id_column)
+            people = load_humans(benchmark_file(h.file), self.question.type, ids)
+        else:
+            path = self.resolve(h.file)
+            if not path.exists() and (SHIPPED_ROOT / "studies" / h.file).exists():  # a shipped study from a wheel
+                path = SHIPPED_ROOT / "studies" / h.file
+            people = load_humans(path, self.question.type, ids, wide=h.wide, columns=h.columns,
+                                 id_column=h.id_column)
+        unseen = [m for m in h.compare or [] if m not in people.messages]
+        if unseen or (h.compare and h.compare[0] == h.compare[1]):
+            from survey.errors import SurveyError
+
+            raise SurveyError(f"[humans] compare = {h.compare}: name two different messages the humans saw "
+                              f"({', '.join(people.messages)})")
+        return people
 
     def resolve(self, path: str) -> Path:
         """A path from the study file, relative to the study's folder unless absolute."""

@@ -185,3 +185,26 @@ def test_the_benchmark_report_renders_in_chromium(stores, tmp_path):
         assert drv.save_screenshot(str(artifacts / "benchmark.png"))
     finally:
         drv.quit()
+
+
+def test_a_study_declares_its_pair_when_the_humans_saw_more_than_two(stores, tmp_path):
+    """[humans] compare = [A, B] fixes the comparison before the answers are seen; a wrong name is refused at
+    dry run, before anything is sent."""
+    import survey
+
+    src = Path(stores[0]).parent
+    for f in ("panel.jsonl",):
+        (tmp_path / f).write_text((src / f).read_text())
+    rows = (src / "e1.csv").read_text() + "e1-c,Yes,100\ne1-c,No,300\n"
+    (tmp_path / "e1.csv").write_text(rows)
+    text = STUDY.format(name="e1", da=0.8, db=-0.8).replace(
+        "ask = false", "ask = false\ncompare = [\"e1-c\", \"e1-a\"]").replace(
+        "[[models]]", "[[messages]]\nid = \"e1-c\"\nperturbations = \"loafers\"\ncount = 6\n\n[[models]]", 1)
+    (tmp_path / "e1.toml").write_text(text)
+    study = survey.Study.from_toml(tmp_path / "e1.toml")
+    study.run(progress=False)
+    res = survey.fidelity(study.load(), **FAST)
+    assert (res.a, res.b) == ("e1-c", "e1-a") and res.human_effect.estimate == pytest.approx(0.25 - 0.7)
+    (tmp_path / "bad.toml").write_text(text.replace('"e1-c", "e1-a"', '"e1-a", "e9"'))
+    with pytest.raises(SurveyError, match="compare"):
+        survey.Study.from_toml(tmp_path / "bad.toml").dry_run()

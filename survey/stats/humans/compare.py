@@ -54,7 +54,7 @@ def human_fidelity(source, humans: Humans, a: str | None = None, b: str | None =
     shared = [m for m in order if m in set(humans.messages)]
     if not shared:
         raise SurveyError(f"the humans saw {', '.join(humans.messages)}, none of which the personas answered")
-    a, b = _pair(shared, a, b)
+    a, b = _pair(shared, a, b, declared_pair(source))
     design = humans.design(a, b)
     if design == "mixed":
         raise SurveyError(f"some respondents saw both '{a}' and '{b}', others one: keep one design (drop the "
@@ -106,7 +106,7 @@ def ppi_about_humans(source, humans: Humans, a: str | None = None, b: str | None
     table = source.table if hasattr(source, "table") else source
     ctx_order = [str(m["id"]) for m in ((getattr(source, "context", None) or {}).get("messages") or [])]
     order = ctx_order or list(pd.unique(table["message"].astype(str)))
-    a, b = _pair([m for m in order if m in set(humans.messages)], a, b)
+    a, b = _pair([m for m in order if m in set(humans.messages)], a, b, declared_pair(source))
     design = humans.design(a, b)
     if design == "mixed":
         raise SurveyError(f"some respondents saw both '{a}' and '{b}', others one: keep one design")
@@ -120,7 +120,17 @@ def ppi_about_humans(source, humans: Humans, a: str | None = None, b: str | None
     return out
 
 
-def _pair(shared: list[str], a, b) -> tuple[str, str]:
+def declared_pair(source) -> tuple[str, str] | None:
+    """The pair a study declared for its comparison with the humans (``[humans] compare = [A, B]``), from the
+    store's recorded context; None when it declared none."""
+    spec = (((getattr(source, "context", None) or {}).get("humans") or {}).get("spec") or {})
+    pair = spec.get("compare")
+    return (str(pair[0]), str(pair[1])) if pair else None
+
+
+def _pair(shared: list[str], a, b, declared: tuple[str, str] | None = None) -> tuple[str, str]:
+    if a is None and b is None and declared is not None:
+        a, b = declared
     if a is None and b is None:
         if len(shared) != 2:
             raise SurveyError(f"the humans and personas share {len(shared)} messages ({', '.join(shared)}): name the "
