@@ -30,7 +30,10 @@ gdown (a Google-Drive downloader for its example data), a heavy price for forty 
 Within-subjects A - B (each human saw both): ``ppi_paired_effect`` applies the same estimator to
 D_i = Y_i(A) - Y_i(B) with predictions g_i = f_i(A) - f_i(B). Between-subjects (each human saw one message):
 ``ppi_between_effect`` subtracts two PPI means, each tuned on its own arm, s.e.s in quadrature (plus the
-covariance of the two imputed means when the same personas answered both messages).
+covariance of the two imputed means when the same personas answered both messages). It takes weights too
+(``w_a``, ``w_a_unlabeled``, ``w_b``, ``w_b_unlabeled``): each arm is then the weighted PPI mean and the s.e. uses
+the same weighted variances; at ``lam=0`` it is the humans-alone (weighted) difference of means.
+``ppi_mean_arrays`` and ``ppi_between_arrays`` compute many datasets at once, for simulations.
 
 Validity rests on two things, said in every result: the humans are a random sample of the target population
 (and the personas are drawn from, or weighted to, the same population), and the predictions were fixed before
