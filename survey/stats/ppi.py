@@ -30,7 +30,10 @@ gdown (a Google-Drive downloader for its example data), a heavy price for forty 
 Within-subjects A - B (each human saw both): ``ppi_paired_effect`` applies the same estimator to
 D_i = Y_i(A) - Y_i(B) with predictions g_i = f_i(A) - f_i(B). Between-subjects (each human saw one message):
 ``ppi_between_effect`` subtracts two PPI means, each tuned on its own arm, s.e.s in quadrature (plus the
-covariance of the two imputed means when the same personas answered both messages).
+covariance of the two imputed means when the same personas answered both messages). It takes weights too
+(``w_a``, ``w_a_unlabeled``, ``w_b``, ``w_b_unlabeled``): each arm is then the weighted PPI mean and the s.e. uses
+the same weighted variances; at ``lam=0`` it is the humans-alone (weighted) difference of means.
+``ppi_mean_arrays`` and ``ppi_between_arrays`` compute many datasets at once, for simulations.
 
 Validity rests on two things, said in every result: the humans are a random sample of the target population
 (and the personas are drawn from, or weighted to, the same population), and the predictions were fixed before
@@ -196,31 +199,66 @@ def ppi_paired_effect(y_a, y_b, f_a, f_b, f_a_unlabeled, f_b_unlabeled, *, alpha
     return r
 
 
+def ppi_between_arrays(y_a, f_a, f_a_unlabeled, y_b, f_b, f_b_unlabeled, lam=None, *, w_a=None,
+                       w_a_unlabeled=None, w_b=None, w_b_unlabeled=None, same_personas: bool = False):
+    """The between-subjects PPI effect A - B of many datasets at once: rows of (S, n_A), (S, N_A), ... arrays.
+
+    Returns (estimate, se, lam_a, lam_b), each of shape (S,): each arm is ``ppi_mean_arrays`` on its own
+    humans and personas (with its own weights), and the s.e. adds the arms' weighted variances as
+    ``ppi_mean_arrays`` does for one arm (ppi_py's Var(w (Y - lambda f)) / n and Var(w~ lambda f~) / N).
+    With ``same_personas`` row j of both persona arrays is one persona (one weight ``w_a_unlabeled``, which
+    must equal ``w_b_unlabeled``): the imputed variance is Var(w~ (lambda_A f~(A) - lambda_B f~(B))) / N.
+    No input checks: ``ppi_between_effect`` checks.
+    """
+    arms = []
+    for y, f, fu, w, wu in ((y_a, f_a, f_a_unlabeled, w_a, w_a_unlabeled), (y_b, f_b, f_b_unlabeled, w_b, w_b_unlabeled)):
+        y, f, fu = (np.atleast_2d(np.asarray(x, dtype=float)) for x in (y, f, fu))
+        est, _, arm_lam = ppi_mean_arrays(y, f, fu, lam, w, wu)
+        arms.append((est, arm_lam[:, None], y, f, fu, _weights(w, y.shape), _weights(wu, fu.shape)))
+    (est_a, la, y_a, f_a, fu_a, w_a, wu_a), (est_b, lb, y_b, f_b, fu_b, w_b, wu_b) = arms
+    rect = ((w_a * (y_a - la * f_a)).var(axis=1) / y_a.shape[1]
+            + (w_b * (y_b - lb * f_b)).var(axis=1) / y_b.shape[1])
+    imputed = ((wu_a * (la * fu_a - lb * fu_b)).var(axis=1) / fu_a.shape[1] if same_personas
+               else (la[:, 0] ** 2 * (wu_a * fu_a).var(axis=1) / fu_a.shape[1]
+                     + lb[:, 0] ** 2 * (wu_b * fu_b).var(axis=1) / fu_b.shape[1]))
+    return est_a - est_b, np.sqrt(rect + imputed), la[:, 0], lb[:, 0]
+
+
 def ppi_between_effect(y_a, f_a, f_a_unlabeled, y_b, f_b, f_b_unlabeled, *, alpha: float = 0.05,
                        alternative: str = "two-sided", lam: float | None = None, null: float = 0.0,
-                       same_personas: bool = False) -> PPIResult:
+                       same_personas: bool = False, w_a=None, w_a_unlabeled=None, w_b=None,
+                       w_b_unlabeled=None) -> PPIResult:
     """Between-subjects human effect E[Y(A)] - E[Y(B)]: two PPI means (humans randomised to A or B).
 
     Each arm's lambda is tuned on its own humans. The s.e.s add in quadrature when the two arms' personas are
     different; with ``same_personas=True`` (the same N personas answered both messages, row j of
     ``f_a_unlabeled`` and ``f_b_unlabeled`` is one persona) the imputed parts are correlated and their
-    variance is that of lambda_A f~(A) - lambda_B f~(B) over the personas.
+    variance is that of lambda_A f~(A) - lambda_B f~(B) over the personas. ``w_a``, ``w_a_unlabeled``,
+    ``w_b``, ``w_b_unlabeled``: optional weights of each arm's humans and personas, as in ``ppi_mean`` (each
+    arm is then a weighted PPI mean); shared personas carry one weight each, so there the two persona
+    weights must be equal. ``lam=0`` is the humans-alone effect: the (weighted) difference of the arms' means
+    with their s.e.s in quadrature.
     """
     y_a, f_a, fu_a = _checked(y_a, f_a, f_a_unlabeled, alpha, alternative, lam, " for message A")
     y_b, f_b, fu_b = _checked(y_b, f_b, f_b_unlabeled, alpha, alternative, lam, " for message B")
+    w_a, w_b = _checked_weights(w_a, len(y_a), "A humans"), _checked_weights(w_b, len(y_b), "B humans")
+    wu_a = _checked_weights(w_a_unlabeled, len(fu_a), "A personas")
+    wu_b = _checked_weights(w_b_unlabeled, len(fu_b), "B personas")
     if same_personas and len(fu_a) != len(fu_b):
         raise SurveyError(f"same_personas=True pairs row j of the A and B persona predictions: give as many of "
                           f"each ({len(fu_a)} vs {len(fu_b)}), or set same_personas=False")
-    arms = (ppi_mean(y_a, f_a, fu_a, alpha=alpha, alternative=alternative, lam=lam),
-            ppi_mean(y_b, f_b, fu_b, alpha=alpha, alternative=alternative, lam=lam))
-    la, lb = arms[0].lam, arms[1].lam
-    rect = np.var(y_a - la * f_a) / len(y_a) + np.var(y_b - lb * f_b) / len(y_b)
-    imputed = (np.var(la * fu_a - lb * fu_b) / len(fu_a) if same_personas
-               else la ** 2 * np.var(fu_a) / len(fu_a) + lb ** 2 * np.var(fu_b) / len(fu_b))
+    if same_personas and not np.allclose(_weights(wu_a, (1, len(fu_a))), _weights(wu_b, (1, len(fu_b))),
+                                         rtol=1e-12, atol=0):
+        raise SurveyError("same_personas=True: each persona carries one weight, so give w_b_unlabeled equal to "
+                          "w_a_unlabeled (or neither), or set same_personas=False")
+    arms = (ppi_mean(y_a, f_a, fu_a, alpha=alpha, alternative=alternative, lam=lam, w=w_a, w_unlabeled=wu_a),
+            ppi_mean(y_b, f_b, fu_b, alpha=alpha, alternative=alternative, lam=lam, w=w_b, w_unlabeled=wu_b))
+    est, se, _, _ = ppi_between_arrays(y_a, f_a, fu_a, y_b, f_b, fu_b, lam, w_a=w_a, w_a_unlabeled=wu_a, w_b=w_b,
+                                       w_b_unlabeled=wu_b, same_personas=same_personas)
     humans_se = float(np.hypot(arms[0].humans_only_se, arms[1].humans_only_se))
-    r = _result("between effect A - B", arms[0].estimate - arms[1].estimate, float(np.sqrt(rect + imputed)),
-                (la, lb), lam is None, len(y_a) + len(y_b), len(fu_a) if same_personas else len(fu_a) + len(fu_b),
-                humans_se, alpha, alternative, null)
+    r = _result("between effect A - B", float(est[0]), float(se[0]), (arms[0].lam, arms[1].lam), lam is None,
+                len(y_a) + len(y_b), len(fu_a) if same_personas else len(fu_a) + len(fu_b), humans_se, alpha,
+                alternative, null)
     r.arms = arms
     return r
 

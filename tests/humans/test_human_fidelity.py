@@ -186,7 +186,7 @@ def test_analyze_with_humans_adds_the_statement_about_people(tmp_path):
     assert "random sample of the target population" in doc["humans"]["validity"]
 
 
-def test_weights_give_the_weighted_human_effect_and_the_between_ppi_refuses_them():
+def test_weights_give_the_weighted_human_effect_and_the_weighted_between_ppi():
     table, humans = synthetic("between", seed=2)
     rows = humans.table["respondent"].isin(humans.table["respondent"].iloc[:10])
     humans.table.loc[rows, "weight"] = 3.0
@@ -195,4 +195,14 @@ def test_weights_give_the_weighted_human_effect_and_the_between_ppi_refuses_them
     weighted = {m: np.average(t["answer"], weights=t["weight"]) for m, t in arm.items()}
     assert res.human_effect.estimate == pytest.approx(weighted["a"] - weighted["b"])
     assert res.human_effect.ci[0] < res.human_effect.estimate < res.human_effect.ci[1]
-    assert res.ppi == {} and any("takes no respondent weights" in n for n in res.notes)
+    # the respondents' weights reach the between-subjects PPI too (the population personas stay unweighted)
+    ya, yb = humans.answers("a"), humans.answers("b")
+    fa, fb = _predictions(table, "a"), _predictions(table, "b")
+    pop = [p for p in fa.index if not p.startswith("human-")]
+    args = (ya["answer"].to_numpy(float), fa[["human-" + r for r in ya["respondent"]]].to_numpy(), fa[pop].to_numpy(),
+            yb["answer"].to_numpy(float), fb[["human-" + r for r in yb["respondent"]]].to_numpy(), fb[pop].to_numpy())
+    ref = ppi_between_effect(*args, same_personas=True, w_a=ya["weight"].to_numpy(float),
+                             w_b=yb["weight"].to_numpy(float))
+    got = res.ppi["toy"]
+    assert (got.estimate, got.se, *got.ci) == pytest.approx((ref.estimate, ref.se, *ref.ci), rel=1e-12)
+    assert got.estimate != pytest.approx(ppi_between_effect(*args, same_personas=True).estimate, rel=1e-6)

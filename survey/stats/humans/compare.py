@@ -12,7 +12,8 @@ Joins a long table of persona answers with human answers to the same messages (s
   2024) when the models also answered as each respondent rendered from their attributes: within-subjects by
   survey.stats.ppi.ppi_paired_effect, between-subjects by ppi_between_effect (the same population personas
   answered both messages).
-The human effect alone is PPI with lambda = 0 (the humans' own mean difference, with the same weights).
+The human effect alone is PPI with lambda = 0 (the humans' own mean difference, with the same weights). Both
+designs weight each respondent by the human file's ``weight`` column; the population personas are unweighted.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from survey.stats.humans.inputs import (
     require_predictions,
 )
 from survey.stats.humans.result import HumanFidelity
-from survey.stats.ppi import _result, ppi_between_effect, ppi_mean, ppi_paired_effect
+from survey.stats.ppi import ppi_between_effect, ppi_paired_effect
 
 
 def human_fidelity(source, humans: Humans, a: str | None = None, b: str | None = None, *, by: str | None = None,
@@ -158,16 +159,8 @@ def _human_effect(humans: Humans, a: str, b: str, design: str, confidence: float
                                  lam=0.0, w=w["weight"].to_numpy(float))
     ya, yb = humans.answers(a), humans.answers(b)
     za, zb = np.zeros(len(ya)), np.zeros(len(yb))
-    if (ya["weight"] != 1).any() or (yb["weight"] != 1).any():  # weighted arms: their difference, s.e. in quadrature
-        arms = [ppi_mean(y["answer"].to_numpy(float), z, z, alpha=alpha, lam=0.0, w=y["weight"].to_numpy(float))
-                for y, z in ((ya, za), (yb, zb))]
-        out = _result("between effect A - B", arms[0].estimate - arms[1].estimate, float(np.hypot(arms[0].se, arms[1].se)),
-                      (0.0, 0.0), False, len(ya) + len(yb), 0, float(np.hypot(arms[0].se, arms[1].se)), alpha,
-                      "two-sided", 0.0)
-        out.arms = tuple(arms)
-        return out
     return ppi_between_effect(ya["answer"].to_numpy(float), za, za, yb["answer"].to_numpy(float), zb, zb,
-                              alpha=alpha, lam=0.0)
+                              alpha=alpha, lam=0.0, w_a=ya["weight"].to_numpy(float), w_b=yb["weight"].to_numpy(float))
 
 
 def _ppi(scores, humans: Humans, a: str, b: str, design: str, confidence: float):
@@ -182,13 +175,11 @@ def _ppi(scores, humans: Humans, a: str, b: str, design: str, confidence: float)
         return ppi_paired_effect(w[a].to_numpy(float), w[b].to_numpy(float), f[a].to_numpy(), f[b].to_numpy(),
                                  pop[a].to_numpy(), pop[b].to_numpy(), alpha=alpha, w=w["weight"].to_numpy(float))
     ya, yb = humans.answers(a), humans.answers(b)
-    if (ya["weight"] != 1).any() or (yb["weight"] != 1).any():
-        raise SurveyError("the between-subjects PPI effect takes no respondent weights (survey.stats.ppi."
-                          "ppi_between_effect); drop the weight column for it, or weight within-subjects answers")
     fa = require_predictions(scores, list(ya["respondent"]), [a])[a].to_numpy()
     fb = require_predictions(scores, list(yb["respondent"]), [b])[b].to_numpy()
     return ppi_between_effect(ya["answer"].to_numpy(float), fa, pop[a].to_numpy(), yb["answer"].to_numpy(float), fb,
-                              pop[b].to_numpy(), alpha=alpha, same_personas=True)
+                              pop[b].to_numpy(), alpha=alpha, same_personas=True, w_a=ya["weight"].to_numpy(float),
+                              w_b=yb["weight"].to_numpy(float))
 
 
 def _segments(source, humans: Humans, by: str | None) -> dict:
