@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 # llama.cpp must be built portable: the native build crashes (AVX-512/AMX kernels) on these CPUs.
 export CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 
-.PHONY: install demo test browser
+.PHONY: install demo test browser benchmark
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -18,6 +18,13 @@ install: $(VENV)/.installed
 
 demo: install
 	$(VENV)/bin/survey demo
+
+# The human benchmark: six published experiments answered by the embedded models (about an hour on 2 cores; the
+# framing study's 135 rendered respondents are most of it), then the report on which model to trust.
+HUMAN_STUDIES := humans humans_pew humans_disease humans_theatre humans_gamble humans_ask
+benchmark: install
+	for s in $(HUMAN_STUDIES); do $(VENV)/bin/survey run studies/$$s.toml || exit 1; done
+	$(VENV)/bin/survey fidelity $(HUMAN_STUDIES:%=studies/%.toml) --out reports/benchmark
 
 # The report test drives Debian's Chromium through chromedriver (no browser download from the web).
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -13,7 +13,7 @@ def fidelity(source, humans=None, *, a: str | None = None, b: str | None = None,
              scale: str | None = None):
     """Levels, effects, dispersion and the PPI estimate about humans, per model (survey.stats.humans).
 
-    ``source``: a store or long-table path, or a Source (survey.load_source); ``humans``: a human file path, a
+    ``source``: a study file (its store), a store or long-table path, or a Source (survey.load_source); ``humans``: a human file path, a
     survey.data.humans.Humans, or None for the one the store's study names (``humans = ...`` in its file).
     ``a``, ``b``: the messages (default: the two the humans saw); ``by``: an attribute of both the respondents
     and the personas, whose levels each get a level comparison.
@@ -22,6 +22,8 @@ def fidelity(source, humans=None, *, a: str | None = None, b: str | None = None,
     from survey.data.sources import Source, load_source
     from survey.stats.humans import human_fidelity
 
+    if not isinstance(source, Source) and Path(source).suffix == ".toml":
+        source = _study_source(source)
     if not isinstance(source, Source):
         source = load_source(Path(source), study, scale=scale,
                              humans=None if humans is None or isinstance(humans, Humans) else humans)
@@ -39,7 +41,7 @@ def fidelity_benchmark(sources, *, confidence: float = 0.95, n_boot: int = 1000,
                        progress: bool = False):
     """Which model to trust for this kind of question: persona against human effects over several experiments.
 
-    ``sources``: the stores (or Sources) of two or more studies that each name their human file
+    ``sources``: the study files, stores (or Sources) of two or more studies that each name their human file
     (``humans = ...``); each is compared with its humans as survey.fidelity does (its two messages, A − B in the
     study's order) and the experiments are summarised per model by survey.stats.humans.benchmark (sign
     agreement, correlation and calibration slope with intervals; at least 4 experiments per model). Returns a
@@ -56,7 +58,8 @@ def fidelity_benchmark(sources, *, confidence: float = 0.95, n_boot: int = 1000,
     results = {}
     with progress_bar("experiments", total=len(sources), enabled=progress) as bar:
         for src in sources:
-            src = src if isinstance(src, Source) else load_source(Path(src))
+            if not isinstance(src, Source):
+                src = _study_source(src) if Path(src).suffix == ".toml" else load_source(Path(src))
             name = src.study or Path(src.path).stem
             if name in results:
                 raise SurveyError(f"two sources hold the study '{name}': give each experiment once")
@@ -66,3 +69,13 @@ def fidelity_benchmark(sources, *, confidence: float = 0.95, n_boot: int = 1000,
             results[name] = fidelity(src, confidence=confidence, n_boot=n_boot, seed=seed, flips=flips)
             bar()
     return summarise(results, confidence=confidence)
+
+
+def _study_source(path):
+    """A study file stands for its store (the one `survey run` filled)."""
+    from survey.api.study import Study
+
+    study = Study.from_toml(path)
+    if not study.store_path.exists():
+        raise SurveyError(f"{path}: its store {study.store_path} does not exist yet: `survey run {path}` first")
+    return study.load()

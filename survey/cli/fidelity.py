@@ -1,5 +1,6 @@
-"""`survey fidelity STORE_OR_TABLE --humans FILE`: do the personas match people? Levels, effects, dispersion
-and the prediction-powered estimate about humans, per model (survey.stats.humans does the statistics)."""
+"""`survey fidelity SOURCE --humans FILE`: do the personas match people? Levels, effects, dispersion and the
+prediction-powered estimate about humans, per model; with several studies' SOURCEs, the benchmark over them
+(which model to trust). survey.stats.humans does the statistics, survey.reporting.benchmark the report."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def _mean(points, shares) -> float:
 
 
 @click.command("fidelity")
-@click.argument("sources", metavar="STORE_OR_TABLE...", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("sources", metavar="SOURCE...", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--humans", "humans", type=click.Path(dir_okay=False), default=None,
               help="human answers (.csv: one row per respondent x message, or a Qualtrics-style wide export) "
                    "[default: the file the store's study names]")
@@ -55,9 +56,10 @@ def fidelity_cmd(sources, humans, a, b, by, out, confidence, n_boot, seed, scale
     """Compare the personas with human answers to the same messages, per model: answer levels (JSD,
     Wasserstein, human noise floor, baselines), the A - B effect (persona vs human, sign agreement), the
     dispersion ratio, and the human effect by prediction-powered inference when the models answered as
-    each respondent (a study with humans = ... asks them).
+    each respondent (a study with humans = ... asks them). SOURCE: a store, a long table, or a study file
+    (its store).
 
-    Given the stores of several studies (each naming its humans), it is a benchmark: per model, how often
+    Given several studies (each naming its humans), it is a benchmark: per model, how often
     the personas' effect has the humans' sign, and the correlation and calibration slope of persona on human
     effects over the experiments (at least 4), which says which model to trust for this kind of question."""
     for source in sources:

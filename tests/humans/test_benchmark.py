@@ -132,6 +132,18 @@ def test_the_cli_prints_json_and_writes_the_report(stores, tmp_path):
     assert (tmp_path / "bench" / "experiments.csv").read_text().count("\n") == 11
 
 
+def test_study_files_stand_for_their_stores(stores):
+    import survey
+
+    by_store = survey.fidelity_benchmark(stores[:4], **FAST)
+    by_study = survey.fidelity_benchmark([Path(s).with_suffix(".toml") for s in stores[:4]], **FAST)
+    assert by_study.to_dict()["models"] == by_store.to_dict()["models"]
+    fresh = Path(stores[0]).parent / "fresh.toml"
+    fresh.write_text(STUDY.format(name="fresh", da=0.1, db=0.2))
+    with pytest.raises(SurveyError, match="survey run"):
+        survey.fidelity(fresh)
+
+
 def test_too_few_experiments_are_named_and_mistakes_are_one_line(stores, tmp_path):
     import survey
 
