@@ -66,6 +66,7 @@ _EXPORTS = {
     # humans beside the personas: fidelity and prediction-powered inference about people
     "fidelity": "survey.api.fidelity",
     "fidelity_benchmark": "survey.api.fidelity",
+    "plan_humans": "survey.api.fidelity",
     "FidelityBenchmark": "survey.stats.humans.benchmark",
     "load_humans": "survey.data.humans",
     "Humans": "survey.data.humans",

@@ -79,3 +79,50 @@ def _study_source(path):
     if not study.store_path.exists():
         raise SurveyError(f"{path}: its store {study.store_path} does not exist yet: `survey run {path}` first")
     return study.load()
+
+
+def plan_humans(pilot=None, *, cost_human: float, cost_query: float, r: float | None = None,
+                sigma: float | None = None, design: str | None = None, queries_per_persona: float | None = None,
+                half_width: float | None = None, effect: float | None = None, power: float = 0.8,
+                alpha: float = 0.05, max_personas: int | None = None, model: str | None = None):
+    """How many humans and how many persona queries? The cheapest mix for a target CI half-width or power.
+
+    Without ``pilot``: ``r`` (a stated guess of corr(human answer, model prediction)), ``sigma`` (default 0.5,
+    the largest s.d. of a Yes/No answer) and ``design`` ("mean", "within" or "between"; default "mean") are
+    given, and a MixedEffectPlan returned. With ``pilot`` (a study file or store whose models answered as each
+    human respondent, or a Source): r, sigma, the design and the queries per persona are measured there
+    (survey.stats.humans.pilot) and a dict model -> MixedEffectPlan returned (``model`` picks one).
+    """
+    from survey.stats.planning import plan_mixed_effect
+
+    target = dict(cost_human=cost_human, cost_query=cost_query, half_width=half_width, effect=effect, power=power,
+                  alpha=alpha, max_personas=max_personas)
+    if pilot is None:
+        if r is None:
+            raise SurveyError("give r (a stated guess of the correlation between a human's answer and the model's "
+                              "prediction for that human, e.g. 0.3) or a pilot study's store")
+        return plan_mixed_effect(design or "mean", r=r, sigma=0.5 if sigma is None else sigma,
+                                 queries_per_persona=queries_per_persona or 1.0, basis="stated", **target)
+    given = [k for k, v in (("r", r), ("sigma", sigma), ("design", design)) if v is not None]
+    if given:
+        raise SurveyError(f"{', '.join(given)}: measured on the pilot; give either them or a pilot, not both")
+    from survey.stats.humans.pilot import pilot_measures
+
+    src = _study_source(pilot) if not hasattr(pilot, "table") and Path(pilot).suffix == ".toml" else pilot
+    if not hasattr(src, "table"):
+        from survey.data.sources import load_source
+
+        src = load_source(Path(src))
+    if src.humans is None:
+        raise SurveyError("the pilot's study names no human answers (humans = ... in its file): a pilot measures "
+                          "how well the model predicts its respondents")
+    measures = pilot_measures(src, src.humans)
+    if model is not None:
+        if model not in measures:
+            raise SurveyError(f"model '{model}' is not in the pilot; it has {', '.join(measures)}")
+        measures = {model: measures[model]}
+    return {m: plan_mixed_effect(x.design, r=x.r, sigma=x.sigma,
+                                 queries_per_persona=queries_per_persona or x.queries_per_persona,
+                                 basis=f"measured on the pilot: {x.model}, {x.n_humans} humans, r = {x.r:+.3f}, "
+                                       f"sigma = {x.sigma:.3f}", **target)
+            for m, x in measures.items()}

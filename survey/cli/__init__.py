@@ -14,7 +14,7 @@ from survey.errors import SurveyError, path_error_message
 
 # Adding a command group: write survey/cli/<name>.py exposing `register(cli)`, then list it here.
 COMMAND_MODULES = ["init", "analysis", "run", "batch", "registry", "report", "demo", "dbpa", "plan", "compare",
-                   "fidelity"]
+                   "fidelity", "plan_humans"]
 
 
 class _FlagsGroup(click.Group):

@@ -50,12 +50,7 @@ def human_fidelity(source, humans: Humans, a: str | None = None, b: str | None =
     if response_type(humans.scale).scale != rtype.scale:
         raise SurveyError(f"the humans answered on {humans.scale}, the personas on {rtype.scale}: compare answers "
                           "on one scale (give the human file's scale as the study's)")
-    ctx_order = [str(m["id"]) for m in ((getattr(source, "context", None) or {}).get("messages") or [])]
-    order = ctx_order or list(pd.unique(table["message"].astype(str)))  # the study's order: A first
-    shared = [m for m in order if m in set(humans.messages)]
-    if not shared:
-        raise SurveyError(f"the humans saw {', '.join(humans.messages)}, none of which the personas answered")
-    a, b = _pair(shared, a, b, declared_pair(source))
+    a, b = pair_in_order(source, humans, a, b)
     design = humans.design(a, b)
     if design == "mixed":
         raise SurveyError(f"some respondents saw both '{a}' and '{b}', others one: keep one design (drop the "
@@ -105,9 +100,7 @@ def ppi_about_humans(source, humans: Humans, a: str | None = None, b: str | None
     """Only the statements about people: the design, the humans-alone effect and, per model whose store holds
     predictions for the respondents, the PPI effect (what `survey analyze --humans` adds)."""
     table = source.table if hasattr(source, "table") else source
-    ctx_order = [str(m["id"]) for m in ((getattr(source, "context", None) or {}).get("messages") or [])]
-    order = ctx_order or list(pd.unique(table["message"].astype(str)))
-    a, b = _pair([m for m in order if m in set(humans.messages)], a, b, declared_pair(source))
+    a, b = pair_in_order(source, humans, a, b)
     design = humans.design(a, b)
     if design == "mixed":
         raise SurveyError(f"some respondents saw both '{a}' and '{b}', others one: keep one design")
@@ -119,6 +112,18 @@ def ppi_about_humans(source, humans: Humans, a: str | None = None, b: str | None
         except SurveyError as exc:
             out["notes"].append(f"{model}: no PPI estimate ({exc})")
     return out
+
+
+def pair_in_order(source, humans: Humans, a: str | None = None, b: str | None = None) -> tuple[str, str]:
+    """The two messages compared with the humans: ``a`` and ``b`` when given, else the pair the study declared
+    (``[humans] compare``), else the two messages both the humans and the personas saw, in the study's order."""
+    table = source.table if hasattr(source, "table") else source
+    ctx_order = [str(m["id"]) for m in ((getattr(source, "context", None) or {}).get("messages") or [])]
+    order = ctx_order or list(pd.unique(table["message"].astype(str)))  # the study's order: A first
+    shared = [m for m in order if m in set(humans.messages)]
+    if not shared:
+        raise SurveyError(f"the humans saw {', '.join(humans.messages)}, none of which the personas answered")
+    return _pair(shared, a, b, declared_pair(source))
 
 
 def declared_pair(source) -> tuple[str, str] | None:

@@ -134,3 +134,94 @@ def plan_mixed_subjects(*, r: float, cost_human: float, cost_persona: float, sig
     return MixedSubjectsPlan(nb, bigb, float(cost[best]), se, float(target), float(z * se), n0,
                              float(n0 * cost_human), float((sigma / se) ** 2), float(1 / (1 - r ** 2)), float(r),
                              float(sigma), float(cost_human), float(cost_persona), float(alpha))
+
+
+DESIGNS = ("mean", "within", "between")
+
+
+@dataclass(repr=False)
+class MixedEffectPlan(Display):
+    """The cheapest mix for one message's mean, a within-subjects effect or a between-subjects effect, in humans,
+    personas and model queries, from a per-query cost (``plan``: the underlying per-arm MixedSubjectsPlan)."""
+
+    design: str
+    plan: MixedSubjectsPlan
+    queries_per_persona: float
+    cost_query: float
+    basis: str = ""  # where r and sigma come from: "stated" or the pilot's model
+
+    @property
+    def arms(self) -> int:
+        return 2 if self.design == "between" else 1
+
+    @property
+    def humans(self) -> int:
+        return self.arms * self.plan.n
+
+    @property
+    def queries(self) -> int:
+        return int(math.ceil(self.plan.N * self.queries_per_persona))
+
+    @property
+    def cost(self) -> float:
+        return self.arms * self.plan.cost
+
+    @property
+    def humans_only(self) -> int:
+        return self.arms * self.plan.humans_only_n
+
+    @property
+    def note(self) -> str:
+        text = {"mean": "one message's mean",
+                "within": "the within-subjects effect A − B (each human answers both; sigma is the s.d. of the "
+                          "paired difference)",
+                "between": "the between-subjects effect A − B: two arms of equal size, each reaching the effect's "
+                           "s.e. over √2; every persona answers both messages, which is planned as if the arms "
+                           "had their own personas (conservative: the shared personas' imputed means covary)"}
+        return f"target: {text[self.design]}. {self.plan.note}"
+
+    def display_parts(self):
+        p = self.plan
+        title = (f"{self.humans} humans + {self.plan.N} personas ({self.queries} model queries), cost "
+                 f"{self.cost:.4g}; humans only: {self.humans_only}, cost {self.arms * p.humans_only_cost:.4g}")
+        rows = [{"design": self.design, "humans": self.humans, "personas": p.N, "queries": self.queries,
+                 "half-width": p.half_width * (math.sqrt(2) if self.arms == 2 else 1), "r": p.r,
+                 "worth per human": p.worth_per_human, "saving": p.saving}]
+        return title, rows, [self.note] + ([f"r and sigma: {self.basis}"] if self.basis else [])
+
+    def to_dict(self) -> dict:
+        p = self.plan
+        return {"design": self.design, "humans": self.humans, "humans_per_arm": p.n, "personas": p.N,
+                "queries": self.queries, "queries_per_persona": finite(self.queries_per_persona),
+                "cost": finite(self.cost), "cost_query": self.cost_query, "humans_only": self.humans_only,
+                "humans_only_cost": finite(self.arms * p.humans_only_cost), "saving": finite(p.saving),
+                "half_width": finite(p.half_width * (math.sqrt(2) if self.arms == 2 else 1)),
+                "effective_humans": finite(self.arms * p.effective_humans), "worth_per_human": finite(p.worth_per_human),
+                "r": p.r, "sigma": p.sigma, "cost_human": p.cost_human, "alpha": p.alpha, "basis": self.basis,
+                "note": self.note}
+
+
+def plan_mixed_effect(design: str = "mean", *, r: float, cost_human: float, cost_query: float,
+                      queries_per_persona: float = 1.0, sigma: float = 0.5, half_width: float | None = None,
+                      effect: float | None = None, power: float = 0.8, alpha: float = 0.05,
+                      max_personas: int | None = None, basis: str = "") -> MixedEffectPlan:
+    """plan_mixed_subjects for a study's target, priced per model query: a persona's prediction costs
+    ``queries_per_persona`` queries (paraphrases x replicates, of both messages for an effect).
+
+    ``design``: "mean" (one message), "within" (paired A − B: ``sigma`` is the s.d. of the difference) or
+    "between" (two arms of equal size, each planned to the effect's s.e. over √2, the personas' cost split over
+    the arms since every persona answers both messages). ``sigma`` defaults to 0.5, the largest s.d. of a
+    Yes/No answer.
+    """
+    if design not in DESIGNS:
+        raise SurveyError(f"design must be one of {', '.join(DESIGNS)}; got '{design}'")
+    if not (queries_per_persona > 0 and cost_query >= 0):
+        raise SurveyError("a persona's prediction takes a positive number of queries, each costing >= 0")
+    between = design == "between"
+    scale = math.sqrt(2) if between else 1.0
+    plan = plan_mixed_subjects(r=r, cost_human=cost_human,
+                               cost_persona=cost_query * queries_per_persona / (2 if between else 1), sigma=sigma,
+                               half_width=None if half_width is None else half_width / scale,
+                               effect=None if effect is None else effect / scale, power=power, alpha=alpha,
+                               max_personas=max_personas)
+    return MixedEffectPlan(design, plan, float(queries_per_persona), float(cost_query), basis)

@@ -1,0 +1,109 @@
+"""The mixed-subjects planner for a study's target (survey.plan_humans, `survey plan-humans`): r measured on a
+pilot is numpy's correlation on the respondents, the plan is plan_mixed_subjects priced per query, and the
+planned between-subjects mix reaches its target half-width when PPI is run on simulated data of that size."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from survey.errors import SurveyError
+from survey.stats.planning import plan_mixed_effect, plan_mixed_subjects
+from survey.stats.ppi import ppi_between_arrays
+
+sys.path.insert(0, str(Path(__file__).parent))
+from synthetic import synthetic  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_mean_and_within_are_plan_mixed_subjects_priced_per_query():
+    for design in ("mean", "within"):
+        got = plan_mixed_effect(design, r=0.4, sigma=0.8, cost_human=5, cost_query=0.01, queries_per_persona=12,
+                                half_width=0.05)
+        ref = plan_mixed_subjects(r=0.4, sigma=0.8, cost_human=5, cost_persona=0.12, half_width=0.05)
+        assert (got.humans, got.plan.N, got.cost) == (ref.n, ref.N, pytest.approx(ref.cost))
+        assert got.queries == ref.N * 12 and got.to_dict()["half_width"] == pytest.approx(ref.half_width)
+
+
+def test_between_splits_the_target_over_two_arms_and_reaches_it_in_simulation():
+    r, sigma, hw = 0.5, 1.0, 0.15
+    plan = plan_mixed_effect("between", r=r, sigma=sigma, cost_human=5, cost_query=0.01, queries_per_persona=12,
+                             half_width=hw)
+    arm = plan_mixed_subjects(r=r, sigma=sigma, cost_human=5, cost_persona=0.06, half_width=hw / math.sqrt(2))
+    assert plan.humans == 2 * arm.n and plan.plan.N == arm.N and plan.cost == pytest.approx(2 * arm.cost)
+    assert plan.to_dict()["half_width"] <= hw * (1 + 1e-9) and plan.humans < plan.humans_only
+    # PPI on data of the planned size: answers with corr(Y, f) = r in each arm, sd sigma, effect 0.2
+    n, big_n, s = plan.plan.n, plan.plan.N, 2000
+    rng = np.random.default_rng(7)
+    x_a, x_b, x_u = rng.normal(size=(s, n)), rng.normal(size=(s, n)), rng.normal(size=(s, big_n))
+    y_a = 0.2 + sigma * (r * x_a + math.sqrt(1 - r * r) * rng.normal(size=(s, n)))
+    y_b = sigma * (r * x_b + math.sqrt(1 - r * r) * rng.normal(size=(s, n)))
+    x_u2 = rng.normal(size=(s, big_n))  # separate personas per arm: the plan's own assumption
+    est, se, _, _ = ppi_between_arrays(y_a, x_a, x_u, y_b, x_b, x_u2)
+    half = 1.959964 * se
+    assert np.mean(half) == pytest.approx(hw, rel=0.03)  # tuned lambda costs a little; the plan is not wasteful
+    cover = np.mean(np.abs(est - 0.2) <= half)
+    assert 0.937 <= cover <= 0.963  # the 99% binomial band of 0.95 over 2 000 datasets
+    # the same personas answering both messages (what a study does) only narrows it: the plan is conservative
+    _, se_same, _, _ = ppi_between_arrays(y_a, x_a, x_u, y_b, x_b, x_u, same_personas=True)
+    assert np.mean(1.959964 * se_same) < np.mean(half)
+
+
+def test_a_pilot_measures_r_and_sigma_on_the_respondents():
+    from survey.stats.humans.inputs import model_scores
+    from survey.stats.humans.pilot import pilot_measures
+
+    table, humans = synthetic("within", seed=2, link=1.5, human_slope=1.5)
+    m = pilot_measures(table, humans)["toy"]
+    t = humans.table.pivot(index="respondent", columns="message", values="answer")
+    f = model_scores(table, "toy").rendered.loc[t.index]
+    d = (t["a"] - t["b"]).to_numpy(float)
+    assert m.design == "within" and m.r == pytest.approx(np.corrcoef(d, (f["a"] - f["b"]).to_numpy())[0, 1])
+    assert m.sigma == pytest.approx(np.std(d, ddof=1)) and m.queries_per_persona == 12
+    table, humans = synthetic("between", seed=3, link=1.5, human_slope=1.5)
+    m = pilot_measures(table, humans)["toy"]
+    f = model_scores(table, "toy").rendered
+    rs = {msg: np.corrcoef(humans.answers(msg)["answer"].to_numpy(float),
+                           f.loc[list(humans.answers(msg)["respondent"]), msg].to_numpy())[0, 1] for msg in "ab"}
+    assert m.design == "between" and m.r == pytest.approx(min(rs.values())) and m.r > 0.2
+    assert set(m.arms) == {"a", "b"} and m.n_humans == 120
+
+
+def test_the_api_and_the_cli(tmp_path):
+    import survey
+
+    table, humans = synthetic("between", seed=3, link=1.5, human_slope=1.5)
+    src = survey.load_source(_table_file(table, tmp_path))
+    src.humans = humans
+    plans = survey.plan_humans(src, cost_human=5, cost_query=0.01, effect=0.2)
+    assert set(plans) == {"toy"} and plans["toy"].design == "between" and "measured on the pilot" in plans["toy"].basis
+    with pytest.raises(SurveyError, match="measured on the pilot"):
+        survey.plan_humans(src, cost_human=5, cost_query=0.01, effect=0.2, r=0.3)
+    with pytest.raises(SurveyError, match="give r"):
+        survey.plan_humans(cost_human=5, cost_query=0.01, effect=0.2)
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    run = lambda *a: subprocess.run([sys.executable, "-m", "survey", "plan-humans", *a], capture_output=True,  # noqa: E731
+                                    text=True, cwd=ROOT, env=env)
+    out = run("--r", "0.3", "--cost-human", "5", "--cost-query", "0.01", "--half-width", "0.05", "--json")
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)["stated r"]
+    ref = plan_mixed_subjects(r=0.3, sigma=0.5, cost_human=5, cost_persona=0.01, half_width=0.05)
+    assert (got["humans"], got["personas"]) == (ref.n, ref.N)
+    for args, text in ((["--half-width", "0.05"], "give r"), (["--r", "0.3", "--model", "x", "--half-width", "0.05"],
+                                                             "--pilot"),
+                       (["--r", "0.3"], "exactly one target")):
+        out = run("--cost-human", "5", "--cost-query", "0.01", *args, "--json")
+        assert out.returncode == 2 and text in json.loads(out.stdout)["error"], out.stdout + out.stderr
+
+
+def _table_file(table, tmp_path):
+    path = tmp_path / "pilot.csv"
+    table.to_csv(path, index=False)
+    return path
