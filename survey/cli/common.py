@@ -119,6 +119,7 @@ _MISSING = {
     "study": "{path}: no such study file",
     "store": "{path}: no such store; `survey run STUDY.toml` creates it",
     "humans": "{path}: no such human file",
+    "pilot": "{path}: no such pilot (give the study file or store of a study whose models answered as each human)",
 }
 
 

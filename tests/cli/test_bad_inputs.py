@@ -262,6 +262,15 @@ CASES = [
     ("fidelity", T, "--humans", "{dir}/missing.csv"),
     ("fidelity", T, "--humans", "{bad_answer}"),
     ("fidelity", T, "--humans", T, "--bootstrap", "0"),
+    ("fidelity", T, T, "--a", "x"),
+    ("fidelity", T, "--out", "{dir}/bench"),
+    # plan-humans
+    ("plan-humans", "--cost-human", "5", "--cost-query", "0.01", "--half-width", "0.05"),
+    ("plan-humans", "--r", "0.3", "--cost-human", "5", "--cost-query", "0.01"),
+    ("plan-humans", "--r", "1.5", "--cost-human", "5", "--cost-query", "0.01", "--half-width", "0.05"),
+    ("plan-humans", "--r", "0.3", "--cost-human", "-1", "--cost-query", "0.01", "--half-width", "0.05"),
+    ("plan-humans", "--pilot", T, "--cost-human", "5", "--cost-query", "0.01", "--half-width", "0.05"),
+    ("plan-humans", "--pilot", "{dir}/missing.sqlite", "--cost-human", "5", "--cost-query", "0.01", "--effect", "0.1"),
     ("analyze", T, "--humans", "{dir}/missing.csv"),
     # status
     ("status", "{dir}/missing.sqlite"),
