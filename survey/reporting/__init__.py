@@ -96,7 +96,8 @@ def build_report(df, out_dir: str | Path, *, title: str | None = None, a: str | 
     sections = segment_sections(res.results) + sections
     human_json = {}
     if humans is not None:
-        sections, human_json = _with_humans(sections, Source_(df, completeness, context), humans, seed, n_resamples)
+        sections, human_json = _with_humans(sections, Source_(df, completeness, context), humans, a, b, seed,
+                                            n_resamples)
     if exact:
         sections.insert(0, Section(rv.exact_title, paragraphs=[rv.exact_intro], tables=[rv.exact_table(exact)]))
     warnings = [f"Left out: {x}" for x in res.left_out] + found
@@ -127,13 +128,14 @@ def build_report(df, out_dir: str | Path, *, title: str | None = None, a: str | 
     return results
 
 
-def _with_humans(sections: list, source, humans, seed: int, flips: int) -> tuple[list, dict]:
-    """The "Does it match people?" section first (survey.reporting.humans), and its results for results.json."""
+def _with_humans(sections: list, source, humans, a, b, seed: int, flips: int) -> tuple[list, dict]:
+    """The "Does it match people?" section first (survey.reporting.humans), and its results for results.json;
+    ``a``, ``b``: the report's pair, which the comparison needs when the humans saw more than two messages."""
     from survey.reporting.humans import TITLE, human_sections
     from survey.stats.humans import human_fidelity
 
     try:
-        res = human_fidelity(source, humans, seed=seed, flips=flips)
+        res = human_fidelity(source, humans, a, b, seed=seed, flips=flips)
     except SurveyError as exc:  # e.g. messages the humans did not see: say so, keep the rest of the report
         return sections + [Section(TITLE, paragraphs=[f"No comparison with people: {exc}"])], {}
     return human_sections(res) + sections, {"humans": res.to_dict()}

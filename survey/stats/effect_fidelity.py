@@ -221,6 +221,10 @@ def dispersion_ratio(persona_scores, human_scores, *, confidence: float = 0.95, 
         boot = boot_p / boot_h
     tail = (1 - confidence) / 2
     vp, vh = float(np.var(ps, ddof=1)), float(np.var(hs, ddof=1))
-    return DispersionRatio(vp / vh, (float(np.quantile(boot, tail)), float(np.quantile(boot, 1 - tail))), vp, vh,
-                           len(ps), len(hs), confidence,
-                           "sample variances (divisor n - 1); percentile bootstrap interval")
+    with np.errstate(invalid="ignore"):  # inf - inf between two infinite neighbours: the bound is infinite
+        lo, hi = (float(np.nan_to_num(np.quantile(boot, q), nan=np.inf)) for q in (tail, 1 - tail))
+    note = "sample variances (divisor n - 1); percentile bootstrap interval"
+    if np.isinf(boot).any():  # rare answers: a resample of the humans can hold one answer only
+        note += (f"; in {np.isinf(boot).mean():.0%} of the resamples the humans all answered alike (variance 0), "
+                 "so the interval may have no upper bound")
+    return DispersionRatio(vp / vh, (lo, hi), vp, vh, len(ps), len(hs), confidence, note)

@@ -47,6 +47,25 @@ def test_a_model_that_matches_is_said_to_match(tmp_path):
     assert "match these people within the noise" in finding(res) or "matches these people within" in finding(res)
 
 
+def test_the_reports_pair_chooses_what_is_compared_when_the_humans_saw_three_messages(tmp_path):
+    import pandas as pd
+
+    from survey.data.humans import validate_humans
+    from survey.reporting import build_report
+
+    table, humans = synthetic("between", n_humans=80, n_personas=20, m=6, seed=14)
+    third = table[table["message"] == "b"].assign(message="c", perturbation=lambda d: "c" + d["perturbation"].str[1:])
+    answers = humans.table[["respondent", "message", "answer", "age"]]
+    extra = answers[answers["message"] == "b"].assign(message="c", respondent=lambda d: "c-" + d["respondent"])
+    humans = validate_humans(pd.concat([answers, extra], ignore_index=True), "binary", ["a", "b", "c"])
+    table = pd.concat([table, third], ignore_index=True)
+    build_report(table, tmp_path / "all", n_resamples=999, humans=humans)
+    assert "No comparison with people" in (tmp_path / "all" / "index.html").read_text()  # which two? not said
+    results = build_report(table, tmp_path / "ac", a="a", b="c", n_resamples=999, humans=humans)
+    assert "No comparison with people" not in (tmp_path / "ac" / "index.html").read_text()
+    assert (results["humans"]["a"], results["humans"]["b"]) == ("a", "c")
+
+
 def test_no_humans_no_section(tmp_path):
     from survey.reporting import build_report
 

@@ -146,6 +146,17 @@ def test_dispersion_ratio_finds_too_uniform_personas():
     assert hits / 200 >= 0.9
 
 
+def test_dispersion_ratio_of_rare_human_answers_has_no_upper_bound(recwarn):
+    # 2 Yes of 73 humans: about (71/73)^73 = 13% of the resamples hold no Yes, a variance of 0
+    humans = np.r_[np.ones(2), np.zeros(71)]
+    personas = np.random.default_rng(3).uniform(0.1, 0.2, 40)
+    r = dispersion_ratio(personas, humans, n_boot=1000)
+    assert r.ci[1] == np.inf and 0 < r.ci[0] < r.ratio and "no upper bound" in r.note
+    assert 0.09 < float(r.note.split("in ")[1].split("%")[0]) / 100 < 0.17
+    assert r.to_dict()["ci"][1] is None and not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+    assert "no upper bound" not in dispersion_ratio(personas, np.r_[np.ones(30), np.zeros(43)]).note
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda: level_fidelity([1, 2, 9], [1, 2], POINTS), "not points of the scale"),
     (lambda: level_fidelity([1], [1, 2], POINTS), "two human answers"),
