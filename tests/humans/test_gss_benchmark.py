@@ -112,8 +112,10 @@ def test_the_shipped_study_dry_runs_offline_and_so_does_its_copy(cache, tmp_path
     copied = survey.init(tmp_path / "examples")
     for path in (ROOT / "studies/humans_gss.toml", copied.folder / "humans_gss.toml"):
         study = survey.Study.from_toml(path)
-        assert study.dry_run().to_send == (40 + 100) * 2 * 4 * 2  # (personas + respondents) x messages x paraphrases x models
         design = build_design(study.spec)
+        assert design.queries_per_model == (40 + 100) * 2 * 4  # (personas + respondents) x messages x paraphrases
         assert design.n_human_personas == 100
         rendered = next(p for p in design.personas if str(p.id) == "human-gss2018-0459")
         assert "Age 64, female, education: high school, party: another party." in design.system_prompt(rendered)
+    # the copy's store is new (the checkout's may hold a real run): everything is still to send, for both models
+    assert study.dry_run().to_send == (40 + 100) * 2 * 4 * 2
