@@ -19,9 +19,9 @@ install: $(VENV)/.installed
 demo: install
 	$(VENV)/bin/survey demo
 
-# The human benchmark: six published experiments answered by the embedded models (about an hour on 2 cores; the
+# The human benchmark: six published experiments and a GSS comparison answered by the embedded models (about an hour on 2 cores; the
 # framing study's 135 rendered respondents are most of it), then the report on which model to trust.
-HUMAN_STUDIES := humans humans_pew humans_disease humans_theatre humans_gamble humans_ask
+HUMAN_STUDIES := humans humans_pew humans_disease humans_theatre humans_gamble humans_ask humans_gss
 benchmark: install
 	for s in $(HUMAN_STUDIES); do $(VENV)/bin/survey run studies/$$s.toml || exit 1; done
 	$(VENV)/bin/survey fidelity $(HUMAN_STUDIES:%=studies/%.toml) --out reports/benchmark
