@@ -113,7 +113,7 @@ def test_the_shipped_study_dry_runs_offline_and_so_does_its_copy(cache, tmp_path
     for path in (ROOT / "studies/humans_gss.toml", copied.folder / "humans_gss.toml"):
         study = survey.Study.from_toml(path)
         design = build_design(study.spec)
-        assert design.queries_per_model == (40 + 100) * 2 * 4  # (personas + respondents) x messages x paraphrases
+        assert design.queries_per_model == (40 + 100) * 2 * 6  # (personas + respondents) x messages x paraphrases
         assert design.n_human_personas == 100
         rendered = next(p for p in design.personas if str(p.id) == "human-gss2018-0459")
         assert "Age 64, female, education: high school, party: another party." in design.system_prompt(rendered)
