@@ -118,4 +118,4 @@ def test_the_shipped_study_dry_runs_offline_and_so_does_its_copy(cache, tmp_path
         rendered = next(p for p in design.personas if str(p.id) == "human-gss2018-0459")
         assert "Age 64, female, education: high school, party: another party." in design.system_prompt(rendered)
     # the copy's store is new (the checkout's may hold a real run): everything is still to send, for both models
-    assert study.dry_run().to_send == (40 + 100) * 2 * 4 * 2
+    assert study.dry_run().to_send == (40 + 100) * 2 * 6 * 2
