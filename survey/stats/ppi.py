@@ -23,7 +23,9 @@ The arithmetic follows the reference package ``ppi_py`` (PyPI ``ppi-python``) ex
 n, Var(f) over all n + N predictions with divisor n + N - 1, and the two variances of the s.e. with divisors
 N and n. tests/stats/test_ppi.py checks point estimates, intervals and p-values against it to 1e-10 on values
 it computed once (tests/fixtures/ppi_reference.json, made by scripts/ppi_reference.py), also with weights
-(``w``, ``w_unlabeled``: each sample weighted to the target population, rescaled to mean 1 as ppi_py does). ``ppi_py`` is not a
+(``w``, ``w_unlabeled``: each sample weighted to the target population, rescaled to mean 1 as ppi_py does) under
+``variance="ppi_py"``. With weights survey's default s.e. is the linearised (Hajek) variance of each weighted mean,
+centred at it; ppi_py's uncentred Var(w x) undercovers when the weights correlate with the answers. ``ppi_py`` is not a
 dependency, not even for tests: it needs numba (which pins numpy's version in the shared environment) and
 gdown (a Google-Drive downloader for its example data), a heavy price for forty lines of arithmetic.
 
@@ -116,14 +118,27 @@ class PPIResult(Display):
                 "note": self.note, "arms": None if self.arms is None else [a.to_dict() for a in self.arms]}
 
 
-def ppi_mean_arrays(y, yhat, yhat_unlabeled, lam=None, w=None, w_unlabeled=None):
+VARIANCES = ("linearised", "ppi_py")
+
+
+def spread(w, x, variance: str = "linearised"):
+    """Per row, the variance behind a weighted mean's s.e. (weights of mean 1): the linearised (Hajek) form
+    Var(w (x - mean(w x))), or ppi_py's uncentred Var(w x). Equal when the weights are all 1; with varying weights
+    the uncentred form is off by mean(w x)^2 Var(w) plus a cross term of either sign, so it can undercover."""
+    if variance == "ppi_py":
+        return (w * x).var(axis=1)
+    return (w * (x - (w * x).mean(axis=1, keepdims=True))).var(axis=1)
+
+
+def ppi_mean_arrays(y, yhat, yhat_unlabeled, lam=None, w=None, w_unlabeled=None, variance: str = "linearised"):
     """The PPI estimate, s.e. and lambda of many datasets at once: rows of (S, n), (S, n), (S, N) arrays.
 
     Returns (estimate, se, lam), each of shape (S,). ``lam`` None tunes each row's lambda (clipped to
     [0, 1]; 0 where the predictions do not vary), a number fixes it. ``w``, ``w_unlabeled``: optional weights
     of the humans and the personas (e.g. to the target population's make-up), rescaled to sum to n and N
-    as ppi_py does. No input checks: ``ppi_mean`` checks. Used by simulations, which need thousands of
-    datasets in one pass.
+    as ppi_py does; ``variance`` "linearised" (the default: the weighted means' linearised variance) or "ppi_py"
+    (its uncentred form, kept to check agreement; see ``spread``). No input checks: ``ppi_mean`` checks. Used by
+    simulations, which need thousands of datasets in one pass.
     """
     y, f, fu = (np.atleast_2d(np.asarray(a, dtype=float)) for a in (y, yhat, yhat_unlabeled))
     n, big_n = y.shape[1], fu.shape[1]
@@ -131,10 +146,9 @@ def ppi_mean_arrays(y, yhat, yhat_unlabeled, lam=None, w=None, w_unlabeled=None)
     if lam is None:
         lam = tuned_lambda(y, f, fu, w, wu)
     lam = np.broadcast_to(np.asarray(lam, dtype=float), (y.shape[0],))
-    resid = w * (y - lam[:, None] * f)
-    imputed = wu * fu
-    estimate = lam * imputed.mean(axis=1) + resid.mean(axis=1)
-    se = np.sqrt(lam ** 2 * imputed.var(axis=1) / big_n + resid.var(axis=1) / n)
+    resid = y - lam[:, None] * f
+    estimate = lam * (wu * fu).mean(axis=1) + (w * resid).mean(axis=1)
+    se = np.sqrt(lam ** 2 * spread(wu, fu, variance) / big_n + spread(w, resid, variance) / n)
     return estimate, se, np.array(lam)
 
 
@@ -160,7 +174,8 @@ def tuned_lambda(y, f, fu, w=1.0, wu=1.0) -> np.ndarray:
 
 
 def ppi_mean(y, yhat, yhat_unlabeled, *, alpha: float = 0.05, alternative: str = "two-sided",
-             lam: float | None = None, null: float = 0.0, w=None, w_unlabeled=None) -> PPIResult:
+             lam: float | None = None, null: float = 0.0, w=None, w_unlabeled=None,
+             variance: str = "linearised") -> PPIResult:
     """PPI++ estimate of the human mean E[Y] with a normal-approximation interval and p-value.
 
     ``y``: the n humans' answers; ``yhat``: the model's prediction for each of them (the exact score of a persona
@@ -168,19 +183,21 @@ def ppi_mean(y, yhat, yhat_unlabeled, *, alpha: float = 0.05, alternative: str =
     predictions for N further personas from the same population. ``lam`` None: power-tuned (clipped to [0, 1]);
     0: humans only; 1: classical PPI. ``alternative``: "two-sided", "greater" (H1: mean > null; the interval
     is then [lower, inf)) or "less". ``w``, ``w_unlabeled``: optional non-negative weights of the humans and
-    the personas, when either sample is to be weighted to the target population (rescaled to mean 1).
+    the personas, when either sample is to be weighted to the target population (rescaled to mean 1); their
+    s.e. uses the linearised variance of the weighted means (``variance="ppi_py"``: ppi_py's uncentred form).
     """
     y, f, fu = _checked(y, yhat, yhat_unlabeled, alpha, alternative, lam, "")
+    _check_variance(variance)
     w, wu = _checked_weights(w, len(y), "humans"), _checked_weights(w_unlabeled, len(fu), "personas")
-    est, se, lam_used = ppi_mean_arrays(y[None], f[None], fu[None], lam, w, wu)
-    humans_se = float(np.std(_weights(w, (1, len(y)))[0] * y) / np.sqrt(len(y)))
+    est, se, lam_used = ppi_mean_arrays(y[None], f[None], fu[None], lam, w, wu, variance)
+    humans_se = float(np.sqrt(spread(_weights(w, (1, len(y))), y[None], variance)[0] / len(y)))
     return _result("mean", float(est[0]), float(se[0]), float(lam_used[0]), lam is None, len(y), len(fu),
                    humans_se, alpha, alternative, null)
 
 
 def ppi_paired_effect(y_a, y_b, f_a, f_b, f_a_unlabeled, f_b_unlabeled, *, alpha: float = 0.05,
                       alternative: str = "two-sided", lam: float | None = None, null: float = 0.0, w=None,
-                      w_unlabeled=None) -> PPIResult:
+                      w_unlabeled=None, variance: str = "linearised") -> PPIResult:
     """Within-subjects human effect E[Y(A) - Y(B)]: PPI on D = Y(A) - Y(B) with predictions f(A) - f(B).
 
     Each of the n humans answered both messages (``y_a[i]``, ``y_b[i]``); ``f_a``, ``f_b`` are the predictions
@@ -194,18 +211,20 @@ def ppi_paired_effect(y_a, y_b, f_a, f_b, f_a_unlabeled, f_b_unlabeled, *, alpha
                           f"many A as B answers (humans {len(y_a)} vs {len(y_b)}, personas {len(fu_a)} vs "
                           f"{len(fu_b)}), or use ppi_between_effect when humans saw one message each")
     r = ppi_mean(y_a - y_b, f_a - f_b, fu_a - fu_b, alpha=alpha, alternative=alternative, lam=lam, null=null,
-                 w=w, w_unlabeled=w_unlabeled)
+                 w=w, w_unlabeled=w_unlabeled, variance=variance)
     r.target = "paired effect A - B"
     return r
 
 
 def ppi_between_arrays(y_a, f_a, f_a_unlabeled, y_b, f_b, f_b_unlabeled, lam=None, *, w_a=None,
-                       w_a_unlabeled=None, w_b=None, w_b_unlabeled=None, same_personas: bool = False):
+                       w_a_unlabeled=None, w_b=None, w_b_unlabeled=None, same_personas: bool = False,
+                       variance: str = "linearised"):
     """The between-subjects PPI effect A - B of many datasets at once: rows of (S, n_A), (S, N_A), ... arrays.
 
     Returns (estimate, se, lam_a, lam_b), each of shape (S,): each arm is ``ppi_mean_arrays`` on its own
     humans and personas (with its own weights), and the s.e. adds the arms' weighted variances as
-    ``ppi_mean_arrays`` does for one arm (ppi_py's Var(w (Y - lambda f)) / n and Var(w~ lambda f~) / N).
+    ``ppi_mean_arrays`` does for one arm (``spread``: Var(w (Y - lambda f)) / n and Var(w~ lambda f~) / N, each
+    centred at its weighted mean unless ``variance="ppi_py"``).
     With ``same_personas`` row j of both persona arrays is one persona (one weight ``w_a_unlabeled``, which
     must equal ``w_b_unlabeled``): the imputed variance is Var(w~ (lambda_A f~(A) - lambda_B f~(B))) / N.
     No input checks: ``ppi_between_effect`` checks.
@@ -213,21 +232,21 @@ def ppi_between_arrays(y_a, f_a, f_a_unlabeled, y_b, f_b, f_b_unlabeled, lam=Non
     arms = []
     for y, f, fu, w, wu in ((y_a, f_a, f_a_unlabeled, w_a, w_a_unlabeled), (y_b, f_b, f_b_unlabeled, w_b, w_b_unlabeled)):
         y, f, fu = (np.atleast_2d(np.asarray(x, dtype=float)) for x in (y, f, fu))
-        est, _, arm_lam = ppi_mean_arrays(y, f, fu, lam, w, wu)
+        est, _, arm_lam = ppi_mean_arrays(y, f, fu, lam, w, wu, variance)
         arms.append((est, arm_lam[:, None], y, f, fu, _weights(w, y.shape), _weights(wu, fu.shape)))
     (est_a, la, y_a, f_a, fu_a, w_a, wu_a), (est_b, lb, y_b, f_b, fu_b, w_b, wu_b) = arms
-    rect = ((w_a * (y_a - la * f_a)).var(axis=1) / y_a.shape[1]
-            + (w_b * (y_b - lb * f_b)).var(axis=1) / y_b.shape[1])
-    imputed = ((wu_a * (la * fu_a - lb * fu_b)).var(axis=1) / fu_a.shape[1] if same_personas
-               else (la[:, 0] ** 2 * (wu_a * fu_a).var(axis=1) / fu_a.shape[1]
-                     + lb[:, 0] ** 2 * (wu_b * fu_b).var(axis=1) / fu_b.shape[1]))
+    rect = (spread(w_a, y_a - la * f_a, variance) / y_a.shape[1]
+            + spread(w_b, y_b - lb * f_b, variance) / y_b.shape[1])
+    imputed = (spread(wu_a, la * fu_a - lb * fu_b, variance) / fu_a.shape[1] if same_personas
+               else (la[:, 0] ** 2 * spread(wu_a, fu_a, variance) / fu_a.shape[1]
+                     + lb[:, 0] ** 2 * spread(wu_b, fu_b, variance) / fu_b.shape[1]))
     return est_a - est_b, np.sqrt(rect + imputed), la[:, 0], lb[:, 0]
 
 
 def ppi_between_effect(y_a, f_a, f_a_unlabeled, y_b, f_b, f_b_unlabeled, *, alpha: float = 0.05,
                        alternative: str = "two-sided", lam: float | None = None, null: float = 0.0,
                        same_personas: bool = False, w_a=None, w_a_unlabeled=None, w_b=None,
-                       w_b_unlabeled=None) -> PPIResult:
+                       w_b_unlabeled=None, variance: str = "linearised") -> PPIResult:
     """Between-subjects human effect E[Y(A)] - E[Y(B)]: two PPI means (humans randomised to A or B).
 
     Each arm's lambda is tuned on its own humans. The s.e.s add in quadrature when the two arms' personas are
@@ -251,10 +270,12 @@ def ppi_between_effect(y_a, f_a, f_a_unlabeled, y_b, f_b, f_b_unlabeled, *, alph
                                          rtol=1e-12, atol=0):
         raise SurveyError("same_personas=True: each persona carries one weight, so give w_b_unlabeled equal to "
                           "w_a_unlabeled (or neither), or set same_personas=False")
-    arms = (ppi_mean(y_a, f_a, fu_a, alpha=alpha, alternative=alternative, lam=lam, w=w_a, w_unlabeled=wu_a),
-            ppi_mean(y_b, f_b, fu_b, alpha=alpha, alternative=alternative, lam=lam, w=w_b, w_unlabeled=wu_b))
+    arms = (ppi_mean(y_a, f_a, fu_a, alpha=alpha, alternative=alternative, lam=lam, w=w_a, w_unlabeled=wu_a,
+                     variance=variance),
+            ppi_mean(y_b, f_b, fu_b, alpha=alpha, alternative=alternative, lam=lam, w=w_b, w_unlabeled=wu_b,
+                     variance=variance))
     est, se, _, _ = ppi_between_arrays(y_a, f_a, fu_a, y_b, f_b, fu_b, lam, w_a=w_a, w_a_unlabeled=wu_a, w_b=w_b,
-                                       w_b_unlabeled=wu_b, same_personas=same_personas)
+                                       w_b_unlabeled=wu_b, same_personas=same_personas, variance=variance)
     humans_se = float(np.hypot(arms[0].humans_only_se, arms[1].humans_only_se))
     r = _result("between effect A - B", float(est[0]), float(se[0]), (arms[0].lam, arms[1].lam), lam is None,
                 len(y_a) + len(y_b), len(fu_a) if same_personas else len(fu_a) + len(fu_b), humans_se, alpha,
@@ -276,6 +297,11 @@ def _result(target, est, se, lam, tuned, n, big_n, humans_se, alpha, alternative
     effective_n = n * (humans_se / se) ** 2 if se > 0 else float("inf")
     return PPIResult(target, est, se, (float(ci[0]), float(ci[1])), float(statistic), float(p), float(null),
                      alternative, alpha, lam, tuned, n, big_n, float(effective_n), humans_se)
+
+
+def _check_variance(variance: str) -> None:
+    if variance not in VARIANCES:
+        raise SurveyError(f"variance must be one of {', '.join(VARIANCES)}; got '{variance}'")
 
 
 def _checked_weights(w, length: int, who: str):
