@@ -1,5 +1,5 @@
 """Which model to trust? Each model's persona effect (x) against the human effect (y) over the experiments of a
-benchmark, with both intervals, the line y = x (effects on the human scale) and 0 lines (sign agreement is the
+benchmark, with both intervals, the line y = x (a persona effect predicting the same human effect) and 0 lines (sign agreement is the
 share of points in the two quadrants where both effects have one sign). Built on matplotlib.figure.Figure."""
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ def benchmark_sections(bench) -> list[Section]:
     top.paragraphs += bench.verdicts()
     top.figures.append(fig_png(benchmark_plot(bench), "One point per experiment: the personas' effect (x, with its "
                                "sign-flip interval) against the humans' (y, with its interval). Dashed: y = x, "
-                               "effects on the human scale; points in the top-right and bottom-left quadrants have "
+                               "a persona effect predicting the same human effect; points in the top-right and bottom-left quadrants have "
                                "the humans' sign."))
     top.tables.append({"columns": ["model", "experiments", "sign agreement (CI)", "correlation (CI)",
                                    "calibration slope (CI)"],
@@ -82,10 +82,11 @@ def headlines(bench) -> tuple[list[str], list[str]]:
     """The finding in words, and the warnings (models without a summary; every interval still including 0)."""
     tracked = [m for m, b in bench.models.items() if b.correlation_ci[0] > 0]
     if tracked:
-        head = [f"Over {len(bench.names)} human experiments, the effects of {', '.join(tracked)} track people's "
-                "(correlation interval above 0)."]
+        head = [f"Over {len(bench.names)} human experiments, the effects of {', '.join(tracked)} are larger where "
+                "people's are (correlation interval above 0); the slope and sign agreement say how large and "
+                "which way."]
     else:
-        head = [f"Over {len(bench.names)} human experiments, no model's effects are shown to track people's: every "
+        head = [f"Over {len(bench.names)} human experiments, no model's effects are shown to rise with people's: every "
                 "correlation interval includes 0. For small models this is the expected finding, not a failure: their "
                 "persona tests remain valid statements about the models, not about people."]
     warnings = [f"{m}: no summary ({why})." for m, why in bench.missing.items()] + list(bench.notes)

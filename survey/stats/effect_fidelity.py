@@ -11,7 +11,9 @@ of Social Science Experiments Using Large Language Models", 2024): the share of 
 with a Wilson interval (Wilson, "Probable inference, the law of succession, and statistical inference", JASA
 1927), Pearson's correlation with the Fisher-z interval (Fisher, "On the probable error of a coefficient of
 correlation deduced from a small sample", 1921), and the calibration slope of the human on the persona effects
-by least squares with its t interval (1 = effects on the human scale; below 1, the model exaggerates them).
+by least squares with its t interval (a forecast calibration: 1 means a persona effect of x predicts a human
+effect of x; below 1 the persona effects vary more than the human effects they predict, because they are
+exaggerated or noisy, noise in the persona effects alone pulling the slope below 1; above 1 they are too small).
 
 ``dispersion_ratio``: the variance between personas over the variance between human respondents, with a
 bootstrap interval (models tend to be too uniform: a ratio below 1; Toubia, Gui, Peng et al., "Twin-2K-500: A
@@ -163,8 +165,9 @@ def benchmark_fidelity(human_effects, persona_effects, *, confidence: float = 0.
     fit = sps.linregress(p, h)
     t = sps.t.ppf(0.5 + confidence / 2, len(h) - 2)
     note = ("sign agreement counts experiments where neither effect is exactly 0; correlation interval by "
-            "Fisher's z, slope of human on persona effects with a t interval (1: the personas' effects are on "
-            "the human scale)")
+            "Fisher's z, slope of human on persona effects with a t interval (1: a persona effect of x predicts a "
+            "human effect of x; below 1 the persona effects vary more than the human ones, exaggerated or noisy; "
+            "above 1 they are too small)")
     return BenchmarkFidelity(len(h), rate, rate_ci, n_signed, float(pearson.statistic),
                              (float(r_ci.low), float(r_ci.high)), float(fit.slope),
                              (float(fit.slope - t * fit.stderr), float(fit.slope + t * fit.stderr)),

@@ -112,7 +112,7 @@ def test_the_benchmark_is_scipy_on_the_experiments_effect_pairs(stores):
     follows, reverse = bench.models["follows"], bench.models["reversed"]
     assert follows.correlation > 0.8 and follows.correlation_ci[0] > 0 and follows.sign_agreement == 1
     assert reverse.correlation < -0.8 and reverse.sign_agreement == 0
-    assert "track people's" in bench.verdicts()[0] and "run against" in bench.verdicts()[1]
+    assert "larger where people's are" in bench.verdicts()[0] and "smaller where" in bench.verdicts()[1]
     assert "orient" in repr(bench) or "sign agreement" in repr(bench)
     assert "<table>" in bench._repr_html_()
 

@@ -22,10 +22,12 @@ from survey.stats.effect_fidelity import BenchmarkFidelity, benchmark_fidelity
 
 MIN_EXPERIMENTS = 4  # benchmark_fidelity's floor: a correlation interval needs n - 3 > 0 degrees of freedom
 RESTS_ON = ("Effects are oriented as each study orders its messages (A − B): sign agreement does not depend on "
-            "that choice, the correlation and slope do. The experiments are treated as independent draws of the "
-            "kind of question asked; the human effects carry their own sampling error, which attenuates the "
-            "correlation. With a handful of experiments every interval is wide: a benchmark ranks models only when "
-            "their intervals separate.")
+            "that choice, the correlation and slope do (when every human effect points one way, the correlation "
+            "speaks of sizes only). The experiments are treated as independent draws of the kind of question "
+            "asked; the human effects carry their own sampling error, which attenuates the correlation, and the "
+            "persona effects theirs, which pulls the slope below 1. Sign agreement counts agreement with the "
+            "observed human signs. With a handful of experiments every interval is wide: a benchmark ranks models "
+            "only when their intervals separate.")
 
 
 @dataclass(repr=False)
@@ -47,7 +49,8 @@ class FidelityBenchmark(Display):
         return list(dict.fromkeys(r["experiment"] for r in self.experiments))
 
     def verdicts(self) -> list[str]:
-        """One sentence per model: how far its effects track people's over these experiments."""
+        """One sentence per model: do its effects rise with people's over these experiments? The correlation
+        says whether they rise together, the slope how large, sign agreement whether the directions match."""
         out = []
         for model in dict.fromkeys(r["model"] for r in self.experiments):
             rows = [r for r in self.experiments if r["model"] == model]
@@ -59,13 +62,14 @@ class FidelityBenchmark(Display):
                 lo, hi = b.correlation_ci
                 text += (f"; correlation with the human effects {b.correlation:+.2f} ({self.confidence:.0%} CI "
                          f"{lo:+.2f} to {hi:+.2f}), calibration slope {b.slope:+.2f} ({b.slope_ci[0]:+.2f} to "
-                         f"{b.slope_ci[1]:+.2f}; 1 means its effects are on the human scale)")
+                         f"{b.slope_ci[1]:+.2f}; 1: a persona effect of x predicts a human effect of x)")
                 if lo > 0:
-                    text += ": its effects track people's"
+                    text += (": its effects are larger where people's are, which says nothing of their size (the "
+                             "slope) nor, with effects oriented as the studies order them, much of their sign")
                 elif hi < 0:
-                    text += ": its effects run against people's"
+                    text += ": its effects are smaller where people's are larger"
                 else:
-                    text += ": these experiments cannot show that its effects track people's"
+                    text += ": these experiments cannot show that its effects rise with people's"
             else:
                 text += f" ({self.missing.get(model, 'no summary')})"
             out.append(text + ".")
