@@ -82,14 +82,15 @@ def _study_source(path):
 
 
 def plan_humans(pilot=None, *, cost_human: float, cost_query: float, r: float | None = None,
-                sigma: float | None = None, design: str | None = None, queries_per_persona: float | None = None,
+                sigma: float | None = None, sigma_f: float | None = None, design: str | None = None,
+                queries_per_persona: float | None = None,
                 half_width: float | None = None, effect: float | None = None, power: float = 0.8,
                 alpha: float = 0.05, max_personas: int | None = None, model: str | None = None):
     """How many humans and how many persona queries? The cheapest mix for a target CI half-width or power.
 
     Without ``pilot``: ``r`` (a stated guess of corr(human answer, model prediction)), ``sigma`` (default 0.5,
     the largest s.d. of a Yes/No answer) and ``design`` ("mean", "within" or "between"; default "mean") are
-    given, and a MixedEffectPlan returned. With ``pilot`` (a study file or store whose models answered as each
+    given (``sigma_f``, the predictions' s.d., plans lambda's cap at 1), and a MixedEffectPlan returned. With ``pilot`` (a study file or store whose models answered as each
     human respondent, or a Source): r, sigma, the design and the queries per persona are measured there
     (survey.stats.humans.pilot) and a dict model -> MixedEffectPlan returned (``model`` picks one).
     """
@@ -101,9 +102,9 @@ def plan_humans(pilot=None, *, cost_human: float, cost_query: float, r: float | 
         if r is None:
             raise SurveyError("give r (a stated guess of the correlation between a human's answer and the model's "
                               "prediction for that human, e.g. 0.3) or a pilot study's store")
-        return plan_mixed_effect(design or "mean", r=r, sigma=0.5 if sigma is None else sigma,
+        return plan_mixed_effect(design or "mean", r=r, sigma=0.5 if sigma is None else sigma, sigma_f=sigma_f,
                                  queries_per_persona=queries_per_persona or 1.0, basis="stated", **target)
-    given = [k for k, v in (("r", r), ("sigma", sigma), ("design", design)) if v is not None]
+    given = [k for k, v in (("r", r), ("sigma", sigma), ("sigma_f", sigma_f), ("design", design)) if v is not None]
     if given:
         raise SurveyError(f"{', '.join(given)}: measured on the pilot; give either them or a pilot, not both")
     from survey.stats.humans.pilot import pilot_measures
@@ -121,8 +122,9 @@ def plan_humans(pilot=None, *, cost_human: float, cost_query: float, r: float | 
         if model not in measures:
             raise SurveyError(f"model '{model}' is not in the pilot; it has {', '.join(measures)}")
         measures = {model: measures[model]}
-    return {m: plan_mixed_effect(x.design, r=x.r, sigma=x.sigma,
+    return {m: plan_mixed_effect(x.design, r=x.r, sigma=x.sigma, sigma_f=x.sigma_f,
                                  queries_per_persona=queries_per_persona or x.queries_per_persona,
                                  basis=f"measured on the pilot: {x.model}, {x.n_humans} humans, r = {x.r:+.3f}, "
-                                       f"sigma = {x.sigma:.3f}", **target)
+                                       f"sigma = {x.sigma:.3f}, predictions' s.d. {x.sigma_f:.3g}",
+                                 warnings=x.warnings, **target)
             for m, x in measures.items()}

@@ -20,6 +20,9 @@ from survey.errors import SurveyError
                    "measures 0.2-0.5")
 @click.option("--sigma", type=float, default=None, help="without --pilot: s.d. of an answer (of the paired difference "
               "for --design within) [default: 0.5, the largest for Yes/No]")
+@click.option("--sigma-f", "sigma_f", type=float, default=None,
+              help="without --pilot: the s.d. of the model's predictions, to plan PPI++'s cap of lambda at 1 "
+                   "(models that answer too uniformly are worth less) [default: no cap planned]")
 @click.option("--design", type=click.Choice(["mean", "within", "between"]), default=None,
               help="without --pilot: one message's mean, a within- or a between-subjects effect [default: mean]")
 @click.option("--cost-human", type=float, required=True, help="cost of one human answer (any currency)")
@@ -33,7 +36,7 @@ from survey.errors import SurveyError
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="1 - the interval's level")
 @click.option("--max-personas", type=int, default=None, help="personas available at most")
 @json_option
-def plan_humans_cmd(pilot, model, r, sigma, design, cost_human, cost_query, queries_per_persona, half_width, effect,
+def plan_humans_cmd(pilot, model, r, sigma, sigma_f, design, cost_human, cost_query, queries_per_persona, half_width, effect,
                     power, alpha, max_personas, as_json):
     """The cheapest mix of human answers and persona queries for a valid statement about people (prediction-
     powered inference), beside the humans-only plan, with what one human is worth (1 / (1 - r^2))."""
@@ -43,7 +46,8 @@ def plan_humans_cmd(pilot, model, r, sigma, design, cost_human, cost_query, quer
         raise SurveyError("--model picks a model of the --pilot; give the pilot too")
     from survey.api.fidelity import plan_humans
 
-    res = plan_humans(pilot, cost_human=cost_human, cost_query=cost_query, r=r, sigma=sigma, design=design,
+    res = plan_humans(pilot, cost_human=cost_human, cost_query=cost_query, r=r, sigma=sigma, sigma_f=sigma_f,
+                      design=design,
                       queries_per_persona=queries_per_persona, half_width=half_width, effect=effect, power=power,
                       alpha=alpha, max_personas=max_personas, model=model)
     plans = res if isinstance(res, dict) else {"stated r": res}
@@ -59,6 +63,8 @@ def plan_humans_cmd(pilot, model, r, sigma, design, cost_human, cost_query, quer
     click.echo(first.note)
     for name, p in plans.items():
         click.echo(f"{name}: one human is worth at most {p.plan.worth_per_human:.3g} humans; r and sigma {p.basis}")
+        for warning in p.warnings:
+            click.echo(f"warning: {name}: {warning}", err=True)
 
 
 def register(cli: click.Group) -> None:

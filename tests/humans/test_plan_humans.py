@@ -15,7 +15,7 @@ import pytest
 
 from survey.errors import SurveyError
 from survey.stats.planning import plan_mixed_effect, plan_mixed_subjects
-from survey.stats.ppi import ppi_between_arrays
+from survey.stats.ppi import ppi_between_arrays, ppi_mean_arrays
 
 sys.path.insert(0, str(Path(__file__).parent))
 from synthetic import synthetic  # noqa: E402
@@ -107,3 +107,42 @@ def _table_file(table, tmp_path):
     path = tmp_path / "pilot.csv"
     table.to_csv(path, index=False)
     return path
+
+
+def test_lambda_s_cap_at_one_is_planned_when_the_predictions_vary_little():
+    from survey.stats.planning.mixed_subjects import mixed_subjects_se
+
+    # the s.e. at PPI++'s lambda, written out; equal to the best-lambda formula when that lambda is below 1
+    n, big_n, sigma, r, sf = 200.0, 800.0, 1.0, 0.5, 0.05
+    c = r * sigma * sf
+    lam = min(c / (sf ** 2 * (1 + n / big_n)), 1.0)
+    assert mixed_subjects_se(n, big_n, sigma, r, sf) == pytest.approx(
+        np.sqrt((sigma ** 2 - 2 * lam * c + lam ** 2 * sf ** 2 * (1 + n / big_n)) / n))
+    assert mixed_subjects_se(n, big_n, sigma, r, 1.0) == pytest.approx(mixed_subjects_se(n, big_n, sigma, r))
+    # predictions of s.d. 0.05 against answers of s.d. 1 (a too-uniform model) with r = 0.5: planned with the
+    # cap, PPI on data of that size reaches the half-width; the best-lambda plan's sizes fall short
+    capped = plan_mixed_subjects(r=r, sigma=sigma, cost_human=5, cost_persona=0.01, half_width=0.15, sigma_f=sf)
+    best = plan_mixed_subjects(r=r, sigma=sigma, cost_human=5, cost_persona=0.01, half_width=0.15)
+    assert capped.worth_per_human < best.worth_per_human and capped.cost > best.cost
+    rng = np.random.default_rng(11)
+    ratios = {}
+    for name, p in (("capped", capped), ("best", best)):
+        s = 2000
+        x, xu = rng.normal(size=(s, p.n)), rng.normal(size=(s, p.N))
+        y = sigma * (r * x + np.sqrt(1 - r * r) * rng.normal(size=(s, p.n)))
+        est, se, _ = ppi_mean_arrays(y, sf * x, sf * xu)
+        ratios[name] = float(np.std(est) / p.target_se)
+    assert ratios["capped"] == pytest.approx(1.0, abs=0.04) and ratios["best"] > 1.06, ratios
+
+
+def test_the_pilot_measures_the_predictions_spread():
+    from survey.stats.humans.inputs import model_scores
+    from survey.stats.humans.pilot import pilot_measures
+
+    table, humans = synthetic("between", seed=3, link=1.5, human_slope=1.5)
+    m = pilot_measures(table, humans)["toy"]
+    scores = model_scores(table, "toy")
+    spread = {msg: np.std(np.concatenate([scores.rendered.loc[list(humans.answers(msg)["respondent"]), msg],
+                                          scores.population[msg]]), ddof=1) for msg in "ab"}  # PPI's Var(f) per arm
+    assert m.sigma_f == pytest.approx(min(spread.values()))
+    assert m.prediction_correlation is not None and m.prediction_correlation > 0 and not m.warnings

@@ -35,9 +35,11 @@ class PilotMeasure(Display):
     b: str
     r: float  # the r the plan uses (between: the smaller arm's)
     sigma: float  # the s.d. the plan uses (between: the larger arm's)
+    sigma_f: float  # the predictions' s.d. over every persona (between: the smaller arm's): lambda's cap
     n_humans: int
     queries_per_persona: float  # store rows behind one population persona's predictions of both messages
-    arms: dict = field(default_factory=dict)  # between: message -> {"r", "sigma", "n"}
+    arms: dict = field(default_factory=dict)  # between: message -> {"r", "sigma", "sigma_f", "n"}
+    prediction_correlation: float | None = None  # between: corr(f(A), f(B)) over the population personas
 
     @property
     def target(self) -> str:
@@ -46,14 +48,25 @@ class PilotMeasure(Display):
 
     def display_parts(self):
         title = (f"pilot {self.model} ({self.design}-subjects, {self.a} vs {self.b}): r = {self.r:+.3f}, "
-                 f"sigma = {self.sigma:.3f}, {self.n_humans} humans")
+                 f"sigma = {self.sigma:.3f}, predictions' s.d. {self.sigma_f:.3g}, {self.n_humans} humans")
         rows = [{"message": m, **v} for m, v in self.arms.items()]
         return title, rows, [f"target: {self.target}; one persona prediction of both messages costs "
                              f"{self.queries_per_persona:g} queries"]
 
+    @property
+    def warnings(self) -> list[str]:
+        """What the plan's simplifications miss on this pilot."""
+        rho = self.prediction_correlation
+        if rho is not None and rho < 0:
+            return [f"the personas' predictions for {self.a} and {self.b} correlate negatively ({rho:+.2f}): "
+                    "planning each arm as if it had its own personas is then not conservative (with costly "
+                    "personas the s.e. can exceed the plan by up to about 10%)"]
+        return []
+
     def to_dict(self) -> dict:
         return {"model": self.model, "design": self.design, "a": self.a, "b": self.b, "r": finite(self.r),
-                "sigma": finite(self.sigma), "n_humans": self.n_humans,
+                "sigma": finite(self.sigma), "sigma_f": finite(self.sigma_f), "n_humans": self.n_humans,
+                "prediction_correlation": finite(self.prediction_correlation), "warnings": self.warnings,
                 "queries_per_persona": finite(self.queries_per_persona), "target": self.target,
                 "arms": {m: {k: finite(x) if isinstance(x, float) else x for k, x in v.items()}
                          for m, v in self.arms.items()}}
@@ -76,6 +89,10 @@ def pilot_measures(source, humans: Humans, a: str | None = None, b: str | None =
     out = {}
     for model in pd.unique(table["model"].astype(str)):
         scores = model_scores(table, model)
+        pop = scores.population[[m for m in (a, b) if m in scores.population.columns]].dropna()
+        if list(pop.columns) != [a, b] or len(pop) < 2:
+            raise SurveyError(f"model '{model}': the pilot has fewer than 2 personas beyond the rendered respondents "
+                              "that answered both messages (their predictions' spread is what PPI uses)")
         rows = table[(table["model"] == model) & table["message"].isin([a, b])
                      & ~table["persona"].astype(str).str.startswith(HUMAN_PREFIX)]
         per_persona = float(rows.groupby(rows["persona"].astype(str)).size().mean()) if len(rows) else float("nan")
@@ -83,18 +100,21 @@ def pilot_measures(source, humans: Humans, a: str | None = None, b: str | None =
             w = paired_humans(humans, a, b)
             f = require_predictions(scores, list(w.index), [a, b])
             d = (w[a] - w[b]).to_numpy(float)
-            out[model] = PilotMeasure(model, design, a, b, _r(d, (f[a] - f[b]).to_numpy()), float(np.std(d, ddof=1)),
-                                      len(w), per_persona)
+            g = (f[a] - f[b]).to_numpy()
+            spread = np.concatenate([g, (pop[a] - pop[b]).to_numpy()])
+            out[model] = PilotMeasure(model, design, a, b, _r(d, g), float(np.std(d, ddof=1)),
+                                      float(np.std(spread, ddof=1)), len(w), per_persona)
             continue
         arms = {}
         for msg in (a, b):
             y = humans.answers(msg)
             f = require_predictions(scores, list(y["respondent"]), [msg])[msg].to_numpy()
             arms[msg] = {"r": _r(y["answer"], f), "sigma": float(np.std(y["answer"].to_numpy(float), ddof=1)),
-                         "n": len(y)}
+                         "sigma_f": float(np.std(np.concatenate([f, pop[msg].to_numpy()]), ddof=1)), "n": len(y)}
+        rho = _r(pop[a], pop[b]) if len(pop) > 2 else None
         out[model] = PilotMeasure(model, design, a, b, min(v["r"] for v in arms.values()),
-                                  max(v["sigma"] for v in arms.values()), sum(v["n"] for v in arms.values()),
-                                  per_persona, arms)
+                                  max(v["sigma"] for v in arms.values()), min(v["sigma_f"] for v in arms.values()),
+                                  sum(v["n"] for v in arms.values()), per_persona, arms, rho)
     return out
 
 

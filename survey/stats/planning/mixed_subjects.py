@@ -21,7 +21,7 @@ budget. What they buy is not a cheap survey but a valid statement about people f
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import stats as sps
@@ -31,10 +31,21 @@ from survey.common.formatting import finite
 from survey.errors import SurveyError
 
 
-def mixed_subjects_se(n, big_n, sigma: float, r: float):
-    """sigma sqrt((1 - r^2 N/(n + N)) / n): the PPI++ s.e. with n humans and N personas (arrays broadcast)."""
+def mixed_subjects_se(n, big_n, sigma: float, r: float, sigma_f: float | None = None):
+    """The PPI++ s.e. with n humans and N personas (arrays broadcast). Without ``sigma_f``, at the best lambda:
+    sigma sqrt((1 - r^2 N/(n + N)) / n). With the predictions' s.d. ``sigma_f``, at the lambda PPI++ uses,
+    clip(c / (sigma_f^2 (1 + n/N)), 0, 1) with c = r sigma sigma_f: n se^2 = sigma^2 - 2 lambda c +
+    lambda^2 sigma_f^2 (1 + n/N). The two agree unless the best lambda exceeds 1, which happens when the
+    predictions vary less than r sigma (models that answer too uniformly): then the personas are worth less."""
     n, big_n = np.asarray(n, dtype=float), np.asarray(big_n, dtype=float)
-    return sigma * np.sqrt((1 - r ** 2 * big_n / (n + big_n)) / n)
+    if sigma_f is None:
+        return sigma * np.sqrt((1 - r ** 2 * big_n / (n + big_n)) / n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(big_n > 0, n / np.where(big_n > 0, big_n, 1.0), np.inf)
+        c = max(r, 0.0) * sigma * sigma_f
+        lam = np.where(big_n > 0, np.clip(c / (sigma_f ** 2 * (1 + ratio)), 0.0, 1.0), 0.0)
+        var = sigma ** 2 - 2 * lam * c + np.where(lam > 0, lam ** 2 * sigma_f ** 2 * (1 + ratio), 0.0)
+    return np.sqrt(var / n)
 
 
 @dataclass(repr=False)
@@ -56,6 +67,7 @@ class MixedSubjectsPlan(Display):
     cost_human: float
     cost_persona: float
     alpha: float
+    sigma_f: float | None = None  # the predictions' s.d., when lambda's cap at 1 is planned for
 
     @property
     def saving(self) -> float:
@@ -67,8 +79,12 @@ class MixedSubjectsPlan(Display):
         return (f"with r = {self.r:.2g} one human is worth at most {self.worth_per_human:.3g} humans; this plan "
                 f"saves {self.saving:.0%} of the humans-only cost. Correlations measured between model predictions "
                 f"and people are about 0.2-0.5, where the saving is modest (4-25% at most): the gain is a valid "
-                f"statement about people. Assumes the best lambda and r measured on the same population "
-                f"(a pilot or a stated guess).")
+                "statement about people. " + (
+                    f"Plans lambda as PPI++ tunes it, capped at 1, with predictions of s.d. {self.sigma_f:.3g} "
+                    f"against answers of s.d. {self.sigma:.3g}" if self.sigma_f is not None else
+                    "Assumes the best lambda (not capped at 1: models whose predictions vary less than r sigma are "
+                    "worth less; give the predictions' s.d. to plan for it)")
+                + "; r measured on the same population (a pilot or a stated guess).")
 
     def display_parts(self):
         title = (f"mixed subjects: {self.n} humans + {self.N} persona answers, cost {self.cost:.4g} "
@@ -83,17 +99,19 @@ class MixedSubjectsPlan(Display):
                 "humans_only_n": self.humans_only_n, "humans_only_cost": finite(self.humans_only_cost),
                 "effective_humans": finite(self.effective_humans), "worth_per_human": finite(self.worth_per_human),
                 "saving": finite(self.saving), "r": self.r, "sigma": self.sigma, "cost_human": self.cost_human,
-                "cost_persona": self.cost_persona, "alpha": self.alpha, "note": self.note}
+                "cost_persona": self.cost_persona, "alpha": self.alpha, "sigma_f": self.sigma_f, "note": self.note}
 
 
 def plan_mixed_subjects(*, r: float, cost_human: float, cost_persona: float, sigma: float = 1.0,
                         half_width: float | None = None, effect: float | None = None, power: float = 0.8,
-                        alpha: float = 0.05, max_personas: int | None = None) -> MixedSubjectsPlan:
+                        alpha: float = 0.05, max_personas: int | None = None,
+                        sigma_f: float | None = None) -> MixedSubjectsPlan:
     """The cheapest (humans n, persona answers N) whose s.e. reaches the target.
 
     Give ``half_width`` (the (1 - alpha) CI half-width wanted) or ``effect`` (a true effect or mean difference
     to detect with ``power`` in a two-sided test at ``alpha``), on the answers' scale whose s.d. is ``sigma``;
-    ``r`` is corr(Y, f). ``max_personas`` caps N (the personas or model queries available).
+    ``r`` is corr(Y, f). ``max_personas`` caps N (the personas or model queries available). ``sigma_f``: the
+    predictions' s.d. (a pilot's), to plan lambda's cap at 1 (mixed_subjects_se); None plans the best lambda.
     """
     if not -1 < r < 1:
         raise SurveyError(f"r is a correlation strictly between -1 and 1 (a pilot's or a stated guess); got {r}")
@@ -116,13 +134,10 @@ def plan_mixed_subjects(*, r: float, cost_human: float, cost_persona: float, sig
     # humans alone: sigma / sqrt(n) <= target (the 1e-9 keeps an exact fit from rounding up to one human more)
     n0 = max(2, math.ceil((sigma / target) ** 2 - 1e-9))
     n = np.arange(2, n0 + 1, dtype=float)
-    q = n * target ** 2 / sigma ** 2  # the factor 1 - r^2 N/(n + N) may be at most q
-    need = np.clip((1 - q) / r ** 2 if r else np.where(q >= 1, 0.0, np.inf), 0, None)  # needs N/(n+N) >= this
-    with np.errstate(divide="ignore", invalid="ignore"):
-        big_n = np.where(need <= 0, 0.0, np.where(need < 1, np.ceil(need * n / (1 - need) - 1e-9), np.inf))
-    ok = np.isfinite(big_n)
-    short = mixed_subjects_se(n[ok], big_n[ok], sigma, r) > target * (1 + 1e-12)
-    big_n[np.flatnonzero(ok)[short]] += 1  # rounding: the ceiling may sit a hair short
+    if sigma_f is not None and not sigma_f > 0:
+        raise SurveyError(f"sigma_f is the predictions' s.d. and must be positive; got {sigma_f}")
+    big_n = (_fewest_personas(n, target, sigma, r) if sigma_f is None
+             else _fewest_personas_capped(n, target, sigma, r, sigma_f, max_personas))
     if max_personas is not None:
         big_n[big_n > max_personas] = np.inf
     cost = np.where(np.isfinite(big_n), n * cost_human + np.nan_to_num(big_n, posinf=0.0) * cost_persona, np.inf)
@@ -130,10 +145,45 @@ def plan_mixed_subjects(*, r: float, cost_human: float, cost_persona: float, sig
     if not np.isfinite(cost[best]):
         raise SurveyError("no mix reaches the target within max_personas: raise max_personas or widen the target")
     nb, bigb = int(n[best]), int(big_n[best])
-    se = float(mixed_subjects_se(nb, bigb, sigma, r))
+    se = float(mixed_subjects_se(nb, bigb, sigma, r, sigma_f))
+    if sigma_f is None:
+        worth = 1 / (1 - r ** 2)
+    else:  # with unlimited personas lambda = min(c / sigma_f^2, 1): n se^2 = sigma^2 - 2 lambda c + lambda^2 sigma_f^2
+        c = r * sigma * sigma_f
+        lam = min(c / sigma_f ** 2, 1.0)
+        worth = sigma ** 2 / (sigma ** 2 - 2 * lam * c + lam ** 2 * sigma_f ** 2)
     return MixedSubjectsPlan(nb, bigb, float(cost[best]), se, float(target), float(z * se), n0,
-                             float(n0 * cost_human), float((sigma / se) ** 2), float(1 / (1 - r ** 2)), float(r),
-                             float(sigma), float(cost_human), float(cost_persona), float(alpha))
+                             float(n0 * cost_human), float((sigma / se) ** 2), float(worth), float(r),
+                             float(sigma), float(cost_human), float(cost_persona), float(alpha),
+                             None if sigma_f is None else float(sigma_f))
+
+
+def _fewest_personas(n, target, sigma, r):
+    """Per n, the fewest N with s.e. <= target at the best lambda (closed form; inf when none)."""
+    q = n * target ** 2 / sigma ** 2  # the factor 1 - r^2 N/(n + N) may be at most q
+    need = np.clip((1 - q) / r ** 2 if r else np.where(q >= 1, 0.0, np.inf), 0, None)  # needs N/(n+N) >= this
+    with np.errstate(divide="ignore", invalid="ignore"):
+        big_n = np.where(need <= 0, 0.0, np.where(need < 1, np.ceil(need * n / (1 - need) - 1e-9), np.inf))
+    ok = np.isfinite(big_n)
+    short = mixed_subjects_se(n[ok], big_n[ok], sigma, r) > target * (1 + 1e-12)
+    big_n[np.flatnonzero(ok)[short]] += 1  # rounding: the ceiling may sit a hair short
+    return big_n
+
+
+def _fewest_personas_capped(n, target, sigma, r, sigma_f, max_personas):
+    """Per n, the fewest N with s.e. <= target at PPI++'s capped lambda: the s.e. falls as N grows, so a
+    bisection over whole numbers, all n at once (inf when even the cap's N, or 10^9, does not reach it)."""
+    top = float(max_personas if max_personas is not None else 10 ** 9)
+    fits = lambda big: mixed_subjects_se(n, big, sigma, r, sigma_f) <= target * (1 + 1e-12)  # noqa: E731
+    alone = sigma / np.sqrt(n) <= target * (1 + 1e-12)
+    lo, hi = np.zeros_like(n), np.full_like(n, top)
+    reachable = fits(hi)
+    for _ in range(int(np.ceil(np.log2(top + 1))) + 1):
+        mid = np.floor((lo + hi) / 2)
+        ok = fits(np.maximum(mid, 1))
+        hi, lo = np.where(ok, mid, hi), np.where(ok, lo, mid)
+    big_n = np.maximum(hi, 1)
+    return np.where(alone, 0.0, np.where(reachable, big_n, np.inf))
 
 
 DESIGNS = ("mean", "within", "between")
@@ -149,6 +199,7 @@ class MixedEffectPlan(Display):
     queries_per_persona: float
     cost_query: float
     basis: str = ""  # where r and sigma come from: "stated" or the pilot's model
+    warnings: list = field(default_factory=list)  # what the plan's simplifications miss (a pilot's)
 
     @property
     def arms(self) -> int:
@@ -177,7 +228,9 @@ class MixedEffectPlan(Display):
                           "paired difference)",
                 "between": "the between-subjects effect A − B: two arms of equal size, each reaching the effect's "
                            "s.e. over √2; every persona answers both messages, which is planned as if the arms "
-                           "had their own personas (conservative: the shared personas' imputed means covary)"}
+                           "had their own personas (conservative when the personas' predictions for A and B "
+                           "correlate positively, as they usually do; with negatively correlated predictions and "
+                           "costly personas the s.e. can exceed the plan by up to about 10%)"}
         return f"target: {text[self.design]}. {self.plan.note}"
 
     def display_parts(self):
@@ -187,7 +240,7 @@ class MixedEffectPlan(Display):
         rows = [{"design": self.design, "humans": self.humans, "personas": p.N, "queries": self.queries,
                  "half-width": p.half_width * (math.sqrt(2) if self.arms == 2 else 1), "r": p.r,
                  "worth per human": p.worth_per_human, "saving": p.saving}]
-        return title, rows, [self.note] + ([f"r and sigma: {self.basis}"] if self.basis else [])
+        return title, rows, [self.note, *self.warnings] + ([f"r and sigma: {self.basis}"] if self.basis else [])
 
     def to_dict(self) -> dict:
         p = self.plan
@@ -197,21 +250,22 @@ class MixedEffectPlan(Display):
                 "humans_only_cost": finite(self.arms * p.humans_only_cost), "saving": finite(p.saving),
                 "half_width": finite(p.half_width * (math.sqrt(2) if self.arms == 2 else 1)),
                 "effective_humans": finite(self.arms * p.effective_humans), "worth_per_human": finite(p.worth_per_human),
-                "r": p.r, "sigma": p.sigma, "cost_human": p.cost_human, "alpha": p.alpha, "basis": self.basis,
-                "note": self.note}
+                "r": p.r, "sigma": p.sigma, "sigma_f": p.sigma_f, "cost_human": p.cost_human, "alpha": p.alpha,
+                "basis": self.basis, "warnings": list(self.warnings), "note": self.note}
 
 
 def plan_mixed_effect(design: str = "mean", *, r: float, cost_human: float, cost_query: float,
                       queries_per_persona: float = 1.0, sigma: float = 0.5, half_width: float | None = None,
                       effect: float | None = None, power: float = 0.8, alpha: float = 0.05,
-                      max_personas: int | None = None, basis: str = "") -> MixedEffectPlan:
+                      max_personas: int | None = None, basis: str = "", sigma_f: float | None = None,
+                      warnings=()) -> MixedEffectPlan:
     """plan_mixed_subjects for a study's target, priced per model query: a persona's prediction costs
     ``queries_per_persona`` queries (paraphrases x replicates, of both messages for an effect).
 
     ``design``: "mean" (one message), "within" (paired A − B: ``sigma`` is the s.d. of the difference) or
     "between" (two arms of equal size, each planned to the effect's s.e. over √2, the personas' cost split over
     the arms since every persona answers both messages). ``sigma`` defaults to 0.5, the largest s.d. of a
-    Yes/No answer.
+    Yes/No answer; ``sigma_f`` (the predictions' s.d.) plans lambda's cap at 1 (mixed_subjects_se).
     """
     if design not in DESIGNS:
         raise SurveyError(f"design must be one of {', '.join(DESIGNS)}; got '{design}'")
@@ -223,5 +277,5 @@ def plan_mixed_effect(design: str = "mean", *, r: float, cost_human: float, cost
                                cost_persona=cost_query * queries_per_persona / (2 if between else 1), sigma=sigma,
                                half_width=None if half_width is None else half_width / scale,
                                effect=None if effect is None else effect / scale, power=power, alpha=alpha,
-                               max_personas=max_personas)
-    return MixedEffectPlan(design, plan, float(queries_per_persona), float(cost_query), basis)
+                               max_personas=max_personas, sigma_f=sigma_f)
+    return MixedEffectPlan(design, plan, float(queries_per_persona), float(cost_query), basis, list(warnings))
