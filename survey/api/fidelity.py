@@ -18,19 +18,32 @@ def fidelity(source, humans=None, *, a: str | None = None, b: str | None = None,
     ``a``, ``b``: the messages (default: the two the humans saw); ``by``: an attribute of both the respondents
     and the personas, whose levels each get a level comparison.
     """
+    import pandas as pd
+
     from survey.data.humans import Humans, load_humans
     from survey.data.sources import Source, load_source
     from survey.stats.humans import human_fidelity
 
-    if not isinstance(source, Source) and Path(source).suffix == ".toml":
+    _check_confidence(confidence)
+    a_file = humans is not None and not isinstance(humans, Humans | pd.DataFrame)
+    if isinstance(source, pd.DataFrame):  # a long table in memory: the analysis reads it as it is
+        from survey.data.table import validate_table
+
+        source = validate_table(source)
+    elif not isinstance(source, Source) and Path(source).suffix == ".toml":
         source = _study_source(source)
-    if not isinstance(source, Source):
-        source = load_source(Path(source), study, scale=scale,
-                             humans=None if humans is None or isinstance(humans, Humans) else humans)
-    elif humans is not None and not isinstance(humans, Humans):
-        scale_name = str(source.table["scale"].iloc[0]) if "scale" in source.table.columns else None
-        humans = load_humans(humans, scale_name, sorted(set(source.table["message"].astype(str))))
-    people = humans if isinstance(humans, Humans) else source.humans
+    elif not isinstance(source, Source):
+        source = load_source(Path(source), study, scale=scale, humans=humans if a_file else None)
+        a_file = False  # load_source read it, checked against the table
+    table = source.table if isinstance(source, Source) else source
+    if a_file or isinstance(humans, pd.DataFrame):
+        from survey.data.humans import validate_humans
+
+        scale_name = str(table["scale"].iloc[0]) if "scale" in table.columns else "binary"
+        messages = sorted(set(table["message"].astype(str)))
+        humans = (load_humans(humans, scale_name, messages) if a_file
+                  else validate_humans(humans, scale_name, messages))
+    people = humans if isinstance(humans, Humans) else getattr(source, "humans", None)
     if people is None:
         raise SurveyError("no human answers: give a human file (`humans=`), or name one in the study file "
                           "(humans = \"answers.csv\") and run it")
@@ -51,6 +64,9 @@ def fidelity_benchmark(sources, *, confidence: float = 0.95, n_boot: int = 1000,
     from survey.data.sources import Source, load_source
     from survey.stats.humans.benchmark import fidelity_benchmark as summarise
 
+    _check_confidence(confidence)
+    if isinstance(sources, str | Path) or hasattr(sources, "table"):
+        raise SurveyError("give the studies' sources as a list (e.g. [\"a.toml\", \"b.toml\", ...]), not one source")
     sources = list(sources)
     if len(sources) < 2:
         raise SurveyError(f"a benchmark needs the stores of at least 2 studies (4 for a correlation); got "
@@ -66,19 +82,34 @@ def fidelity_benchmark(sources, *, confidence: float = 0.95, n_boot: int = 1000,
             if src.humans is None:
                 raise SurveyError(f"{src.path}: its study names no human answers (humans = ... in the study "
                                   "file): a benchmark compares each study with its own humans")
-            results[name] = fidelity(src, confidence=confidence, n_boot=n_boot, seed=seed, flips=flips)
+            try:
+                results[name] = fidelity(src, confidence=confidence, n_boot=n_boot, seed=seed, flips=flips)
+            except SurveyError as exc:  # say which experiment: a benchmark reads several
+                raise SurveyError(f"{name} ({src.path}): {exc}") from None
             bar()
     return summarise(results, confidence=confidence)
 
 
+def _check_confidence(confidence) -> None:
+    if not 0 < confidence < 1:
+        raise SurveyError(f"confidence must be between 0 and 1 (0.95 for 95% intervals); got {confidence}")
+
+
 def _study_source(path):
-    """A study file stands for its store (the one `survey run` filled)."""
+    """A study file stands for its store (the one `survey run` filled), as long as the study's [humans] is the
+    one its run recorded: the models answered about the respondents of that file."""
     from survey.api.study import Study
 
     study = Study.from_toml(path)
     if not study.store_path.exists():
         raise SurveyError(f"{path}: its store {study.store_path} does not exist yet: `survey run {path}` first")
-    return study.load()
+    src = study.load()
+    now = study.spec.humans.model_dump() if study.spec.humans is not None else None
+    recorded = ((src.context or {}).get("humans") or {}).get("spec")
+    if now != recorded:
+        raise SurveyError(f"{path}: its [humans] changed since its store was filled (recorded {recorded}, now {now}): "
+                          f"`survey run {path}` records it (sending only what is missing), or give the store")
+    return src
 
 
 def plan_humans(pilot=None, *, cost_human: float, cost_query: float, r: float | None = None,

@@ -26,7 +26,9 @@ class _FlagsGroup(click.Group):
         except SurveyError as exc:
             if "`" not in str(exc):
                 raise
-            raise type(exc)(as_flags(str(exc))) from exc
+            cmd = self.commands.get(ctx.invoked_subcommand or "")
+            known = None if cmd is None else {o for p in cmd.params for o in getattr(p, "opts", [])}
+            raise type(exc)(as_flags(str(exc), known)) from exc
 
 
 @click.group(cls=_FlagsGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -82,8 +84,14 @@ def main(argv: list[str] | None = None) -> None:
 _API_NAME = re.compile(r"`([a-z][a-z_]*)=([^`]*)`")
 
 
-def as_flags(message: str) -> str:
+def as_flags(message: str, known: set[str] | None = None) -> str:
     """The statistics and the data layer name what to change in API terms (`from_table=`, `scale=likert5`);
-    on the command line those are its flags (--from-table, --scale likert5)."""
-    return _API_NAME.sub(lambda m: "--" + m.group(1).replace("_", "-") + (f" {m.group(2)}" if m.group(2) else ""),
-                         message)
+    on the command line those are its flags (--from-table, --scale likert5). With ``known`` (the command's
+    flags), a name the command has no flag for stays as it is: a study-file or Python setting, not a flag."""
+    def flag(m):
+        name = "--" + m.group(1).replace("_", "-")
+        if known is not None and name not in known:
+            return m.group(0)
+        return name + (f" {m.group(2)}" if m.group(2) else "")
+
+    return _API_NAME.sub(flag, message)

@@ -24,6 +24,7 @@ from survey.cli.segments import echo_segments, segment_arguments, segment_option
 from survey.cli.sequential import analyze_sequential, sequential_options
 from survey.cli.texts import SCALE_CHOICES
 from survey.common.limits import BOOTSTRAP_MAX, WHY
+from survey.errors import SurveyError
 
 # The statistics and tables (numpy, pandas, scipy) are imported inside the commands: --help stays light.
 
@@ -109,6 +110,9 @@ def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confid
     from survey.stats.analysis import analyze
 
     segments = segment_arguments(by, filters, target, personas, pooled)
+    if seq["seq_method"] and humans:
+        raise SurveyError("--humans adds the statements about people to the full analysis; a --sequential replay "
+                          "tests the personas only: run them separately")
     if seq["seq_method"]:
         return analyze_sequential(load_source(table, study, scale=scale), a, b, alternative, alpha, seed,
                                   probabilities, as_json, seq)

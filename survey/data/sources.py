@@ -101,6 +101,16 @@ def _humans_for(src: Source, path) -> object:
     opts = spec.get("spec") or {}
     if not Path(spec["path"]).exists():
         raise SurveyError(f"{src.path}: the study's human file {spec['path']} is gone; give it with `humans=`")
+    if spec.get("sha256"):
+        import hashlib
+
+        now = hashlib.sha256(Path(spec["path"]).read_bytes()).hexdigest()
+        if now != spec["sha256"]:
+            asked = (f"; its models answered about {spec.get('rendered_personas')} respondents as they were then"
+                     if spec.get("rendered_personas") else "")
+            raise SurveyError(f"{src.path}: the human file {spec['path']} changed since the run recorded it (sha256 "
+                              f"{spec['sha256'][:12]}, now {now[:12]}){asked}: restore it, or run the study again "
+                              "into a new store")
     return load_humans(spec["path"], scale, messages, wide=opts.get("wide"), columns=opts.get("columns"),
                        id_column=opts.get("id_column"))
 

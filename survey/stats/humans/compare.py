@@ -78,9 +78,12 @@ def human_fidelity(source, humans: Humans, a: str | None = None, b: str | None =
                 lf = level_fidelity(h, per, points, persona_groups=groups, ordered=ordered, human_overall=overall,
                                     confidence=confidence, n_boot=n_boot, seed=seed)
                 levels.append({"model": model, "message": msg, "segment": seg, "fidelity": lf})
-            dispersion.append({"model": model, "message": msg, "ratio": dispersion_ratio(
-                scores.scores[msg].dropna().to_numpy(), humans.answers(msg)["answer"].to_numpy(float),
-                confidence=confidence, n_boot=n_boot, seed=seed)})
+            try:
+                dispersion.append({"model": model, "message": msg, "ratio": dispersion_ratio(
+                    scores.scores[msg].dropna().to_numpy(), humans.answers(msg)["answer"].to_numpy(float),
+                    confidence=confidence, n_boot=n_boot, seed=seed)})
+            except SurveyError as exc:  # e.g. every human gave one answer to this message: valid data, no ratio
+                notes.append(f"{model}, {msg}: no dispersion ratio ({exc})")
         r = analysis[model]
         effects.append({"model": model, "persona_ci": tuple(r.effect.ci), "fidelity": effect_fidelity(
             human_effect.estimate, human_effect.se, float(r.effect.estimate), tuple(r.effect.ci),
@@ -91,8 +94,25 @@ def human_fidelity(source, humans: Humans, a: str | None = None, b: str | None =
             notes.append(f"{model}: no PPI estimate ({exc})")
     return HumanFidelity(a=a, b=b, design=design, scale=rtype.scale, unit=rtype.view.effect_unit,
                          human_effect=human_effect, levels=levels, effects=effects, dispersion=dispersion, ppi=ppi,
-                         humans=humans.summary(), personas=_persona_summary(table, models), by=by,
-                         confidence=confidence, notes=notes, left_out=list(analysis.left_out))
+                         humans=_human_summary(humans, a, b), personas=_persona_summary(table, models), by=by,
+                         confidence=confidence, notes=_basis_notes(source, humans) + notes,
+                         left_out=list(analysis.left_out))
+
+
+def _human_summary(humans: Humans, a: str, b: str) -> dict:
+    """The human file's summary, with how many respondents the comparison of ``a`` and ``b`` rests on."""
+    t = humans.table
+    return {**humans.summary(), "compared": int(t.loc[t["message"].isin([a, b]), "respondent"].nunique())}
+
+
+def _basis_notes(source, humans: Humans) -> list[str]:
+    """What every comparison with people rests on beyond its numbers: the store's completeness and weights."""
+    completeness = getattr(source, "completeness", None)
+    notes = [w[0].upper() + w[1:] for w in completeness.warnings()] if completeness is not None else []
+    if humans.summary().get("weighted"):
+        notes.append("the humans carry weights: the human effect and the PPI estimates use them; the answer levels "
+                     "and the dispersion ratio are unweighted")
+    return notes
 
 
 def ppi_about_humans(source, humans: Humans, a: str | None = None, b: str | None = None, *,
@@ -138,9 +158,13 @@ def _pair(shared: list[str], a, b, declared: tuple[str, str] | None = None) -> t
     if a is None and b is None and declared is not None:
         a, b = declared
     if a is None and b is None:
-        if len(shared) != 2:
+        if len(shared) < 2:
+            raise SurveyError(f"the humans saw only {', '.join(shared)} of the messages the personas answered: a "
+                              "comparison needs two messages both answered")
+        if len(shared) > 2:
             raise SurveyError(f"the humans and personas share {len(shared)} messages ({', '.join(shared)}): name the "
-                              "two to compare with `a=` and `b=`")
+                              "two to compare (`a=` and `b=`, or in the study file [humans] compare = [\"A\", "
+                              "\"B\"] and run it again to record it)")
         return shared[0], shared[1]
     if a is None or b is None:
         rest = [m for m in shared if m not in (a, b)]
@@ -155,21 +179,26 @@ def _pair(shared: list[str], a, b, declared: tuple[str, str] | None = None) -> t
 
 
 def _human_effect(humans: Humans, a: str, b: str, design: str, confidence: float):
-    """The humans alone: PPI with lambda = 0 (the weighted mean difference and its normal interval)."""
-    alpha = 1 - confidence
+    """The humans alone: PPI with lambda = 0 (the weighted mean difference and its normal interval); the zero
+    predictions are placeholders, so the result counts no personas."""
+    alpha = round(1 - confidence, 12)
     if design == "within":
         w = paired_humans(humans, a, b)
         zero = np.zeros(len(w))
-        return ppi_paired_effect(w[a].to_numpy(float), w[b].to_numpy(float), zero, zero, zero, zero, alpha=alpha,
-                                 lam=0.0, w=w["weight"].to_numpy(float))
-    ya, yb = humans.answers(a), humans.answers(b)
-    za, zb = np.zeros(len(ya)), np.zeros(len(yb))
-    return ppi_between_effect(ya["answer"].to_numpy(float), za, za, yb["answer"].to_numpy(float), zb, zb,
-                              alpha=alpha, lam=0.0, w_a=ya["weight"].to_numpy(float), w_b=yb["weight"].to_numpy(float))
+        out = ppi_paired_effect(w[a].to_numpy(float), w[b].to_numpy(float), zero, zero, zero, zero, alpha=alpha,
+                                lam=0.0, w=w["weight"].to_numpy(float))
+    else:
+        ya, yb = humans.answers(a), humans.answers(b)
+        za, zb = np.zeros(len(ya)), np.zeros(len(yb))
+        out = ppi_between_effect(ya["answer"].to_numpy(float), za, za, yb["answer"].to_numpy(float), zb, zb,
+                                 alpha=alpha, lam=0.0, w_a=ya["weight"].to_numpy(float),
+                                 w_b=yb["weight"].to_numpy(float))
+    out.N = 0
+    return out
 
 
 def _ppi(scores, humans: Humans, a: str, b: str, design: str, confidence: float):
-    alpha = 1 - confidence
+    alpha = round(1 - confidence, 12)
     pop = scores.population[[m for m in (a, b) if m in scores.population.columns]].dropna()
     if len(pop) < 2 or list(pop.columns) != [a, b]:
         raise SurveyError("the study has fewer than 2 personas beyond the rendered respondents to stand for the "

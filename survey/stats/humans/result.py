@@ -38,7 +38,10 @@ class HumanFidelity(Display):
     @property
     def basis(self) -> str:
         h, p = self.humans, self.personas
-        return (f"humans: {h['respondents']} respondents in {h['path'] or 'a table'} ({DESIGNS[self.design]}); "
+        n = h.get("compared", h["respondents"])
+        who = (f"{n} respondents" if n == h["respondents"]
+               else f"{n} of {h['respondents']} respondents (those shown {self.a} or {self.b})")
+        return (f"humans: {who} in {h['path'] or 'a table'} ({DESIGNS[self.design]}); "
                 f"personas: {p['personas']} of the study's persona set and {p['rendered_humans']} rendered from the "
                 "respondents' attributes")
 
