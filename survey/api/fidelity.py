@@ -123,18 +123,26 @@ def plan_humans(pilot=None, *, cost_human: float, cost_query: float, r: float | 
     the largest s.d. of a Yes/No answer) and ``design`` ("mean", "within" or "between"; default "mean") are
     given (``sigma_f``, the predictions' s.d., plans lambda's cap at 1), and a MixedEffectPlan returned. With ``pilot`` (a study file or store whose models answered as each
     human respondent, or a Source): r, sigma, the design and the queries per persona are measured there
-    (survey.stats.humans.pilot) and a dict model -> MixedEffectPlan returned (``model`` picks one).
+    (survey.stats.humans.pilot) and a MixedEffectPlans returned, a dict model -> MixedEffectPlan (``model``
+    picks one). ``queries_per_persona``: None for the default (the pilot's, or 1); 0 or less is refused.
     """
-    from survey.stats.planning import plan_mixed_effect
+    from survey.stats.planning.mixed_subjects import MixedEffectPlans, plan_mixed_effect, r_interval
 
     target = dict(cost_human=cost_human, cost_query=cost_query, half_width=half_width, effect=effect, power=power,
                   alpha=alpha, max_personas=max_personas)
+    if queries_per_persona is not None and not queries_per_persona > 0:  # 0 is a mistake, not "the default"
+        raise SurveyError(f"queries_per_persona must be positive (the queries one persona prediction takes); got "
+                          f"{queries_per_persona}: leave it out for the default")
     if pilot is None:
         if r is None:
             raise SurveyError("give r (a stated guess of the correlation between a human's answer and the model's "
                               "prediction for that human, e.g. 0.3) or a pilot study's store")
+        basis = f"r {r:g} stated; " + ("sigma 0.5 (default: the largest s.d. of a Yes/No answer)" if sigma is None
+                                         else f"sigma {sigma:g} stated")
+        basis += "" if sigma_f is None else f"; predictions' s.d. {sigma_f:g} stated"
         return plan_mixed_effect(design or "mean", r=r, sigma=0.5 if sigma is None else sigma, sigma_f=sigma_f,
-                                 queries_per_persona=queries_per_persona or 1.0, basis="stated", **target)
+                                 queries_per_persona=1.0 if queries_per_persona is None else queries_per_persona,
+                                 basis=basis, **target)
     given = [k for k, v in (("r", r), ("sigma", sigma), ("sigma_f", sigma_f), ("design", design)) if v is not None]
     if given:
         raise SurveyError(f"{', '.join(given)}: measured on the pilot; give either them or a pilot, not both")
@@ -153,9 +161,15 @@ def plan_humans(pilot=None, *, cost_human: float, cost_query: float, r: float | 
         if model not in measures:
             raise SurveyError(f"model '{model}' is not in the pilot; it has {', '.join(measures)}")
         measures = {model: measures[model]}
-    return {m: plan_mixed_effect(x.design, r=x.r, sigma=x.sigma, sigma_f=x.sigma_f,
-                                 queries_per_persona=queries_per_persona or x.queries_per_persona,
-                                 basis=f"measured on the pilot: {x.model}, {x.n_humans} humans, r = {x.r:+.3f}, "
-                                       f"sigma = {x.sigma:.3f}, predictions' s.d. {x.sigma_f:.3g}",
-                                 warnings=x.warnings, **target)
-            for m, x in measures.items()}
+
+    def basis(x):  # r from few humans is uncertain: its Fisher-z interval, on the humans it was measured on
+        n = min((v["n"] for v in x.arms.values() if v["r"] == x.r), default=x.n_humans)
+        low, high = r_interval(x.r, n)
+        return (f"measured on the pilot: {x.model}, {x.n_humans} humans, r = {x.r:+.3f} (95% interval "
+                f"{low:+.2f} to {high:+.2f}, Fisher's z on {n} humans), sigma = {x.sigma:.3f}, predictions' s.d. "
+                f"{x.sigma_f:.3g}")
+
+    return MixedEffectPlans({m: plan_mixed_effect(
+        x.design, r=x.r, sigma=x.sigma, sigma_f=x.sigma_f, basis=basis(x), warnings=x.warnings,
+        queries_per_persona=x.queries_per_persona if queries_per_persona is None else queries_per_persona, **target)
+        for m, x in measures.items()})

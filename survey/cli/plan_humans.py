@@ -45,24 +45,25 @@ def plan_humans_cmd(pilot, model, r, sigma, sigma_f, design, cost_human, cost_qu
     elif model is not None:
         raise SurveyError("--model picks a model of the --pilot; give the pilot too")
     from survey.api.fidelity import plan_humans
+    from survey.stats.planning.mixed_subjects import humans
 
     res = plan_humans(pilot, cost_human=cost_human, cost_query=cost_query, r=r, sigma=sigma, sigma_f=sigma_f,
                       design=design,
                       queries_per_persona=queries_per_persona, half_width=half_width, effect=effect, power=power,
                       alpha=alpha, max_personas=max_personas, model=model)
-    plans = res if isinstance(res, dict) else {"stated r": res}
+    plans = res if isinstance(res, dict) else {"stated": res}
     if as_json:
         echo_json({name: p.to_dict() for name, p in plans.items()})
         return
     print_table("the cheapest mix of humans and persona queries (beside humans alone)",
-                ["model", "r", "humans", "personas", "queries", "cost", "humans alone", "saving"],
+                ["model", "r", "humans", "personas", "queries", "cost", "humans alone (cost)", "saving"],
                 [[name, p.plan.r, p.humans, p.plan.N, p.queries, f"{p.cost:.4g}",
                   f"{p.humans_only} ({p.arms * p.plan.humans_only_cost:.4g})", f"{p.plan.saving:.0%}"]
                  for name, p in plans.items()])
     first = next(iter(plans.values()))
     click.echo(first.note)
     for name, p in plans.items():
-        click.echo(f"{name}: one human is worth at most {p.plan.worth_per_human:.3g} humans; r and sigma {p.basis}")
+        click.echo(f"{name}: one human is worth at most {humans(p.plan.worth_per_human)}; basis: {p.basis}")
         for warning in p.warnings:
             click.echo(f"warning: {name}: {warning}", err=True)
 

@@ -93,7 +93,7 @@ def test_the_api_and_the_cli(tmp_path):
                                     text=True, cwd=ROOT, env=env)
     out = run("--r", "0.3", "--cost-human", "5", "--cost-query", "0.01", "--half-width", "0.05", "--json")
     assert out.returncode == 0, out.stderr
-    got = json.loads(out.stdout)["stated r"]
+    got = json.loads(out.stdout)["stated"]
     ref = plan_mixed_subjects(r=0.3, sigma=0.5, cost_human=5, cost_persona=0.01, half_width=0.05)
     assert (got["humans"], got["personas"]) == (ref.n, ref.N)
     for args, text in ((["--half-width", "0.05"], "give r"), (["--r", "0.3", "--model", "x", "--half-width", "0.05"],
@@ -146,3 +146,80 @@ def test_the_pilot_measures_the_predictions_spread():
                                           scores.population[msg]]), ddof=1) for msg in "ab"}  # PPI's Var(f) per arm
     assert m.sigma_f == pytest.approx(min(spread.values()))
     assert m.prediction_correlation is not None and m.prediction_correlation > 0 and not m.warnings
+
+
+def _cli(capsys, *argv):
+    from survey.cli import main
+
+    code = 0
+    try:
+        main(["plan-humans", *argv])
+    except SystemExit as exc:  # anything else propagates: a traceback fails the test
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("args, text", [
+    (["--queries-per-persona", "0"], "queries_per_persona must be positive"),  # was silently taken as 1
+    (["--cost-human", "inf"], "cost_human must be a finite number"),  # was "no mix reaches the target"
+    (["--sigma", "nan"], "sigma must be a finite number"),
+    (["--half-width", "0.00001"], "widen the target"),  # was a 71.6 GiB MemoryError
+])
+def test_user_mistakes_are_one_line_and_exit_2(capsys, args, text):
+    base = {"--r": "0.3", "--cost-human": "5", "--cost-query": "0.01", "--half-width": "0.05"}
+    base.update({args[0]: args[1]})
+    code, out, _ = _cli(capsys, *[x for kv in base.items() for x in kv], "--json")
+    assert code == 2 and text in json.loads(out)["error"], out
+
+
+def test_queries_per_persona_zero_is_refused_with_a_pilot_too(tmp_path):
+    import survey
+
+    table, humans = synthetic("within", seed=2, link=1.5, human_slope=1.5)
+    src = survey.load_source(_table_file(table, tmp_path))
+    src.humans = humans
+    with pytest.raises(SurveyError, match="queries_per_persona must be positive"):
+        survey.plan_humans(src, cost_human=5, cost_query=0.01, effect=0.2, queries_per_persona=0)
+    assert survey.plan_humans(src, cost_human=5, cost_query=0.01, effect=0.2)["toy"].queries_per_persona == 12
+
+
+def test_the_output_states_its_basis_and_target(capsys):
+    code, out, _ = _cli(capsys, "--r", "-0.3", "--cost-human", "5", "--cost-query", "0.01", "--half-width", "0.05")
+    text = " ".join(out.split())
+    assert code == 0, out
+    assert "sigma 0.5 (default: the largest s.d. of a Yes/No answer)" in text and "r and sigma stated" not in text
+    assert "planned as 0" in text and "a 95% interval of half-width 0.05" in text
+    assert "(cost)" in text and "worth at most 1 human;" in text  # the table may wrap "humans alone (cost)" and "1 humans" not in text
+    assert "add nothing here" in text and "valid statement about people" not in text  # no personas in this plan
+    code, out, _ = _cli(capsys, "--r", "0.3", "--sigma", "0.4", "--cost-human", "5", "--cost-query", "0.01",
+                        "--effect", "0.1", "--design", "between", "--alpha", "0.1", "--json")
+    got = json.loads(out)["stated"]
+    assert got["target"] == {"effect": 0.1, "power": 0.8, "alpha": 0.1} and got["alpha"] == 0.1
+    assert got["basis"] == "r 0.3 stated; sigma 0.4 stated" and "an effect of 0.1 detected with power 0.8" in got["note"]
+
+
+def test_a_pilot_plan_shows_itself_and_gives_r_its_interval(tmp_path):
+    from scipy import stats as sps
+
+    import survey
+    from survey.stats.humans.pilot import pilot_measures
+    from survey.stats.planning.mixed_subjects import r_interval
+
+    table, humans = synthetic("between", seed=3, link=1.5, human_slope=1.5)
+    src = survey.load_source(_table_file(table, tmp_path))
+    src.humans = humans
+    plans = survey.plan_humans(src, cost_human=5, cost_query=0.01, half_width=0.1, alpha=0.05)
+    assert isinstance(plans, dict) and "Fisher's z" in repr(plans) and len(repr(plans)) <= 1000
+    assert "<table>" in plans._repr_html_() and plans.to_dict()["toy"]["target"] == {"half_width": 0.1, "alpha": 0.05}
+    # the interval is Fisher's z on the humans of the arm whose r the plan uses (scipy's pearsonr interval)
+    m = pilot_measures(src, humans)["toy"]
+    arm = next(v for v in m.arms.values() if v["r"] == m.r)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=arm["n"])
+    y = m.r * x + rng.normal(size=arm["n"])  # any sample of that size: the interval depends on r and n alone
+    ref = sps.pearsonr(x, y)
+    low, high = ref.confidence_interval(0.95)
+    assert r_interval(ref.statistic, arm["n"]) == pytest.approx((low, high), rel=1e-9)
+    low, high = r_interval(m.r, arm["n"])
+    assert f"95% interval {low:+.2f} to {high:+.2f}, Fisher's z on {arm['n']} humans" in plans["toy"].basis

@@ -79,3 +79,40 @@ def test_bad_inputs_name_the_fix(kwargs, message):
 def test_negative_correlation_plans_the_humans_alone():
     plan = plan_mixed_subjects(r=-0.6, cost_human=1, cost_persona=0.01, half_width=0.2)
     assert plan.N == 0 and plan.n == plan.humans_only_n
+
+
+def test_a_target_past_the_humans_limit_is_refused_and_one_below_it_is_planned():
+    from survey.stats.planning.mixed_subjects import HUMANS_MAX
+
+    # sigma 0.5 and half-width 1e-5 need 9.6e9 humans alone: once a 71.6 GiB MemoryError
+    with pytest.raises(SurveyError, match="widen the target"):
+        plan_mixed_subjects(r=0.3, sigma=0.5, cost_human=5, cost_persona=0.01, half_width=1e-5)
+    hw = 1.01 * sps.norm.ppf(0.975) / np.sqrt(HUMANS_MAX)  # just inside the limit
+    plan = plan_mixed_subjects(r=0.3, sigma=1.0, cost_human=5, cost_persona=0.01, half_width=hw)
+    assert HUMANS_MAX * 0.97 < plan.humans_only_n <= HUMANS_MAX and plan.half_width <= hw * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("sigma_f", [None, 0.3])
+def test_the_search_in_chunks_finds_the_one_shot_plan(monkeypatch, sigma_f):
+    import survey.stats.planning.mixed_subjects as ms
+
+    kwargs = dict(r=0.5, cost_human=5.0, cost_persona=0.05, sigma=1.0, half_width=0.2, sigma_f=sigma_f)
+    whole = plan_mixed_subjects(**kwargs)  # the default chunk holds every n here
+    monkeypatch.setattr(ms, "_CHUNK", 7)  # chunk edges fall inside the range, around the best n
+    chunked = plan_mixed_subjects(**kwargs)
+    assert (chunked.n, chunked.N, chunked.cost) == (whole.n, whole.N, whole.cost) and whole.humans_only_n > 50
+
+
+@pytest.mark.parametrize("name, value", [("cost_human", np.inf), ("cost_human", np.nan), ("cost_persona", np.inf),
+                                         ("sigma", np.inf), ("sigma_f", np.nan), ("r", np.nan),
+                                         ("half_width", np.inf)])
+def test_non_finite_inputs_are_refused_by_name(name, value):
+    kwargs = {"r": 0.3, "cost_human": 1.0, "cost_persona": 0.1, "half_width": 0.1, name: value}
+    with pytest.raises(SurveyError, match=f"{name} must be a finite number"):
+        plan_mixed_subjects(**kwargs)
+
+
+def test_a_plan_without_personas_says_so_and_keeps_alpha():
+    plan = plan_mixed_subjects(r=0.0, cost_human=1, cost_persona=0.01, half_width=0.2, alpha=0.05)
+    assert plan.N == 0 and "add nothing here" in plan.note and "valid statement" not in plan.note
+    assert "worth at most 1 human;" in plan.note and plan.to_dict()["alpha"] == 0.05

@@ -30,6 +30,37 @@ from survey.common.display import Display
 from survey.common.formatting import finite
 from survey.errors import SurveyError
 
+# The humans-alone size a target may need: the search tries every number of humans up to it.
+HUMANS_MAX = 1_000_000
+HUMANS_WHY = ("few surveys of people reach a million respondents, and the search tries every number of humans up "
+              "to the humans-alone size: past a million it takes many seconds")
+_CHUNK = 65_536  # numbers of humans searched at once: a few MB of arrays
+
+
+def _check_finite(**values) -> None:
+    """Costs, s.d.s, r and targets must be finite numbers: an infinite cost would otherwise surface as "no mix
+    reaches the target", which names the wrong fix."""
+    for name, value in values.items():
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float, np.number))
+                                  or not math.isfinite(value)):
+            raise SurveyError(f"{name} must be a finite number; got {value}")
+
+
+def humans(count: float) -> str:
+    """'1 human', '1.1 humans' (three significant digits)."""
+    text = f"{count:.3g}"
+    return f"{text} human" if text == "1" else f"{text} humans"
+
+
+def r_interval(r: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Fisher's z interval for a Pearson r measured on ``n`` pairs (Fisher, "On the probable error of a
+    coefficient of correlation deduced from a small sample", 1921): tanh(atanh r -+ z / sqrt(n - 3))."""
+    if n <= 3:
+        return (-1.0, 1.0)
+    half = sps.norm.ppf(0.5 + confidence / 2) / math.sqrt(n - 3)
+    z = math.atanh(max(min(r, 1 - 1e-15), -1 + 1e-15))
+    return (math.tanh(z - half), math.tanh(z + half))
+
 
 def mixed_subjects_se(n, big_n, sigma: float, r: float, sigma_f: float | None = None):
     """The PPI++ s.e. with n humans and N personas (arrays broadcast). Without ``sigma_f``, at the best lambda:
@@ -76,10 +107,13 @@ class MixedSubjectsPlan(Display):
 
     @property
     def note(self) -> str:
-        return (f"with r = {self.r:.2g} one human is worth at most {self.worth_per_human:.3g} humans; this plan "
-                f"saves {self.saving:.0%} of the humans-only cost. Correlations measured between model predictions "
-                f"and people are about 0.2-0.5, where the saving is modest (4-25% at most): the gain is a valid "
-                "statement about people. " + (
+        worth = f"with r = {self.r:.2g} one human is worth at most {humans(self.worth_per_human)}"
+        if self.N == 0:  # no personas: the gain and lambda's assumptions say nothing about this plan
+            return (f"{worth}; the personas add nothing here, so the plan is the humans alone; r measured on the same "
+                    "population (a pilot or a stated guess).")
+        return (f"{worth}; this plan saves {self.saving:.0%} of the humans-only cost. Correlations measured between "
+                f"model predictions and people are about 0.2-0.5, where the saving is modest (4-25% at most): the "
+                "gain is a valid statement about people. " + (
                     f"Plans lambda as PPI++ tunes it, capped at 1, with predictions of s.d. {self.sigma_f:.3g} "
                     f"against answers of s.d. {self.sigma:.3g}" if self.sigma_f is not None else
                     "Assumes the best lambda (not capped at 1: models whose predictions vary less than r sigma are "
@@ -113,6 +147,8 @@ def plan_mixed_subjects(*, r: float, cost_human: float, cost_persona: float, sig
     ``r`` is corr(Y, f). ``max_personas`` caps N (the personas or model queries available). ``sigma_f``: the
     predictions' s.d. (a pilot's), to plan lambda's cap at 1 (mixed_subjects_se); None plans the best lambda.
     """
+    _check_finite(r=r, cost_human=cost_human, cost_persona=cost_persona, sigma=sigma, sigma_f=sigma_f,
+                  half_width=half_width)
     if not -1 < r < 1:
         raise SurveyError(f"r is a correlation strictly between -1 and 1 (a pilot's or a stated guess); got {r}")
     r = max(float(r), 0.0)  # predictions that run against the answers get lambda 0: the humans alone
@@ -131,20 +167,28 @@ def plan_mixed_subjects(*, r: float, cost_human: float, cost_persona: float, sig
         if effect == 0 or not np.isfinite(effect):
             raise SurveyError("effect must be a non-zero number: the smallest difference worth detecting")
         target = abs(effect) / (z + sps.norm.ppf(power))
-    # humans alone: sigma / sqrt(n) <= target (the 1e-9 keeps an exact fit from rounding up to one human more)
-    n0 = max(2, math.ceil((sigma / target) ** 2 - 1e-9))
-    n = np.arange(2, n0 + 1, dtype=float)
     if sigma_f is not None and not sigma_f > 0:
         raise SurveyError(f"sigma_f is the predictions' s.d. and must be positive; got {sigma_f}")
-    big_n = (_fewest_personas(n, target, sigma, r) if sigma_f is None
-             else _fewest_personas_capped(n, target, sigma, r, sigma_f, max_personas))
-    if max_personas is not None:
-        big_n[big_n > max_personas] = np.inf
-    cost = np.where(np.isfinite(big_n), n * cost_human + np.nan_to_num(big_n, posinf=0.0) * cost_persona, np.inf)
-    best = int(np.argmin(cost))
-    if not np.isfinite(cost[best]):
+    # humans alone: sigma / sqrt(n) <= target (the 1e-9 keeps an exact fit from rounding up to one human more)
+    humans_alone = (sigma / target) ** 2
+    if humans_alone > HUMANS_MAX:
+        raise SurveyError(f"this target needs about {humans_alone:,.0f} humans alone, more than {HUMANS_MAX:,}: "
+                          f"widen the target (a larger half-width or effect) ({HUMANS_WHY})")
+    n0 = max(2, math.ceil(humans_alone - 1e-9))
+    best_cost, nb, bigb = math.inf, 0, 0
+    for start in range(2, n0 + 1, _CHUNK):  # in chunks: memory stays a few MB whatever n0 is
+        n = np.arange(start, min(start + _CHUNK, n0 + 1), dtype=float)
+        big_n = (_fewest_personas(n, target, sigma, r) if sigma_f is None
+                 else _fewest_personas_capped(n, target, sigma, r, sigma_f, max_personas))
+        if max_personas is not None:
+            big_n[big_n > max_personas] = np.inf
+        cost = np.where(np.isfinite(big_n), n * cost_human + np.nan_to_num(big_n, posinf=0.0) * cost_persona,
+                        np.inf)
+        i = int(np.argmin(cost))
+        if cost[i] < best_cost:  # strictly: the first (fewest humans) of equal costs, as one argmin over all n
+            best_cost, nb, bigb = float(cost[i]), int(n[i]), int(big_n[i])
+    if not math.isfinite(best_cost):
         raise SurveyError("no mix reaches the target within max_personas: raise max_personas or widen the target")
-    nb, bigb = int(n[best]), int(big_n[best])
     se = float(mixed_subjects_se(nb, bigb, sigma, r, sigma_f))
     if sigma_f is None:
         worth = 1 / (1 - r ** 2)
@@ -152,7 +196,7 @@ def plan_mixed_subjects(*, r: float, cost_human: float, cost_persona: float, sig
         c = r * sigma * sigma_f
         lam = min(c / sigma_f ** 2, 1.0)
         worth = sigma ** 2 / (sigma ** 2 - 2 * lam * c + lam ** 2 * sigma_f ** 2)
-    return MixedSubjectsPlan(nb, bigb, float(cost[best]), se, float(target), float(z * se), n0,
+    return MixedSubjectsPlan(nb, bigb, best_cost, se, float(target), float(z * se), n0,
                              float(n0 * cost_human), float((sigma / se) ** 2), float(worth), float(r),
                              float(sigma), float(cost_human), float(cost_persona), float(alpha),
                              None if sigma_f is None else float(sigma_f))
@@ -198,8 +242,10 @@ class MixedEffectPlan(Display):
     plan: MixedSubjectsPlan
     queries_per_persona: float
     cost_query: float
-    basis: str = ""  # where r and sigma come from: "stated" or the pilot's model
+    basis: str = ""  # where r and sigma come from: stated (and which defaulted) or the pilot's model
     warnings: list = field(default_factory=list)  # what the plan's simplifications miss (a pilot's)
+    target: dict = field(default_factory=dict)  # as given: half_width, or effect and power; and alpha
+    r_given: float | None = None  # the r stated or measured, before a negative one is planned as 0
 
     @property
     def arms(self) -> int:
@@ -231,7 +277,19 @@ class MixedEffectPlan(Display):
                            "had their own personas (conservative when the personas' predictions for A and B "
                            "correlate positively, as they usually do; with negatively correlated predictions and "
                            "costly personas the s.e. can exceed the plan by up to about 10%)"}
-        return f"target: {text[self.design]}. {self.plan.note}"
+        negative = ("" if self.r_given is None or self.r_given >= 0 else
+                    f"r = {self.r_given:+.3g} is planned as 0: the tuned estimator ignores predictions that run "
+                    "against the answers. ")
+        return f"target: {text[self.design]}; {self.goal}. {negative}{self.plan.note}"
+
+    @property
+    def goal(self) -> str:
+        """The target restated: a half-width at a level, or an effect with a power."""
+        alpha = self.plan.alpha
+        if self.target.get("half_width") is not None:
+            return f"a {100 * (1 - alpha):.4g}% interval of half-width {self.target['half_width']:g}"
+        return (f"an effect of {self.target.get('effect', float('nan')):g} detected with power "
+                f"{self.target.get('power', float('nan')):g} (two-sided, alpha {alpha:g})")
 
     def display_parts(self):
         p = self.plan
@@ -240,7 +298,7 @@ class MixedEffectPlan(Display):
         rows = [{"design": self.design, "humans": self.humans, "personas": p.N, "queries": self.queries,
                  "half-width": p.half_width * (math.sqrt(2) if self.arms == 2 else 1), "r": p.r,
                  "worth per human": p.worth_per_human, "saving": p.saving}]
-        return title, rows, [self.note, *self.warnings] + ([f"r and sigma: {self.basis}"] if self.basis else [])
+        return title, rows, [self.note, *self.warnings] + ([f"basis: {self.basis}"] if self.basis else [])
 
     def to_dict(self) -> dict:
         p = self.plan
@@ -251,7 +309,23 @@ class MixedEffectPlan(Display):
                 "half_width": finite(p.half_width * (math.sqrt(2) if self.arms == 2 else 1)),
                 "effective_humans": finite(self.arms * p.effective_humans), "worth_per_human": finite(p.worth_per_human),
                 "r": p.r, "sigma": p.sigma, "sigma_f": p.sigma_f, "cost_human": p.cost_human, "alpha": p.alpha,
-                "basis": self.basis, "warnings": list(self.warnings), "note": self.note}
+                "target": {**self.target, "alpha": p.alpha}, "basis": self.basis, "warnings": list(self.warnings),
+                "note": self.note}
+
+
+class MixedEffectPlans(Display, dict):
+    """A pilot's plans, model -> MixedEffectPlan (survey.plan_humans with a pilot): a dict that shows itself."""
+
+    def display_parts(self):
+        rows = [{"model": m, "r": p.plan.r, "humans": p.humans, "personas": p.plan.N, "queries": p.queries,
+                 "cost": p.cost, "humans alone (cost)": f"{p.humans_only} ({p.arms * p.plan.humans_only_cost:.4g})",
+                 "saving": f"{p.plan.saving:.0%}"} for m, p in self.items()]
+        notes = [next(iter(self.values())).note] if self else []
+        return (f"the cheapest mix of humans and persona queries for {len(self)} model(s) of the pilot", rows,
+                [f"{m}: {p.basis}" for m, p in self.items()] + notes)
+
+    def to_dict(self) -> dict:
+        return {m: p.to_dict() for m, p in self.items()}
 
 
 def plan_mixed_effect(design: str = "mean", *, r: float, cost_human: float, cost_query: float,
@@ -269,8 +343,10 @@ def plan_mixed_effect(design: str = "mean", *, r: float, cost_human: float, cost
     """
     if design not in DESIGNS:
         raise SurveyError(f"design must be one of {', '.join(DESIGNS)}; got '{design}'")
+    _check_finite(cost_query=cost_query, queries_per_persona=queries_per_persona)
     if not (queries_per_persona > 0 and cost_query >= 0):
-        raise SurveyError("a persona's prediction takes a positive number of queries, each costing >= 0")
+        raise SurveyError(f"a persona's prediction takes a positive number of queries (got {queries_per_persona}), "
+                          f"each costing >= 0 (got {cost_query})")
     between = design == "between"
     scale = math.sqrt(2) if between else 1.0
     plan = plan_mixed_subjects(r=r, cost_human=cost_human,
@@ -278,4 +354,6 @@ def plan_mixed_effect(design: str = "mean", *, r: float, cost_human: float, cost
                                half_width=None if half_width is None else half_width / scale,
                                effect=None if effect is None else effect / scale, power=power, alpha=alpha,
                                max_personas=max_personas, sigma_f=sigma_f)
-    return MixedEffectPlan(design, plan, float(queries_per_persona), float(cost_query), basis, list(warnings))
+    target = {"half_width": half_width} if half_width is not None else {"effect": effect, "power": power}
+    return MixedEffectPlan(design, plan, float(queries_per_persona), float(cost_query), basis, list(warnings),
+                           target, float(r))
