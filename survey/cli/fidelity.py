@@ -30,6 +30,10 @@ def _range(ci) -> str:
     return f"[{ci[0]:.3f}, {ci[1]:.3f}]"
 
 
+def _yes(agrees) -> str:
+    return {True: "yes", False: "no", None: "—"}[agrees]
+
+
 def _mean(points, shares) -> float:
     return float(sum(p * s for p, s in zip(points, shares, strict=True)))
 
@@ -63,7 +67,7 @@ def fidelity_cmd(sources, humans, a, b, by, out, confidence, n_boot, seed, scale
     the personas' effect has the humans' sign, and the correlation and calibration slope of persona on human
     effects over the experiments (at least 4), which says which model to trust for this kind of question."""
     for source in sources:
-        require_file(source, "source")
+        require_file(source, "study" if str(source).endswith(".toml") else "source")
     if len(sources) > 1 or out is not None:
         _benchmark(sources, humans, a, b, by, out, confidence, n_boot, seed, scale, study, as_json)
         return
@@ -95,7 +99,7 @@ def fidelity_cmd(sources, humans, a, b, by, out, confidence, n_boot, seed, scale
                 ["model", "personas", "humans", "human − persona", "p", "signs agree"],
                 [[e["model"], f"{e['fidelity'].persona_effect:+.3f}", f"{e['fidelity'].human_effect:+.3f}",
                   f"{e['fidelity'].difference:+.3f} {_ci(e['fidelity'].ci)}", e["fidelity"].pvalue,
-                  e["fidelity"].sign_agrees] for e in res.effects])
+                  _yes(e["fidelity"].sign_agrees)] for e in res.effects])
     print_table("dispersion: persona / human variance",
                 ["model", "message", "ratio", "CI"],
                 [[d["model"], d["message"], d["ratio"].ratio, f"[{d['ratio'].ci[0]:.3g}, {d['ratio'].ci[1]:.3g}]"]
@@ -117,8 +121,8 @@ def _benchmark(sources, humans, a, b, by, out, confidence, n_boot, seed, scale, 
     given = [name for name, v in (("--humans", humans), ("--a", a), ("--b", b), ("--by", by), ("--scale", scale),
                                   ("--study", study)) if v is not None]
     if given:
-        raise SurveyError(f"{', '.join(given)} apply to one study; a benchmark reads each store's own study, humans "
-                          "and messages: give the stores alone")
+        raise SurveyError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to one study; a benchmark "
+                          "reads each store's own study, humans and messages: give the stores alone")
     if len(sources) < 2:
         raise SurveyError("--out writes a benchmark report over several studies: give two or more stores (for one "
                           "study, `survey report STORE --out DIR` has the section \"Does it match people?\")")
@@ -139,14 +143,16 @@ def _benchmark(sources, humans, a, b, by, out, confidence, n_boot, seed, scale, 
                 [[n, r["a"], r["b"], r["design"], r["n_humans"], f"{r['human_effect']:+.3f} {_ci(r['human_ci'])}"]
                  for n, r in firsts.items()])
     print_table(f"persona effects A − B ({bench.unit})",
-                ["experiment", "model", "persona effect [CI]", "p (same as humans)", "signs agree"],
+                ["experiment", "model", "persona effect [CI]", "p (same effect)", "signs agree"],
                 [[r["experiment"], r["model"], f"{r['persona_effect']:+.3f} {_ci(r['persona_ci'])}",
-                  r["difference_pvalue"], r["sign_agrees"]] for r in bench.experiments])
+                  r["difference_pvalue"], _yes(r["sign_agrees"])] for r in bench.experiments])
     print_table(f"per model over {len(bench.names)} experiments ({confidence:.0%} intervals)",
                 ["model", "experiments", "sign agreement [CI]", "correlation [CI]", "calibration slope [CI]"],
                 [[m, b.n_experiments, f"{b.sign_agreement:.2f} {_range(b.sign_agreement_ci)}",
                   f"{b.correlation:+.3f} {_ci(b.correlation_ci)}", f"{b.slope:+.3f} {_ci(b.slope_ci)}"]
-                 for m, b in bench.models.items()] + [[m, "—", why, "—", "—"] for m, why in bench.missing.items()])
+                 for m, b in bench.models.items()]
+                + [[m, sum(1 for r in bench.experiments if r["model"] == m), f"no summary: {why}", "—", "—"]
+                   for m, why in bench.missing.items()])
     for line in bench.verdicts():
         click.echo(f"in words: {line}")
     from survey.stats.humans.benchmark import RESTS_ON

@@ -37,7 +37,8 @@ def benchmark_sections(bench) -> list[Section]:
                        "rows": [[m, b.n_experiments, f"{fmt(b.sign_agreement, 2)} ({_ci(b.sign_agreement_ci)})",
                                  f"{fmt(b.correlation, 3)} ({_ci(b.correlation_ci)})",
                                  f"{fmt(b.slope, 3)} ({_ci(b.slope_ci)})"] for m, b in bench.models.items()]
-                       + [[m, "—", why, "—", "—"] for m, why in bench.missing.items()]})
+                       + [[m, _answered(bench, m), f"no summary: {why}", "—", "—"]
+                          for m, why in bench.missing.items()]})
     top.paragraphs.append(f"What it rests on: {RESTS_ON} Intervals: Wilson for the sign agreement, Fisher's z for "
                           "the correlation, t for the slope of the human on the persona effects (Hewitt, Ashokkumar, "
                           "Ghezae & Willer, \"Predicting Results of Social Science Experiments Using Large Language "
@@ -48,7 +49,8 @@ def benchmark_sections(bench) -> list[Section]:
                        "rows": [[r["experiment"], r["a"], r["b"], r["design"], r["n_humans"],
                                  f"{fmt(r['human_effect'], 3)} ({_ci(r['human_ci'])})", r["model"],
                                  f"{fmt(r['persona_effect'], 3)} ({_ci(r['persona_ci'])})",
-                                 fmt(r["difference_pvalue"], 3), str(r["sign_agrees"])] for r in bench.experiments]})
+                                 fmt(r["difference_pvalue"], 3), {True: "yes", False: "no", None: "—"}[r["sign_agrees"]]]
+                                for r in bench.experiments]})
     levels = Section("Answer levels per experiment")
     levels.paragraphs.append("Jensen–Shannon divergence (base 2) between the humans' and the personas' answers to "
                              "each message, beside the noise floor: the same distance between two random halves of "
@@ -74,21 +76,30 @@ def benchmark_sections(bench) -> list[Section]:
     return out
 
 
+def _answered(bench, model: str) -> int:
+    return sum(1 for r in bench.experiments if r["model"] == model)
+
+
 def _mean(points, shares) -> float:
     return float(sum(p * s for p, s in zip(points, shares, strict=True)))
 
 
 def headlines(bench) -> tuple[list[str], list[str]]:
     """The finding in words, and the warnings (models without a summary; every interval still including 0)."""
-    tracked = [m for m, b in bench.models.items() if b.correlation_ci[0] > 0]
-    if tracked:
-        head = [f"Over {len(bench.names)} human experiments, the effects of {', '.join(tracked)} are larger where "
-                "people's are (correlation interval above 0); the slope and sign agreement say how large and "
-                "which way."]
-    else:
-        head = [f"Over {len(bench.names)} human experiments, no model's effects are shown to rise with people's: every "
-                "correlation interval includes 0. For small models this is the expected finding, not a failure: their "
-                "persona tests remain valid statements about the models, not about people."]
+    head = []
+    for model, b in bench.models.items():
+        rows = [r for r in bench.experiments if r["model"] == model]
+        agree = sum(1 for r in rows if r["sign_agrees"])
+        lo, hi = b.correlation_ci
+        rise = ("larger where people's are" if lo > 0 else "smaller where people's are larger" if hi < 0
+                else "not shown to rise or fall with people's")
+        head.append(f"{model}, over the {b.n_experiments} experiments it answered: the humans' direction in {agree} "
+                    f"of {len(rows)}; its effects are {rise} (correlation {b.correlation:+.2f}, {bench.confidence:.0%} "
+                    f"CI {lo:+.2f} to {hi:+.2f}).")
+    if not any(b.correlation_ci[0] > 0 for b in bench.models.values()):
+        head.append("No model's effects are shown to rise with people's. For small models this is the expected "
+                    "finding, not a failure: their persona tests remain valid statements about the models, not about "
+                    "people.")
     warnings = [f"{m}: no summary ({why})." for m, why in bench.missing.items()] + list(bench.notes)
     return head, warnings
 

@@ -30,13 +30,19 @@ def finding(res) -> str:
     if poor:
         text.append(f"{', '.join(poor)} {'matches' if len(poor) == 1 else 'match'} these people poorly: "
                     "answer levels farther from the humans than two random halves of the humans are from each "
-                    "other, or an effect of the wrong sign or size. That is a finding about the models (small "
-                    "models are known to answer too uniformly and to miss who answers what), not a failure of the "
-                    "study: the persona tests remain valid statements about the models, and the prediction-powered "
-                    "estimate below remains a valid statement about people, only no narrower than the humans' own.")
+                    "other, or an effect of the wrong sign or size. That is a finding about the models (models, "
+                    "small ones above all, are known to answer too uniformly and to miss who answers what), not a "
+                    "failure of the study: the persona tests remain valid statements about the models"
+                    + (", and the prediction-powered estimate below remains a valid statement about people, only no "
+                       "narrower than the humans' own." if res.ppi else
+                       "; the humans' own effect is the statement about people."))
     if good:
+        n = res.humans.get("compared", res.humans.get("respondents"))
+        widest = max((e["fidelity"].ci[1] - e["fidelity"].ci[0] for e in res.effects if e["model"] in good),
+                     default=float("nan"))
         text.append(f"{', '.join(good)} {'matches' if len(good) == 1 else 'match'} these people within the noise of "
-                    "the human sample on every comparison made here.")
+                    f"the human sample on every comparison made here; with {n} humans that noise is wide (the "
+                    f"effect difference's interval spans up to {widest:.2f}), so only large mismatches could show.")
     return " ".join(text)
 
 
@@ -63,7 +69,7 @@ def human_sections(res) -> list:
                                    "p (same effect)", "signs agree"],
                        "rows": [[e["model"], fmt(e["fidelity"].persona_effect, 3), fmt(e["fidelity"].human_effect, 3),
                                  f"{fmt(e['fidelity'].difference, 3)} ({_ci(e['fidelity'].ci)})",
-                                 fmt(e["fidelity"].pvalue, 3), str(e["fidelity"].sign_agrees)] for e in res.effects]})
+                                 fmt(e["fidelity"].pvalue, 3), {True: "yes", False: "no", None: "—"}[e["fidelity"].sign_agrees]] for e in res.effects]})
     if res.ppi:
         sec.tables.append({"columns": ["model", "PPI human effect", "CI", "p-value", "lambda", "width vs humans alone",
                                        "effective humans"],

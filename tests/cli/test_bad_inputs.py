@@ -263,6 +263,7 @@ CASES = [
     ("fidelity", T, "--humans", "{bad_answer}"),
     ("fidelity", T, "--humans", T, "--bootstrap", "0"),
     ("fidelity", T, T, "--a", "x"),
+    ("analyze", T, "--humans", T, "--sequential", "betting"),
     ("fidelity", T, "--out", "{dir}/bench"),
     # plan-humans
     ("plan-humans", "--cost-human", "5", "--cost-query", "0.01", "--half-width", "0.05"),

@@ -154,7 +154,7 @@ def test_too_few_experiments_are_named_and_mistakes_are_one_line(stores, tmp_pat
     with pytest.raises(SurveyError, match="twice|two sources"):
         survey.fidelity_benchmark([stores[0], stores[0]])
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
-    for extra, text in ((["--a", "x"], "apply to one study"), (["--humans", str(stores[0])], "apply to one study")):
+    for extra, text in ((["--a", "x"], "applies to one study"), (["--humans", str(stores[0])], "applies to one study")):
         out = subprocess.run([sys.executable, "-m", "survey", "fidelity", *map(str, stores[:2]), *extra, "--json"],
                              capture_output=True, text=True, cwd=ROOT, env=env)
         assert out.returncode == 2 and text in json.loads(out.stdout)["error"] and "Traceback" not in out.stderr

@@ -58,11 +58,17 @@ class FidelityBenchmark(Display):
             signed = sum(1 for r in rows if r["sign_agrees"] is not None)
             text = f"{model}: the personas' effect has the humans' sign in {agree} of {signed} experiments"
             b = self.models.get(model)
+            if b is not None and b.sign_agreement_ci[1] < 0.5:
+                text += f" (at most {b.sign_agreement_ci[1]:.0%} at {self.confidence:.0%}: its effects mostly point " \
+                        "the other way from people's)"
+            elif b is not None and b.sign_agreement_ci[0] > 0.5:
+                text += f" (at least {b.sign_agreement_ci[0]:.0%} at {self.confidence:.0%}: mostly people's direction)"
             if b is not None:
                 lo, hi = b.correlation_ci
                 text += (f"; correlation with the human effects {b.correlation:+.2f} ({self.confidence:.0%} CI "
                          f"{lo:+.2f} to {hi:+.2f}), calibration slope {b.slope:+.2f} ({b.slope_ci[0]:+.2f} to "
-                         f"{b.slope_ci[1]:+.2f}; 1: a persona effect of x predicts a human effect of x)")
+                         f"{b.slope_ci[1]:+.2f}; 1: a persona effect of x predicts a human effect of x, above 1 the "
+                         "persona effects are too small, below 1 they vary more than people's)")
                 if lo > 0:
                     text += (": its effects are larger where people's are, which says nothing of their size (the "
                              "slope) nor, with effects oriented as the studies order them, much of their sign")
@@ -86,7 +92,7 @@ class FidelityBenchmark(Display):
         for model, why in self.missing.items():
             rows.append({"model": model, "experiments": sum(1 for r in self.experiments if r["model"] == model),
                          "sign agreement": None, "correlation": None, "correlation CI": None, "slope": None,
-                         "slope CI": why})
+                         "slope CI": None, "no summary because": why})
         return title, rows, [*self.verdicts(), RESTS_ON, *self.notes]
 
     def to_dict(self) -> dict:

@@ -57,9 +57,15 @@ class HumanFidelity(Display):
             lv = [x["fidelity"] for x in self.levels if x["model"] == m and x["segment"] == "all"]
             over = sum(1 for x in lv if x.jsd > x.distances["jsd"]["noise_floor"] * 2)
             worse = sum(1 for x in lv if x.jsd > x.distances["jsd"]["baselines"].get("uniform", float("inf")))
-            sign = {True: "the same direction as", False: "the opposite direction to", None: "no clear direction against"}
-            text = (f"{m}: the personas' effect ({ef.persona_effect:+.3f}) points in {sign[ef.sign_agrees]} the humans' "
-                    f"({ef.human_effect:+.3f}; difference p = {ef.pvalue:.3g}); their answer levels are farther from "
+            if ef.sign_agrees is None:  # one of the effects is exactly 0: there is no direction to compare
+                zero = "the humans show" if ef.human_effect == 0 else "the personas show"
+                direction = (f"the personas' effect ({ef.persona_effect:+.3f}) and the humans' "
+                             f"({ef.human_effect:+.3f}) cannot be compared in direction: {zero} none")
+            else:
+                way = "the same direction as" if ef.sign_agrees else "the opposite direction to"
+                direction = (f"the personas' effect ({ef.persona_effect:+.3f}) points in {way} the humans' "
+                             f"({ef.human_effect:+.3f})")
+            text = (f"{m}: {direction} (difference p = {ef.pvalue:.3g}); their answer levels are farther from "
                     f"people than twice the human noise floor for {over} of {len(lv)} messages")
             if worse:
                 text += f", and farther than a uniform guess for {worse}"
