@@ -104,8 +104,11 @@ def _study_source(path):
     if not study.store_path.exists():
         raise SurveyError(f"{path}: its store {study.store_path} does not exist yet: `survey run {path}` first")
     src = study.load()
-    now = study.spec.humans.model_dump() if study.spec.humans is not None else None
-    recorded = ((src.context or {}).get("humans") or {}).get("spec")
+    def settings(spec):  # a setting left at its default (None) reads the same as one an older run did not know
+        return None if spec is None else {k: v for k, v in spec.items() if v is not None}
+
+    now = settings(study.spec.humans.model_dump() if study.spec.humans is not None else None)
+    recorded = settings(((src.context or {}).get("humans") or {}).get("spec"))
     if now != recorded:
         raise SurveyError(f"{path}: its [humans] changed since its store was filled (recorded {recorded}, now {now}): "
                           f"`survey run {path}` records it (sending only what is missing), or give the store")
