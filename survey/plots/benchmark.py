@@ -23,13 +23,15 @@ def benchmark_plot(bench) -> Figure:
     for k, model in enumerate(models):
         ax = fig.add_subplot(1, len(models), k + 1)
         color = PALETTE[k % len(PALETTE)]
-        for r in (x for x in rows if x["model"] == model):
+        for i, r in enumerate(x for x in rows if x["model"] == model):
             px, hy = r["persona_effect"], r["human_effect"]
             ax.plot([px, px], list(r["human_ci"]), color=color, lw=1.2, alpha=0.6)
             if all(np.isfinite(r["persona_ci"])):
                 ax.plot(list(r["persona_ci"]), [hy, hy], color=color, lw=1.2, alpha=0.6)
             ax.plot([px], [hy], "o", color=color)
-            ax.annotate(r["experiment"], (px, hy), fontsize=7, xytext=(4, 4), textcoords="offset points")
+            # alternate the labels above and below their points: neighbouring experiments overlap less
+            ax.annotate(r["experiment"], (px, hy), fontsize=7, xytext=(4, 4 if i % 2 == 0 else -10),
+                        textcoords="offset points")
         ax.plot([-lim, lim], [-lim, lim], color="#999999", lw=0.8, ls="--")
         ax.axhline(0, color="#bbbbbb", lw=0.6)
         ax.axvline(0, color="#bbbbbb", lw=0.6)

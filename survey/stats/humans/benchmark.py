@@ -146,7 +146,7 @@ def _rows(name: str, res) -> list[dict]:
                     "persona_effect": float(f.persona_effect), "persona_ci": tuple(e.get("persona_ci") or (
                         float("nan"), float("nan"))),
                     "difference_pvalue": float(f.pvalue), "sign_agrees": f.sign_agrees,
-                    "n_humans": int(res.humans.get("respondents", 0))})
+                    "n_humans": int(res.humans.get("compared", res.humans.get("respondents", 0)))})
     return out
 
 
