@@ -103,3 +103,25 @@ def test_a_benchmark_names_the_study_that_needs_a_declared_pair(tmp_path):
     with pytest.raises(SurveyError, match="confidence must be between 0 and 1"):
         survey.fidelity(other, confidence=1.5)
     assert len(HUMANS) == 5  # the shared study template is the benchmark test's
+
+
+def test_levels_by_bins_of_a_numeric_attribute_as_analyze_takes_them():
+    from survey.data.humans import validate_humans
+    from survey.stats.humans import human_fidelity
+
+    table, humans = synthetic("between", seed=3, n_humans=30)
+    years = {"young": 25, "old": 60}
+    table["age"] = table["age"].map(years)
+    people = humans.table.copy()
+    people["age"] = people["age"].map(years)
+    people["answer"] = people["answer"].map({1: "Yes", 0: "No"})
+    humans = validate_humans(people, "binary", ["a", "b"])
+    res = human_fidelity(table, humans, by="age:18-39,40+", n_boot=100, flips=999)
+    assert {x["segment"] for x in res.levels} == {"age = 18-39", "age = 40+"}
+    young = (people.drop_duplicates("respondent")["age"] < 40).sum()
+    lv = next(x["fidelity"] for x in res.levels if x["segment"] == "age = 18-39" and x["message"] == "a"
+              and x["model"] == "toy")
+    assert lv.n_humans == (people[(people["age"] < 40) & (people["message"] == "a")]).shape[0]
+    assert young < 20 and any("too few for a stable noise floor" in n for n in res.notes)
+    with pytest.raises(SurveyError, match="no persona attribute 'height'|no attribute 'height'"):
+        human_fidelity(table, humans, by="height:1-2", n_boot=100, flips=999)

@@ -36,6 +36,8 @@ from survey.stats.humans.inputs import (
 from survey.stats.humans.result import HumanFidelity
 from survey.stats.ppi import ppi_between_effect, ppi_paired_effect
 
+SMALL_SEGMENT = 20  # humans below which a segment's half-split noise floor is itself mostly noise
+
 
 def human_fidelity(source, humans: Humans, a: str | None = None, b: str | None = None, *, by: str | None = None,
                    confidence: float = 0.95, n_boot: int = 1000, seed: int = 0, flips: int = 9999) -> HumanFidelity:
@@ -63,6 +65,8 @@ def human_fidelity(source, humans: Humans, a: str | None = None, b: str | None =
     models = [r.model for r in analysis.results]
     levels, effects, dispersion, ppi, notes = [], [], [], {}, []
     segments = _segments(source, humans, by)
+    notes += [f"{seg}: {len(resp)} humans, too few for a stable noise floor (fewer than {SMALL_SEGMENT})"
+              for seg, (resp, _) in segments.items() if resp is not None and len(resp) < SMALL_SEGMENT]
     for model in models:
         scores = model_scores(table, model)
         for msg in (a, b):
@@ -221,20 +225,21 @@ def _segments(source, humans: Humans, by: str | None) -> dict:
     if not by:
         return {"all": (None, None)}
     from survey.data.attributes import persona_attributes
+    from survey.stats.segments.definition import segment_by
 
-    if by not in humans.attributes:
-        raise SurveyError(f"the human file has no attribute '{by}' (it has {', '.join(humans.attributes) or 'none'})")
-    people = humans.respondents[by].astype(str)
+    name = by.partition(":")[0].strip()
+    if name not in humans.attributes:
+        raise SurveyError(f"the human file has no attribute '{name}' (it has {', '.join(humans.attributes) or 'none'})")
     personas = persona_attributes(source)
-    if by not in personas.columns:
-        raise SurveyError(f"the personas have no attribute '{by}' (they have {', '.join(personas.columns)})")
-    pers = personas[by].astype(str)
-    out = {}
-    for level in sorted(set(people) & set(pers)):
-        out[f"{by} = {level}"] = (list(people.index[people == level]), list(pers.index[pers == level]))
+    if name not in personas.columns:
+        raise SurveyError(f"the personas have no attribute '{name}' (they have {', '.join(personas.columns)})")
+    # the same definition as `survey analyze --by`: an attribute's values, or bins of a numeric one (age:18-39,40+)
+    people = segment_by(humans.respondents[[name]], by).segments
+    pers = segment_by(personas[[name]], by).segments
+    out = {f"{name} = {level}": (people[level], pers[level]) for level in people if level in pers}
     if not out:
-        raise SurveyError(f"no level of '{by}' is shared by the humans ({', '.join(sorted(set(people)))}) and the "
-                          f"personas ({', '.join(sorted(set(pers)))})")
+        raise SurveyError(f"no segment of '{by}' is shared by the humans ({', '.join(people)}) and the personas "
+                          f"({', '.join(pers)})")
     return out
 
 
