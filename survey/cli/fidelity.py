@@ -18,6 +18,7 @@ from survey.cli.common import (
     seed_option,
     study_option,
 )
+from survey.common.formatting import yes_no
 from survey.common.limits import BOOTSTRAP_MAX, WHY
 from survey.errors import SurveyError
 
@@ -28,10 +29,6 @@ def _ci(ci) -> str:
 
 def _range(ci) -> str:
     return f"[{ci[0]:.3f}, {ci[1]:.3f}]"
-
-
-def _yes(agrees) -> str:
-    return {True: "yes", False: "no", None: "—"}[agrees]
 
 
 def _mean(points, shares) -> float:
@@ -99,7 +96,7 @@ def fidelity_cmd(sources, humans, a, b, by, out, confidence, n_boot, seed, scale
                 ["model", "personas", "humans", "human − persona", "p", "signs agree"],
                 [[e["model"], f"{e['fidelity'].persona_effect:+.3f}", f"{e['fidelity'].human_effect:+.3f}",
                   f"{e['fidelity'].difference:+.3f} {_ci(e['fidelity'].ci)}", e["fidelity"].pvalue,
-                  _yes(e["fidelity"].sign_agrees)] for e in res.effects])
+                  yes_no(e["fidelity"].sign_agrees)] for e in res.effects])
     print_table("dispersion: persona / human variance",
                 ["model", "message", "ratio", "CI"],
                 [[d["model"], d["message"], d["ratio"].ratio, f"[{d['ratio'].ci[0]:.3g}, {d['ratio'].ci[1]:.3g}]"]
@@ -145,7 +142,7 @@ def _benchmark(sources, humans, a, b, by, out, confidence, n_boot, seed, scale, 
     print_table(f"persona effects A − B ({bench.unit})",
                 ["experiment", "model", "persona effect [CI]", "p (same effect)", "signs agree"],
                 [[r["experiment"], r["model"], f"{r['persona_effect']:+.3f} {_ci(r['persona_ci'])}",
-                  r["difference_pvalue"], _yes(r["sign_agrees"])] for r in bench.experiments])
+                  r["difference_pvalue"], yes_no(r["sign_agrees"])] for r in bench.experiments])
     print_table(f"per model over {len(bench.names)} experiments ({confidence:.0%} intervals)",
                 ["model", "experiments", "sign agreement [CI]", "correlation [CI]", "calibration slope [CI]"],
                 [[m, b.n_experiments, f"{b.sign_agreement:.2f} {_range(b.sign_agreement_ci)}",

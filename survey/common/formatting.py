@@ -52,3 +52,8 @@ def fmt(x, digits: int = 4) -> str:
     if isinstance(x, float):
         return f"{x:.{digits}g}" if abs(x) < 1e-3 and x != 0 else f"{x:.{digits}f}"
     return str(x)
+
+
+def yes_no(flag: bool | None) -> str:
+    """A three-way answer for a table cell: yes, no, or a dash when there is none (e.g. an effect of exactly 0)."""
+    return {True: "yes", False: "no", None: "—"}[flag]

@@ -12,7 +12,7 @@ import pandas as pd
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from survey import __version__
-from survey.common.formatting import fmt, to_json
+from survey.common.formatting import fmt, to_json, yes_no
 from survey.reporting import _TEMPLATES, Section, fig_png
 
 TITLE = "Which model to trust? Persona against human effects over experiments"
@@ -49,7 +49,7 @@ def benchmark_sections(bench) -> list[Section]:
                        "rows": [[r["experiment"], r["a"], r["b"], r["design"], r["n_humans"],
                                  f"{fmt(r['human_effect'], 3)} ({_ci(r['human_ci'])})", r["model"],
                                  f"{fmt(r['persona_effect'], 3)} ({_ci(r['persona_ci'])})",
-                                 fmt(r["difference_pvalue"], 3), {True: "yes", False: "no", None: "—"}[r["sign_agrees"]]]
+                                 fmt(r["difference_pvalue"], 3), yes_no(r["sign_agrees"])]
                                 for r in bench.experiments]})
     levels = Section("Answer levels per experiment")
     levels.paragraphs.append("Jensen–Shannon divergence (base 2) between the humans' and the personas' answers to "

@@ -4,7 +4,7 @@ estimate about the humans, a plain verdict per model and what validity needs."""
 
 from __future__ import annotations
 
-from survey.common.formatting import fmt
+from survey.common.formatting import fmt, yes_no
 
 TITLE = "Does it match people?"
 
@@ -69,7 +69,7 @@ def human_sections(res) -> list:
                                    "p (same effect)", "signs agree"],
                        "rows": [[e["model"], fmt(e["fidelity"].persona_effect, 3), fmt(e["fidelity"].human_effect, 3),
                                  f"{fmt(e['fidelity'].difference, 3)} ({_ci(e['fidelity'].ci)})",
-                                 fmt(e["fidelity"].pvalue, 3), {True: "yes", False: "no", None: "—"}[e["fidelity"].sign_agrees]] for e in res.effects]})
+                                 fmt(e["fidelity"].pvalue, 3), yes_no(e["fidelity"].sign_agrees)] for e in res.effects]})
     if res.ppi:
         sec.tables.append({"columns": ["model", "PPI human effect", "CI", "p-value", "lambda", "width vs humans alone",
                                        "effective humans"],
