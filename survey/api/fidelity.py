@@ -61,7 +61,6 @@ def fidelity_benchmark(sources, *, confidence: float = 0.95, n_boot: int = 1000,
     FidelityBenchmark; ``.results`` holds each experiment's HumanFidelity.
     """
     from survey.common.progress import progress_bar
-    from survey.data.sources import Source, load_source
     from survey.stats.humans.benchmark import fidelity_benchmark as summarise
 
     _check_confidence(confidence)
@@ -74,8 +73,7 @@ def fidelity_benchmark(sources, *, confidence: float = 0.95, n_boot: int = 1000,
     results = {}
     with progress_bar("experiments", total=len(sources), enabled=progress) as bar:
         for src in sources:
-            if not isinstance(src, Source):
-                src = _study_source(src) if Path(src).suffix == ".toml" else load_source(Path(src))
+            src = _open(src)
             name = src.study or Path(src.path).stem
             if name in results:
                 raise SurveyError(f"two sources hold the study '{name}': give each experiment once")
@@ -95,6 +93,15 @@ def _check_confidence(confidence) -> None:
         raise SurveyError(f"confidence must be between 0 and 1 (0.95 for 95% intervals); got {confidence}")
 
 
+def _open(source):
+    """A Source as it is; a study file stands for its store (``_study_source``); a path is a store or table."""
+    from survey.data.sources import Source, load_source
+
+    if isinstance(source, Source):
+        return source
+    return _study_source(source) if Path(source).suffix == ".toml" else load_source(Path(source))
+
+
 def _study_source(path):
     """A study file stands for its store (the one `survey run` filled), as long as the study's [humans] is the
     one its run recorded: the models answered about the respondents of that file."""
@@ -104,6 +111,7 @@ def _study_source(path):
     if not study.store_path.exists():
         raise SurveyError(f"{path}: its store {study.store_path} does not exist yet: `survey run {path}` first")
     src = study.load()
+
     def settings(spec):  # a setting left at its default (None) reads the same as one an older run did not know
         return None if spec is None else {k: v for k, v in spec.items() if v is not None}
 
@@ -151,11 +159,7 @@ def plan_humans(pilot=None, *, cost_human: float, cost_query: float, r: float | 
         raise SurveyError(f"{', '.join(given)}: measured on the pilot; give either them or a pilot, not both")
     from survey.stats.humans.pilot import pilot_measures
 
-    src = _study_source(pilot) if not hasattr(pilot, "table") and Path(pilot).suffix == ".toml" else pilot
-    if not hasattr(src, "table"):
-        from survey.data.sources import load_source
-
-        src = load_source(Path(src))
+    src = _open(pilot)
     if src.humans is None:
         raise SurveyError("the pilot's study names no human answers (humans = ... in its file): a pilot measures "
                           "how well the model predicts its respondents")

@@ -31,6 +31,7 @@ from survey.stats.humans.inputs import (
     model_scores,
     paired_humans,
     persona_answers,
+    population_predictions,
     require_predictions,
 )
 from survey.stats.humans.result import HumanFidelity
@@ -203,10 +204,7 @@ def _human_effect(humans: Humans, a: str, b: str, design: str, confidence: float
 
 def _ppi(scores, humans: Humans, a: str, b: str, design: str, confidence: float):
     alpha = round(1 - confidence, 12)
-    pop = scores.population[[m for m in (a, b) if m in scores.population.columns]].dropna()
-    if len(pop) < 2 or list(pop.columns) != [a, b]:
-        raise SurveyError("the study has fewer than 2 personas beyond the rendered respondents to stand for the "
-                          "population (the unlabelled predictions)")
+    pop = population_predictions(scores, a, b)
     if design == "within":
         w = paired_humans(humans, a, b)
         f = require_predictions(scores, list(w.index), [a, b])

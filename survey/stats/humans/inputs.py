@@ -49,6 +49,16 @@ def model_scores(table: pd.DataFrame, model: str) -> ModelScores:
     return ModelScores(model, scores, "exact scores" if exact else "answers")
 
 
+def population_predictions(scores: ModelScores, a: str, b: str) -> pd.DataFrame:
+    """The study's own personas' predictions of both messages (columns a, b): PPI's unlabelled predictions.
+    Refuses fewer than 2 such personas."""
+    pop = scores.population[[m for m in (a, b) if m in scores.population.columns]].dropna()
+    if len(pop) < 2 or list(pop.columns) != [a, b]:
+        raise SurveyError(f"model '{scores.model}': fewer than 2 personas beyond the rendered respondents answered "
+                          "both messages, to stand for the population (the unlabelled predictions)")
+    return pop
+
+
 def persona_answers(table: pd.DataFrame, model: str, message: str, points, *, population_only: bool) -> tuple:
     """(answers one-hot over ``points``, group labels persona x paraphrase) of one model and message."""
     rows = table[(table["model"] == model) & (table["message"] == message) & table["answer"].notna()]

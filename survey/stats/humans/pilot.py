@@ -22,7 +22,12 @@ from survey.common.formatting import finite
 from survey.data.humans import HUMAN_PREFIX, Humans
 from survey.errors import SurveyError
 from survey.stats.humans.compare import pair_in_order
-from survey.stats.humans.inputs import model_scores, paired_humans, require_predictions
+from survey.stats.humans.inputs import (
+    model_scores,
+    paired_humans,
+    population_predictions,
+    require_predictions,
+)
 
 
 @dataclass(repr=False)
@@ -89,10 +94,7 @@ def pilot_measures(source, humans: Humans, a: str | None = None, b: str | None =
     out = {}
     for model in pd.unique(table["model"].astype(str)):
         scores = model_scores(table, model)
-        pop = scores.population[[m for m in (a, b) if m in scores.population.columns]].dropna()
-        if list(pop.columns) != [a, b] or len(pop) < 2:
-            raise SurveyError(f"model '{model}': the pilot has fewer than 2 personas beyond the rendered respondents "
-                              "that answered both messages (their predictions' spread is what PPI uses)")
+        pop = population_predictions(scores, a, b)
         rows = table[(table["model"] == model) & table["message"].isin([a, b])
                      & ~table["persona"].astype(str).str.startswith(HUMAN_PREFIX)]
         per_persona = float(rows.groupby(rows["persona"].astype(str)).size().mean()) if len(rows) else float("nan")

@@ -109,3 +109,19 @@ class Kind:
 
     def __repr__(self) -> str:
         return f"<kind {self.name}>"
+
+
+class ShownSetKind(Kind):
+    """A kind whose every row shows a set of messages (column ``shown``: pick one of k, best-worst scaling): a
+    comparison of A and B reads every row of the model that showed a set, and exact mode stores each row's answer
+    distribution (column ``distribution``) rather than one score."""
+
+    def exact_rows(self, df, model, a, b):
+        return df[(df["model"] == model) & df["shown"].notna()] if "shown" in df else df.iloc[:0]
+
+    def has_exact(self, df, model, a, b):
+        rows = self.exact_rows(df, model, a, b)
+        return "distribution" in df and not rows.empty and bool(rows["distribution"].notna().all())
+
+    def query_rows(self, df, model, a, b):
+        return self.exact_rows(df, model, a, b)

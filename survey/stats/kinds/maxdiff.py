@@ -10,11 +10,11 @@ import pandas as pd
 
 from survey.data.table import messages_in
 from survey.errors import SurveyError
-from survey.stats.kinds.base import Kind
+from survey.stats.kinds.base import ShownSetKind
 from survey.stats.maxdiff import compare_maxdiff
 
 
-class MaxDiff(Kind):
+class MaxDiff(ShownSetKind):
     name = "maxdiff"
     decided_by = "sign_flip"
     every_pair = True
@@ -52,16 +52,6 @@ class MaxDiff(Kind):
 
     def effect_words(self, view, a, b):
         return f"best-worst scaling; score = share named best − share named worst; effect = score {a} − score {b}"
-
-    def exact_rows(self, df, model, a, b):
-        return df[(df["model"] == model) & df["shown"].notna()] if "shown" in df else df.iloc[:0]
-
-    def has_exact(self, df, model, a, b):
-        rows = self.exact_rows(df, model, a, b)
-        return "distribution" in df and not rows.empty and bool(rows["distribution"].notna().all())
-
-    def query_rows(self, df, model, a, b):
-        return self.exact_rows(df, model, a, b)
 
 
 MAXDIFF = MaxDiff()

@@ -9,11 +9,11 @@ import itertools
 import pandas as pd
 
 from survey.errors import SurveyError
-from survey.stats.kinds.base import Kind
+from survey.stats.kinds.base import ShownSetKind
 from survey.stats.pick_table import compare_pick, pick_messages_shown, simulate_pick_table
 
 
-class Pick(Kind):
+class Pick(ShownSetKind):
     name = "pick"
     decided_by = "sign_flip"
     weighted = True
@@ -66,16 +66,6 @@ class Pick(Kind):
 
     def label_words(self, view, source):
         return f"the position nearest each cell's {source} position"
-
-    def exact_rows(self, df, model, a, b):
-        return df[(df["model"] == model) & df["shown"].notna()] if "shown" in df else df.iloc[:0]
-
-    def has_exact(self, df, model, a, b):
-        rows = self.exact_rows(df, model, a, b)
-        return "distribution" in df and not rows.empty and bool(rows["distribution"].notna().all())
-
-    def query_rows(self, df, model, a, b):
-        return self.exact_rows(df, model, a, b)
 
 
 PICK = Pick()
