@@ -125,3 +125,18 @@ def test_levels_by_bins_of_a_numeric_attribute_as_analyze_takes_them():
     assert young < 20 and any("too few for a stable noise floor" in n for n in res.notes)
     with pytest.raises(SurveyError, match="no persona attribute 'height'|no attribute 'height'"):
         human_fidelity(table, humans, by="height:1-2", n_boot=100, flips=999)
+
+
+def test_a_benchmark_carries_each_experiment_s_notes(tmp_path):
+    import survey
+
+    paths = [_study(tmp_path, f"n{i}", [(f"n{i}-a", "Yes", 30 + 5 * i), (f"n{i}-a", "No", 20),
+                                        (f"n{i}-b", "Yes", 20), (f"n{i}-b", "No", 30)]) for i in range(2)]
+    studies = [_run(p) for p in paths]
+    from survey.data.store import Store
+
+    with Store(studies[1].store_path) as st:  # the second experiment's store loses replies
+        st.db.execute("DELETE FROM responses WHERE message = 'n1-b' AND model = 'follows'")
+    bench = survey.fidelity_benchmark(paths, **FAST)
+    assert any(n.startswith("n1: ") and "incomplete" in n.lower() for n in bench.notes), bench.notes
+    assert not any(n.startswith("n0: ") and "incomplete" in n.lower() for n in bench.notes)

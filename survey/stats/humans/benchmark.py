@@ -133,6 +133,7 @@ def fidelity_benchmark(results, *, confidence: float = 0.95) -> FidelityBenchmar
     notes = [f"{m}: answered {sum(1 for r in rows if r['model'] == m)} of {len(results)} experiments"
              for m in dict.fromkeys(r["model"] for r in rows)
              if sum(1 for r in rows if r["model"] == m) < len(results)]
+    notes += [f"{name}: {n}" for name, res in results.items() for n in res.notes]  # completeness, weights...
     return FidelityBenchmark(rows, models, missing, next(iter(units.values())), confidence, notes, results)
 
 
