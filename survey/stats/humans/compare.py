@@ -93,10 +93,16 @@ def human_fidelity(source, humans: Humans, a: str | None = None, b: str | None =
         effects.append({"model": model, "persona_ci": tuple(r.effect.ci), "fidelity": effect_fidelity(
             human_effect.estimate, human_effect.se, float(r.effect.estimate), tuple(r.effect.ci),
             confidence=confidence, persona_confidence=getattr(r.effect, "confidence", None) or confidence)})
+        if scores.rendered.empty:  # counts or ask = false: said once below, not once per model
+            continue
         try:
             ppi[model] = _ppi(scores, humans, a, b, design, confidence)
         except SurveyError as exc:
             notes.append(f"{model}: no PPI estimate ({exc})")
+    if not ppi and not any(model_scores(table, m).rendered.size for m in models):
+        notes.append("no prediction-powered estimate: the models never answered as a respondent (a study asks about "
+                     "them with ask = true, the default, which needs the respondents' attributes; counts give levels "
+                     "and effects only)")
     return HumanFidelity(a=a, b=b, design=design, scale=rtype.scale, unit=rtype.view.effect_unit,
                          human_effect=human_effect, levels=levels, effects=effects, dispersion=dispersion, ppi=ppi,
                          humans=_human_summary(humans, a, b), personas=_persona_summary(table, models), by=by,
