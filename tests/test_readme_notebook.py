@@ -1,4 +1,4 @@
-"""The README's Python API runs in a real Jupyter kernel (nbclient + ipykernel), and what the cells
+"""The Python API guide (docs/python-api.md) runs in a real Jupyter kernel (nbclient + ipykernel), and what the cells
 show stays small: typing ``run`` in a cell once wrote 4.75 MB (every query) into the notebook, and
 ``survey.report(...)`` returned a 12.8 kB dict that Jupyter printed. Progress must not ask for
 ipywidgets."""

@@ -1,6 +1,6 @@
-"""The README's "Python API" section runs as written: in a plain script and inside a running event
-loop (a Jupyter cell). It runs in an empty temporary folder: `survey.init` copies the examples there, so
-the code needs no checkout and the repository gets no store or report."""
+"""The Python API guide (docs/python-api.md) and the README's tour run as written: in a plain script and
+inside a running event loop (a Jupyter cell). They run in an empty temporary folder: `survey.init` copies the
+examples there, so the code needs no checkout and the repository gets no store or report."""
 
 import asyncio
 import re
@@ -11,17 +11,19 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def readme_python_blocks() -> list[str]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = re.search(r"^## Python API\n(.*?)(?=^## )", text, re.S | re.M)
-    assert section, "README.md has no '## Python API' section"
-    blocks = re.findall(r"^```python\n(.*?)^```", section.group(1), re.S | re.M)
-    assert blocks, "the Python API section has no ```python block"
+def python_blocks(page: str) -> list[str]:
+    blocks = re.findall(r"^```python\n(.*?)^```", (ROOT / page).read_text(encoding="utf-8"), re.S | re.M)
+    assert blocks, f"{page} has no ```python block"
     return blocks
 
 
-def test_contents_lists_the_section():
-    assert "- [Python API](#python-api)" in (ROOT / "README.md").read_text(encoding="utf-8")
+def readme_python_blocks() -> list[str]:
+    """The Python API guide's code, every block in order (the name is older than the guide)."""
+    return python_blocks("docs/python-api.md")
+
+
+def test_the_readme_links_the_guide():
+    assert "(docs/python-api.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 @pytest.fixture
@@ -54,3 +56,11 @@ def test_readme_code_runs_inside_a_running_event_loop(project_copy):
 
     asyncio.run(notebook())
     check_outputs(ns, project_copy)
+
+
+def test_the_readme_tour_runs_as_a_script(project_copy):
+    ns: dict = {"__name__": "__main__"}
+    for code in python_blocks("README.md"):
+        exec(compile(code, "README.md", "exec"), ns)
+    assert (project_copy / "reports" / "sim" / "index.html").exists()
+    assert ns["run"].stored > 0 and not ns["run"].incomplete

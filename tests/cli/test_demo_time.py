@@ -28,4 +28,4 @@ def test_the_readme_states_the_measured_likert_demo_time():
     start = text.index("Rating scales too: `survey demo --study likert`")
     claim = text[start:start + 800]
     assert "1½" not in claim and "bench/demo_time.py" in claim and "s of CPU" in claim
-    assert "| `bench/demo_time.py` |" in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "| `bench/demo_time.py` |" in (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")

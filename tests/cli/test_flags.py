@@ -44,8 +44,8 @@ def test_seed_and_flips_have_one_definition_and_two_documented_defaults():
     one_test = {n: _params(n)["flips"].default for n in ("analyze", "compare", "report")}
     simulated = {n: _params(n)["flips"].default for n in ("plan", "validate")}
     assert set(one_test.values()) == {9999} and set(simulated.values()) == {1000}
-    readme = (ROOT / "README.md").read_text()
-    assert "--flips" in readme and "9999" in readme and "1000" in readme
+    guide = (ROOT / "docs" / "analysing.md").read_text()
+    assert "--flips" in guide and "9999" in guide and "1000" in guide
 
 
 @pytest.fixture

@@ -102,7 +102,8 @@ def test_init_never_rewrites_what_the_user_has(capsys, tmp_path):
 
 def test_the_readme_quick_tour_starts_with_init():
     text = (REPO / "README.md").read_text(encoding="utf-8")
-    tour = text[text.index("## Quick tour"):text.index("## Python API")]
+    start = text.index("## Five-minute tour")
+    tour = text[start:text.index("\n## ", start + 1)]
     assert "survey init" in tour and "studies/" not in tour
 
 

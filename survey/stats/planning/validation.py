@@ -78,7 +78,7 @@ def validate(df, message: str | None = None, a: str | None = None, b: str | None
     if not scale_view(scale).per_message:
         raise SurveyError("survey validate sub-samples messages asked on their own; a forced-choice table shows A "
                           "and B together, so it has no null split or per-message sub-samples. Its preference test's "
-                          "size under position bias is shown by simulation (docs/response-types.md); `survey analyze` "
+                          "size under position bias is shown by simulation (docs/question-kinds.md); `survey analyze` "
                           "reports the position-bias test beside it")
     opts = validated(ValidateOptions, alpha=alpha, draws=draws, flips=flips, seed=seed, confidence=confidence)
     if message is not None and (a is not None or b is not None):
