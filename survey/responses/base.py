@@ -12,7 +12,8 @@ survey/responses/__init__.py; its analysis is one module of survey.stats.kinds.
 Parsing follows Helm & Priebe (2026), "When prompt perturbations break your A/B test": a reply
 counts when it starts with one of the labels. We skip leading whitespace and punctuation (quotes,
 asterisks, brackets: models like **Yes**) and compare case-insensitively, but require a word
-boundary after the label: "Yesterday" or "Not sure" are not answers, they are invalid.
+boundary after the label: "Yesterday" or "Not sure" are not answers, they are invalid. A reply that
+names two labels ("Yes and no") hedges and is invalid too (survey.responses.hedges).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Mapping
 from functools import cached_property
 from types import MappingProxyType
 
+from survey.responses.hedges import words_hedged
 from survey.responses.view import AnalysisView
 
 
@@ -100,12 +102,13 @@ class ResponseType:
         if not text:
             return None
         rest = skip_noise(text).casefold()
-        for value, label in self.labels.items():
-            word = label.casefold()
+        words = [label.casefold() for label in self.labels.values()]
+        for value, word in zip(self.labels, words, strict=True):
             if rest.startswith(word):
-                after = rest[len(word):len(word) + 1]
-                if not after or not after.isalnum():
-                    return value
+                after = rest[len(word):]
+                if not after[:1].isalnum():
+                    # "Yes and no", "Probably or probably not": two labels are a hedge, not an answer
+                    return None if words_hedged(after, word, words) else value
         return None
 
     def exact_score(self, mass: Mapping[int, float]) -> float | None:

@@ -9,8 +9,8 @@ most even; when they are all equal it is a difference set and the design is a ba
 design (v = 4, s = 3: all four triples; v = 7, s = 3: {0, 1, 3}, the Fano plane).
 
 A reply names two positions, best first ("2 3", "Best: 2, Worst: 3"); its answer is coded 10 * best + worst
-(23), and the table's ``best`` and ``worst`` columns name the messages. The labels are the replies the question
-asks for, "b w" ("1 2", "1 3", ...), so the local backend's exact mode reads each pair's probability by the chain
+(23); a reply naming a third position ("1, 2, 3") or hedging ("1 or 2") is invalid (survey.responses.hedges).
+The table's ``best`` and ``worst`` columns name the messages. The labels are the replies the question asks for, "b w" ("1 2", "1 3", ...), so the local backend's exact mode reads each pair's probability by the chain
 rule over its tokens and stores the distribution over the codes. Scale names: ``maxdiffS`` (S options
 shown), e.g. ``maxdiff3``.
 """
@@ -27,11 +27,13 @@ import numpy as np
 
 from survey.errors import SurveyError
 from survey.responses.base import ResponseType
+from survey.responses.hedges import numbers_hedged
 from survey.responses.pick import PICK_MAX, numbered_options
 from survey.responses.view import AnalysisView
 
 _NAME = re.compile(r"^maxdiff(\d)$")
-_TWO = re.compile(r"\D*([1-9])\D+?([1-9])(?!\d)")
+_TWO = re.compile(r"\D*([1-9])(\D+?)([1-9])(?!\d)")
+_HEDGE = re.compile(r"\b(?:or|to|through|nor|maybe|perhaps|possibly)\b", re.IGNORECASE)
 
 
 def maxdiff_question(s: int) -> str:
@@ -100,8 +102,11 @@ class BestWorst(ResponseType):
         match = _TWO.match(text or "")
         if not match:
             return None
-        b, w = int(match.group(1)), int(match.group(2))
-        return 10 * b + w if b != w and max(b, w) <= self.s else None
+        b, between, w = int(match.group(1)), match.group(2), int(match.group(3))
+        if b == w or max(b, w) > self.s or _HEDGE.search(between):
+            return None  # "1 or 2" hedges over the best
+        # "1, 2, 3": a third position is a hedge, not a best and a worst
+        return None if numbers_hedged(text[match.end():], w, range(1, self.s + 1)) else 10 * b + w
 
     def describe_values(self) -> str:
         return f"two positions 1..{self.s}, best then worst (coded 10 * best + worst)"
