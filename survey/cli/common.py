@@ -34,12 +34,14 @@ def echo_basis(result) -> None:
 
 
 def print_table(title: str, columns: list[str], rows: list[list]) -> None:
+    """A rich table on stdout. Cells fold onto further lines rather than end in an ellipsis: rich's default
+    cut two message ids to the same "calc-c…", and an identifier cut short cannot be told apart or copied."""
     from rich.console import Console
     from rich.table import Table
 
     t = Table(title=title, title_justify="left")
     for c in columns:
-        t.add_column(c)
+        t.add_column(c, overflow="fold")
     for r in rows:
         t.add_row(*[fmt(v) for v in r])
     Console().print(t)

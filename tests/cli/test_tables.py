@@ -1,0 +1,42 @@
+"""Terminal tables never cut an identifier: on a narrow terminal a long cell folds onto more lines, so two
+message ids that share a long prefix stay whole and tell their rows apart (rich's default ellipsis printed
+"calc-c…" for both)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from survey.cli.common import print_table
+
+IDS = ["calc-contract-renewal-reminder-variant-a", "calc-contract-renewal-reminder-variant-b"]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def column_text(out: str, index: int) -> str:
+    """The text of column ``index`` of a rich table, its folded lines joined in order."""
+    cells = []
+    for line in out.splitlines():
+        parts = re.split(r"[│┃]", line)
+        if len(parts) > index + 2:  # a body or header line: border, cells..., border
+            cells.append(parts[index + 1].strip())
+    return "".join(cells)
+
+
+def test_a_narrow_terminal_folds_long_ids_instead_of_cutting_them(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "40")
+    print_table("shares chosen", ["message", "share", "95% CI"],
+                [[IDS[0], 0.512, "[0.401, 0.623]"], [IDS[1], 0.488, "[0.377, 0.599]"]])
+    out = capsys.readouterr().out
+    assert "…" not in out and "..." not in out
+    assert max(len(line) for line in out.splitlines()) <= 40
+    assert column_text(out, 0) == "message" + "".join(IDS)  # both ids whole, in row order
+
+
+def test_every_terminal_table_goes_through_the_folding_printer():
+    """No command builds its own rich table (which would cut cells with an ellipsis by default)."""
+    makers = [p.relative_to(ROOT).as_posix() for p in (ROOT / "survey").rglob("*.py")
+              if re.search(r"\bTable\(|add_column\(", p.read_text()) and p.name != "common.py"]
+    assert makers == []
+    text = (ROOT / "survey" / "cli" / "common.py").read_text()
+    assert 'overflow="fold"' in text and 'overflow="ellipsis"' not in text and "no_wrap" not in text
