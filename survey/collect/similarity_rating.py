@@ -18,7 +18,7 @@ import numpy as np
 from survey.data.store import Store
 from survey.embed import EmbeddingCache, create_embedder, embed_texts
 from survey.registry.anchors import AnchorSet, anchors_with_points
-from survey.stats.similarity_rating import expected_scores, rate_embeddings
+from survey.stats.similarity_rating import best_similarity, expected_scores, rate_embeddings
 
 
 def study_anchors(study) -> AnchorSet:
@@ -28,14 +28,23 @@ def study_anchors(study) -> AnchorSet:
                                int(view.high - view.low + 1))
 
 
+def relevance_floor(options: dict, embedder) -> float | None:
+    """The floor the study sets, else the embedder's own (None: no floor); -1 or below turns it off."""
+    floor = options.get("relevance_floor")
+    floor = getattr(embedder, "relevance_floor", None) if floor is None else floor
+    return None if floor is None or floor <= -1 else float(floor)
+
+
 def rate_texts(texts: list[str], anchors: AnchorSet, embedder, cache=None, temperature: float = 1.0,
-               epsilon: float = 0.0) -> np.ndarray:
-    """(len(texts), K) distributions over the points of free-text replies (NaN rows: unrated)."""
+               epsilon: float = 0.0, relevance_floor: float | None = None, with_best: bool = False):
+    """(len(texts), K) distributions over the points of free-text replies (NaN rows: unrated, among them
+    the replies below ``relevance_floor``); with ``with_best``, also each reply's best similarity."""
     flat = [s for statements in anchors.statements for s in statements]
     vectors = embed_texts(list(texts) + flat, embedder, cache)
     replies, anchor_vectors = vectors[:len(texts)], vectors[len(texts):]
-    sets = anchor_vectors.reshape(len(anchors.sets), anchors.points, -1)
-    return rate_embeddings(replies, list(sets), temperature=temperature, epsilon=epsilon)
+    sets = list(anchor_vectors.reshape(len(anchors.sets), anchors.points, -1))
+    pmf = rate_embeddings(replies, sets, temperature=temperature, epsilon=epsilon, relevance_floor=relevance_floor)
+    return (pmf, best_similarity(replies, sets)) if with_best else pmf
 
 
 def rate_stored(store: Store, study, embedder=None) -> int:
@@ -49,16 +58,21 @@ def rate_stored(store: Store, study, embedder=None) -> int:
     options = study.question.rating
     anchors = study_anchors(study)
     embedder = embedder or create_embedder(options["embedder"])
+    floor = relevance_floor(options, embedder)
     with EmbeddingCache(store.path) as cache:
-        pmf = rate_texts([text or "" for _, text in todo], anchors, embedder, cache,
-                         options["temperature"], options["epsilon"])
+        pmf, best = rate_texts([text or "" for _, text in todo], anchors, embedder, cache,
+                               options["temperature"], options["epsilon"], floor, with_best=True)
     view = rtype.view
     scores = np.arange(view.low, view.high + 1)
     expected = expected_scores(pmf, scores)
     how = {"anchors": anchors.name, "anchors_sha256": anchors.sha256, "embedder": embedder.name,
-           "temperature": options["temperature"], "epsilon": options["epsilon"]}
+           "temperature": options["temperature"], "epsilon": options["epsilon"], "relevance_floor": floor}
     rows = []
-    for (key, text), p, e in zip(todo, pmf, expected, strict=True):
+    for (key, text), p, e, b in zip(todo, pmf, expected, best, strict=True):
+        if text and floor is not None and b < floor:  # about nothing the anchors say: not a middle answer
+            why = f"irrelevant: best similarity to an anchor statement {b:.3f}, below the relevance floor {floor:g}"
+            rows.append((key, None, None, {"rating": {**how, "unrated": why}}))
+            continue
         if not text or not np.isfinite(p).all():  # an empty reply, or one equally similar to every point
             rows.append((key, None, None, {"rating": {**how, "unrated": "no distribution"}}))
             continue

@@ -19,6 +19,8 @@ and anchor set a with statements t_1..t_K:
 so the least similar point gets probability eps / (...) (0 by default) and the others share the rest in
 proportion to how much more similar they are. The expected score is sum_k s_k p_k. A reply whose
 similarities are all equal (with eps = 0) has no distribution (NaN): it is unrated, not a middle answer.
+Ours, not the reference's: a relevance floor on the best cosine similarity to any statement, below which a
+reply is unrated too (rate_embeddings).
 
 Pure numpy on given embeddings: embedding the texts is the caller's (survey.collect.similarity_rating).
 """
@@ -76,14 +78,29 @@ def with_temperature(pmf, temperature: float) -> np.ndarray:
         return powered / powered.sum(axis=1, keepdims=True)
 
 
-def rate_embeddings(replies, anchor_sets, temperature: float = 1.0, epsilon: float = 0.0) -> np.ndarray:
-    """(n, K) distributions: the mean over anchor sets (each (K, d)) of similarity_pmf, then the temperature."""
+def best_similarity(replies, anchor_sets) -> np.ndarray:
+    """(n,) each reply's highest cosine similarity to any statement of any anchor set."""
+    replies = _unit_rows(np.atleast_2d(np.asarray(replies, dtype=float)))
+    statements = np.concatenate([np.asarray(a, dtype=float) for a in anchor_sets])
+    return (replies @ _unit_rows(statements).T).max(axis=1)
+
+
+def rate_embeddings(replies, anchor_sets, temperature: float = 1.0, epsilon: float = 0.0,
+                    relevance_floor: float | None = None) -> np.ndarray:
+    """(n, K) distributions: the mean over anchor sets (each (K, d)) of similarity_pmf, then the temperature.
+
+    ``relevance_floor``: a reply whose best_similarity is below it gets no distribution (NaN), as a reply
+    equally similar to every point does. The mapping alone spreads any text over the points by its tiny
+    differences in similarity ("The weather is nice today." rates 3.9 of 5 with MiniLM): a reply about
+    nothing the anchors say is unrated, not a middle answer."""
     sets = [np.asarray(a, dtype=float) for a in anchor_sets]
     if not sets:
         raise SurveyError("semantic-similarity rating needs at least one anchor set")
     if len({a.shape for a in sets}) != 1:
         raise SurveyError(f"anchor sets must have the same points and dimension; got shapes {[a.shape for a in sets]}")
     mean = np.mean([similarity_pmf(replies, a, epsilon) for a in sets], axis=0)
+    if relevance_floor is not None:
+        mean[best_similarity(replies, sets) < relevance_floor] = np.nan
     return with_temperature(mean, temperature)
 
 

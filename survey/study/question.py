@@ -37,7 +37,7 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-SSR_KEYS = ("anchors", "embedder", "similarity_temperature", "epsilon")
+SSR_KEYS = ("anchors", "embedder", "similarity_temperature", "epsilon", "relevance_floor")
 
 
 class QuestionSpec(_Strict):
@@ -48,8 +48,8 @@ class QuestionSpec(_Strict):
     with; default the scores' digits) and ``scores`` (consecutive whole numbers; default 1..K);
     ``type = "rating"`` takes ``low`` and ``high`` (default 0 and 10); ``type = "ssr"`` (a free-text reply
     rated by semantic similarity, survey.responses.ssr) takes ``points`` (default 5), ``anchors``,
-    ``embedder``, ``similarity_temperature`` and ``epsilon``; ``type = "pick"`` (one of the k messages shown
-    together, survey.responses.pick) takes k from the study's messages; ``type = "maxdiff"`` (best and worst of
+    ``embedder``, ``similarity_temperature``, ``epsilon`` and ``relevance_floor``; ``type = "pick"`` (one of
+    the k messages shown together, survey.responses.pick) takes k from the study's messages; ``type = "maxdiff"`` (best and worst of
     subsets, survey.responses.maxdiff) takes ``subset`` (default 3). ``type`` may also be a scale's full name
     ("likert5", "rating0-10", "ssr5"); after validation it always is.
     """
@@ -88,6 +88,9 @@ class QuestionSpec(_Strict):
     similarity_temperature: float | None = Field(None, ge=0, description="ssr: temperature of the similarity "
                                                  "distribution (default 1: as computed)")
     epsilon: float | None = Field(None, ge=0, description="ssr: mass added at the least similar point (default 0)")
+    relevance_floor: float | None = Field(None, ge=-1, le=1, description="ssr: a reply whose best cosine similarity "
+                                          "to any anchor statement is below it is unrated (irrelevant), not a middle "
+                                          "answer (default: the embedder's, 0.2 for minilm; -1 turns it off)")
     subset: int | None = Field(None, ge=3, le=9, description="maxdiff: messages shown per prompt (default 3), a "
                                "cyclic block design on the study's messages")
     _response: ResponseType | None = PrivateAttr(None)
@@ -241,7 +244,7 @@ class QuestionSpec(_Strict):
         """ssr: how replies are rated (survey.collect.similarity_rating), defaults filled in."""
         return {"anchors": self.anchors or "purchase_intent", "embedder": self.embedder or "minilm",
                 "temperature": 1.0 if self.similarity_temperature is None else self.similarity_temperature,
-                "epsilon": self.epsilon or 0.0}
+                "epsilon": self.epsilon or 0.0, "relevance_floor": self.relevance_floor}
 
     @property
     def mode(self) -> str:

@@ -113,6 +113,7 @@ def test_an_ssr_study_runs_rates_analyzes_and_reports(tmp_path, monkeypatch):
     page = (tmp_path / "rep" / "index.html").read_text()
     assert "free-text answer" in page and "answered in their own words" in page
     assert "anchors purchase_intent, embedder word-hash-64" in page
+    assert "How far to trust the rating" in page and "relevance floor" in page  # the measured caveat
 
 
 def test_an_ssr_study_refuses_anchors_that_do_not_fit(tmp_path):
@@ -149,3 +150,28 @@ def test_unrated_replies_say_how_to_rate_them(tmp_path, monkeypatch):
     df = study.table().assign(expected=np.nan)
     with pytest.raises(SurveyError, match="not rated yet"):
         survey.analyze(df, "sneakers", "boots")
+
+
+def test_replies_below_the_relevance_floor_are_unrated_and_say_why(tmp_path, monkeypatch):
+    """A reply whose best similarity to any anchor statement is below the floor is unrated (invalid), with the
+    reason stored; the floor is the study's, else the embedder's, and -1 turns it off."""
+
+    class Floored(WordHashEmbedder):
+        relevance_floor = 0.999  # above every reply's best similarity: every reply is irrelevant
+
+    monkeypatch.setattr(collect_rating, "create_embedder", lambda name: Floored())
+    study = Study.from_spec(ssr_spec(tmp_path, {"type": "ssr"}), base_dir=tmp_path)
+    study.run(yes=True)
+    df = study.table()
+    assert df["expected"].isna().all() and df["answer"].isna().all()
+    how = json.loads(df["extra"].iloc[0])["rating"]
+    assert how["relevance_floor"] == 0.999 and how["unrated"].startswith("irrelevant: best similarity")
+    (tmp_path / "off").mkdir()
+    spec = ssr_spec(tmp_path / "off", {"type": "ssr", "relevance_floor": -1})
+    off = Study.from_spec(spec, base_dir=tmp_path / "off")
+    off.run(yes=True)
+    assert off.table()["expected"].notna().all()
+    with pytest.raises(SurveyError, match="relevance_floor"):
+        Study.from_spec(ssr_spec(tmp_path, {"type": "ssr", "relevance_floor": 2}), base_dir=tmp_path)
+    with pytest.raises(SurveyError, match="only apply to type = 'ssr'"):
+        Study.from_spec(ssr_spec(tmp_path, {"type": "likert", "relevance_floor": 0.2}), base_dir=tmp_path)

@@ -19,6 +19,15 @@ from survey.reporting.views import register
 from survey.reporting.views.ordinal import OrdinalView, ordinal_view
 
 EXAMPLES_PER_MESSAGE = 4
+# Measured by bench/ssr_accuracy.py (MiniLM, the shipped purchase_intent anchors); docs/question-kinds.md has
+# the confusion matrices. Said beside every semantic-similarity section: the scores inherit the mapping's errors.
+CAVEAT = ("a reply's most similar point is an estimate of what it says, not an answer the respondent gave. On 70 "
+          "labelled replies about buying, MiniLM with the shipped anchors put 66% on their exact point and 90% within "
+          "one point; of 22 undecided replies (\u201cI\u2019m on the fence about buying this\u201d) 13 landed on the middle "
+          "point and the rest on either side, and expected scores are pulled towards the middle of the scale, so "
+          "top-2-box shares and score levels carry these errors. A reply about something else entirely is left "
+          "unrated (counted with the invalid replies) when its best similarity to any anchor statement is below the "
+          "embedder's relevance floor; other anchors or another embedder need their own check.")
 
 
 def _rating_words(extra) -> str:
@@ -65,7 +74,8 @@ class SemanticRatingView(OrdinalView):
             f"statement is each point of the {view.low}–{view.high} scale, pooled over personas, paraphrases and "
             "replicates (the tests use each reply's whole distribution, through its expected score); replies "
             "without a rating in grey at the right."))
-        return {**out, "template": self.template, "examples": example_answers(df, c.model, (c.a, c.b))}
+        return {**out, "template": self.template, "examples": example_answers(df, c.model, (c.a, c.b)),
+                "caveat": CAVEAT}
 
 
 register(SemanticRatingView())
