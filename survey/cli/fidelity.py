@@ -72,6 +72,7 @@ def fidelity_cmd(sources, humans, a, b, by, out, confidence, n_boot, seed, scale
     if humans is not None:
         require_file(humans, "humans")
     from survey.api.fidelity import fidelity
+    from survey.stats.humans.in_words import level_in_words, ppi_in_words
 
     res = fidelity(source, humans, a=a, b=b, study=study, by=by, confidence=confidence, n_boot=n_boot, seed=seed,
                    scale=scale)
@@ -87,11 +88,12 @@ def fidelity_cmd(sources, humans, a, b, by, out, confidence, n_boot, seed, scale
         j, w = f.distances["jsd"], f.distances.get("wasserstein")
         rows.append([x["model"], x["message"], *([x["segment"]] if res.by else []), f.n_humans,
                      _mean(f.points, f.human), _mean(f.points, f.persona), f"{j['value']:.3f} {_range(j['ci'])}",
-                     j["noise_floor"], "" if w is None else f"{w['value']:.3f} {_range(w['ci'])}"])
+                     j["noise_floor"], "" if w is None else f"{w['value']:.3f} {_range(w['ci'])}",
+                     level_in_words(f)])
     print_table("levels: humans vs personas (mean answer; JSD and Wasserstein with bootstrap CIs; floor: two "
                 "halves of the humans)",
                 ["model", "message", *(["segment"] if res.by else []), "humans", "human mean", "persona mean",
-                 "JSD [CI]", "JSD floor", "Wasserstein [CI]"], rows)
+                 "JSD [CI]", "JSD floor", "Wasserstein [CI]", "in words"], rows)
     print_table(f"effects {res.a} − {res.b} ({res.unit})",
                 ["model", "personas", "humans", "human − persona", "p", "signs agree"],
                 [[e["model"], f"{e['fidelity'].persona_effect:+.3f}", f"{e['fidelity'].human_effect:+.3f}",
@@ -103,10 +105,11 @@ def fidelity_cmd(sources, humans, a, b, by, out, confidence, n_boot, seed, scale
                  for d in res.dispersion])
     if res.ppi:
         print_table(f"the human effect by prediction-powered inference ({res.design}-subjects)",
-                    ["model", "estimate", "CI", "p", "lambda", "width vs humans only", "effective humans"],
+                    ["model", "estimate", "CI", "p", "lambda", "width vs humans only", "effective humans",
+                     "in words"],
                     [[m, f"{p.estimate:+.4f}", _ci(p.ci), p.pvalue,
                       ", ".join(f"{x:.2f}" for x in (p.lam if isinstance(p.lam, tuple) else (p.lam,))),
-                      p.width_ratio, p.effective_n] for m, p in res.ppi.items()])
+                      p.width_ratio, p.effective_n, ppi_in_words(p)] for m, p in res.ppi.items()])
     for line in res.verdicts():
         click.echo(f"in words: {line}")
     click.echo(f"validity: {res.validity}")

@@ -14,6 +14,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from survey import __version__
 from survey.common.formatting import fmt, to_json, yes_no
 from survey.reporting import _TEMPLATES, Section, fig_png
+from survey.stats.humans.in_words import level_in_words, ppi_in_words
 
 TITLE = "Which model to trust? Persona against human effects over experiments"
 
@@ -56,15 +57,15 @@ def benchmark_sections(bench) -> list[Section]:
                              "each message, beside the noise floor: the same distance between two random halves of "
                              "the humans, what a second human sample would score.")
     levels.tables.append({"columns": ["experiment", "model", "message", "human mean", "persona mean", "JSD (CI)",
-                                      "noise floor"],
+                                      "noise floor", "in words"],
                           "rows": [[name, x["model"], x["message"], fmt(_mean(x["fidelity"].points, x["fidelity"].human), 3),
                                     fmt(_mean(x["fidelity"].points, x["fidelity"].persona), 3),
                                     f"{fmt(x['fidelity'].jsd, 3)} ({_ci(x['fidelity'].distances['jsd']['ci'])})",
-                                    fmt(x["fidelity"].distances["jsd"]["noise_floor"], 3)]
+                                    fmt(x["fidelity"].distances["jsd"]["noise_floor"], 3), level_in_words(x["fidelity"])]
                                    for name, res in bench.results.items() for x in res.levels
                                    if x["segment"] == "all"]})
     out = [top, exp, levels]
-    ppi = [[name, m, fmt(p.estimate, 3), _ci(p.ci), fmt(p.width_ratio, 3), fmt(p.effective_n, 1)]
+    ppi = [[name, m, fmt(p.estimate, 3), _ci(p.ci), fmt(p.width_ratio, 3), fmt(p.effective_n, 1), ppi_in_words(p)]
            for name, res in bench.results.items() for m, p in res.ppi.items()]
     if ppi:
         out.append(Section("About the humans: prediction-powered estimates", paragraphs=[
@@ -72,7 +73,7 @@ def benchmark_sections(bench) -> list[Section]:
             "inference (Angelopoulos, Bates, Fannjiang, Jordan & Zrnic, \"Prediction-powered inference\"): a valid "
             "statement about people, never narrower than the humans' own when the model is uninformative."],
             tables=[{"columns": ["experiment", "model", "human effect", "CI", "width vs humans alone",
-                                 "effective humans"], "rows": ppi}]))
+                                 "effective humans", "in words"], "rows": ppi}]))
     return out
 
 

@@ -5,6 +5,8 @@ estimate about the humans, a plain verdict per model and what validity needs."""
 from __future__ import annotations
 
 from survey.common.formatting import fmt, yes_no
+from survey.responses import response_type
+from survey.stats.humans.in_words import level_in_words, ppi_in_words
 
 TITLE = "Does it match people?"
 
@@ -61,10 +63,14 @@ def human_sections(res) -> list:
                                "personas. Right: the effect of the humans alone, of each model's personas and, where "
                                "the models answered as each respondent, the prediction-powered estimate about the "
                                "humans (bars: intervals)."))
-    sec.tables.append({"columns": ["model", "message", "segment", "humans", "human shares", "persona shares",
-                                   "JSD (CI)", "JSD noise floor", "JSD vs uniform", "Wasserstein (CI)",
-                                   "Wasserstein noise floor"],
-                       "rows": [_level_row(x) for x in res.levels]})
+    # the answers and the distances in two tables: one of twelve columns needed scrolling sideways at 800 px
+    labels = response_type(res.scale).view.labels
+    by = ["segment"] if res.by else []
+    sec.tables.append({"columns": ["model", "message", *by, "humans", "human shares", "persona shares", "in words"],
+                       "rows": [_level_row(x, labels, by) for x in res.levels]})
+    sec.tables.append({"columns": ["model", "message", *by, "JSD (CI)", "JSD noise floor", "JSD vs uniform",
+                                   "Wasserstein (CI)", "Wasserstein noise floor"],
+                       "rows": [_distance_row(x, by) for x in res.levels]})
     sec.tables.append({"columns": ["model", f"persona effect ({res.unit})", "human effect", "human − persona (CI)",
                                    "p (same effect)", "signs agree"],
                        "rows": [[e["model"], fmt(e["fidelity"].persona_effect, 3), fmt(e["fidelity"].human_effect, 3),
@@ -72,10 +78,11 @@ def human_sections(res) -> list:
                                  fmt(e["fidelity"].pvalue, 3), yes_no(e["fidelity"].sign_agrees)] for e in res.effects]})
     if res.ppi:
         sec.tables.append({"columns": ["model", "PPI human effect", "CI", "p-value", "lambda", "width vs humans alone",
-                                       "effective humans"],
+                                       "effective humans", "in words"],
                            "rows": [[m, fmt(p.estimate, 3), _ci(p.ci), fmt(p.pvalue, 3),
                                      ", ".join(fmt(x, 2) for x in (p.lam if isinstance(p.lam, tuple) else (p.lam,))),
-                                     fmt(p.width_ratio, 3), fmt(p.effective_n, 1)] for m, p in res.ppi.items()]})
+                                     fmt(p.width_ratio, 3), fmt(p.effective_n, 1), ppi_in_words(p)]
+                                    for m, p in res.ppi.items()]})
     sec.tables.append({"columns": ["model", "message", "persona / human variance", "CI"],
                        "rows": [[d["model"], d["message"], fmt(d["ratio"].ratio, 3), _ci(d["ratio"].ci)]
                                 for d in res.dispersion]})
@@ -93,11 +100,22 @@ def human_sections(res) -> list:
     return [sec]
 
 
-def _level_row(x) -> list:
+def shares_in_labels(points, shares, labels) -> str:
+    """"Yes: 51%, No: 49%": each point by the label the respondents answered with (its score when it has none)."""
+    return ", ".join(f"{labels.get(p, p)}: {v:.0%}" for p, v in zip(points, shares, strict=True))
+
+
+def _level_row(x, labels, by) -> list:
+    f = x["fidelity"]
+    return [x["model"], x["message"], *(x["segment"] for _ in by), f.n_humans,
+            shares_in_labels(f.points, f.human, labels), shares_in_labels(f.points, f.persona, labels),
+            level_in_words(f)]
+
+
+def _distance_row(x, by) -> list:
     f = x["fidelity"]
     j, w = f.distances["jsd"], f.distances.get("wasserstein")
-    shares = lambda s: ", ".join(f"{p}: {v:.0%}" for p, v in zip(f.points, s, strict=True))  # noqa: E731
-    return [x["model"], x["message"], x["segment"], f.n_humans, shares(f.human), shares(f.persona),
+    return [x["model"], x["message"], *(x["segment"] for _ in by),
             f"{fmt(j['value'], 3)} ({_ci(j['ci'])})", fmt(j["noise_floor"], 3), fmt(j["baselines"]["uniform"], 3),
             "" if w is None else f"{fmt(w['value'], 3)} ({_ci(w['ci'])})",
             "" if w is None else fmt(w["noise_floor"], 3)]

@@ -220,3 +220,35 @@ def test_a_study_declares_its_pair_when_the_humans_saw_more_than_two(stores, tmp
     (tmp_path / "bad.toml").write_text(text.replace('"e1-c", "e1-a"', '"e1-a", "e9"'))
     with pytest.raises(SurveyError, match="compare"):
         survey.Study.from_toml(tmp_path / "bad.toml").dry_run()
+
+
+
+
+@pytest.mark.skipif(not (shutil.which("chromium") and shutil.which("chromedriver")) and not os.environ.get("CI"),
+                    reason="chromium not installed")
+def test_the_fidelity_reports_fit_an_800_pixel_window(stores, tmp_path):
+    """The benchmark report and a study's report with its humans at 800 px: nothing runs off the page sideways
+    and no table needs scrolling sideways to be read."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    import survey
+    from survey.reporting.benchmark import benchmark_report
+
+    sys.path.insert(0, str(ROOT / "tests" / "reporting"))
+    from test_report_browser import OVERFLOWING
+
+    benchmark_report(survey.fidelity_benchmark(stores, **FAST), tmp_path / "b")
+    survey.report(str(stores[0]), out=tmp_path / "r", flips=999)
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = shutil.which("chromium")
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                 "--disable-background-networking", "--window-size=800,2000"):
+        opts.add_argument(flag)
+    drv = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=opts)
+    try:
+        for page in (tmp_path / "b" / "index.html", tmp_path / "r" / "index.html"):
+            drv.get(page.as_uri())
+            assert drv.execute_script(OVERFLOWING) == [], page.parent.name
+    finally:
+        drv.quit()

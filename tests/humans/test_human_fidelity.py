@@ -165,6 +165,9 @@ def test_cli_json_and_text_and_mistakes(tmp_path):
     assert doc["design"] == "between" and set(doc["ppi"]) == {"toy"}
     text = _cli(t, "--humans", h, "--bootstrap", 100)
     assert text.returncode == 0 and "prediction-powered" in text.stdout and "validity:" in text.stdout
+    # beside JSD, Wasserstein and lambda, a column says what they mean
+    assert "in words" in text.stdout and ("far:" in text.stdout or "close:" in text.stdout)
+    assert "the model's answers" in text.stdout
     missing = _cli(t, "--humans", tmp_path / "nope.csv", "--json")
     assert missing.returncode == 2 and "no such human file" in json.loads(missing.stdout)["error"]
     bad = tmp_path / "bad.csv"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -108,3 +109,77 @@ def test_the_section_renders_in_chromium(tmp_path):
         assert drv.save_screenshot(str(artifacts / "humans.png"))
     finally:
         drv.quit()
+
+
+def test_the_shares_are_labelled_and_each_distance_is_said_in_words(tmp_path):
+    out, _ = _report(tmp_path, human_shift=-1.5)
+    html = (out / "index.html").read_text()
+    assert "Yes: " in html and "No: " in html  # the answers' labels, not their scores ("1: 51%, 0: 49%")
+    assert re.search(r"<td>[01]: \d+%", html) is None
+    assert "<th>in words</th>" in html and ("far: " in html or "close: " in html)
+    assert "the model&#39;s answers" in html or "the model's answers" in html  # lambda in words
+
+
+def _browser(width: int):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                 "--disable-background-networking", f"--window-size={width},2000"):
+        opts.add_argument(flag)
+    return webdriver.Chrome(service=Service(DRIVER), options=opts)
+
+
+@pytest.mark.skipif(not (CHROMIUM and DRIVER) and not os.environ.get("CI"), reason="chromium not installed")
+def test_the_report_with_humans_fits_an_800_pixel_window(tmp_path):
+    """At 800 px, long identifiers included, nothing runs off the page sideways and no table needs scrolling."""
+    import pandas as pd
+
+    from survey.data.humans import validate_humans
+    from survey.reporting import build_report
+
+    sys.path.insert(0, str(ROOT / "tests" / "reporting"))
+    from test_report_browser import OVERFLOWING
+
+    table, humans = synthetic("between", n_humans=80, n_personas=20, m=6, seed=11)
+    long = {"a": "calc-contract-renewal-reminder-variant-a", "b": "calc-contract-renewal-reminder-variant-b"}
+    table = table.assign(message=table["message"].map(long), model="a-provider/a-rather-long-model-name-v2")
+    answers = humans.table[["respondent", "message", "answer", "age"]].assign(
+        message=lambda d: d["message"].map(long))
+    humans = validate_humans(pd.DataFrame(answers), "binary", list(long.values()))
+    # a human file deep in a project folder: its path is one long word in the section's first sentence
+    humans.path = "/srv/projects/customer-research-2026/contract-renewal-reminders/wave-3/human-answers-final.csv"
+    out = tmp_path / "narrow"
+    build_report(table, out, title="Humans at 800 px", n_resamples=999, humans=humans)
+    drv = _browser(800)
+    try:
+        drv.get((out / "index.html").as_uri())
+        assert "Does it match people?" in drv.find_element("tag name", "body").text
+        assert drv.execute_script(OVERFLOWING) == []
+    finally:
+        drv.quit()
+
+
+def test_the_words_follow_the_noise_floor_and_lambda():
+    from types import SimpleNamespace as NS
+
+    from survey.stats.humans.in_words import level_in_words, ppi_in_words
+
+    def level(jsd, wasserstein=None):
+        d = {"jsd": {"value": jsd, "noise_floor": 0.02, "baselines": {"uniform": 0.1}}}
+        if wasserstein is not None:
+            d["wasserstein"] = {"value": wasserstein}
+        return NS(distances=d)
+
+    assert level_in_words(level(0.01)).startswith("close:")
+    assert level_in_words(level(0.03)).startswith("fairly close:")
+    assert level_in_words(level(0.05)).startswith("far: more than twice")
+    assert level_in_words(level(0.2)) == "far: farther from people than a uniform guess"
+    assert level_in_words(level(0.01, 0.123)).endswith("answers 0.12 scale points from people's on average")
+    assert ppi_in_words(NS(lam=0.0, n=80, effective_n=80.0, width_ratio=1.0)).startswith(
+        "the model's answers are not used")
+    assert ppi_in_words(NS(lam=1.0, n=80, effective_n=120.0, width_ratio=0.82)) == (
+        "the model's answers count in full; worth 40 humans (0.82 times the humans-only width)")
+    assert "weight 0.50 of 1" in ppi_in_words(NS(lam=(0.4, 0.6), n=80, effective_n=90.0, width_ratio=0.94))

@@ -32,6 +32,17 @@ return Array.from(document.images).map(img => {
 });
 """
 
+# What runs off sideways: the page itself, or a table (or its scrolling box) wider than the box it sits in
+OVERFLOWING = """
+const out = [];
+if (document.documentElement.scrollWidth > window.innerWidth) out.push('page ' + document.documentElement.scrollWidth);
+for (const e of document.querySelectorAll('table, .wide')) {
+  if (e.scrollWidth > e.clientWidth + 1) out.push(e.scrollWidth + ' > ' + e.clientWidth + ' px: ' +
+    Array.from(e.querySelectorAll('th')).map(t => t.textContent).join(' | ').slice(0, 120));
+}
+return out;
+"""
+
 
 @pytest.fixture(scope="module")
 def driver():
