@@ -37,6 +37,8 @@ _ERRORS = {  # kind -> (status, body); bodies follow the shapes Mistral's API re
     "content_filter": (400, {"object": "error", "message": "Request blocked by content moderation",
                              "type": "invalid_request_message_moderation", "param": None, "code": "3051"}),
     "bad_key": (401, {"message": "Unauthorized", "request_id": "fake"}),
+    "payment_required": (402, {"object": "error", "message": "You have insufficient credits to process this request.",
+                               "type": "billing_error", "param": None, "code": "3402"}),
     "invalid_param": (422, {"detail": [{"type": "less_than_equal", "loc": ["body", "temperature"],
                                         "msg": "Input should be less than or equal to 1.5", "input": 3}]}),
 }

@@ -43,6 +43,8 @@ _ERRORS = {  # kind -> (status, body), in OpenAI's error shape
     "bad_key": _error(401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key"),
     "invalid_param": _error(400, "Invalid value for 'temperature': must be <= 2.", "invalid_request_error",
                             "invalid_value"),
+    "insufficient_quota": _error(429, "You exceeded your current quota, please check your plan and billing "
+                                 "details.", "insufficient_quota", "insufficient_quota"),
     "not_found": _error(404, "The model does not exist or you do not have access to it.",
                         "invalid_request_error", "model_not_found"),
 }
