@@ -334,6 +334,9 @@ class FakeServer:
         self.restarts += 1
 
     async def _open_site(self) -> None:
+        if self._site is not None:  # already listening
+            self.down = False
+            return
         site = web.TCPSite(self._runner, "127.0.0.1", self.port, backlog=1024)
         await site.start()
         self._site = site

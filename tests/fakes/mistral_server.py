@@ -204,6 +204,11 @@ class MistralFake(BatchFake):
             self.count(cell, served=False)
             rule = self.take_fault("batch", body, f"{cell[1]}\n{cell[2]}")
             rid = f"batch-{uuid.uuid4().hex[:12]}"
+            if rule is not None and rule.kind == "empty_choices":  # a 200 line that holds no answer
+                body_out = self.without_choices(self.completion(job["model"] or "", body, cell, None))
+                out.append({"id": rid, "custom_id": line.get("custom_id"),
+                            "response": {"status_code": 200, "body": body_out}, "error": None})
+                continue
             if rule is not None and rule.kind != "text":
                 status, ebody = _ERRORS.get(rule.kind, _ERRORS["server_error"])
                 err.append({"id": rid, "custom_id": line.get("custom_id"),

@@ -217,6 +217,11 @@ class OpenAIFake(BatchFake):
             self.count(cell, served=False)
             rule = self.take_fault("batch", body, f"{cell[1]}\n{cell[2]}")
             rid = f"batch_req_{uuid.uuid4().hex[:16]}"
+            if rule is not None and rule.kind == "empty_choices":  # a 200 line that holds no answer
+                out.append({"id": rid, "custom_id": line.get("custom_id"), "error": None, "response": {
+                    "status_code": 200, "request_id": rid,
+                    "body": self.without_choices(self.completion(body, cell, None))}})
+                continue
             if rule is not None and rule.kind not in ("text", "filtered"):
                 status, ebody = _ERRORS.get(rule.kind, _ERRORS["server_error"])
                 err.append({"id": rid, "custom_id": line.get("custom_id"),
