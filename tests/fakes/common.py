@@ -32,6 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 from aiohttp import web
 
+from .restarts import Restarts
+
 Cell = tuple[str, str, str, "int | None"]
 
 
@@ -158,7 +160,7 @@ def fake_embedding(text: str, dim: int) -> list[float]:
     return (vec / np.linalg.norm(vec)).round(7).tolist()
 
 
-class FakeServer:
+class FakeServer(Restarts):
     """Base of the provider fakes. Use as a context manager, or start()/stop().
 
     latency: seconds every chat answer waits (settable while running). api_key: when set, requests
@@ -313,43 +315,6 @@ class FakeServer:
     def without_choices(body: dict) -> dict:
         """A success body with its choice list emptied (providers with another shape override this)."""
         return {**body, "choices": []}
-
-    # ---- restarts ----
-    @web.middleware
-    async def _while_down(self, request: web.Request, handler):
-        if self.down:  # a request on a connection opened before the restart: dropped
-            if request.transport is not None:
-                request.transport.abort()
-            raise asyncio.CancelledError
-        return await handler(request)
-
-    def _go_down_soon(self) -> None:
-        self.down = True  # from now on every request on an open connection is dropped
-        asyncio.get_running_loop().create_task(self._close_site())
-
-    async def _close_site(self) -> None:
-        site, self._site = self._site, None
-        if site is not None:
-            await site.stop()  # the port refuses new connections
-        self.restarts += 1
-
-    async def _open_site(self) -> None:
-        if self._site is not None:  # already listening
-            self.down = False
-            return
-        site = web.TCPSite(self._runner, "127.0.0.1", self.port, backlog=1024)
-        await site.start()
-        self._site = site
-        self.down = False
-
-    def go_down(self) -> None:
-        """Take the server off the network (called from the test's thread); ``come_back()`` restarts it."""
-        self.down = True
-        asyncio.run_coroutine_threadsafe(self._close_site(), self._loop).result(15)
-
-    def come_back(self) -> None:
-        """Listen again on the same port (a restarted server): from the test's thread, returns once it listens."""
-        asyncio.run_coroutine_threadsafe(self._open_site(), self._loop).result(15)
 
     # ---- lifecycle ----
     def start(self) -> FakeServer:
