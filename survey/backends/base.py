@@ -151,15 +151,18 @@ class Reply:
 
 
 class BackendError(Exception):
-    """A failed call. ``retryable`` decides between backing off and recording the failure."""
+    """A failed call. ``retryable`` decides between backing off and recording the failure;
+    ``stops_model`` says that no query of this model can succeed now (the account is out of credit or
+    quota): the engine stops the model at once, keeping the query unsent rather than failed."""
 
     def __init__(self, message: str, *, retryable: bool, status: int | None = None,
-                 code: str | None = None, retry_after: float | None = None):
+                 code: str | None = None, retry_after: float | None = None, stops_model: bool = False):
         super().__init__(message)
-        self.retryable = retryable
+        self.retryable = retryable and not stops_model
         self.status = status
         self.code = code
         self.retry_after = retry_after
+        self.stops_model = stops_model
 
 
 @runtime_checkable
@@ -189,6 +192,8 @@ class Preflight(Protocol):
 
 STOPPING_STATUS = frozenset({401, 403, 404})  # wrong key, no access, wrong URL or model id
 STOPPING_CODES = frozenset({"connection", "bad_url"})  # refused, unreachable, unknown host, malformed URL
+# an answer that is not the API's (an HTML page, broken JSON, the wrong shape): twice in a row, the URL is wrong
+NOT_THE_API = frozenset({"malformed_response", "bad_response", "not_an_api"})
 
 
 async def preflight(backend) -> None:
@@ -199,12 +204,14 @@ async def preflight(backend) -> None:
 
 
 def stops_run(err: BackendError) -> bool:
-    """A preflight failure that every query would repeat: no connection, a malformed URL, 401/403/404.
+    """A preflight failure that every query would repeat: no connection, a malformed URL, 401/403/404,
+    an answer that is not the API's (a web page: the wrong URL), an account out of credit or quota.
 
     Rate limits, 5xx and slow answers are left to the engine's retries; a read timeout means the
     server is there.
     """
-    return err.code in STOPPING_CODES or err.status in STOPPING_STATUS
+    return (err.stops_model or err.code in STOPPING_CODES or err.code in NOT_THE_API
+            or err.status in STOPPING_STATUS)
 
 
 @runtime_checkable

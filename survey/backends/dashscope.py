@@ -29,6 +29,7 @@ from survey.backends.provider import (
     aiohttp_session,
     api_key_from_env,
     connect_hint,
+    empty_reply,
     http_error,
     http_url,
     merge_top_logprobs,
@@ -132,7 +133,7 @@ class DashScopeBackend(SessionPerLoop):
             raise self.map_exception(exc) from None
         if resp.status_code != 200:
             raise self.map_status(resp.status_code, resp.code, resp.message, resp.headers)
-        return to_reply(resp)
+        return to_reply(resp, self.base)
 
     def map_status(self, status: int, code: str | None, message: str | None, headers: dict | None) -> BackendError:
         """A returned (not raised) failure -> BackendError, deciding retry by code first, then status."""
@@ -163,9 +164,12 @@ class DashScopeBackend(SessionPerLoop):
                                 f"{self._connect_hint}", retryable=True, code="connection")
         if isinstance(exc, TimeoutError):  # asyncio timeouts and aiohttp.ServerTimeoutError
             return BackendError(f"timeout after {self.options.timeout:g} s", retryable=True, code="timeout")
+        if isinstance(exc, aiohttp.ContentTypeError) and "text/html" in str(exc):
+            return BackendError(f"{self.base} answered with a web page (HTML), not an API reply: {self.url_hint}",
+                                retryable=True, code="not_an_api")
         if isinstance(exc, (json.JSONDecodeError, aiohttp.ContentTypeError)):
-            return BackendError(redact(f"malformed JSON from the provider: {exc}", self._key), retryable=True,
-                                code="malformed_response")
+            return BackendError(redact(f"malformed reply from {self.base}, not JSON: {exc}; {self.url_hint}",
+                                       self._key), retryable=True, code="malformed_response")
         if isinstance(exc, aiohttp.ClientError):
             return BackendError(redact(f"connection error to {self.base}: {type(exc).__name__}: {exc}; "
                                        f"{self._connect_hint}", self._key), retryable=True, code="connection")
@@ -175,12 +179,21 @@ class DashScopeBackend(SessionPerLoop):
     def _connect_hint(self) -> str:
         return connect_hint("base_url", self.base, bool(self.options.base_url))
 
+    @property
+    def url_hint(self) -> str:
+        """What to check when the server answers, but not like the API."""
+        return "check options.base_url: it must end in /api/v1, e.g. https://dashscope-intl.aliyuncs.com/api/v1"
 
-def to_reply(resp) -> Reply:
+
+def to_reply(resp, source: str = "DashScope") -> Reply:
+    """The first choice's text (or the legacy output.text), usage and first-token log-probabilities. A reply with
+    neither (a flaky proxy's empty choice list) holds no answer: a BackendError, retried."""
     output = resp.output or {}
     choices = output.get("choices") or []
     choice = choices[0] if choices else {}
     message = choice.get("message") or {}
+    if not choices and output.get("text") is None:
+        raise empty_reply(source)
     text = message.get("content") if message else output.get("text")
     if isinstance(text, list):  # multimodal-style content parts
         text = "".join(part.get("text", "") for part in text if isinstance(part, dict))

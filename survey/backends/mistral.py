@@ -33,6 +33,7 @@ from survey.backends.provider import (
     ProviderOptions,
     api_key_from_env,
     connect_hint,
+    empty_reply,
     first_token_logprobs,
     http_error,
     http_url,
@@ -41,6 +42,7 @@ from survey.backends.provider import (
     redact,
     request_line,
     status_hint,
+    unreadable_reply,
 )
 
 if TYPE_CHECKING:
@@ -187,7 +189,7 @@ class MistralBackend(ClientPerLoop):
             resp = await self.client().chat.complete_async(model=query.model_id or self.model_id, **params)
         except Exception as exc:
             raise self.map_error(exc) from None
-        return to_reply(resp)
+        return to_reply(resp, self.server)
 
     def map_error(self, exc: BaseException) -> BackendError:
         """SDK exceptions -> BackendError. Retryable: 429, 5xx, timeouts, dropped connections, garbled JSON."""
@@ -203,6 +205,8 @@ class MistralBackend(ClientPerLoop):
                              code="malformed_response" if garbled else "bad_response", secret=self._key)
             err.retryable = garbled or exc.status_code >= 500
             return err
+        if isinstance(exc, errors.MistralError) and 200 <= exc.status_code < 300:  # a 2xx the SDK cannot read
+            return unreadable_reply(request_line(exc.raw_response) or self.server, exc.body, self.url_hint(), self._key)
         if isinstance(exc, errors.MistralError):  # SDKError, HTTPValidationError (422)
             code, message = _error_fields(exc.body)
             if isinstance(exc, errors.HTTPValidationError):
@@ -232,6 +236,10 @@ class MistralBackend(ClientPerLoop):
     @property
     def _connect_hint(self) -> str:
         return connect_hint("server_url", self.server, bool(self.options.server_url))
+
+    def url_hint(self) -> str:
+        """What to check when the server answers, but not like the API."""
+        return f"check options.server_url: it must be the API root, e.g. {DEFAULT_SERVER} (the SDK adds /v1)"
 
     def not_found_hint(self) -> str:
         if self.server.endswith("/v1"):
@@ -313,7 +321,10 @@ class MistralBackend(ClientPerLoop):
         status = response.get("status_code")
         if status == 200 and not row.get("error"):
             try:
-                return row.get("custom_id"), to_reply(models.ChatCompletionResponse.model_validate(response["body"]))
+                return row.get("custom_id"), to_reply(models.ChatCompletionResponse.model_validate(response["body"]),
+                                                      self.server)
+            except BackendError as err:
+                return row.get("custom_id"), err
             except Exception as exc:
                 return row.get("custom_id"), BackendError(redact(f"unreadable batch result: {exc}", self._key),
                                                           retryable=True, code="bad_response")
@@ -324,10 +335,13 @@ class MistralBackend(ClientPerLoop):
         return row.get("custom_id"), http_error(status, message or "batch line failed", code=code, secret=self._key)
 
 
-def to_reply(resp: models.ChatCompletionResponse) -> Reply:
+def to_reply(resp: models.ChatCompletionResponse, source: str = "the Mistral API") -> Reply:
     """Text of the first choice (reasoning chunks dropped from the answer, kept in extra), usage,
-    the reported model id and the first token's top log-probabilities."""
-    choice = resp.choices[0] if resp.choices else None
+    the reported model id and the first token's top log-probabilities. A reply without any choice (a flaky
+    proxy) holds no answer: a BackendError, retried."""
+    if not isinstance(resp.choices, list) or not resp.choices:
+        raise empty_reply(source)
+    choice = resp.choices[0]
     text, reasoning = _flatten(choice.message.content if choice is not None and choice.message else None)
     usage = resp.usage
     extra: dict = {"response_id": resp.id}

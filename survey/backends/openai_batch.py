@@ -20,7 +20,7 @@ import json
 from collections.abc import Iterable
 
 from survey.backends.base import BackendError, Query, Reply
-from survey.backends.provider import field, first_token_logprobs, http_error, redact
+from survey.backends.provider import empty_reply, field, first_token_logprobs, http_error, redact
 
 CHAT_URL = "/v1/chat/completions"
 # OpenAI batch status -> the engine's terms (survey.data.store.TERMINAL_BATCH); others upper-cased
@@ -51,12 +51,15 @@ def request_lines(queries: Iterable[Query], bodies: Iterable[dict]) -> bytes:
                                ensure_ascii=False).encode() + b"\n" for q, b in zip(queries, bodies, strict=True))
 
 
-def to_reply(resp, secret: str | None = None) -> Reply:
+def to_reply(resp, secret: str | None = None, source: str = "the server") -> Reply:
     """Text of the first choice, usage, the reported model id and the first token's top log-probabilities,
     from the SDK's ChatCompletion or the same reply as parsed JSON (the aiohttp path). A reply withheld by
-    a content filter (finish_reason "content_filter", no text) is a BackendError."""
+    a content filter (finish_reason "content_filter", no text) is a BackendError; so is a reply without any
+    choice (a flaky proxy), which is retried: it holds no answer to store."""
     choices = field(resp, "choices")
-    choice = choices[0] if isinstance(choices, list) and choices else None
+    if not isinstance(choices, list) or not choices:
+        raise empty_reply(source)
+    choice = choices[0]
     message = field(choice, "message")
     text = field(message, "content")
     finish = field(choice, "finish_reason")

@@ -22,6 +22,7 @@ Design choices:
 from __future__ import annotations
 
 import ipaddress
+import json
 import sys
 import urllib.parse
 from typing import TYPE_CHECKING, Literal
@@ -44,6 +45,7 @@ from survey.backends.provider import (
     redact,
     request_line,
     status_hint,
+    unreadable_reply,
 )
 
 if TYPE_CHECKING:
@@ -192,7 +194,7 @@ class OpenAIBackend(OpenAIBatchMixin, ClientPerLoop):
 
     async def complete(self, query: Query) -> Reply:
         resp = await (self._post_lean(query) if self._lean is not None else self._post_sdk(query))
-        reply = to_reply(resp, self._key)
+        reply = to_reply(resp, self._key, self.base_url)
         if query.logprobs and reply.logprobs is None and not self._said_no_logprobs:
             self._said_no_logprobs = True
             print(f"warning: {self.base_url} sent no log-probabilities for model '{self.model_id}' although "
@@ -207,6 +209,8 @@ class OpenAIBackend(OpenAIBatchMixin, ClientPerLoop):
             raise self._lean.map_exception(exc, self._connect_hint()) from None
         if status >= 300:
             raise self.status_error(status, data, retry_after, f"POST {self._lean.url}")
+        if isinstance(data, bytes):  # a 2xx whose body is not JSON: a web page or garbage
+            raise unreadable_reply(self._lean.url, data, self.url_hint(), self._key)
         return self._reply_shape(data)
 
     async def _post_sdk(self, query: Query):
@@ -224,19 +228,36 @@ class OpenAIBackend(OpenAIBatchMixin, ClientPerLoop):
     def _reply_shape(self, resp):
         """A 200 that is not a JSON object (an HTML page, a list, a bare string: the SDK hands those back
         as they are) is a malformed reply to retry, not an empty answer to store."""
-        if isinstance(resp, (str, bytes, list, int, float)) or resp is None:
-            raise BackendError(f"malformed response from {self.base_url}: not a chat completion object",
-                               retryable=True, code="malformed_response")
+        if isinstance(resp, (str, bytes)):  # the SDK returns a body it cannot read as JSON as text
+            raise unreadable_reply(f"{self.base_url}/chat/completions", resp, self.url_hint(), self._key)
+        if isinstance(resp, (list, int, float)) or resp is None:
+            raise BackendError(f"malformed response from {self.base_url}: not a chat completion object; "
+                               f"{self.url_hint()}", retryable=True, code="malformed_response")
         return resp
+
+    def url_hint(self) -> str:
+        """What to check when the server answers, but not like the API."""
+        return (f"check options.base_url: it must be the API root the client adds /chat/completions to "
+                f"(e.g. {PRESETS[self.options.preset][0]})")
 
     async def preflight(self) -> None:
         """List the served models (GET {base_url}/models): free, and it needs the URL and the key to be
         right. On OpenAI and vLLM, whose lists are complete, a model id that is not listed is a 404."""
-        try:
-            page = await self.client().models.list()
+        url = f"{self.base_url}/models"
+        try:  # read raw: the SDK turns a web page into an AttributeError, which would hide a wrong URL
+            raw = await self.client().models.with_raw_response.list()
+            body = await raw.http_response.aread()
         except Exception as exc:
             raise self.map_error(exc) from None
-        served = sorted({m.id for m in getattr(page, "data", None) or []})
+        try:
+            page = json.loads(body)
+        except ValueError:
+            raise unreadable_reply(url, body, self.url_hint(), self._key) from None
+        if not isinstance(page, dict):
+            raise BackendError(f"malformed response from {url}: not a model list; {self.url_hint()}",
+                               retryable=True, code="bad_response")
+        listed = page.get("data") if isinstance(page.get("data"), list) else []
+        served = sorted({str(m["id"]) for m in listed if isinstance(m, dict) and m.get("id") is not None})
         # A server that echoes the request's name (llama.cpp) would have a wrong name stored as the
         # provider-confirmed model_id: a name the list lacks is refused unless the user says names are ignored.
         if served and self.model_id not in served and not self.options.any_model_name:

@@ -57,19 +57,17 @@ class AiohttpChat(SessionPerLoop):
                                skip_auto_headers=("User-Agent",))
 
     async def post(self, body: dict) -> tuple[int, object, str | None]:
-        """(status, the parsed JSON reply, Retry-After); raises what aiohttp raises, and ValueError when a
-        200's body is not JSON (the same as the SDK then)."""
+        """(status, the parsed JSON reply, Retry-After); raises what aiohttp raises. A body that is not JSON
+        comes back as text for an HTTP error and as bytes for a 2xx (a web page or garbage: the caller says which)."""
         # redirects are not followed, as the SDK's httpx does not: a 3xx is an HTTP error like a 4xx
         async with self.session().post(self.url, data=json.dumps(body, ensure_ascii=False).encode(),
                                        allow_redirects=False) as resp:
             raw = await resp.read()
             status, retry_after = resp.status, resp.headers.get("Retry-After")
-        if status >= 300:
-            try:
-                return status, json.loads(raw), retry_after
-            except ValueError:
-                return status, raw.decode(errors="replace"), retry_after
-        return status, json.loads(raw), retry_after
+        try:
+            return status, json.loads(raw), retry_after
+        except ValueError:  # an error page as text; a 2xx that is not JSON as its bytes (the caller says why)
+            return status, raw.decode(errors="replace") if status >= 300 else raw, retry_after
 
     def map_exception(self, exc: BaseException, connect_hint: str) -> BackendError:
         """aiohttp's failures -> BackendError, with the codes the SDK path gives for the same failure."""

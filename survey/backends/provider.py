@@ -24,6 +24,14 @@ from survey.backends.base import BackendError
 from survey.errors import SurveyError, validated
 
 RETRYABLE_STATUS = {408, 425, 429}  # plus every 5xx
+# Error codes (or types) that say the account is out of credit or quota: no retry helps until the user pays or
+# raises the limit, so the model stops at once. OpenAI sends insufficient_quota with a 429 (a rate limit is a
+# 429 too: the code tells them apart); gateways in its format insufficient_credits; DashScope Arrearage (a 400)
+# and, for a free tier that is used up, Throttling.AllocationQuotaFreeTierOnly. HTTP 402 says the same anywhere.
+BILLING_CODES = frozenset({"insufficient_quota", "insufficient_credits", "billing_hard_limit_reached", "billing_error",
+                           "payment_required", "Arrearage", "Throttling.AllocationQuotaFreeTierOnly"})
+BILLING_HINT = ("the account is out of credit or quota (billing): add credit or raise the limit with the provider, "
+                "then rerun; no retry can succeed before that")
 _Options = TypeVar("_Options", bound=BaseModel)
 
 
@@ -90,10 +98,32 @@ def http_error(status: int | None, message: str, *, code: str | None = None, ret
     reaches the user as a bare "HTTP 404".
     """
     retryable = status is None or status in RETRYABLE_STATUS or status >= 500
+    billing = status == 402 or code in BILLING_CODES
+    hint = BILLING_HINT if billing else hint
     prefix = f"HTTP {status}" if status is not None else "request failed"
     text = f"{prefix}{f' {code}' if code else ''}{f' from {request}' if request else ''}: {message or 'no message'}"
     return BackendError(redact(text + (f"; {hint}" if hint else ""), secret), retryable=retryable,
-                        status=status, code=code, retry_after=retry_after_seconds(retry_after))
+                        status=status, code=code, retry_after=retry_after_seconds(retry_after), stops_model=billing)
+
+
+def unreadable_reply(url: str, body: bytes | str | None, url_hint: str, secret: str | None = None) -> BackendError:
+    """A 2xx answer that is no JSON reply. A web page (HTML) means the URL points at a web site or a proxy's
+    page, not at the API (code not_an_api); other bytes are a garbled reply (malformed_response). Both are
+    retried: a flaky proxy sends a few; the engine's breaker stops a model that gets nothing else."""
+    text = body.decode(errors="replace") if isinstance(body, bytes) else str(body or "")
+    head = text.lstrip()[:200].lower()
+    if head.startswith(("<!doctype html", "<html", "<head", "<body", "<?xml")) or "<html" in head:
+        return BackendError(f"{url} answered with a web page (HTML), not an API reply: {url_hint}", retryable=True,
+                            code="not_an_api")
+    shown = " ".join(text.split())[:80] or "an empty body"
+    return BackendError(redact(f"malformed reply from {url}, not JSON: {shown!r}; {url_hint}", secret), retryable=True,
+                        code="malformed_response")
+
+
+def empty_reply(url: str) -> BackendError:
+    """A 2xx chat reply without a single choice (a flaky proxy): no answer to store, so the request is retried."""
+    return BackendError(f"a reply without choices from {url} (nothing to store; retried)", retryable=True,
+                        code="empty_response")
 
 
 def status_hint(status: int | None, *, key_env: str, not_found: str) -> str | None:

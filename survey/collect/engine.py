@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from aiolimiter import AsyncLimiter
 
 from survey.backends.base import Backend, BackendError, Query, Reply, capabilities_of, preflight, stops_run
+from survey.collect.breaker import NO_ANSWER, Breaker
 from survey.collect.reports import ModelReport, RunReport  # noqa: F401  (re-exported: callers import them here)
 from survey.collect.tokens import CHARS_PER_TOKEN, estimate_tokens  # noqa: F401  (re-exported)
 from survey.data.store import TERMINAL_BATCH, Store
@@ -50,8 +51,9 @@ class Engine:
     def __init__(self, store: Store, *, max_attempts: int = 8, base_delay: float = 1.0,
                  max_delay: float = 60.0, request_timeout: float | None = 300.0,
                  poll_interval: float = 10.0, max_poll_interval: float = 120.0, abort_after: int = 50,
-                 breaker_after: int = 20, progress: bool = True, sleep: Callable[[float], Awaitable] = asyncio.sleep,
-                 rng: random.Random | None = None):
+                 breaker_after: int = 20, outage_seconds: float = 120.0, garbage_seconds: float = 10.0,
+                 progress: bool = True, sleep: Callable[[float], Awaitable] = asyncio.sleep,
+                 clock: Callable[[], float] = time.monotonic, rng: random.Random | None = None):
         self.store = store
         self.max_attempts = max_attempts
         self.base_delay = base_delay
@@ -60,11 +62,15 @@ class Engine:
         self.poll_interval = poll_interval
         self.max_poll_interval = max_poll_interval
         self.abort_after = abort_after  # consecutive hard failures (e.g. a bad key) that stop a model
-        # consecutive connection failures or timeouts that stop a model (at least twice its concurrency,
-        # so that one burst of failed in-flight requests is not enough)
+        # The circuit breaker (survey.collect.breaker): a model stops when nothing answered for
+        # outage_seconds, or nothing usable came for garbage_seconds, each after at least breaker_after
+        # failures in a row (and at least twice its concurrency, so one burst of in-flight requests is not enough).
         self.breaker_after = breaker_after
+        self.outage_seconds = outage_seconds
+        self.garbage_seconds = garbage_seconds
         self.progress = progress
         self.sleep = sleep
+        self.clock = clock  # judges outages; a test passes a fake one that its sleep advances
         self.rng = rng or random.Random()
         self.report = RunReport()
         self._seq: dict[str, dict[tuple, int]] = {}  # model -> query key -> position in the design
@@ -141,24 +147,27 @@ class Engine:
         req_limit = AsyncLimiter(run.rpm, 60) if run.rpm else None
         tok_limit = AsyncLimiter(run.tpm, 60) if run.tpm else None
         queue = iter(todo)  # shared by the workers: persona-major order is kept up to concurrency
-        state = {"hard_failures": 0, "connection_failures": 0, "broken": False}
+        after = max(self.breaker_after, 2 * run.concurrency) if self.breaker_after else 0
+        breaker = Breaker(after, self.outage_seconds, self.garbage_seconds, self.clock, abort_after=self.abort_after)
 
         async def worker() -> None:
             for q in queue:
                 if rep.stopped:
                     return
-                await self._query(run, q, rep, task, req_limit, tok_limit, state)
+                await self._query(run, q, rep, task, req_limit, tok_limit, breaker)
 
         async with asyncio.TaskGroup() as tg:
             for _ in range(min(run.concurrency, len(todo))):
                 tg.create_task(worker())
 
-    async def _query(self, run, q: Query, rep: ModelReport, task, req_limit, tok_limit, state) -> None:
-        attempts = 0
+    async def _query(self, run, q: Query, rep: ModelReport, task, req_limit, tok_limit, breaker: Breaker) -> None:
+        attempts = tries = 0  # tries: requests sent; attempts: those that count against max_attempts
+        answers_before = breaker.answers  # the server's answers when this query last failed (or was first sent)
         while True:
-            if attempts and state["broken"]:  # the breaker tripped while this query waited to retry
+            if tries and breaker.stopped:  # the breaker tripped while this query waited to retry
                 return  # it stays missing: a rerun sends it
             attempts += 1
+            tries += 1
             if req_limit:
                 await req_limit.acquire()
             if tok_limit:
@@ -172,40 +181,29 @@ class Engine:
             except Exception as exc:  # noqa: BLE001 - every failure becomes a row or a retry
                 err = as_backend_error(exc)
             else:
-                self._store_reply(run, q, reply, rep, attempts)
-                state["hard_failures"] = state["connection_failures"] = 0
+                self._store_reply(run, q, reply, rep, tries)
+                breaker.success()
                 task.advance(ok=True)
                 return
-            if self._breaker(run, err, rep, state):
+            if (stop := breaker.failure(err)) is not None:
+                rep.stopped = rep.stopped or stop
                 return  # the query stays missing: a rerun sends it
+            if err.code in NO_ANSWER and breaker.answers == answers_before:
+                attempts -= 1  # nothing answered since: an outage, whose length the breaker judges
+            answers_before = breaker.answers
             if err.retryable and attempts < self.max_attempts:
                 rep.retries += 1
-                await self.sleep(self.backoff(attempts, err.retry_after))
+                await self.sleep(self.backoff(tries, err.retry_after))
                 continue
-            self._store_error(q, err, rep, attempts)
+            self._store_error(q, err, rep, tries)
             task.advance(ok=False)
-            state["hard_failures"] = 0 if err.retryable else state["hard_failures"] + 1
-            if self.abort_after and state["hard_failures"] >= self.abort_after and not rep.stopped:
-                rep.stopped = (f"stopped after {self.abort_after} consecutive non-retryable failures; "
-                               f"last: {err}")
+            if (stop := breaker.gave_up(err)) is not None:
+                rep.stopped = rep.stopped or stop
             return
-
-    def _breaker(self, run: ModelRun, err: BackendError, rep: ModelReport, state: dict) -> bool:
-        """Count consecutive connection failures and timeouts; True once they stopped the model."""
-        if err.code not in ("connection", "timeout"):
-            state["connection_failures"] = 0  # the server answered
-            return False
-        state["connection_failures"] += 1
-        limit = max(self.breaker_after, 2 * run.concurrency)
-        if self.breaker_after and state["connection_failures"] >= limit and not state["broken"]:
-            state["broken"] = True
-            rep.stopped = rep.stopped or (f"stopped after {limit} consecutive connection failures or timeouts "
-                                          f"(rerun to send the rest); last: {err}")
-        return state["broken"]
 
     def backoff(self, attempt: int, retry_after: float | None = None) -> float:
         """Full-jitter exponential backoff; never shorter than the provider's Retry-After."""
-        delay = self.rng.uniform(0, min(self.max_delay, self.base_delay * 2 ** (attempt - 1)))
+        delay = self.rng.uniform(0, min(self.max_delay, self.base_delay * 2 ** min(attempt - 1, 30)))
         if retry_after is not None and retry_after > 0:
             delay = max(delay, retry_after * (1 + 0.1 * self.rng.random()))
         return delay

@@ -187,11 +187,22 @@ def check_models(design: QueryDesign) -> None:
             raise SurveyError(f"model '{spec.name}': {exc}") from exc
 
 
+def check_rating(study: StudySpec) -> None:
+    """A study whose replies are rated after the run (ssr): its embedder must be able to rate them (the local
+    model's wheel installed, a provider's key set), or the run would pay for replies and then stop."""
+    if study.question.response.rated_text:
+        from survey.embed import check_embedder_ready
+
+        check_embedder_ready(study.question.rating["embedder"])
+
+
 def make_plan(study: StudySpec, store: Store, design: QueryDesign | None = None,
               models: list[str] | None = None) -> Plan:
-    """The plan of a run (see Plan); models' options are checked first (`check_models`)."""
+    """The plan of a run (see Plan); models' options and the rating's embedder are checked first
+    (`check_models`, `check_rating`), so a dry run refuses what the run would refuse."""
     design = design or build_design(study)
     check_models(design)
+    check_rating(study)
     specs = [study.model(name) for name in models] if models else study.models
     return Plan(study, design, [_model_plan(study, design, spec, store) for spec in specs])
 

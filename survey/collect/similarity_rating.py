@@ -24,7 +24,8 @@ from survey.stats.similarity_rating import best_similarity, expected_scores, rat
 def study_anchors(study) -> AnchorSet:
     """The anchor set a study's ``[question] anchors`` names, checked against its points."""
     view = study.question.response.view
-    return anchors_with_points(study.registry_ref(study.question.rating["anchors"]), study.resolve("."),
+    # the folder build_design checked them in: a shipped study run in place finds its anchors beside it
+    return anchors_with_points(study.registry_ref(study.question.rating["anchors"]), study.sets_dir,
                                int(view.high - view.low + 1))
 
 

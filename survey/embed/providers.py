@@ -17,6 +17,11 @@ from survey.embed.base import EmbedError, as_matrix, batched
 class MistralEmbedder:
     """mistral-embed (1024-d). The SDK retries 429/5xx with backoff (honouring Retry-After)."""
 
+    @staticmethod
+    def check_ready() -> None:
+        if not os.environ.get("MISTRAL_API_KEY"):
+            raise EmbedError("mistral-embed needs the environment variable MISTRAL_API_KEY")
+
     def __init__(self, model: str = "mistral-embed", server_url: str | None = None,
                  batch_size: int = 64, timeout_ms: int = 60_000):
         self.model = model
@@ -67,6 +72,11 @@ class DashScopeEmbedder:
     dashscope's legacy calls do not raise on errors, so we check status_code and back off on throttling.
     At most 10 texts go in one call (the v4 limit).
     """
+
+    @staticmethod
+    def check_ready() -> None:
+        if not os.environ.get("DASHSCOPE_API_KEY"):
+            raise EmbedError("text-embedding-v4 needs the environment variable DASHSCOPE_API_KEY")
 
     def __init__(self, model: str = "text-embedding-v4", dimension: int | None = None,
                  base_url: str | None = None, batch_size: int = 10, max_retries: int = 6,

@@ -215,9 +215,11 @@ def build_design(study: StudySpec, load_personas: Callable | None = None,
         messages.append(MessageDesign(spec.id or str(pert.message), spec, items, pert))
     if study.question.response.view.points:  # scored, or rated from text (ssr)
         _enough_paraphrases(messages)
-    if study.question.response.rated_text:  # a missing anchor set or wrong points: refused before anything is sent
+    if study.question.response.rated_text:  # a missing anchor set or embedder, wrong points: refused before anything is sent
+        from survey.embed import check_embedder_name
         from survey.registry.anchors import anchors_with_points
 
+        check_embedder_name(study.question.rating["embedder"])
         view = study.question.response.view
         anchors_with_points(study.registry_ref(study.question.rating["anchors"]), study_dir,
                             int(view.high - view.low + 1))

@@ -80,14 +80,15 @@ class GarbageFake(OpenAIFake):
 
 
 GARBAGE = [  # body, content type, what both paths give
-    (b"<html><body>502 Bad Gateway</body></html>", "text/html", ("error", True, None, "malformed_response", None)),
+    # a web page: the URL points at a web site or a proxy's page, not at the API
+    (b"<html><body>502 Bad Gateway</body></html>", "text/html", ("error", True, None, "not_an_api", None)),
     (b"[]", "application/json", ("error", True, None, "malformed_response", None)),
     (b'"ok"', "application/json", ("error", True, None, "malformed_response", None)),
     (b'{"id": "chatcmpl-1", "choices": [{"message": ', "application/json",
      ("error", True, None, "malformed_response", None)),
-    # a JSON object without choices is an empty reply (stored as an invalid answer), as the SDK has it
-    (b"{}", "application/json", ("reply", None, None, None, None, None, None)),
-    (b'{"choices": [], "model": "m-1"}', "application/json", ("reply", None, "m-1", None, None, None, None)),
+    # a JSON object without choices holds no answer (a flaky proxy): retried, never stored as the persona's answer
+    (b"{}", "application/json", ("error", True, None, "empty_response", None)),
+    (b'{"choices": [], "model": "m-1"}', "application/json", ("error", True, None, "empty_response", None)),
 ]
 
 

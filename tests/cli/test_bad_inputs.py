@@ -105,6 +105,8 @@ def files(tmp_path_factory) -> dict[str, Path]:
         .replace("mu = 0.45\n", ""),
         "ssr_points": sim.replace('type = "binary"', 'type = "ssr"\npoints = 7').replace("mu = 0.45\n", ""),
         "ssr_floor": sim.replace('type = "binary"', 'type = "ssr"\nrelevance_floor = 2').replace("mu = 0.45\n", ""),
+        # an embedder that does not exist: the run would have collected every reply, then stopped at the rating
+        "ssr_embedder": sim.replace('type = "binary"', 'type = "ssr"\nembedder = "minilm2"').replace("mu = 0.45\n", ""),
         # a segment or a target cell the study's personas cannot fill: refused before anything is bought
         "seg_empty": sim + '\n[segments]\nby = "age:90+"\n',
         "target_gap": sim + "\n[target.gender]\nmale = 0.4\nfemale = 0.4\nnon-binary = 0.1\nother = 0.1\n",
@@ -245,6 +247,8 @@ CASES = [
     ("run", "{both_odd}", "--dry-run"),
     ("run", "{ssr_anchors}", "--dry-run"),
     ("run", "{ssr_floor}", "--dry-run"),
+    ("run", "{ssr_embedder}", "--dry-run"),
+    ("run", "{ssr_embedder}", "--yes"),
     ("run", "{empty_key_env}", "--dry-run"),
     ("run", "{seg_empty}", "--dry-run"),
     ("run", "{target_gap}", "--dry-run"),
@@ -370,6 +374,8 @@ SAYS = {
     ("run", "{ssr_anchors}", "--dry-run"): "unknown anchor set 'no-such-anchors'",
     ("run", "{ssr_points}", "--dry-run"): "has 5 points; the question has 7",
     ("run", "{ssr_floor}", "--dry-run"): "question.relevance_floor: Input should be less than or equal to 1",
+    ("run", "{ssr_embedder}", "--dry-run"): "unknown embedder 'minilm2'",
+    ("run", "{ssr_embedder}", "--yes"): "unknown embedder 'minilm2'",
     ("init", "{own_examples}"): "already exist with other content",
 }
 

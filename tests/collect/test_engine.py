@@ -1,10 +1,12 @@
 """The engine against scripted in-process backends: retries, failures, resume, cancel, batch."""
 
 import asyncio
+import random
 from collections import Counter
 
 import pytest
 from batch_jobs import keep_job
+from virtual_time import VirtualTime
 
 from survey.backends.base import BackendError, Capabilities, Query, Reply
 from survey.collect.engine import Engine, ModelRun
@@ -166,20 +168,79 @@ def test_consecutive_hard_failures_stop_the_model(tmp_path):
         assert m.failed == 5 and sum(backend.calls.values()) == 5 and "invalid api key" in m.stopped
 
 
-def test_connection_breaker_stops_after_n_failures_but_at_least_twice_the_concurrency(tmp_path):
-    qs = make_queries()
-    down = {q.key: [ConnectionRefusedError("refused")] * 10 for q in qs}
+class Outage(ScriptedBackend):
+    """Refuses every connection while the simulated clock is inside [start, start + seconds); ``start`` is the
+    moment of the ``after``-th call (None: no outage yet)."""
+
+    def __init__(self, vt, after, seconds):
+        super().__init__()
+        self.vt, self.after, self.seconds, self.start = vt, after, seconds, None
+        self.refused = 0
+
+    async def complete(self, q):
+        if self.start is None and sum(self.calls.values()) >= self.after:
+            self.start = self.vt.clock()
+        if self.start is not None and self.vt.clock() < self.start + self.seconds:
+            self.calls[q.key] += 1
+            self.refused += 1
+            raise ConnectionRefusedError("refused")
+        return await super().complete(q)
+
+
+def outage_engine(store, vt, **kw):
+    # the engine's real backoff (1 s base, 60 s cap, 8 attempts), in simulated time
+    return Engine(store, progress=False, sleep=vt.sleep, clock=vt.clock, rng=random.Random(7), **kw)
+
+
+@pytest.mark.parametrize("seconds", [10, 60])
+def test_a_server_restart_is_ridden_through_without_a_failed_row(tmp_path, seconds):
+    # before: 20 connection failures in a row stopped the model whatever the time (a 10 s restart at
+    # concurrency 4 tripped it after about 3 s); now the breaker judges the time nothing answered
+    vt = VirtualTime()
+    qs = make_queries(n=10)
+    backend = Outage(vt, after=30, seconds=seconds)
     with Store(tmp_path / "s.sqlite") as store:
-        backend = ScriptedBackend(down)
-        m = run(engine(store, breaker_after=5), ModelRun("st", "fake", backend, qs, concurrency=8)).models["fake"]
-        # 8 requests in flight fail together, so the limit is max(5, 2 x 8) = 16, not 5
-        assert sum(backend.calls.values()) == 16 and "16 consecutive connection failures" in m.stopped
-        # only queries that used all 4 attempts before the stop are failed rows; the rest stay missing
-        assert m.stored == 0 and m.failed <= 16 // 4
+        m = run(outage_engine(store, vt), ModelRun("st", "fake", backend, qs, concurrency=4)).models["fake"]
+        assert backend.refused >= 20 and vt.latest >= seconds  # the outage happened, and lasted
+        assert m.stopped is None and (m.stored, m.failed) == (len(qs), 0)  # no query used up its attempts
+        assert backend.returned == len(qs)  # each query answered once: nothing paid twice
+        assert max(vt.delays) <= 60 * 1.1
+
+
+def test_the_breaker_stops_a_model_nothing_answers_for_outage_seconds(tmp_path):
+    vt = VirtualTime()
+    qs = make_queries()
+    with Store(tmp_path / "s.sqlite") as store:
+        backend = Outage(vt, after=5, seconds=float("inf"))  # the server never comes back
+        m = run(outage_engine(store, vt, breaker_after=5), ModelRun("st", "fake", backend, qs, concurrency=8)
+                ).models["fake"]
+        assert "stopped: no answer from the server for" in m.stopped and "rerun to send the rest" in m.stopped
+        assert 120 <= vt.latest < 120 + 2 * 60 * 1.1  # stopped soon after the outage window, not hours later
+        assert backend.refused >= 16  # at least twice the concurrency failed in a row
+        # the five replies before the outage are kept; nothing else was recorded as failed: it is all still owed
+        assert (m.stored, m.failed) == (5, 0) and store.db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 5
         blips = ScriptedBackend({q.key: [TimeoutError()] for q in qs})  # every query times out once
         m = run(engine(store, breaker_after=2), ModelRun("st", "fake", blips, qs, concurrency=1)).models["fake"]
-        assert m.stopped is None and m.stored == 48  # a success in between resets the count
-    assert Engine(None).breaker_after == 20  # the documented default
+        assert m.stopped is None and m.stored == 48 - 5  # a success in between resets the count
+    assert Engine(None).breaker_after == 20 and Engine(None).outage_seconds == 120  # the documented defaults
+
+
+def test_a_query_the_server_keeps_dropping_fails_while_others_are_answered(tmp_path):
+    # an attempt is free only in an outage; a query whose connection alone keeps dropping uses up
+    # its attempts and is stored as failed (a rerun sends it), instead of being retried for ever
+    class Interleaved(ScriptedBackend):  # each call lets the other workers run (no wall time involved)
+        async def complete(self, q):
+            await asyncio.sleep(0)
+            return await super().complete(q)
+
+    vt = VirtualTime()
+    qs = make_queries(n=4)
+    bad = qs[0].key
+    backend = Interleaved({bad: [ConnectionResetError("reset")] * 100})
+    with Store(tmp_path / "s.sqlite") as store:
+        m = run(engine(store, sleep=vt.sleep, clock=vt.clock), ModelRun("st", "fake", backend, qs, concurrency=4)
+                ).models["fake"]
+        assert (m.stored, m.failed, m.stopped) == (len(qs) - 1, 1, None) and 4 <= backend.calls[bad] <= 6
 
 
 def test_cancel_keeps_every_received_reply(tmp_path):

@@ -94,8 +94,8 @@ class Sleeps:
 def run_engine(study_path, **kw):
     study = load_study(study_path)
     with Store(study.store_path) as store:
-        eng = Engine(store, progress=False, base_delay=0.01, max_delay=0.05, poll_interval=0.01,
-                     sleep=kw.pop("sleep", Sleeps()), **kw)
+        kw = {"base_delay": 0.01, "max_delay": 0.05, "poll_interval": 0.01, "sleep": Sleeps()} | kw
+        eng = Engine(store, progress=False, **kw)
         asyncio.run(collect(eng, make_plan(study, store)))
         return eng.report, study
 

@@ -9,7 +9,13 @@ Fault kinds (providers map them to their own wire format):
   rate_limit (429 + Retry-After), server_error (500), unavailable (503), timeout (hang ``delay`` s,
   counted as a fault), slow (answer after ``delay`` s, counted as served), malformed (200, broken JSON),
   text (200, a non-Yes/No reply, counted as served), content_filter, bad_key (401), invalid_param (400),
-  disconnect (drop the connection). DashScope adds quota (Throttling.AllocationQuota) and arrearage.
+  disconnect (drop the connection), empty_choices (200, a reply whose choice list is empty: a flaky
+  proxy), html (200, a web page: a wrong URL) and garbage (200, bytes that are not JSON). DashScope adds
+  quota (Throttling.AllocationQuota) and arrearage, OpenAI insufficient_quota, Mistral payment_required.
+
+``go_down()`` takes the server off the network (new connections are refused, requests on open
+connections are dropped) and ``come_back()`` restarts it on the same port: a server restart;
+``down_after = n`` takes it down by itself once it has served n answers.
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from aiohttp import web
+
+from .restarts import Restarts
 
 Cell = tuple[str, str, str, "int | None"]
 
@@ -152,7 +160,7 @@ def fake_embedding(text: str, dim: int) -> list[float]:
     return (vec / np.linalg.norm(vec)).round(7).tolist()
 
 
-class FakeServer:
+class FakeServer(Restarts):
     """Base of the provider fakes. Use as a context manager, or start()/stop().
 
     latency: seconds every chat answer waits (settable while running). api_key: when set, requests
@@ -178,6 +186,11 @@ class FakeServer:
         self.routes_hit: Counter = Counter()  # route -> requests
         self.faults: Counter = Counter()  # fault kind -> times injected
         self.total = 0
+        self.served_total = 0
+        self.down = False  # off the network (go_down/come_back)
+        self.down_after: int | None = None  # go down by itself after this many served answers
+        self.restarts = 0
+        self._runner = self._site = None
         self.expired = False
         self.exhausted = False
         self._lock = threading.Lock()
@@ -185,6 +198,10 @@ class FakeServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
         self._error: BaseException | None = None
+
+    PAGES = {"html": ("text/html", b"<!DOCTYPE html>\n<html><head><title>Welcome</title></head>"
+                                   b"<body><h1>It works!</h1></body></html>\n"),
+             "garbage": ("application/octet-stream", b"\x00\x17garbage 4f7a \xff\xfe not json")}
 
     # ---- configuration (called from the test thread) ----
     def inject(self, kind: str, times: int | None = 1, match=None, route: str = "chat", **kw) -> Rule:
@@ -220,7 +237,11 @@ class FakeServer:
     errors: dict[str, tuple[int, dict]] = {}  # fault kind -> (HTTP status, JSON body) in the provider's shape
 
     def error_response(self, rule: Rule) -> web.Response:
-        """The provider's error for a fault: ``errors[kind]``, with Retry-After when the rule sets one."""
+        """The provider's error for a fault: ``errors[kind]``, with Retry-After when the rule sets one; the
+        html and garbage faults are 200 answers that are not the API's."""
+        if rule.kind in self.PAGES:
+            content_type, page = self.PAGES[rule.kind]
+            return web.Response(body=page, content_type=content_type)
         status, body = self.errors[rule.kind]
         headers = {"Retry-After": f"{rule.retry_after:g}"} if rule.retry_after is not None else None
         return web.json_response(body, status=status, headers=headers)
@@ -276,10 +297,24 @@ class FakeServer:
                 await asyncio.sleep(rule.delay)
             elif rule.kind == "text":
                 text = rule.text
+            elif rule.kind == "empty_choices":  # a 200 that holds no answer: not served
+                return web.json_response(self.without_choices(ok(None)))
             else:
                 return self.error_response(rule)
         self.count(cell, served=True)
-        return web.json_response(ok(text))
+        response = web.json_response(ok(text))
+        with self._lock:
+            self.served_total += 1
+            down = self.down_after is not None and self.served_total >= self.down_after and not self.down
+        if down:
+            self.down_after = None
+            self._go_down_soon()
+        return response
+
+    @staticmethod
+    def without_choices(body: dict) -> dict:
+        """A success body with its choice list emptied (providers with another shape override this)."""
+        return {**body, "choices": []}
 
     # ---- lifecycle ----
     def start(self) -> FakeServer:
@@ -303,13 +338,13 @@ class FakeServer:
             self._loop.close()
 
     async def _serve(self, ready: threading.Event) -> None:
-        app = web.Application(client_max_size=512 * 1024**2)
+        app = web.Application(client_max_size=512 * 1024**2, middlewares=[self._while_down])
         self.add_routes(app)
         # handler_cancellation: a client that timed out stops its hanging handler, so shutdown is quick
-        runner = web.AppRunner(app, access_log=None, handler_cancellation=True, shutdown_timeout=1.0)
+        runner = self._runner = web.AppRunner(app, access_log=None, handler_cancellation=True, shutdown_timeout=1.0)
         await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", self.port, backlog=1024)
-        await site.start()
+        self._site = web.TCPSite(runner, "127.0.0.1", self.port, backlog=1024)
+        await self._site.start()
         self.port = runner.addresses[0][1]
         self._stop = asyncio.Event()
         ready.set()

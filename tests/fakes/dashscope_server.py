@@ -25,6 +25,8 @@ _ERRORS = {  # kind -> (status, code, message), as DashScope returns them
     "bad_key": (401, "InvalidApiKey", "Invalid API-key provided."),
     "invalid_param": (400, "InvalidParameter", "Range of temperature should be [0.0, 2.0)"),
     "arrearage": (400, "Arrearage", "Access denied, please make sure your account is in good standing."),
+    "free_tier_used": (403, "Throttling.AllocationQuotaFreeTierOnly", "The free tier of the model has been "
+                       "exhausted."),
 }
 
 GENERATION = "/api/v1/services/aigc/text-generation/generation"
@@ -48,10 +50,16 @@ class DashScopeFake(FakeServer):
         app.router.add_post(EMBEDDING, self._embedding)
 
     def error_response(self, rule: Rule) -> web.Response:
+        if rule.kind in self.PAGES:
+            return super().error_response(rule)
         status, code, message = _ERRORS[rule.kind]
         headers = {"Retry-After": f"{rule.retry_after:g}"} if rule.retry_after is not None else None
         return web.json_response({"code": code, "message": message, "request_id": str(uuid.uuid4())},
                                  status=status, headers=headers)
+
+    @staticmethod
+    def without_choices(body: dict) -> dict:
+        return {**body, "output": {**body["output"], "choices": []}}
 
     @staticmethod
     def cell_of(body: dict) -> Cell:

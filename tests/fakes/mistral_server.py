@@ -37,6 +37,8 @@ _ERRORS = {  # kind -> (status, body); bodies follow the shapes Mistral's API re
     "content_filter": (400, {"object": "error", "message": "Request blocked by content moderation",
                              "type": "invalid_request_message_moderation", "param": None, "code": "3051"}),
     "bad_key": (401, {"message": "Unauthorized", "request_id": "fake"}),
+    "payment_required": (402, {"object": "error", "message": "You have insufficient credits to process this request.",
+                               "type": "billing_error", "param": None, "code": "3402"}),
     "invalid_param": (422, {"detail": [{"type": "less_than_equal", "loc": ["body", "temperature"],
                                         "msg": "Input should be less than or equal to 1.5", "input": 3}]}),
 }
@@ -202,6 +204,11 @@ class MistralFake(BatchFake):
             self.count(cell, served=False)
             rule = self.take_fault("batch", body, f"{cell[1]}\n{cell[2]}")
             rid = f"batch-{uuid.uuid4().hex[:12]}"
+            if rule is not None and rule.kind == "empty_choices":  # a 200 line that holds no answer
+                body_out = self.without_choices(self.completion(job["model"] or "", body, cell, None))
+                out.append({"id": rid, "custom_id": line.get("custom_id"),
+                            "response": {"status_code": 200, "body": body_out}, "error": None})
+                continue
             if rule is not None and rule.kind != "text":
                 status, ebody = _ERRORS.get(rule.kind, _ERRORS["server_error"])
                 err.append({"id": rid, "custom_id": line.get("custom_id"),

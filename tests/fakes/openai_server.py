@@ -43,6 +43,8 @@ _ERRORS = {  # kind -> (status, body), in OpenAI's error shape
     "bad_key": _error(401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key"),
     "invalid_param": _error(400, "Invalid value for 'temperature': must be <= 2.", "invalid_request_error",
                             "invalid_value"),
+    "insufficient_quota": _error(429, "You exceeded your current quota, please check your plan and billing "
+                                 "details.", "insufficient_quota", "insufficient_quota"),
     "not_found": _error(404, "The model does not exist or you do not have access to it.",
                         "invalid_request_error", "model_not_found"),
 }
@@ -215,6 +217,11 @@ class OpenAIFake(BatchFake):
             self.count(cell, served=False)
             rule = self.take_fault("batch", body, f"{cell[1]}\n{cell[2]}")
             rid = f"batch_req_{uuid.uuid4().hex[:16]}"
+            if rule is not None and rule.kind == "empty_choices":  # a 200 line that holds no answer
+                out.append({"id": rid, "custom_id": line.get("custom_id"), "error": None, "response": {
+                    "status_code": 200, "request_id": rid,
+                    "body": self.without_choices(self.completion(body, cell, None))}})
+                continue
             if rule is not None and rule.kind not in ("text", "filtered"):
                 status, ebody = _ERRORS.get(rule.kind, _ERRORS["server_error"])
                 err.append({"id": rid, "custom_id": line.get("custom_id"),
