@@ -113,6 +113,9 @@ def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confid
     if seq["seq_method"] and humans:
         raise SurveyError("--humans adds the statements about people to the full analysis; a --sequential replay "
                           "tests the personas only: run them separately")
+    if seq["seq_method"] and (segments.get("by") or segments.get("weights")):
+        raise SurveyError("--sequential replays the pooled stopping rule only; --by, --segment and --target are not "
+                          "replayed: run them without --sequential")
     if seq["seq_method"]:
         return analyze_sequential(load_source(table, study, scale=scale), a, b, alternative, alpha, seed,
                                   probabilities, as_json, seq)

@@ -33,17 +33,23 @@ def segment_options(f):
 
 def segment_arguments(by, filters, target, personas, pooled) -> dict:
     """The keyword arguments of survey.analyze for the options (reads the target and persona set files)."""
-    if by and filters:
+    if by is not None and not by.strip():
+        raise SurveyError("--by is empty: give an attribute (--by gender) or bins of a numeric one "
+                          "(--by age:18-34,35-54,55+), or leave --by out")
+    if by is not None and filters:
         raise SurveyError("give --by or --segment, not both")
     named = {}
     for item in filters:
         name, sep, expr = item.partition("=")
         if not sep or not name.strip() or not expr.strip():
             raise SurveyError(f"--segment {item!r}: write NAME=FILTER, e.g. --segment \"young=age < 35\"")
+        if name.strip() in named:
+            raise SurveyError(f"--segment {name.strip()} is given twice; give each segment its own name, or join "
+                              "the filters with 'or' in one --segment")
         named[name.strip()] = expr.strip()
     out: dict = {}
-    if by or named:
-        out["by"] = by or named
+    if by is not None or named:
+        out["by"] = by if by is not None else named
     if target:
         from survey.registry.targets import read_target
 

@@ -21,6 +21,10 @@ def _table(m: int = 6, n: int = 3) -> pd.DataFrame:
                          for msg in "AB" for j in range(m) for i in range(n)])
 
 
+UNREACHABLE = ("attribute,level,share\ngender,male,0.5\ngender,female,0.5\ngender,non-binary,0\n"
+               "age,18-39,0.2\nage,40+,0.8\n")
+
+
 @pytest.fixture(scope="module")
 def files(tmp_path_factory) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("bad")
@@ -69,6 +73,8 @@ def files(tmp_path_factory) -> dict[str, Path]:
     f["pert_typo"].write_text("message: m\nparaphrases:\n  - id: p1\n    text: hi\n  - idd: p2\n    text: yo\n")
     f["family_typo"] = d / "family.yaml"
     f["family_typo"].write_text("base: {texts: [a, b]}\ncomparisons:\n  - {name: x, texts: [c]}\npermutatons: 10\n")
+    f["unreachable"] = d / "unreachable.csv"  # the store's one female persona is young: no weighting gives .5/.2
+    f["unreachable"].write_text(UNREACHABLE)
     f["family_huge"] = d / "family_huge.yaml"
     f["family_huge"].write_text("base: {texts: [a, b]}\ncomparisons:\n  - {name: x, texts: [c]}\n"
                                 "permutations: 100000000000\n")
@@ -110,6 +116,7 @@ def files(tmp_path_factory) -> dict[str, Path]:
         # a segment or a target cell the study's personas cannot fill: refused before anything is bought
         "seg_empty": sim + '\n[segments]\nby = "age:90+"\n',
         "target_gap": sim + "\n[target.gender]\nmale = 0.4\nfemale = 0.4\nnon-binary = 0.1\nother = 0.1\n",
+        "target_unreachable": sim + "\n[target]\nfile = \"unreachable.csv\"\n",
         "empty_key_env": sim.split("[[models]]")[0] + '[[models]]\nname = "gpt"\nbackend = "openai"\n'
                          'model_id = "gpt-4o-mini"\n[models.options]\napi_key_env = ""\n',
     }
@@ -169,6 +176,14 @@ CASES = [
     ("analyze", STORE, "--target", "{dir}/missing.toml"),
     ("analyze", STORE, "--target", "{notjson}"),
     ("analyze", T, "--by", "gender"),
+    # a segment definition is used as given or refused, never rewritten; margins out of reach are refused
+    ("analyze", STORE, "--by", "age:"),
+    ("analyze", STORE, "--by", ""),
+    ("analyze", STORE, "--segment", "a=age < 30", "--segment", "a=age > 50"),
+    ("analyze", STORE, "--by", "gender", "--sequential", "betting"),
+    ("analyze", STORE, "--target", "{unreachable}"),
+    ("report", STORE, "--out", "{dir}/r8", "--by", ""),
+    ("run", "{target_unreachable}", "--dry-run"),
     ("report", STORE, "--out", "{dir}/r", "--by", "age:90+"),
     ("analyze", "{bad_parquet}"),
     ("analyze", T, "--seed", "1.5"),
@@ -199,6 +214,7 @@ CASES = [
     ("plan", "--delta", "0.3", "--no-plot", "--from-estimate", "{notjson}"),
     ("plan", "--delta", "0.3", "--no-plot", "--from-table", T),
     ("plan", "--no-plot"),
+    ("plan", "--delta", "0.3", "--no-plot", "--by", "gender", "--segments", "3"),
     # validate
     ("validate", T, "--message", "A", "--no-plot", "--flips", "1e11"),
     ("validate", T, "--message", "A", "--no-plot", "--seed", "-1"),
@@ -377,6 +393,12 @@ SAYS = {
     ("run", "{ssr_embedder}", "--dry-run"): "unknown embedder 'minilm2'",
     ("run", "{ssr_embedder}", "--yes"): "unknown embedder 'minilm2'",
     ("init", "{own_examples}"): "already exist with other content",
+    ("analyze", STORE, "--by", "age:"): "name at least one bin after the colon",
+    ("analyze", STORE, "--by", ""): "--by is empty",
+    ("analyze", STORE, "--segment", "a=age < 30", "--segment", "a=age > 50"): "--segment a is given twice",
+    ("analyze", STORE, "--by", "gender", "--sequential", "betting"): "--by, --segment and --target are not replayed",
+    ("analyze", STORE, "--target", "{unreachable}"): "every persona with gender = female (1) has age = 18-39",
+    ("run", "{target_unreachable}", "--dry-run"): "[target]: the personas cannot meet the target margins",
 }
 
 

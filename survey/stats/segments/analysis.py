@@ -202,6 +202,11 @@ def segment_analysis(df, model: str, a: str, b: str, kind, view, opts, segmentat
                             "segment results (they stay in the pooled and population results)")
     if weights is not None:
         out.population = _population(df, model, a, b, kind, view, opts, weights)
+        if weights.effective_personas < MIN_SEGMENT_PERSONAS:  # said as a small segment is
+            out.warnings.append(f"the target population's effect rests on {weights.effective_personas:.1f} effective "
+                                f"personas (fewer than {MIN_SEGMENT_PERSONAS}; design effect "
+                                f"{weights.design_effect:.1f} of {len(weights.weights)} personas): it describes those "
+                                "few personas; add personas of the levels the target weights up")
     return out
 
 

@@ -105,16 +105,17 @@ def segment_by(attributes: pd.DataFrame, by: str | dict[str, str]) -> Segmentati
     if not isinstance(by, str) or not by.strip():
         raise SurveyError("segments: give an attribute (by='gender'), bins (by='age:18-34,35-54,55+') or named "
                           "filters ({'young': 'age < 35'})")
-    name, _, spec = by.partition(":")
+    name, colon, spec = by.partition(":")
     name = name.strip()
     col = _column(attributes, name)
-    if not spec.strip():
+    if colon and not spec.strip(",; \t"):
+        raise SurveyError(f"segments '{by}': name at least one bin after the colon (e.g. {name}:18-34,35+), or drop "
+                          f"the colon for one segment per value ({name})")
+    if not colon:
         segs = {str(v): [str(i) for i in col.index[col == v]] for v in pd.unique(col.dropna())}
         left = [str(i) for i in col.index[col.isna()]]
         return Segmentation(by, segs, left, attribute=name)
     bins = [parse_bin(part) for part in spec.split(",") if part.strip()]
-    if not bins:
-        raise SurveyError(f"segments '{by}': name at least one bin after the colon, e.g. {name}:18-34,35+")
     check_bins(bins, name)
     values = _numeric(col, name)
     segs = {b.label: [str(i) for i in values.index[b.holds(values)]] for b in bins}

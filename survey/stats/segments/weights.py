@@ -12,6 +12,8 @@ personas n / deff, the margins before and after weighting, the largest and small
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -24,6 +26,7 @@ from survey.errors import SurveyError
 from survey.stats.segments.definition import check_bins, parse_bin
 
 SHARE_TOLERANCE = 0.01  # target shares of one attribute must sum to 1 within this (then are rescaled)
+MARGIN_TOLERANCE = 0.001  # a weighted margin further than this from its target share is refused as out of reach
 
 
 @dataclass(frozen=True)
@@ -147,7 +150,7 @@ def rake(attributes: pd.DataFrame, target: Target | dict, *, max_iterations: int
     n = len(ids)
     if n == 0:
         raise SurveyError("no personas to weight")
-    before, codes, present = {}, [], []
+    before, codes, present, levels_of = {}, [], [], {}
     for attr, shares in target.margins.items():
         if attr not in attributes.columns:
             known = ", ".join(sorted(map(str, attributes.columns))) or "none"
@@ -163,6 +166,7 @@ def rake(attributes: pd.DataFrame, target: Target | dict, *, max_iterations: int
             raise SurveyError(f"target cell {attr} = {', '.join(empty)} has no persona, so no weighting can reach "
                               "it; add personas of that level (survey personas generate --target) or drop it from "
                               "the target")
+        levels_of[attr] = levels
         kept = [lvl for lvl in shares if (levels == lvl).any()]  # a level without personas has share 0 here
         present.append(kept)
         codes.append(levels.map({lvl: k for k, lvl in enumerate(kept)}).to_numpy(dtype=int))
@@ -174,19 +178,63 @@ def rake(attributes: pd.DataFrame, target: Target | dict, *, max_iterations: int
     np.add.at(seed, cell, 1.0)
     aggregates = [np.array([target.margins[attr][lvl] * n for lvl in kept])
                   for attr, kept in zip(target.margins, present, strict=True)]
-    with warnings.catch_warnings():
+    # ipfn prints why it stopped to stdout whatever ``verbose`` says: nothing of a dependency may reach a --json
+    # document or a notebook cell. Its "converged" flag is also set when progress merely stalls (margins out of
+    # reach), so the margins reached are checked below instead (rate_tolerance 0: no stopping on a stall).
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
         warnings.simplefilter("ignore")
-        fitted, converged = ipfn.ipfn(seed.copy(), aggregates, [[k] for k in range(len(present))],
-                                      convergence_rate=tolerance, max_iteration=max_iterations, verbose=1).iteration()
-    if not converged:
-        raise SurveyError("raking did not converge: these personas cannot meet all the target margins at once "
-                          "(a combination the margins need is missing); loosen or drop a margin")
-    w = pd.Series(fitted[cell] / seed[cell], index=ids)
-    weights = PersonaWeights(w / w.mean(), target, before, {}, "raking" if len(present) > 1 else "post-stratification")
-    for attr, shares, code, kept in zip(target.margins, target.margins.values(), codes, present, strict=True):
-        weights.after[attr] = {lvl: float(w[code == kept.index(lvl)].sum() / w.sum()) if lvl in kept else 0.0
-                               for lvl in shares}
-    return weights
+        fitted, _ = ipfn.ipfn(seed.copy(), aggregates, [[k] for k in range(len(present))],
+                              convergence_rate=tolerance, max_iteration=max_iterations, verbose=1,
+                              rate_tolerance=0).iteration()
+    w = pd.Series(np.nan_to_num(fitted[cell] / seed[cell], nan=0.0, posinf=0.0), index=ids)
+    after = {attr: {lvl: float(w[code == kept.index(lvl)].sum() / w.sum()) if lvl in kept and w.sum() > 0 else 0.0
+                    for lvl in shares}
+             for attr, shares, code, kept in zip(target.margins, target.margins.values(), codes, present, strict=True)}
+    missed = [(attr, lvl, share, after[attr][lvl]) for attr, shares in target.margins.items()
+              for lvl, share in shares.items() if not abs(after[attr][lvl] - share) <= MARGIN_TOLERANCE]
+    if missed:
+        raise UnreachableTargetError(_unreachable_message(missed, levels_of, target))
+    return PersonaWeights(w / w.mean(), target, before, after, "raking" if len(present) > 1 else "post-stratification")
 
 
-__all__ = ["PersonaWeights", "Target", "given_weights", "rake"]
+def _unreachable_message(missed: list, levels_of: dict[str, pd.Series], target: Target) -> str:
+    """One line: the margins missed and why no weighting of these personas meets them. When every margin's
+    cell of the cross table holds a persona, raking always reaches positive margins, so the cause is always
+    missing combinations: said as "every persona with A = x has B = y" where the personas tie two attributes,
+    else as the empty combinations."""
+    shown = ", ".join(f"{a} = {lvl} reached {got:.3g} (target {want:.3g})" for a, lvl, want, got in missed[:4])
+    more = f" and {len(missed) - 4} more" if len(missed) > 4 else ""
+    tied = {}  # (a, x, b, y): every persona with a = x has b = y
+    for a, la in levels_of.items():
+        for b, lb in levels_of.items():
+            if a != b and lb.nunique() > 1:
+                for x in pd.unique(la):
+                    held = pd.unique(lb[la == x])
+                    if len(held) == 1:
+                        tied[(a, x, b, held[0])] = int((la == x).sum())
+    ties = []
+    for (a, x, b, y), n in tied.items():
+        both = (b, y, a, x) in tied
+        if both and list(tied).index((b, y, a, x)) < list(tied).index((a, x, b, y)):
+            continue  # a tie both ways is said once
+        zero = [f"{c} = {v}" for c, v in ((a, x), (b, y)) if target.margins[c].get(v) == 0]
+        zero_note = f" (the target gives {' and '.join(zero)} a share of 0)" if zero else ""
+        ties.append((f"the personas with {a} = {x} ({n}) are exactly those with {b} = {y}" if both else
+                     f"every persona with {a} = {x} ({n}) has {b} = {y}") + zero_note)
+    why = "; ".join(ties[:3]) + (f"; and {len(ties) - 3} more such ties" if len(ties) > 3 else "")
+    if not why:
+        cells = pd.DataFrame(levels_of).value_counts()
+        full = pd.MultiIndex.from_product([list(target.margins[a]) for a in levels_of], names=list(levels_of))
+        empty = [" and ".join(f"{a} = {v}" for a, v in zip(levels_of, key, strict=True))
+                 for key in full if key not in cells.index]
+        why = "no persona is " + "; none is ".join(empty[:3]) + (f" (and {len(empty) - 3} more empty combinations)"
+                                                                  if len(empty) > 3 else "")
+    return (f"the personas cannot meet the target margins: {shown}{more}; {why}. Add personas of the missing "
+            "combinations (survey personas generate --target) or change the margins")
+
+
+class UnreachableTargetError(SurveyError):
+    """Target margins no weighting of these personas meets (a combination of levels the margins need is missing)."""
+
+
+__all__ = ["MARGIN_TOLERANCE", "PersonaWeights", "Target", "UnreachableTargetError", "given_weights", "rake"]
