@@ -22,6 +22,9 @@ SIMULATED_ROWS_MAX = 2_000_000
 PLAN_BUDGET_MAX = 1_000_000
 SIMULATION_WORK_MAX = 10_000_000_000
 STUDY_QUERIES_MAX = 10_000_000
+PERSONAS_MAX = 100_000  # personas in one generated set
+SEGMENTS_MAX = 20  # segments in one segment plan
+PLAN_PAIRS_MAX = 1_000  # paraphrase pairs in one segment plan
 
 WHY = {
     "seed": "numpy's random generators take no negative seed, and seeds are stored as 64-bit integers",
@@ -33,6 +36,13 @@ WHY = {
     "rows": "a table that size takes about 1 GB of memory and 15 s; the tests need far fewer answers",
     "budget": "every simulated survey draws each of its answers: a plan at a million queries takes tens of "
               "seconds, larger ones take hours",
+    "personas": "a study asks every persona every paraphrase, so a larger set could not be collected: at 100 "
+                "queries a persona it is already a study's 10,000,000-query limit; building one takes about a "
+                "second per 10,000 personas",
+    "segments": "each segment's test then runs at alpha / 20 (0.0025 at alpha 0.05) and the plan simulates every "
+                "segment: more segments need more paraphrase pairs than a set holds and hours of simulation; "
+                "merge segments",
+    "pairs": "no paraphrase set holds more, and the plan simulates every pair of every persona",
     "queries": "a study that size could not be collected in reasonable time or money; "
                "its design alone would take minutes and gigabytes to build",
 }

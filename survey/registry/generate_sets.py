@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 
 from survey.backends.base import Backend
 from survey.common.event_loop import run_coroutine
+from survey.common.limits import PERSONAS_MAX, WHY, check_count
 from survey.errors import SurveyError
 from survey.registry.dedup import NEAR_THRESHOLD
 from survey.registry.files import ID_RULE, NAME_RE
@@ -49,6 +50,7 @@ def generate_persona_set(model_ref: str, count: int, name: str, *, template: str
                          ) -> tuple[PersonaSet | None, GenerationResult]:
     """Up to ``count`` personas with the attributes the ``template`` names, as the set ``name`` (None
     when nothing valid was kept; ``result`` says why, and whether the run was interrupted)."""
+    check_count(count, "count", 1, PERSONAS_MAX, WHY["personas"])
     try:
         attributes = [f for f in template_fields(template) if f != "id"]
     except ValueError as exc:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import random
 
+from survey.common.limits import PERSONAS_MAX, WHY, check_count
 from survey.data.targets import TargetFile
 from survey.errors import SurveyError
 from survey.registry.personas import DEFAULT_TEMPLATE, PersonaSet, template_fields
@@ -41,6 +42,7 @@ def quota_cells(tf: TargetFile, count: int, seed: int) -> tuple[dict, list[tuple
     """(quotas, per persona in a seeded random order: (its targeted levels, its targeted values)), numeric
     values drawn in their bins. Only ``random.Random(seed).random()`` is used: a seed gives the same set on
     every Python."""
+    check_count(count, "count", 1, PERSONAS_MAX, WHY["personas"])
     target_of(tf)  # the bins do not overlap
     draws = {attr: _bin_drawer(attr, list(shares)) for attr, shares in tf.margins.items()}
     quotas, cells = joint_quotas(tf.margins, count)

@@ -130,7 +130,7 @@ def smallest_pvalue(m: int, alternative: str = "two-sided") -> float:
     """The smallest p-value the exact sign-flip test can give with m pairs: 1/2^m one-sided, 2/2^m
     two-sided (all signs of one direction). Below alpha the test can never reject, whatever the data."""
     _check_alternative(alternative)
-    return min(1.0, (2.0 if alternative == "two-sided" else 1.0) / 2.0 ** m)
+    return min(1.0, (2.0 if alternative == "two-sided" else 1.0) * 2.0 ** -m)  # 2.0 ** m overflows past m = 1023
 
 
 def pairs_needed(alpha: float, alternative: str = "two-sided") -> int:

@@ -215,6 +215,10 @@ CASES = [
     ("plan", "--delta", "0.3", "--no-plot", "--from-table", T),
     ("plan", "--no-plot"),
     ("plan", "--delta", "0.3", "--no-plot", "--by", "gender", "--segments", "3"),
+    # segment plans are bounded before anything is simulated
+    ("plan", "--delta", "0.3", "--no-plot", "--segments", "2", "--pairs", "100000"),
+    ("plan", "--delta", "0.3", "--no-plot", "--segments", "1000"),
+    ("plan", "--delta", "0.3", "--no-plot", "--segments", "20", "--replicates", "100"),
     # validate
     ("validate", T, "--message", "A", "--no-plot", "--flips", "1e11"),
     ("validate", T, "--message", "A", "--no-plot", "--seed", "-1"),
@@ -307,6 +311,8 @@ CASES = [
     ("personas", "generate", "--model", "nobackend:x", "--count", "3", "--out", "{dir}/p.jsonl"),
     ("personas", "generate", "--model", "simulated:x", "--count", "3", "--out", "{dir}/p.jsonl",
      "--seed", "-1"),
+    ("personas", "generate", "--model", "simulated:x", "--count", "100000000", "--out", "{dir}/p.jsonl"),
+    ("personas", "generate", "--target", "{unreachable}", "--count", "100000000", "--out", "{dir}/p.jsonl"),
     ("personas", "list", "--bogus"),
     ("personas", "show", "{persona_typo}"),
     ("perturbations", "show", "no-such-set"),
@@ -399,6 +405,10 @@ SAYS = {
     ("analyze", STORE, "--by", "gender", "--sequential", "betting"): "--by, --segment and --target are not replayed",
     ("analyze", STORE, "--target", "{unreachable}"): "every persona with gender = female (1) has age = 18-39",
     ("run", "{target_unreachable}", "--dry-run"): "[target]: the personas cannot meet the target margins",
+    ("plan", "--delta", "0.3", "--no-plot", "--segments", "2", "--pairs", "100000"): "pairs must be at most 1,000",
+    ("plan", "--delta", "0.3", "--no-plot", "--segments", "1000"): "segments must be at most 20",
+    ("personas", "generate", "--model", "simulated:x", "--count", "100000000", "--out", "{dir}/p.jsonl"):
+        "--count must be at most 100,000",
 }
 
 

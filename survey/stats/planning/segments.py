@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from survey.common.display import Display
+from survey.common.limits import PLAN_PAIRS_MAX, SEGMENTS_MAX, WHY, check_count, check_simulation_work
 from survey.common.threads import one_blas_thread
 from survey.errors import SurveyError
 from survey.stats.multiplicity import holm_rows
@@ -194,8 +195,16 @@ def _check(segments, pairs, replicates, alpha, target_power, simulations, adjust
     k = len(sizes) if sizes else int(segments)
     if k < 2:
         raise SurveyError(f"a segment plan needs at least 2 segments; got {k} (for one group plan without segments)")
+    check_count(k, "segments", 2, SEGMENTS_MAX, WHY["segments"])
     if pairs < 2 or replicates < 1:
         raise SurveyError(f"a segment plan needs m >= 2 pairs and r >= 1 replicate; got m={pairs}, r={replicates}")
+    check_count(pairs, "pairs", 2, PLAN_PAIRS_MAX, WHY["pairs"])
+    # the search may simulate every segment at max_personas: bound that worst case, before anything runs
+    most = max([max_personas, *sizes])
+    check_simulation_work(float(simulations) * k * most * pairs * replicates,
+                          f"{simulations} simulations x {k} segments x up to {most} personas x {pairs} pairs x "
+                          f"{replicates} replicates",
+                          "lower --simulations, --pairs, --replicates or the segments")
     if not 0 < alpha < 1 or not 0 < target_power < 1:
         raise SurveyError(f"alpha and target power must lie between 0 and 1; got {alpha:g} and {target_power:g}")
     if not 20 <= simulations <= 1_000_000:
