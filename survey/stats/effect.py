@@ -87,21 +87,37 @@ def effect_ci(d, confidence: float = 0.95, n_resamples: int = 9999, seed=0,
     return EffectResult(est, (float(lo), float(hi)), confidence, method, exact)
 
 
+# The two tails of the subset means of the last vector enumerated: (d's bytes, q smallest, q largest). A second
+# interval of the same d at a lower alpha (a segment's simultaneous interval right after its own) is read from
+# them instead of enumerating the 2^m subsets again; a tuple is replaced whole, so threads read a consistent one.
+_LAST_TAILS: tuple = (b"", np.empty(0), np.empty(0))
+
+
 def _subset_mean_interval(d: np.ndarray, alpha: float, bounds) -> tuple[float, float]:
     """[q-th smallest, q-th largest] mean of the non-empty proper subsets of d (module docstring)."""
+    global _LAST_TAILS
     m = len(d)
     q = math.floor(alpha * 2 ** (m - 1))
     if q == 0:
         return bounds
+    key, low, high = _LAST_TAILS
+    if key == d.tobytes() and q <= len(low):  # the q-th smallest lies among the len(low) smallest, likewise above
+        return float(np.partition(low, q - 1)[q - 1]), float(np.partition(high, len(high) - q)[len(high) - q])
+    means = _subset_means(d)
+    ends = np.partition(means, (q - 1, len(means) - q))
+    _LAST_TAILS = (d.tobytes(), ends[:q].copy(), ends[len(means) - q:].copy())
+    return float(ends[q - 1]), float(ends[len(means) - q])
+
+
+def _subset_means(d: np.ndarray) -> np.ndarray:
+    """The means of the 2^m - 2 non-empty proper subsets of d (sums within the test's tie tolerance of 0 are 0)."""
     sums, sizes = np.zeros(1), np.zeros(1, dtype=np.int8)
     for x in d:  # inclusion order: index 0 is the empty set, the last index the full set
         sums = np.concatenate((sums, sums + x))
         sizes = np.concatenate((sizes, sizes + 1))
     sums, sizes = sums[1:-1], sizes[1:-1]
     sums[np.abs(sums) <= _tolerance(d) / 2] = 0.0  # the test's ties at delta = 0
-    means = sums / sizes
-    ends = np.partition(means, (q - 1, len(means) - q))
-    return float(ends[q - 1]), float(ends[len(means) - q])
+    return sums / sizes
 
 
 def _bisection_interval(d: np.ndarray, alpha: float, bounds, n_resamples: int, seed, tol: float):

@@ -170,8 +170,9 @@ def segment_analysis(df, model: str, a: str, b: str, kind, view, opts, segmentat
     out = SegmentAnalysis(model, a, b, segmentation.by if segmentation else None, view.unit,
                           adjustment=adjustment, alpha=opts.alpha, span=view.span,
                           attribute=segmentation.attribute if segmentation else None)
-    results, names, sizes = [], [], []
+    results, names, sizes, joint = [], [], [], []
     persona = df["persona"].astype(str)
+    planned = len(segmentation.segments) if segmentation else 0
     for name, ids in (segmentation.segments.items() if segmentation else ()):
         try:
             res = kind.compare(df[persona.isin(ids)], model, a, b, view, opts)
@@ -181,14 +182,16 @@ def segment_analysis(df, model: str, a: str, b: str, kind, view, opts, segmentat
         results.append(res)
         names.append(name)
         sizes.append(int(res.n_personas))
+        # right after the segment's own interval, whose subset means survey.stats.effect still holds
+        joint.append(_simultaneous(res, planned, opts.alpha, view.bounds))
     if results:
         out.unit = getattr(results[0], "unit", view.unit)
         adj = adjust_pvalues([float(r.decision.pvalue) for r in results], adjustment)
-        bounds = view.bounds
         k = len(results)
-        for name, size, res, p in zip(names, sizes, results, adj, strict=True):
-            out.segments.append(SegmentEffect(name, size, res, float(min(p, 1.0)),
-                                              _simultaneous(res, k, opts.alpha, bounds)))
+        if k != planned:  # a segment left out: the others' joint intervals are over k segments
+            joint = [_simultaneous(res, k, opts.alpha, view.bounds) for res in results]
+        for name, size, res, p, ci in zip(names, sizes, results, adj, joint, strict=True):
+            out.segments.append(SegmentEffect(name, size, res, float(min(p, 1.0)), ci))
         out.warnings += _design_warnings(out.segments, opts.alpha, adjustment)
     if len(results) >= 2:
         if segmentation.disjoint:
