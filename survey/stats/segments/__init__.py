@@ -17,8 +17,8 @@ from survey.stats.segments.analysis import (
 )
 from survey.stats.segments.definition import Segmentation, segment_by
 from survey.stats.segments.interaction import InteractionResult, interaction_test
-from survey.stats.segments.weights import PersonaWeights, Target, given_weights, rake
+from survey.stats.segments.weights import PersonaWeights, Target, UnreachableTargetError, given_weights, rake
 
 __all__ = ["MIN_SEGMENT_PERSONAS", "InteractionResult", "PersonaWeights", "PopulationEffect", "SegmentAnalysis",
-           "SegmentEffect", "Segmentation", "Target", "given_weights", "interaction_test", "rake", "segment_analysis",
-           "segment_by"]
+           "SegmentEffect", "Segmentation", "Target", "UnreachableTargetError", "given_weights", "interaction_test",
+           "rake", "segment_analysis", "segment_by"]

@@ -142,7 +142,8 @@ def rake(attributes: pd.DataFrame, target: Target | dict, *, max_iterations: int
     """Persona weights whose weighted margins equal the target's (raking; post-stratification for one attribute).
 
     ``attributes``: index persona id, one column per attribute. A persona whose level the target does not
-    list, and a target level with a positive share but no persona (weighting cannot reach it), are errors."""
+    list, and a target level with a positive share but no persona (weighting cannot reach it), are errors; so
+    are margins no weighting of these personas meets within MARGIN_TOLERANCE (UnreachableTargetError)."""
     from ipfn import ipfn
 
     target = target if isinstance(target, Target) else Target(target)
