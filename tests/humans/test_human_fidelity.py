@@ -35,8 +35,14 @@ def test_between_subjects_numbers_are_the_statistics_on_hand_built_inputs():
     assert res.design == "between" and "between-subjects" in res.basis
     ya, yb = humans.answers("a"), humans.answers("b")
     assert res.human_effect.estimate == pytest.approx(ya["answer"].mean() - yb["answer"].mean())
-    se = np.sqrt(ya["answer"].var(ddof=0) / len(ya) + yb["answer"].var(ddof=0) / len(yb))
+    se = np.sqrt(ya["answer"].var(ddof=1) / len(ya) + yb["answer"].var(ddof=1) / len(yb))
     assert res.human_effect.se == pytest.approx(se)
+    # the humans alone: Welch's t test (scipy's)
+    from scipy import stats as sps
+
+    welch = sps.ttest_ind(ya["answer"], yb["answer"], equal_var=False)
+    assert res.human_effect.pvalue == pytest.approx(welch.pvalue, rel=1e-9)
+    assert res.human_effect.df == pytest.approx(welch.df, rel=1e-9)
     fa, fb = _predictions(table, "a"), _predictions(table, "b")
     pop = [p for p in fa.index if not p.startswith("human-")]
     ref = ppi_between_effect(ya["answer"].to_numpy(float), fa[["human-" + r for r in ya["respondent"]]].to_numpy(),

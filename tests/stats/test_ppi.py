@@ -13,13 +13,13 @@ from survey.stats.ppi_simulation import SETTINGS, coverage, draw, population, th
 REFERENCE = json.loads((Path(__file__).parents[1] / "fixtures" / "ppi_reference.json").read_text())
 
 
-def _ours(case, check):
-    # weighted: ppi_py's uncentred variance (survey's default is the linearised one, tested below)
-    weights = ({"w": case["w"], "w_unlabeled": case["w_unlabeled"], "variance": "ppi_py"} if check.get("weighted")
-               else {})
+def _ours(case, check, variance="ppi_py"):
+    # variance="ppi_py": its arithmetic exactly (survey's default adds small-sample divisors and a t quantile,
+    # and with weights centres the variance: tested below)
+    weights = {"w": case["w"], "w_unlabeled": case["w_unlabeled"]} if check.get("weighted") else {}
     r = ppi_mean(case["y"], case["yhat"], case["yhat_unlabeled"], alpha=check.get("alpha", 0.05),
                  alternative=check.get("alternative", "two-sided"), lam=check["lam"], null=check.get("null", 0.0),
-                 **weights)
+                 variance=variance, **weights)
     return np.atleast_1d({"pointestimate": r.estimate, "ci": r.ci, "pvalue": r.pvalue}[check["what"]])
 
 
@@ -36,6 +36,27 @@ def test_estimates_intervals_and_pvalues_equal_ppi_py():
     assert worst < 1e-10
 
 
+def test_the_default_differs_from_ppi_py_only_by_the_small_sample_divisors_and_t():
+    # same estimate and lambda; s.e. from Var(Y - lambda f) / (n - 2) (tuned) or / (n - 1) (fixed) and
+    # Var(f~) / (N - 1); the interval and p-value from Student's t with Satterthwaite's degrees of freedom
+    from scipy import stats as sps
+
+    for case in REFERENCE["cases"]:
+        y, f, fu = (np.asarray(case[k], float) for k in ("y", "yhat", "yhat_unlabeled"))
+        n, big_n = len(y), len(fu)
+        for lam in (None, 0.0, 0.5):
+            ref, ours = ppi_mean(y, f, fu, lam=lam, variance="ppi_py"), ppi_mean(y, f, fu, lam=lam)
+            assert ours.estimate == ref.estimate and ours.lam == ref.lam and ref.df == np.inf
+            p = 2 if lam is None else 1
+            v_h, v_p = np.var(y - ours.lam * f, ddof=p) / n, ours.lam ** 2 * np.var(fu, ddof=1) / big_n
+            assert ours.se == pytest.approx(np.sqrt(v_h + v_p), rel=1e-12)
+            df = (v_h + v_p) ** 2 / (v_h ** 2 / (n - p) + v_p ** 2 / (big_n - 1))
+            assert ours.df == pytest.approx(df, rel=1e-12)
+            q = sps.t.ppf(0.975, df)
+            assert ours.ci == pytest.approx((ours.estimate - q * ours.se, ours.estimate + q * ours.se), rel=1e-12)
+            assert ours.pvalue == pytest.approx(2 * sps.t.sf(abs(ours.estimate) / ours.se, df), rel=1e-10)
+
+
 def test_the_reference_cases_exercise_both_clips_of_lambda():
     lams = [ppi_mean(c["y"], c["yhat"], c["yhat_unlabeled"]).lam for c in REFERENCE["cases"]]
     assert 0.0 in lams and 1.0 in lams and any(0 < x < 1 for x in lams)
@@ -46,7 +67,8 @@ def test_lambda_zero_is_the_humans_mean_and_effective_n_is_n():
     y, f, fu = rng.normal(size=30), rng.normal(size=30), rng.normal(size=300)
     r = ppi_mean(y, f, fu, lam=0.0)
     assert r.estimate == pytest.approx(y.mean())
-    assert r.se == pytest.approx(y.std() / np.sqrt(30))
+    assert r.se == pytest.approx(y.std(ddof=1) / np.sqrt(30)) and r.df == pytest.approx(29)  # the t interval
+    assert ppi_mean(y, f, fu, lam=0.0, variance="ppi_py").se == pytest.approx(y.std() / np.sqrt(30))
     assert r.effective_n == pytest.approx(30) and r.width_ratio == pytest.approx(1.0)
     tuned = ppi_mean(y + f, f, fu)  # informative predictions: worth more than 30 humans
     assert tuned.lam_tuned and 0 < tuned.lam <= 1 and tuned.effective_n > 30

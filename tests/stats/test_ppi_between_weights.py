@@ -84,8 +84,10 @@ def test_shared_personas_take_one_weight_each():
     la, lb = r.lam
     wn = wu / wu.mean()
     x = la * data[2] - lb * data[5]
-    expected = (np.var(data[0] - la * data[1]) / len(data[0]) + np.var(data[3] - lb * data[4]) / len(data[3])
-                + np.var(wn * (x - np.mean(wn * x))) / len(data[2]))  # linearised: centred at the weighted mean
+    # linearised: centred at the weighted mean; divisors n - 2 (tuned lambda) and N - 1
+    expected = (np.var(data[0] - la * data[1], ddof=2) / len(data[0])
+                + np.var(data[3] - lb * data[4], ddof=2) / len(data[3])
+                + np.var(wn * (x - np.mean(wn * x)), ddof=1) / len(data[2]))
     assert r.se == pytest.approx(np.sqrt(expected), rel=1e-12) and r.N == len(data[2])
 
 
