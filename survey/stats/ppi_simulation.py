@@ -15,7 +15,9 @@ paraphrases); the settings are the ways a model can be wrong:
 - "uninformative": f unrelated to p.
 ``coverage`` draws thousands of datasets at once (numpy arrays of shape (datasets, units)) and returns, per
 target, the coverage of the PPI, humans-only and personas-only intervals and the width ratio PPI/humans-only
-with its theoretical value.
+with its theoretical value. ``small_sample_coverage`` checks the intervals at a given number of humans for the
+mean, the within- and the between-subjects effect (the same personas answering both messages), unweighted and
+with humans who over-represent the upper half of the types three to one, weighted back to the population.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import numpy as np
 from scipy import stats as sps
 from scipy.special import expit
 
-from survey.stats.ppi import ppi_mean_arrays
+from survey.stats.ppi import ppi_between_arrays, ppi_mean_arrays
 
 SETTINGS = ("unbiased", "biased in level", "attenuated", "reversed effect", "uninformative")
 TYPES = 20
@@ -71,17 +73,21 @@ def theory(setting: str, n: int, big_n: int) -> dict:
     return out
 
 
-def draw(setting: str, datasets: int, n: int, big_n: int, rng) -> dict:
-    """Arrays of shape (datasets, n) and (datasets, N): human answers and predictions, persona predictions."""
+def draw(setting: str, datasets: int, n: int, big_n: int, rng, shares=None) -> dict:
+    """Arrays of shape (datasets, n) and (datasets, N): human answers and predictions, persona predictions.
+    ``shares``: the types' shares among the humans (default equal, as among the personas); the humans'
+    weights back to the population are then under "w"."""
     p_a, p_b, f_a, f_b = population(setting)
-    k, u = rng.integers(0, TYPES, (datasets, n)), rng.random((datasets, n))
+    k = rng.integers(0, TYPES, (datasets, n)) if shares is None else rng.choice(TYPES, (datasets, n), p=shares)
+    u = rng.random((datasets, n))
     ku = rng.integers(0, TYPES, (datasets, big_n))
 
     def noisy(values, idx):
         return values[idx] + NOISE * rng.standard_normal(idx.shape)
 
     return {"y_a": (u < p_a[k]).astype(float), "y_b": (u < p_b[k]).astype(float),
-            "f_a": noisy(f_a, k), "f_b": noisy(f_b, k), "fu_a": noisy(f_a, ku), "fu_b": noisy(f_b, ku)}
+            "f_a": noisy(f_a, k), "f_b": noisy(f_b, k), "fu_a": noisy(f_a, ku), "fu_b": noisy(f_b, ku),
+            "w": None if shares is None else (1 / TYPES) / np.asarray(shares)[k]}
 
 
 def coverage(setting: str, datasets: int = 2000, n: int = 100, big_n: int = 1000, alpha: float = 0.05,
@@ -93,15 +99,15 @@ def coverage(setting: str, datasets: int = 2000, n: int = 100, big_n: int = 1000
     same humans, so each dataset's s.e. is the smallest over lambda of a noisy estimate."""
     rng = np.random.default_rng(seed)
     d = draw(setting, datasets, n, big_n, rng)
-    z = sps.norm.ppf(1 - alpha / 2)
     truths = theory(setting, n, big_n)
     out = {}
     for target, y, f, fu in (("mean A", d["y_a"], d["f_a"], d["fu_a"]),
                              ("effect A - B", d["y_a"] - d["y_b"], d["f_a"] - d["f_b"], d["fu_a"] - d["fu_b"])):
         truth = truths[target]["truth"]
-        est, se, lam = ppi_mean_arrays(y, f, fu)
-        est0, se0, _ = ppi_mean_arrays(y, f, fu, lam=0.0)
+        est, se, lam, df = ppi_mean_arrays(y, f, fu, with_df=True)
+        est0, se0, _, df0 = ppi_mean_arrays(y, f, fu, lam=0.0, with_df=True)
         persona_est, persona_se = fu.mean(axis=1), fu.std(axis=1) / np.sqrt(big_n)
+        z = sps.norm.ppf(1 - alpha / 2)
         ratio = se / se0
         # the precision actually achieved: s.d. of the PPI estimates over that of the humans-only means, its
         # Monte Carlo s.e. by resampling the datasets
@@ -111,9 +117,53 @@ def coverage(setting: str, datasets: int = 2000, n: int = 100, big_n: int = 1000
                "sd_ratio": float(est.std() / est0.std()),
                "sd_ratio_mc": float((est[boot].std(axis=1) / est0[boot].std(axis=1)).std(ddof=1)),
                "width_ratio_theory": truths[target]["width_ratio"]}
-        for name, e, s in (("ppi", est, se), ("humans", est0, se0), ("personas", persona_est, persona_se)):
-            covered = np.abs(e - truth) <= z * s
+        for name, e, s, q in (("ppi", est, se, sps.t.ppf(1 - alpha / 2, df)),
+                              ("humans", est0, se0, sps.t.ppf(1 - alpha / 2, df0)),
+                              ("personas", persona_est, persona_se, z)):
+            covered = np.abs(e - truth) <= q * s
             row[name] = float(covered.mean())
             row[name + "_mc"] = float(np.sqrt(covered.mean() * (1 - covered.mean()) / datasets))
         out[target] = row
+    return out
+
+
+OVER_REPRESENTED = 3.0  # the weighted designs' humans: the upper half of the types this many times as common
+TARGETS = ("mean", "paired", "between")
+
+
+def small_sample_coverage(setting: str, n: int, big_n: int = 300, datasets: int = 4000, alpha: float = 0.05,
+                          seed: int = 0, variance: str = "linearised") -> dict:
+    """Coverage of the tuned PPI interval and of the humans-alone one (lambda = 0) with n humans (per arm
+    between subjects), for ("mean" | "paired" | "between", weighted: bool): the mean of A, the within-subjects
+    effect A - B, and the between-subjects effect (n humans saw A, n others B, the same N personas answered both),
+    unweighted (humans drawn like the personas) and weighted (humans over-representing the upper half of the
+    types ``OVER_REPRESENTED`` to one, weighted back). ``variance``: the interval (survey's default, or
+    "ppi_py": the reference arithmetic). Returns {(target, weighted): {"ppi": coverage, "humans": coverage}}."""
+    rng = np.random.default_rng(seed)
+    truths = theory(setting, n, big_n)
+    out = {}
+    for weighted in (False, True):
+        shares = None
+        if weighted:
+            shares = np.where(np.arange(TYPES) >= TYPES // 2, OVER_REPRESENTED, 1.0)
+            shares = shares / shares.sum()
+        d = draw(setting, datasets, 2 * n, big_n, rng, shares)
+        one, two = slice(0, n), slice(n, 2 * n)
+        w = None if d["w"] is None else d["w"][:, one]
+        for target in TARGETS:
+            truth = truths["mean A" if target == "mean" else "effect A - B"]["truth"]
+            row = {}
+            for name, lam in (("ppi", None), ("humans", 0.0)):
+                if target == "between":
+                    est, se, _, _, df = ppi_between_arrays(
+                        d["y_a"][:, one], d["f_a"][:, one], d["fu_a"], d["y_b"][:, two], d["f_b"][:, two], d["fu_b"],
+                        lam, w_a=w, w_b=None if d["w"] is None else d["w"][:, two], same_personas=True,
+                        variance=variance, with_df=True)
+                else:
+                    y, f, fu = d["y_a"][:, one], d["f_a"][:, one], d["fu_a"]
+                    if target == "paired":
+                        y, f, fu = y - d["y_b"][:, one], f - d["f_b"][:, one], fu - d["fu_b"]
+                    est, se, _, df = ppi_mean_arrays(y, f, fu, lam, w, variance=variance, with_df=True)
+                row[name] = float(np.mean(np.abs(est - truth) <= sps.t.ppf(1 - alpha / 2, df) * se))
+            out[(target, weighted)] = row
     return out
