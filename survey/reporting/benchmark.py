@@ -55,7 +55,8 @@ def benchmark_sections(bench) -> list[Section]:
     levels = Section("Answer levels per experiment")
     levels.paragraphs.append("Jensen–Shannon divergence (base 2) between the humans' and the personas' answers to "
                              "each message, beside the noise floor: the same distance between two random halves of "
-                             "the humans, what a second human sample would score.")
+                             "the humans, sampling noise at half the sample (a model answering exactly like the people's "
+                             "population, with as many answers as there are humans, scores about half of it).")
     levels.tables.append({"columns": ["experiment", "model", "message", "human mean", "persona mean", "JSD (CI)",
                                       "noise floor", "in words"],
                           "rows": [[name, x["model"], x["message"], fmt(_mean(x["fidelity"].points, x["fidelity"].human), 3),

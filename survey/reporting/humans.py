@@ -88,7 +88,9 @@ def human_sections(res) -> list:
                                 for d in res.dispersion]})
     sec.paragraphs.append("How to read it: JSD (Jensen–Shannon divergence, base 2) and the Wasserstein distance compare "
                           "the answer distributions, with bootstrap intervals; the noise floor is the same distance "
-                          "between two random halves of the humans, what a second human sample would score. A "
+                          "between two random halves of the humans, sampling noise at half the sample (a model "
+                          "answering exactly like the people's population, with as many answers as there are "
+                          "humans, scores about half of it in JSD, so reaching it is not matching people). A "
                           "persona's score averages its paraphrases while a human answers once, so the dispersion "
                           "ratio compares what each source shows. The prediction-powered estimate (Angelopoulos et al., "
                           "\"Prediction-powered inference\"; PPI++ power tuning by Angelopoulos, Duchi & Zrnic) uses "
