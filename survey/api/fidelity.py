@@ -127,7 +127,8 @@ def plan_humans(pilot=None, *, cost_human: float, cost_query: float, r: float | 
                 sigma: float | None = None, sigma_f: float | None = None, design: str | None = None,
                 queries_per_persona: float | None = None,
                 half_width: float | None = None, effect: float | None = None, power: float = 0.8,
-                alpha: float = 0.05, max_personas: int | None = None, model: str | None = None):
+                alpha: float = 0.05, max_personas: int | None = None, model: str | None = None,
+                scale: str | None = None):
     """How many humans and how many persona queries? The cheapest mix for a target CI half-width or power.
 
     Without ``pilot``: ``r`` (a stated guess of corr(human answer, model prediction)), ``sigma`` (default 0.5,
@@ -136,6 +137,9 @@ def plan_humans(pilot=None, *, cost_human: float, cost_query: float, r: float | 
     human respondent, or a Source): r, sigma, the design and the queries per persona are measured there
     (survey.stats.humans.pilot) and a MixedEffectPlans returned, a dict model -> MixedEffectPlan (``model``
     picks one). ``queries_per_persona``: None for the default (the pilot's, or 1); 0 or less is refused.
+    ``scale``: without a pilot, the answers' response type (default Yes/No; sigma then defaults to half its
+    range, the largest s.d. of a mean's answers); a target the scale cannot hold (an effect or half-width as
+    large as its range) is refused. A pilot's scale is its humans'.
     """
     from survey.stats.planning.mixed_subjects import MixedEffectPlans, plan_mixed_effect, r_interval
 
@@ -148,12 +152,16 @@ def plan_humans(pilot=None, *, cost_human: float, cost_query: float, r: float | 
         if r is None:
             raise SurveyError("give r (a stated guess of the correlation between a human's answer and the model's "
                               "prediction for that human, e.g. 0.3) or a pilot study's store")
-        basis = f"r {r:g} stated; " + ("sigma 0.5 (default: the largest s.d. of a Yes/No answer)" if sigma is None
-                                         else f"sigma {sigma:g} stated")
+        name, width = _scale_range(scale)
+        basis = f"r {r:g} stated; " + (f"sigma {width / 2:g} (default: the largest s.d. of a {name} answer)"
+                                         if sigma is None else f"sigma {sigma:g} stated")
         basis += "" if sigma_f is None else f"; predictions' s.d. {sigma_f:g} stated"
-        return plan_mixed_effect(design or "mean", r=r, sigma=0.5 if sigma is None else sigma, sigma_f=sigma_f,
+        return plan_mixed_effect(design or "mean", r=r, sigma=width / 2 if sigma is None else sigma, sigma_f=sigma_f,
                                  queries_per_persona=1.0 if queries_per_persona is None else queries_per_persona,
-                                 basis=basis, **target)
+                                 basis=basis, scale=name,
+                                 scale_range=width if sigma is None or scale is not None else None, **target)
+    if scale is not None:
+        raise SurveyError("scale: the pilot's humans answered on their study's scale; give either it or a pilot")
     given = [k for k, v in (("r", r), ("sigma", sigma), ("sigma_f", sigma_f), ("design", design)) if v is not None]
     if given:
         raise SurveyError(f"{', '.join(given)}: measured on the pilot; give either them or a pilot, not both")
@@ -176,7 +184,20 @@ def plan_humans(pilot=None, *, cost_human: float, cost_query: float, r: float | 
                 f"{low:+.2f} to {high:+.2f}, Fisher's z on {n} humans), sigma = {x.sigma:.3f}, predictions' s.d. "
                 f"{x.sigma_f:.3g}")
 
+    name, width = _scale_range(src.humans.scale)
     return MixedEffectPlans({m: plan_mixed_effect(
-        x.design, r=x.r, sigma=x.sigma, sigma_f=x.sigma_f, basis=basis(x), warnings=x.warnings,
+        x.design, r=x.r, sigma=x.sigma, sigma_f=x.sigma_f, basis=basis(x), warnings=x.warnings, scale=name,
+        scale_range=width,
         queries_per_persona=x.queries_per_persona if queries_per_persona is None else queries_per_persona, **target)
         for m, x in measures.items()})
+
+
+def _scale_range(scale: str | None) -> tuple[str, float]:
+    """A response type's name and the distance between its lowest and highest score (Yes/No by default)."""
+    from survey.responses import DEFAULT_SCALE, response_type
+
+    rtype = response_type(scale or DEFAULT_SCALE)
+    if not rtype.scored:
+        raise SurveyError(f"'{rtype.scale}' answers have no score to plan a mean or an effect on")
+    values = sorted(rtype.values)
+    return ("Yes/No" if rtype.scale == DEFAULT_SCALE else rtype.scale), float(values[-1] - values[0])

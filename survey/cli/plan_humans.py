@@ -35,9 +35,11 @@ from survey.errors import SurveyError
 @click.option("--power", type=float, default=0.8, show_default=True, help="with --effect")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="1 - the interval's level")
 @click.option("--max-personas", type=int, default=None, help="personas available at most")
+@click.option("--scale", default=None, help="without --pilot: the answers' response scale, e.g. likert5 (targets are in "
+              "its units; sigma defaults to half its range) [default: binary (Yes/No)]")
 @json_option
 def plan_humans_cmd(pilot, model, r, sigma, sigma_f, design, cost_human, cost_query, queries_per_persona, half_width, effect,
-                    power, alpha, max_personas, as_json):
+                    power, alpha, max_personas, scale, as_json):
     """The cheapest mix of human answers and persona queries for a valid statement about people (prediction-
     powered inference), beside the humans-only plan, with what one human is worth (1 / (1 - r^2))."""
     if pilot is not None:
@@ -50,7 +52,7 @@ def plan_humans_cmd(pilot, model, r, sigma, sigma_f, design, cost_human, cost_qu
     res = plan_humans(pilot, cost_human=cost_human, cost_query=cost_query, r=r, sigma=sigma, sigma_f=sigma_f,
                       design=design,
                       queries_per_persona=queries_per_persona, half_width=half_width, effect=effect, power=power,
-                      alpha=alpha, max_personas=max_personas, model=model)
+                      alpha=alpha, max_personas=max_personas, model=model, scale=scale)
     plans = res if isinstance(res, dict) else {"stated": res}
     if as_json:
         echo_json({name: p.to_dict() for name, p in plans.items()})

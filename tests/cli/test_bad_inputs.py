@@ -298,6 +298,11 @@ CASES = [
     ("plan-humans", "--r", "0.3", "--cost-human", "-1", "--cost-query", "0.01", "--half-width", "0.05"),
     ("plan-humans", "--pilot", T, "--cost-human", "5", "--cost-query", "0.01", "--half-width", "0.05"),
     ("plan-humans", "--pilot", "{dir}/missing.sqlite", "--cost-human", "5", "--cost-query", "0.01", "--effect", "0.1"),
+    # targets the answers' scale cannot hold, and costs no float can hold (once: "2 humans", an overflow warning)
+    ("plan-humans", "--r", "0.3", "--cost-human", "5", "--cost-query", "0.01", "--effect", "10"),
+    ("plan-humans", "--r", "0.3", "--cost-human", "5", "--cost-query", "0.01", "--half-width", "100"),
+    ("plan-humans", "--r", "0.3", "--cost-human", "5", "--cost-query", "0.01", "--effect", "5", "--scale", "likert5"),
+    ("plan-humans", "--r", "0.3", "--cost-human", "1e308", "--cost-query", "0.01", "--effect", "0.1"),
     ("analyze", T, "--humans", "{dir}/missing.csv"),
     # status
     ("status", "{dir}/missing.sqlite"),
@@ -409,6 +414,12 @@ SAYS = {
     ("plan", "--delta", "0.3", "--no-plot", "--segments", "1000"): "segments must be at most 20",
     ("personas", "generate", "--model", "simulated:x", "--count", "100000000", "--out", "{dir}/p.jsonl"):
         "--count must be at most 100,000",
+    ("plan-humans", "--r", "0.3", "--cost-human", "5", "--cost-query", "0.01", "--effect", "10"):
+        "lies strictly between -1 and 1; got 10",
+    ("plan-humans", "--r", "0.3", "--cost-human", "5", "--cost-query", "0.01", "--half-width", "100"):
+        "wider than the scale",
+    ("plan-humans", "--r", "0.3", "--cost-human", "1e308", "--cost-query", "0.01", "--effect", "0.1"):
+        "give the costs in a larger unit",
 }
 
 

@@ -29,6 +29,7 @@ from scipy import stats as sps
 from survey.common.display import Display
 from survey.common.formatting import finite
 from survey.errors import SurveyError
+from survey.stats.ppi import MIN_HUMANS
 
 # The humans-alone size a target may need: the search tries every number of humans up to it.
 HUMANS_MAX = 1_000_000
@@ -175,6 +176,9 @@ def plan_mixed_subjects(*, r: float, cost_human: float, cost_persona: float, sig
         raise SurveyError(f"this target needs about {humans_alone:,.0f} humans alone, more than {HUMANS_MAX:,}: "
                           f"widen the target (a larger half-width or effect) ({HUMANS_WHY})")
     n0 = max(2, math.ceil(humans_alone - 1e-9))
+    if not math.isfinite(n0 * cost_human):
+        raise SurveyError(f"the humans-alone plan ({n0:,} humans at {cost_human:g} each) costs more than a number "
+                          "can hold: give the costs in a larger unit (e.g. thousands)")
     best_cost, nb, bigb = math.inf, 0, 0
     for start in range(2, n0 + 1, _CHUNK):  # in chunks: memory stays a few MB whatever n0 is
         n = np.arange(start, min(start + _CHUNK, n0 + 1), dtype=float)
@@ -182,12 +186,16 @@ def plan_mixed_subjects(*, r: float, cost_human: float, cost_persona: float, sig
                  else _fewest_personas_capped(n, target, sigma, r, sigma_f, max_personas))
         if max_personas is not None:
             big_n[big_n > max_personas] = np.inf
-        cost = np.where(np.isfinite(big_n), n * cost_human + np.nan_to_num(big_n, posinf=0.0) * cost_persona,
-                        np.inf)
+        with np.errstate(over="ignore"):  # a cost past the largest float is inf: refused below, not a warning
+            cost = np.where(np.isfinite(big_n), n * cost_human + np.nan_to_num(big_n, posinf=0.0) * cost_persona,
+                            np.inf)
         i = int(np.argmin(cost))
         if cost[i] < best_cost:  # strictly: the first (fewest humans) of equal costs, as one argmin over all n
             best_cost, nb, bigb = float(cost[i]), int(n[i]), int(big_n[i])
     if not math.isfinite(best_cost):
+        if max_personas is None or cost_persona * max_personas > 1e300:
+            raise SurveyError(f"no mix has a cost a number can hold (a human at {cost_human:g}, a persona at "
+                              f"{cost_persona:g}): give the costs in a larger unit (e.g. thousands)")
         raise SurveyError("no mix reaches the target within max_personas: raise max_personas or widen the target")
     se = float(mixed_subjects_se(nb, bigb, sigma, r, sigma_f))
     if sigma_f is None:
@@ -332,7 +340,7 @@ def plan_mixed_effect(design: str = "mean", *, r: float, cost_human: float, cost
                       queries_per_persona: float = 1.0, sigma: float = 0.5, half_width: float | None = None,
                       effect: float | None = None, power: float = 0.8, alpha: float = 0.05,
                       max_personas: int | None = None, basis: str = "", sigma_f: float | None = None,
-                      warnings=()) -> MixedEffectPlan:
+                      warnings=(), scale_range: float | None = None, scale: str = "") -> MixedEffectPlan:
     """plan_mixed_subjects for a study's target, priced per model query: a persona's prediction costs
     ``queries_per_persona`` queries (paraphrases x replicates, of both messages for an effect).
 
@@ -340,6 +348,9 @@ def plan_mixed_effect(design: str = "mean", *, r: float, cost_human: float, cost
     "between" (two arms of equal size, each planned to the effect's s.e. over √2, the personas' cost split over
     the arms since every persona answers both messages). ``sigma`` defaults to 0.5, the largest s.d. of a
     Yes/No answer; ``sigma_f`` (the predictions' s.d.) plans lambda's cap at 1 (mixed_subjects_se).
+    ``scale_range``: the answers' highest minus lowest score (1 for Yes/No; ``scale`` names it), when known: a
+    mean, or a difference of means, lies within it, so an effect or half-width as large as the range (or a
+    sigma above it) is refused rather than planned with a handful of humans.
     """
     if design not in DESIGNS:
         raise SurveyError(f"design must be one of {', '.join(DESIGNS)}; got '{design}'")
@@ -347,13 +358,38 @@ def plan_mixed_effect(design: str = "mean", *, r: float, cost_human: float, cost
     if not (queries_per_persona > 0 and cost_query >= 0):
         raise SurveyError(f"a persona's prediction takes a positive number of queries (got {queries_per_persona}), "
                           f"each costing >= 0 (got {cost_query})")
+    _check_on_scale(scale_range, scale, half_width=half_width, effect=effect, sigma=sigma)
     between = design == "between"
-    scale = math.sqrt(2) if between else 1.0
+    per_arm = math.sqrt(2) if between else 1.0
     plan = plan_mixed_subjects(r=r, cost_human=cost_human,
                                cost_persona=cost_query * queries_per_persona / (2 if between else 1), sigma=sigma,
-                               half_width=None if half_width is None else half_width / scale,
-                               effect=None if effect is None else effect / scale, power=power, alpha=alpha,
+                               half_width=None if half_width is None else half_width / per_arm,
+                               effect=None if effect is None else effect / per_arm, power=power, alpha=alpha,
                                max_personas=max_personas, sigma_f=sigma_f)
     target = {"half_width": half_width} if half_width is not None else {"effect": effect, "power": power}
-    return MixedEffectPlan(design, plan, float(queries_per_persona), float(cost_query), basis, list(warnings),
+    warnings = list(warnings)
+    if plan.n < MIN_HUMANS:
+        warnings.append(f"the plan has {plan.n} humans{' per arm' if between else ''}: prediction-powered intervals "
+                        f"were checked by simulation from {MIN_HUMANS} humans{' per arm' if between else ''} on "
+                        f"(below, they may cover less than they say); plan at least {MIN_HUMANS}")
+    return MixedEffectPlan(design, plan, float(queries_per_persona), float(cost_query), basis, warnings,
                            target, float(r))
+
+
+def _check_on_scale(scale_range, scale: str, *, half_width, effect, sigma) -> None:
+    """A target the answers' scale cannot hold: a mean or a difference of means lies within the scale's range."""
+    if scale_range is None:
+        return
+    name = f"a {scale} answer" if scale else "these answers"
+    share = scale == "Yes/No"  # a Yes/No mean is a share: its units are easily mistaken for percentage points
+    if effect is not None and math.isfinite(effect) and abs(effect) >= scale_range:
+        raise SurveyError(f"an effect on {name} (scores {scale_range:g} apart at most) lies strictly between "
+                          f"-{scale_range:g} and {scale_range:g}; got {effect:g}: give the difference in the "
+                          "answers' units" + (" (e.g. 0.1 for 10 percentage points)" if share else ""))
+    if half_width is not None and math.isfinite(half_width) and half_width >= scale_range:
+        raise SurveyError(f"a half-width of {half_width:g} on {name} (scores {scale_range:g} apart at most) is "
+                          "wider than the scale: give it in the answers' units"
+                          + (" (e.g. 0.05 for 5 percentage points)" if share else ""))
+    if sigma is not None and math.isfinite(sigma) and sigma > scale_range:
+        raise SurveyError(f"sigma {sigma:g} is larger than {name} can vary (scores {scale_range:g} apart at most): "
+                          "give the s.d. in the answers' units")
