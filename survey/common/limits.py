@@ -25,6 +25,7 @@ STUDY_QUERIES_MAX = 10_000_000
 PERSONAS_MAX = 100_000  # personas in one generated set
 SEGMENTS_MAX = 20  # segments in one segment plan
 PLAN_PAIRS_MAX = 1_000  # paraphrase pairs in one segment plan
+HUMAN_RESPONDENTS_MAX = 1_000_000
 
 WHY = {
     "seed": "numpy's random generators take no negative seed, and seeds are stored as 64-bit integers",
@@ -43,6 +44,9 @@ WHY = {
                 "segment: more segments need more paraphrase pairs than a set holds and hours of simulation; "
                 "merge segments",
     "pairs": "no paraphrase set holds more, and the plan simulates every pair of every persona",
+    "humans": "each respondent is a row, and the noise floor and bootstraps resample them: a million take "
+              "seconds and about a GB of memory, more take minutes; a random sample of a million estimates "
+              "shares to within 0.001",
     "queries": "a study that size could not be collected in reasonable time or money; "
                "its design alone would take minutes and gigabytes to build",
 }

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from survey.common.display import Display
+from survey.common.limits import HUMAN_RESPONDENTS_MAX, WHY
 from survey.errors import SurveyError
 from survey.responses import DEFAULT_SCALE, response_type
 
@@ -195,14 +196,21 @@ def _weights(out: pd.DataFrame, source: str) -> pd.Series:
 def read_humans(path: str | Path, scale: str | None = None, messages=None) -> Humans:
     """Read a long human file (.csv): one row per respondent x message shown; errors name the file's lines."""
     path = Path(path)
-    df = _read_csv(path)
+    return _long(_read_csv(path), path, scale, messages)
+
+
+def _long(df: pd.DataFrame, path: Path, scale, messages) -> Humans:
     if "answer" not in df.columns and "message" not in df.columns:
         raise SurveyError(f"{path}: no 'message' and 'answer' columns; a long human file has one row per respondent "
                           "x message shown. For one row per respondent (a Qualtrics export) use the wide importer "
                           "(`wide=True`)")
+    counts = _counts(df, path)
+    if counts is not None:  # validated as one respondent per line, then each line repeated: no per-row parsing
+        df = df.drop(columns="count")
+        df.insert(0, "respondent", df.index.astype(str))
     h = validate_humans(df, scale, messages, source=str(path))
     h.path = str(path)
-    return h
+    return h if counts is None else _expanded(h, counts)
 
 
 def read_humans_wide(path: str | Path, scale: str | None = None, messages=None, *, columns: dict | None = None,
@@ -214,22 +222,26 @@ def read_humans_wide(path: str | Path, scale: str | None = None, messages=None, 
     Empty answer cells mean "not shown"; the other columns are attributes (or ``weight``).
     """
     path = Path(path)
-    df = _read_csv(path)
+    return _wide(_read_csv(path), path, scale, messages, columns, id_column)
+
+
+def _wide(df: pd.DataFrame, path: Path, scale, messages, columns, id_column) -> Humans:
     df = df[~_qualtrics_header_rows(df)]
     idc = id_column or next((c for c in (QUALTRICS_ID, "respondent") if c in df.columns), None)
     if idc is None or idc not in df.columns:
         raise SurveyError(f"{path}: no respondent id column ({id_column or 'ResponseId or respondent'}); name it "
-                          "with `id_column=`")
+                          "with `id_column=` (--humans-id-column)")
     mapping = dict(columns or {})
     if not mapping:
         if messages is None:
             raise SurveyError(f"{path}: which columns are answers? give the study's messages or `columns=` "
-                              "(answer column -> message id)")
+                              "(answer column -> message id; --humans-column COLUMN=MESSAGE)")
         mapping = {str(m): str(m) for m in messages if str(m) in df.columns}
     absent = [c for c in mapping if c not in df.columns]
     if absent or not mapping:
-        raise SurveyError(f"{path}: answer column(s) {', '.join(absent) or '(none of the messages)'} not in the file; "
-                          f"its columns are {', '.join(map(str, df.columns))}")
+        raise SurveyError(f"{path}: answer column(s) {', '.join(absent) or '(none named after the messages)'} not in "
+                          f"the file; its columns are {', '.join(map(str, df.columns))}: map them with `columns=` "
+                          "(--humans-column COLUMN=MESSAGE)")
     attrs = [c for c in df.columns if c not in mapping and c != idc]
     long = df.reset_index(names="_line").melt(id_vars=["_line", idc, *attrs], value_vars=list(mapping),
                                               var_name="_col", value_name="answer")
@@ -257,6 +269,8 @@ def _qualtrics_header_rows(df: pd.DataFrame) -> pd.Series:
 
 def _read_csv(path: Path) -> pd.DataFrame:
     """The file as text columns, indexed by file line; leading '#' lines (a source note) are skipped."""
+    from survey.data.table import check_delimiter
+
     if not path.exists():
         raise SurveyError(f"{path}: no such human file")
     if path.suffix.lower() not in (".csv", ".txt"):
@@ -272,32 +286,62 @@ def _read_csv(path: Path) -> pd.DataFrame:
                          encoding="utf-8-sig")
     except Exception as exc:  # parser errors are user errors
         raise SurveyError(f"{path}: cannot read the human file ({' '.join(str(exc).split())})") from exc
+    check_delimiter(df, path)
     df.index = pd.RangeIndex(notes + 2, notes + 2 + len(df))  # errors name the file's lines
-    return _expand_counts(df, path)
+    return df
 
 
-def _expand_counts(df: pd.DataFrame, path: Path) -> pd.DataFrame:
-    """Published results as counts: without a respondent column, a ``count`` column says how many
-    respondents gave that row's answer (each becomes a respondent of its own, id LINE-k)."""
+def _counts(df: pd.DataFrame, path: Path) -> np.ndarray | None:
+    """Published results as counts: without a respondent column, a ``count`` column says how many respondents
+    gave that row's answer (each becomes a respondent of its own, id LINE-k); None for a file of respondents."""
     if "count" not in df.columns or "respondent" in df.columns:
-        return df
+        return None
     n = pd.to_numeric(df["count"], errors="coerce")
     bad = n.isna() | (n < 0) | (n != n.round())
     if bad.any():
         raise SurveyError(f"{path}: column 'count' must hold whole numbers >= 0; bad in {_where(df.index[bad])}")
-    rows = df.drop(columns="count").loc[df.index.repeat(n.astype(int))]
-    rows.insert(0, "respondent", [f"{line}-{k}" for line, k in
-                                  zip(rows.index, rows.groupby(level=0).cumcount() + 1, strict=True)])
-    return rows
+    total = float(n.sum())
+    if total > HUMAN_RESPONDENTS_MAX:
+        raise SurveyError(f"{path}: the counts add up to {total:,.0f} respondents, more than {HUMAN_RESPONDENTS_MAX:,} "
+                          f"({WHY['humans']}): give a random sample of them, as counts")
+    if total == 0:
+        raise SurveyError(f"{path}: every count is 0: no respondents")
+    return n.to_numpy(dtype=np.int64)
 
 
-def load_humans(path: str | Path, scale: str | None = None, messages=None, *, wide: bool | None = None,
+def _expanded(h: Humans, counts: np.ndarray) -> Humans:
+    """Each validated line repeated by its count, the copies named LINE-1, LINE-2, ..."""
+    t = h.table
+    keep = counts > 0
+    t, counts = t[keep], counts[keep]
+    rows = t.loc[t.index.repeat(counts)].reset_index(drop=True)
+    ordinal = np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts) + 1
+    rows["respondent"] = rows["respondent"].to_numpy(dtype=str).astype(object) + "-" + ordinal.astype(str).astype(object)
+    return Humans(rows, h.scale, h.attributes, h.path)
+
+
+def load_humans(path, scale: str | None = None, messages=None, *, wide: bool | None = None,
                 columns: dict | None = None, id_column: str | None = None) -> Humans:
-    """A human file in either shape: long unless ``wide`` is set or the file has no 'message' column."""
+    """A human file in either shape: long unless ``wide`` is set or the file has no 'message' column.
+
+    ``path`` may also be a study's [humans] table as a dict (``file``, ``wide``, ``id_column``, ``columns``):
+    the command line's --humans with --humans-wide, --humans-id-column and --humans-column give one.
+    """
+    if isinstance(path, dict):
+        spec = path
+        path, wide = spec["file"], spec.get("wide", wide)
+        columns, id_column = spec.get("columns") or columns, spec.get("id_column") or id_column
     path = Path(path)
-    if wide is None:
-        head = _read_csv(path).columns
-        wide = "message" not in head
+    df = _read_csv(path)
+    if wide is None and "message" not in df.columns:
+        if "answer" in df.columns:
+            raise SurveyError(f"{path}: no 'message' column: a long human file needs respondent, message and answer "
+                              "(one row per respondent x message shown; counts: message, answer, count)")
+        try:
+            return _wide(df, path, scale, messages, columns, id_column)
+        except SurveyError as exc:  # say why the file was read as a wide export
+            raise SurveyError(f"no 'message' column, so read as a wide export (one row per respondent, one answer "
+                              f"column per message): {exc}") from None
     if wide:
-        return read_humans_wide(path, scale, messages, columns=columns, id_column=id_column)
-    return read_humans(path, scale, messages)
+        return _wide(df, path, scale, messages, columns, id_column)
+    return _long(df, path, scale, messages)

@@ -197,7 +197,7 @@ def read_table(path: str | Path, min_perturbations: int = 2, scale: str | None =
             # Keys stay text: persona "007" must not become 7.
             df, rows = pd.read_csv(path, dtype={c: str for c in (*_TEXT_KEYS, *CHOICE_COLUMNS)}, keep_default_na=False,
                                    na_values={"answer": [""]}), "line"
-            _check_delimiter(df, path)
+            check_delimiter(df, path)
             df.index = pd.RangeIndex(2, len(df) + 2)  # errors name the file's lines; the header is line 1
         else:
             raise TableError(f"{path}: unknown table format '{suffix}'; use .csv or .parquet")
@@ -212,7 +212,7 @@ def read_table(path: str | Path, min_perturbations: int = 2, scale: str | None =
         raise TableError(f"{path}: {exc}") from exc
 
 
-def _check_delimiter(df: pd.DataFrame, path: Path) -> None:
+def check_delimiter(df: pd.DataFrame, path: Path) -> None:
     """A CSV read as one column whose header holds ';' or a tab was written with another separator
     (spreadsheets in many locales write ';'): say so instead of listing every column as missing."""
     if len(df.columns) != 1:

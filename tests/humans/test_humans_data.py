@@ -172,3 +172,69 @@ def test_load_source_holds_the_humans_beside_the_personas(tmp_path):
     assert src.humans.summary()["respondents"] == 2
     assert "humans: 2 respondents" in repr(src)
     assert load_source(tmp_path / "t.csv").humans is None
+
+
+def test_counts_past_the_limit_are_refused_before_any_row_is_made(tmp_path):
+    # once: 1e12 gave a traceback and 1e8 minutes, each count expanded to rows before anything was checked
+    from survey.common.limits import HUMAN_RESPONDENTS_MAX
+
+    path = write(tmp_path, "message,answer,count\na,Yes,1000000000000\na,No,3\n")
+    with pytest.raises(SurveyError, match=f"add up to 1,000,000,000,003 respondents, more than {HUMAN_RESPONDENTS_MAX:,}"):
+        load_humans(path, "binary", ["a"])
+    with pytest.raises(SurveyError, match="every count is 0"):
+        load_humans(write(tmp_path, "message,answer,count\na,Yes,0\n", "zero.csv"), "binary", ["a"])
+
+
+def test_counts_are_checked_per_line_and_named_by_line(tmp_path):
+    # validated once per line (not per respondent), so a wrong answer names its line, and a million respondents
+    # are ready in about a second
+    path = write(tmp_path, "# note\nmessage,answer,count\na,Yes,3\na,Maybe,2\n")
+    with pytest.raises(SurveyError, match=r"Maybe in line\(s\) 4"):
+        load_humans(path, "binary", ["a"])
+    big = load_humans(write(tmp_path, "message,answer,count\na,Yes,600000\na,No,400000\n", "big.csv"), "binary", ["a"])
+    assert len(big.table) == 1_000_000 and big.table["respondent"].is_unique
+    assert big.table["respondent"].iloc[[0, -1]].tolist() == ["2-1", "3-400000"]
+    assert big.answers("a")["answer"].sum() == 600_000
+
+
+@pytest.mark.parametrize("sep, name", [(";", "semicolon"), ("\t", "tab")])
+def test_a_semicolon_or_tab_file_is_named_as_such(tmp_path, sep, name):
+    path = write(tmp_path, LONG.replace(",", sep))
+    with pytest.raises(SurveyError, match=f"looks {name}-separated"):
+        load_humans(path, "binary", ["a", "b"])
+
+
+def test_a_file_without_a_message_column_says_so(tmp_path):
+    long_without = write(tmp_path, "respondent,answer\nr1,Yes\n")
+    with pytest.raises(SurveyError, match="no 'message' column: a long human file needs respondent, message"):
+        load_humans(long_without, "binary", ["a"])
+    neither = write(tmp_path, "person,Q1\nr1,Yes\n", "w.csv")  # read as wide: it says why, and what is missing
+    with pytest.raises(SurveyError, match=r"no 'message' column, so read as a wide export.*no respondent id column"):
+        load_humans(neither, "binary", ["a"])
+
+
+def test_a_humans_table_as_a_study_gives_it(tmp_path):
+    # the command line's --humans-wide, --humans-id-column and --humans-column, as a study's [humans] table
+    path = write(tmp_path, QUALTRICS.replace("Maybe", "No").replace("ResponseId", "Id"))
+    h = load_humans({"file": str(path), "id_column": "Id", "columns": {"Q1": "a", "Q2": "b"}}, "binary", ["a", "b"])
+    assert sorted(h.table["respondent"]) == ["R_1", "R_2", "R_3"] and h.design("a", "b") == "between"
+
+
+def test_the_command_line_reads_a_wide_file_with_its_id_column_and_mapping(tmp_path, capsys):
+    import json
+
+    from survey.cli import main
+
+    rows = [{"model": "m", "message": msg, "perturbation": f"{msg}{k}", "persona": f"p{i}", "replicate": 0,
+             "answer": (i + k) % 2} for msg in ("a", "b") for k in range(4) for i in range(6)]
+    pd.DataFrame(rows).to_csv(tmp_path / "t.csv", index=False)
+    answers = ["Yes,", ",No", "No,", ",Yes", "Yes,", ",No", "No,", ",No", "Yes,", ",Yes"]
+    wide = write(tmp_path, "Id,Q1,Q2\n" + "".join(f"r{i},{x}\n" for i, x in enumerate(answers)), "wide.csv")
+    argv = ["fidelity", str(tmp_path / "t.csv"), "--humans", str(wide), "--humans-id-column", "Id",
+            "--humans-column", "Q1=a", "--humans-column", "Q2=b", "--bootstrap", "20", "--json"]
+    try:
+        main(argv)
+    except SystemExit as exc:
+        assert exc.code in (0, None), capsys.readouterr()
+    got = json.loads(capsys.readouterr().out)
+    assert got["design"] == "between" and sum(x["n_humans"] for x in got["levels"][:2]) == 10, got["levels"]
