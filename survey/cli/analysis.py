@@ -14,6 +14,8 @@ from survey.cli.common import (
     echo_completeness,
     echo_json,
     flips_option,
+    humans_file_options,
+    humans_spec,
     json_option,
     require_file,
     scale_option,
@@ -90,13 +92,15 @@ def simulate_cmd(n, m, m_b, r, scale, mu, kappa, tau, cuts, sigma, rho, delta, s
 @click.option("--humans", "humans", type=click.Path(dir_okay=False), default=None,
               help="human answers to the same messages: adds the human effect by prediction-powered inference "
                    "(`survey fidelity` compares levels and effects)")
+@humans_file_options
 @sequential_options("replay a stopping rule over the pairs in collection order")
 @segment_options
 @scale_option
 @study_option
 @json_option
 def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confidence, probabilities, scale, study, as_json,
-                by, filters, target, personas, adjust, pooled, humans, **seq):
+                by, filters, target, personas, adjust, pooled, humans, humans_wide, humans_id_column, humans_columns,
+                **seq):
     """Test message A vs B for every model in a long table (one independent analysis per model).
 
     Yes/No compares P(Yes); a rating scale compares mean scores (effect in scale points) and the top-2-box;
@@ -119,7 +123,8 @@ def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confid
     if seq["seq_method"]:
         return analyze_sequential(load_source(table, study, scale=scale), a, b, alternative, alpha, seed,
                                   probabilities, as_json, seq)
-    src = load_source(table, study, scale=scale, humans=humans)
+    src = load_source(table, study, scale=scale, humans=humans_spec(humans, humans_wide, humans_id_column,
+                                                                    humans_columns))
     res = analyze(src, a, b, every_pair=every_pair, alternative=alternative, alpha=alpha, confidence=confidence,
                   flips=flips, seed=seed, probabilities=probabilities, adjust=adjust, **segments)
     people = _about_humans(src, a, b, confidence or 1 - alpha) if humans else None

@@ -131,3 +131,40 @@ def require_file(path, kind: str) -> None:
 
     if path is not None and not Path(path).exists():
         raise SurveyError(_MISSING[kind].format(path=Path(path)))
+
+
+def humans_file_options(f):
+    """--humans-wide/--humans-long, --humans-id-column and --humans-column: how to read the --humans file, as a
+    study file's [humans] table says (wide, id_column, columns)."""
+    f = click.option("--humans-column", "humans_columns", multiple=True, metavar="COLUMN=MESSAGE",
+                     help="wide human files: an answer column and the message id it answers, once per message "
+                          "(e.g. Q3=sneakers) [default: the columns named after the messages]")(f)
+    f = click.option("--humans-id-column", default=None,
+                     help="wide human files: the respondent id column [default: ResponseId, else respondent]")(f)
+    return click.option("--humans-wide/--humans-long", "humans_wide", default=None,
+                        help="the --humans file has one row per respondent (a Qualtrics-style export) or one per "
+                             "respondent x message [default: wide when it has no 'message' column]")(f)
+
+
+def humans_spec(humans, wide, id_column, columns):
+    """The --humans file as load_humans reads it: the path alone, or a [humans]-style table with the reading
+    options given."""
+    given = [flag for flag, v in (("--humans-wide/--humans-long", wide), ("--humans-id-column", id_column),
+                                  ("--humans-column", columns or None)) if v is not None]
+    if humans is None:
+        if given:
+            raise SurveyError(f"{', '.join(given)} describe the file given with --humans; a study's own human file "
+                              "is read as its [humans] table says")
+        return None
+    if not given:
+        return humans
+    mapping = {}
+    for item in columns or ():
+        column, sep, message = item.partition("=")
+        if not sep or not column.strip() or not message.strip():
+            raise SurveyError(f"--humans-column takes COLUMN=MESSAGE (an answer column and the message id it "
+                              f"answers, e.g. Q3=sneakers); got '{item}'")
+        if column.strip() in mapping:
+            raise SurveyError(f"--humans-column maps column '{column.strip()}' twice: give each column once")
+        mapping[column.strip()] = message.strip()
+    return {"file": humans, "wide": wide, "id_column": id_column, "columns": mapping or None}

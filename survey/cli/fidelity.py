@@ -11,6 +11,8 @@ import click
 from survey.cli.common import (
     count_type,
     echo_json,
+    humans_file_options,
+    humans_spec,
     json_option,
     print_table,
     require_file,
@@ -49,11 +51,13 @@ def _mean(points, shares) -> float:
 @click.option("--confidence", type=float, default=0.95, show_default=True, help="level of every interval")
 @click.option("--bootstrap", "n_boot", type=count_type(1, BOOTSTRAP_MAX, WHY["bootstrap"]), default=1000, show_default=True,
               help="bootstrap resamples of the level distances and the dispersion ratio")
+@humans_file_options
 @seed_option()
 @scale_option
 @study_option
 @json_option
-def fidelity_cmd(sources, humans, a, b, by, out, confidence, n_boot, seed, scale, study, as_json):
+def fidelity_cmd(sources, humans, a, b, by, out, confidence, n_boot, seed, scale, study, as_json, humans_wide,
+                 humans_id_column, humans_columns):
     """Compare the personas with human answers to the same messages, per model: answer levels (JSD,
     Wasserstein, human noise floor, baselines), the A - B effect (persona vs human, sign agreement), the
     dispersion ratio, and the human effect by prediction-powered inference when the models answered as
@@ -66,11 +70,13 @@ def fidelity_cmd(sources, humans, a, b, by, out, confidence, n_boot, seed, scale
     for source in sources:
         require_file(source, "study" if str(source).endswith(".toml") else "source")
     if len(sources) > 1 or out is not None:
+        humans_spec(humans, humans_wide, humans_id_column, humans_columns)  # options without --humans: refused
         _benchmark(sources, humans, a, b, by, out, confidence, n_boot, seed, scale, study, as_json)
         return
     source = sources[0]
     if humans is not None:
         require_file(humans, "humans")
+    humans = humans_spec(humans, humans_wide, humans_id_column, humans_columns)
     from survey.api.fidelity import fidelity
     from survey.stats.humans.in_words import level_in_words, ppi_in_words
 

@@ -13,6 +13,8 @@ from survey.cli.common import (
     echo_completeness,
     echo_json,
     flips_option,
+    humans_file_options,
+    humans_spec,
     json_option,
     require_file,
     scale_option,
@@ -52,13 +54,15 @@ def _read_json(path: str | None, option: str) -> dict | None:
 @click.option("--humans", "humans", type=click.Path(dir_okay=False), default=None,
               help="human answers to the same messages: adds \"Does it match people?\" (default: the file the "
                    "store's study names)")
+@humans_file_options
 @flips_option(9999, FLIPS_HELP_ONE_TEST)
 @seed_option()
 @segment_options
 @scale_option
 @json_option
 def report_cmd(source, out, study, a, b, title, alpha, sizes, plan_json, validate_json, dbpa_json, flips, seed,
-               by, filters, target, personas, adjust, pooled, scale, as_json, humans):
+               by, filters, target, personas, adjust, pooled, scale, as_json, humans, humans_wide, humans_id_column,
+               humans_columns):
     """Write OUT/index.html (plots inlined), OUT/results.json and OUT/table.csv."""
     require_file(source, "source")
     require_file(humans, "humans")
@@ -70,7 +74,8 @@ def report_cmd(source, out, study, a, b, title, alpha, sizes, plan_json, validat
               "dbpa": _read_json(dbpa_json, "--dbpa")}
     segments = segment_arguments(by, filters, target, personas, pooled)
     # opened here so the output can say what the report rests on; its table.csv shows the provenance
-    src = load_source(source, study, scale=scale, provenance=True, humans=humans)
+    src = load_source(source, study, scale=scale, provenance=True,
+                      humans=humans_spec(humans, humans_wide, humans_id_column, humans_columns))
     results = report(src, out, title=title, a=a, b=b, alpha=alpha, seed=seed, flips=flips,
                      sizes=parse_sizes(sizes), extras=extras, adjust=adjust, **segments)
     index = Path(out) / "index.html"

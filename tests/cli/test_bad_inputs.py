@@ -120,6 +120,18 @@ def files(tmp_path_factory) -> dict[str, Path]:
         "empty_key_env": sim.split("[[models]]")[0] + '[[models]]\nname = "gpt"\nbackend = "openai"\n'
                          'model_id = "gpt-4o-mini"\n[models.options]\napi_key_env = ""\n',
     }
+    # human files: counts past the limit (once a traceback, even at --dry-run), another separator, no message
+    # column, a wide export whose id column has another name
+    f["humans_huge"] = d / "humans_huge.csv"
+    f["humans_huge"].write_text("message,answer,count\nA,Yes,1000000000000\nB,No,3\n")
+    (d / "huge_counts.csv").write_text("message,answer,count\nsneakers,Yes,1000000000000\nboots,No,3\n")
+    studies["study_huge_counts"] = 'humans = "huge_counts.csv"\n' + sim
+    f["humans_semicolon"] = d / "humans_semicolon.csv"
+    f["humans_semicolon"].write_text("respondent;message;answer\nr1;A;Yes\nr1;B;No\n")
+    f["humans_no_message"] = d / "humans_no_message.csv"
+    f["humans_no_message"].write_text("respondent,answer\nr1,Yes\n")
+    f["humans_wide"] = d / "humans_wide.csv"
+    f["humans_wide"].write_text("Id,Q1,Q2\nr1,Yes,\nr2,,No\n")
     for name, text in studies.items():
         f[name] = d / f"{name}.toml"
         f[name].write_text(text)
@@ -304,6 +316,13 @@ CASES = [
     ("plan-humans", "--r", "0.3", "--cost-human", "5", "--cost-query", "0.01", "--effect", "5", "--scale", "likert5"),
     ("plan-humans", "--r", "0.3", "--cost-human", "1e308", "--cost-query", "0.01", "--effect", "0.1"),
     ("analyze", T, "--humans", "{dir}/missing.csv"),
+    ("fidelity", T, "--humans", "{humans_huge}"),
+    ("run", "{study_huge_counts}", "--dry-run"),
+    ("analyze", T, "--humans", "{humans_semicolon}"),
+    ("fidelity", T, "--humans", "{humans_no_message}"),
+    ("fidelity", T, "--humans", "{humans_wide}"),
+    ("fidelity", T, "--humans", "{humans_wide}", "--humans-id-column", "Id", "--humans-column", "Q1"),
+    ("report", T, "--out", "{dir}/r", "--humans-id-column", "Id"),
     # status
     ("status", "{dir}/missing.sqlite"),
     ("status", STORE, "--study", "nope"),
@@ -414,6 +433,12 @@ SAYS = {
     ("plan", "--delta", "0.3", "--no-plot", "--segments", "1000"): "segments must be at most 20",
     ("personas", "generate", "--model", "simulated:x", "--count", "100000000", "--out", "{dir}/p.jsonl"):
         "--count must be at most 100,000",
+    ("fidelity", T, "--humans", "{humans_huge}"): "add up to 1,000,000,000,003 respondents, more than 1,000,000",
+    ("run", "{study_huge_counts}", "--dry-run"): "add up to 1,000,000,000,003 respondents",
+    ("analyze", T, "--humans", "{humans_semicolon}"): "looks semicolon-separated",
+    ("fidelity", T, "--humans", "{humans_no_message}"): "no 'message' column",
+    ("fidelity", T, "--humans", "{humans_wide}"): "--humans-id-column",
+    ("report", T, "--out", "{dir}/r", "--humans-id-column", "Id"): "describe the file given with --humans",
     ("plan-humans", "--r", "0.3", "--cost-human", "5", "--cost-query", "0.01", "--effect", "10"):
         "lies strictly between -1 and 1; got 10",
     ("plan-humans", "--r", "0.3", "--cost-human", "5", "--cost-query", "0.01", "--half-width", "100"):
