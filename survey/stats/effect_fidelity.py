@@ -199,6 +199,22 @@ class DispersionRatio(Display):
                 "note": self.note}
 
 
+BOOT_BY_COUNTS = 20_000  # scores above which a resample is drawn as counts of the distinct scores (same law)
+
+
+def _resampled_variances(x, n_boot: int, rng) -> np.ndarray:
+    """Sample variances (divisor n - 1) of ``n_boot`` resamples of ``x`` with replacement. Past BOOT_BY_COUNTS
+    scores with few distinct values (a million answers on a scale), a resample is a multinomial draw of how often
+    each value occurs: the same law without an (n_boot x n) array."""
+    n = len(x)
+    values, counts = np.unique(x, return_counts=True)
+    if n <= BOOT_BY_COUNTS or len(values) > n // 10:
+        return x[rng.integers(0, n, (n_boot, n))].var(axis=1, ddof=1)
+    times = rng.multinomial(n, counts / n, size=n_boot)
+    total, square = times @ values, times @ values ** 2
+    return np.maximum(square - total ** 2 / n, 0.0) / (n - 1)
+
+
 def dispersion_ratio(persona_scores, human_scores, *, confidence: float = 0.95, n_boot: int = 2000,
                      seed=0) -> DispersionRatio:
     """Variance between personas over variance between human respondents, with a percentile bootstrap
@@ -219,7 +235,7 @@ def dispersion_ratio(persona_scores, human_scores, *, confidence: float = 0.95, 
     _z(confidence)
     rng = np.random.default_rng(seed)
     boot_p = ps[rng.integers(0, len(ps), (n_boot, len(ps)))].var(axis=1, ddof=1)
-    boot_h = hs[rng.integers(0, len(hs), (n_boot, len(hs)))].var(axis=1, ddof=1)
+    boot_h = _resampled_variances(hs, n_boot, rng)
     with np.errstate(divide="ignore"):
         boot = boot_p / boot_h
     tail = (1 - confidence) / 2

@@ -79,8 +79,7 @@ def test_noise_floor_of_a_million_humans_is_drawn_from_their_counts():
     humans, personas = _answers(rng, HUMAN_P, 40_000), _answers(rng, HUMAN_P, 2_000)
     by_counts = level_fidelity(humans, personas, POINTS, n_boot=10).distances["jsd"]["noise_floor"]
     assert len(humans) > fidelity.FLOOR_BY_COUNTS
-    fidelity_rows = pytest.MonkeyPatch.context()
-    with fidelity_rows as mp:
+    with pytest.MonkeyPatch.context() as mp:
         mp.setattr(fidelity, "FLOOR_BY_COUNTS", 10 ** 9)
         by_rows = level_fidelity(humans, personas, POINTS, n_boot=10).distances["jsd"]["noise_floor"]
     # 200 splits: each floor's Monte Carlo s.d. is about 5% of it
@@ -210,3 +209,18 @@ def test_results_show_briefly_and_serialise_to_strict_json():
         assert 20 < len(repr(r)) <= REPR_WIDTH and "<table>" in r._repr_html_()
         json.dumps(r.to_dict(), allow_nan=False)
     assert "unbounded" in results[1].note and results[1].to_dict()["ci"] == [None, None]
+
+
+def test_dispersion_bootstrap_of_a_million_humans_is_drawn_from_their_counts():
+    # resampling 30 000 human scores as counts of their distinct values gives the interval resampling rows does
+    import survey.stats.effect_fidelity as ef
+
+    rng = np.random.default_rng(6)
+    personas, humans = rng.normal(3, 0.3, 40), rng.choice(POINTS, 30_000, p=HUMAN_P).astype(float)
+    by_counts = dispersion_ratio(personas, humans, n_boot=2000).ci
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ef, "BOOT_BY_COUNTS", 10 ** 9)
+        by_rows = dispersion_ratio(personas, humans, n_boot=2000).ci
+    assert by_counts == pytest.approx(by_rows, rel=0.05)
+    million = dispersion_ratio(personas, np.repeat([1.0, 5.0], 500_000), n_boot=1000)  # no (1000 x 1e6) array
+    assert million.n_humans == 1_000_000 and 0 < million.ci[0] < million.ratio < million.ci[1]
