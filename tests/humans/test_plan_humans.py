@@ -223,3 +223,23 @@ def test_a_pilot_plan_shows_itself_and_gives_r_its_interval(tmp_path):
     assert r_interval(ref.statistic, arm["n"]) == pytest.approx((low, high), rel=1e-9)
     low, high = r_interval(m.r, arm["n"])
     assert f"95% interval {low:+.2f} to {high:+.2f}, Fisher's z on {arm['n']} humans" in plans["toy"].basis
+
+
+def test_targets_on_the_answers_scale_and_the_smallest_plan():
+    import survey
+
+    # once: --effect 10 on a Yes/No answer planned "2 humans"; a target as large as the scale's range is refused,
+    # a likert5 scale (range 4) takes effects in points, and a plan under 30 humans per arm is warned about
+    with pytest.raises(SurveyError, match="strictly between -1 and 1; got 1"):
+        survey.plan_humans(cost_human=5, cost_query=0.01, r=0.3, effect=1.0)
+    with pytest.raises(SurveyError, match="wider than the scale"):
+        survey.plan_humans(cost_human=5, cost_query=0.01, r=0.3, half_width=1.5, design="within")
+    likert = survey.plan_humans(cost_human=5, cost_query=0.01, r=0.3, effect=0.5, scale="likert5")
+    assert likert.plan.sigma == 2.0 and "largest s.d. of a likert5 answer" in likert.basis
+    with pytest.raises(SurveyError, match="larger than a likert5 answer can vary"):
+        survey.plan_humans(cost_human=5, cost_query=0.01, r=0.3, effect=0.5, scale="likert5", sigma=5)
+    small = survey.plan_humans(cost_human=5, cost_query=0.01, r=0.3, half_width=0.4)
+    assert small.humans < 30 and any("plan at least 30" in w for w in small.warnings)
+    assert not survey.plan_humans(cost_human=5, cost_query=0.01, r=0.3, effect=0.1).warnings
+    with pytest.raises(SurveyError, match="give the costs in a larger unit"):
+        survey.plan_humans(cost_human=1e308, cost_query=0.01, r=0.3, effect=0.1)
