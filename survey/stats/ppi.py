@@ -359,10 +359,11 @@ def _caution(weights, sizes) -> str:
     """Below the smallest number of humans (per arm) at which simulations measured coverage of 0.94 or more."""
     short = []
     for w, n in zip(weights, sizes, strict=True):
-        n_eff = n if w is None else float(w.sum() ** 2 / (w ** 2).sum())
-        least = MIN_HUMANS if w is None else MIN_WEIGHTED_HUMANS
+        weighted = w is not None and w.max() > w.min()  # equal weights are no weights
+        n_eff = float(w.sum() ** 2 / (w ** 2).sum()) if weighted else n
+        least = MIN_WEIGHTED_HUMANS if weighted else MIN_HUMANS
         if n < MIN_HUMANS or n_eff < least:
-            short.append((n_eff, least, w is not None))
+            short.append((n_eff, least, weighted))
     if not short:
         return ""
     n_eff, least, weighted = min(short)

@@ -215,3 +215,11 @@ def test_weights_give_the_weighted_human_effect_and_the_weighted_between_ppi():
     got = res.ppi["toy"]
     assert (got.estimate, got.se, *got.ci) == pytest.approx((ref.estimate, ref.se, *ref.ci), rel=1e-12)
     assert got.estimate != pytest.approx(ppi_between_effect(*args, same_personas=True).estimate, rel=1e-6)
+
+
+def test_fewer_humans_than_the_ppi_interval_was_checked_on_is_said_once():
+    table, humans = synthetic("between", n_humans=40, seed=4)  # about 20 per arm
+    res = human_fidelity(table, humans, **FAST)
+    said = [n for n in res.notes if n.startswith("PPI: Only")]
+    assert len(said) == 1 and "per arm" in said[0], res.notes
+    assert not [n for n in human_fidelity(*synthetic("between", seed=4), **FAST).notes if n.startswith("PPI: Only")]

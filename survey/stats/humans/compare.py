@@ -99,6 +99,7 @@ def human_fidelity(source, humans: Humans, a: str | None = None, b: str | None =
             ppi[model] = _ppi(scores, humans, a, b, design, confidence)
         except SurveyError as exc:
             notes.append(f"{model}: no PPI estimate ({exc})")
+    notes += _cautions(ppi.values())
     if not ppi and not any(model_scores(table, m).rendered.size for m in models):
         notes.append("no prediction-powered estimate: the models never answered as a respondent (a study asks about "
                      "them with ask = true, the default, which needs the respondents' attributes; counts give levels "
@@ -142,7 +143,13 @@ def ppi_about_humans(source, humans: Humans, a: str | None = None, b: str | None
             out["ppi"][model] = _ppi(model_scores(table, model), humans, a, b, design, confidence)
         except SurveyError as exc:
             out["notes"].append(f"{model}: no PPI estimate ({exc})")
+    out["notes"] += _cautions(out["ppi"].values())
     return out
+
+
+def _cautions(results) -> list[str]:
+    """Each distinct small-sample caution of the PPI estimates, once (the models share the humans)."""
+    return list(dict.fromkeys(f"PPI: {r.caution}" for r in results if r.caution))
 
 
 def pair_in_order(source, humans: Humans, a: str | None = None, b: str | None = None) -> tuple[str, str]:
@@ -190,8 +197,8 @@ def _pair(shared: list[str], a, b, declared: tuple[str, str] | None = None) -> t
 
 
 def _human_effect(humans: Humans, a: str, b: str, design: str, confidence: float):
-    """The humans alone: PPI with lambda = 0 (the weighted mean difference and its normal interval); the zero
-    predictions are placeholders, so the result counts no personas."""
+    """The humans alone: PPI with lambda = 0 (the weighted mean difference and its t interval, Welch's between
+    subjects); the zero predictions are placeholders, so the result counts no personas."""
     alpha = round(1 - confidence, 12)
     if design == "within":
         w = paired_humans(humans, a, b)
