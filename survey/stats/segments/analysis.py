@@ -134,7 +134,8 @@ class SegmentAnalysis(Display):
         if self.population is not None:
             d = self.population.to_dict()
             unit = "percentage points" if self.span == 1 else "points"
-            text += (f"; in the target population the effect is {d['effect'] * (100 if self.span == 1 else 1):+.3g} "
+            text += (f"; weighted to the target population, these personas' effect is "
+                     f"{d['effect'] * (100 if self.span == 1 else 1):+.3g} "
                      f"{unit} ({self._range(*d['ci'])}, p = {d['pvalue']:.2g})")
         return (text + f" (effect {self.unit}, {self.a} − {self.b}; about these personas)") if text else ""
 

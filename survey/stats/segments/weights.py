@@ -108,7 +108,9 @@ class PersonaWeights(Display):
     def rests_on(self) -> str:
         where = f"raked to target margins ({self.target.source})" if self.target else "given per persona"
         return (f"persona weights {where}, fixed from persona attributes before any answer is read; design effect "
-                f"{self.design_effect:.2f}, {self.effective_personas:.1f} effective of {len(self.weights)} personas")
+                f"{self.design_effect:.2f}, {self.effective_personas:.1f} effective of {len(self.weights)} personas; "
+                "the interval is about these personas' weighted effect (the population's only when personas of a "
+                "cell share one effect)")
 
     def display_parts(self):
         rows = [{"attribute": a, "level": lvl, "target": (self.target.margins[a].get(lvl) if self.target else None),
