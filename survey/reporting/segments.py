@@ -29,8 +29,8 @@ def segment_sections(results: list) -> list:
                                "rows": [[s.segment, s.n_personas, fmt(s.effect, 4), _ci(s.ci), _ci(s.simultaneous_ci),
                                          fmt(s.pvalue, 3), fmt(s.pvalue_adjusted, 3)] for s in seg.segments]})
         sec.figures.append(fig_png(segment_forest(seg, r), "Effect per segment with its CI (thick) and the "
-                                   "simultaneous CI across segments (thin); the pooled and the target population's "
-                                   "effects below. Blue: A preferred; red: B preferred; grey: no reliable difference."))
+                                   "simultaneous CI across segments (thin); the pooled effect and these personas' "
+                                   "effect weighted to the target below. Blue: A preferred; red: B preferred; grey: no reliable difference."))
         if seg.interaction is not None:
             i = seg.interaction
             verdict = "differ" if i.pvalue <= seg.alpha else "do not differ reliably"
@@ -39,7 +39,9 @@ def segment_sections(results: list) -> list:
         if seg.population is not None:
             w = seg.population.weights
             sec.paragraphs.append(f"Target population: {w.rests_on}. The weighted effect is the weighted mean over "
-                                  "personas of each paraphrase pair's difference, tested by the same sign-flip test.")
+                                  "personas of each paraphrase pair's difference, tested by the same sign-flip test; its "
+                                  "interval is about these personas, and about the target population only when the "
+                                  "personas of a cell share one effect.")
             if w.target is not None:
                 sec.tables.append({"columns": ["attribute", "level", "target share", "personas' share",
                                                "weighted share"],
