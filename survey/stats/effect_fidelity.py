@@ -236,8 +236,8 @@ def dispersion_ratio(persona_scores, human_scores, *, confidence: float = 0.95, 
     rng = np.random.default_rng(seed)
     boot_p = ps[rng.integers(0, len(ps), (n_boot, len(ps)))].var(axis=1, ddof=1)
     boot_h = _resampled_variances(hs, n_boot, rng)
-    with np.errstate(divide="ignore"):
-        boot = boot_p / boot_h
+    with np.errstate(divide="ignore", invalid="ignore"):  # personas without spread: ratio 0 whatever the humans
+        boot = np.where(boot_p == 0, 0.0, boot_p / boot_h)
     tail = (1 - confidence) / 2
     vp, vh = float(np.var(ps, ddof=1)), float(np.var(hs, ddof=1))
     with np.errstate(invalid="ignore"):  # inf - inf between two infinite neighbours: the bound is infinite
