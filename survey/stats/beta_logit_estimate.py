@@ -225,22 +225,55 @@ SMALL_DESIGN_BIAS = {
     (30, 10, 2): (+0.046, 2, +0.088, 0.5),
     (30, 10, 5): (+0.054, 2, +0.048, 0.5),
 }
+# The same at rho = 0.6 (scripts/small_design_bias.py 400 0.6): sigma-hat's bias about doubles (a shared shift
+# that large leaves fewer independent paraphrases to estimate sigma from) and rho-hat's turns downward.
+SMALL_DESIGN_BIAS_RHO_06 = {
+    (10, 4, 2): (+0.560, 2, -0.176, 0.5),
+    (10, 4, 5): (+0.360, 2, -0.110, 0.5),
+    (10, 6, 2): (+0.376, 2, -0.125, 0.5),
+    (10, 6, 5): (+0.219, 2, -0.024, 2),
+    (10, 8, 2): (+0.278, 2, -0.116, 0.5),
+    (10, 8, 5): (+0.178, 2, -0.042, 0.5),
+    (10, 10, 2): (+0.170, 2, -0.082, 0.5),
+    (10, 10, 5): (+0.110, 2, -0.014, 2),
+    (20, 4, 2): (+0.453, 2, -0.129, 0.5),
+    (20, 4, 5): (+0.299, 2, -0.054, 2),
+    (20, 6, 2): (+0.238, 2, -0.055, 0.5),
+    (20, 6, 5): (+0.142, 2, -0.041, 2),
+    (20, 8, 2): (+0.126, 2, -0.097, 0.5),
+    (20, 8, 5): (+0.144, 2, -0.017, 0.5),
+    (20, 10, 2): (+0.135, 2, -0.043, 0.5),
+    (20, 10, 5): (+0.093, 2, -0.016, 1),
+    (30, 4, 2): (+0.229, 2, -0.119, 0.5),
+    (30, 4, 5): (+0.315, 2, -0.059, 2),
+    (30, 6, 2): (+0.188, 2, -0.043, 0.5),
+    (30, 6, 5): (+0.129, 2, -0.044, 2),
+    (30, 8, 2): (+0.091, 2, +0.024, 1),
+    (30, 8, 5): (+0.090, 2, -0.025, 1),
+    (30, 10, 2): (+0.062, 2, -0.035, 0.5),
+    (30, 10, 5): (+0.092, 2, -0.024, 1),
+}
 SMALL_BIAS_NOTED = 0.05  # a bias this large or larger is said beside the estimates
 
 
 def small_design_note(n: int, m: int, r: int) -> str | None:
     """What simulations measured for the moment estimator at a design this small (the nearest measured cell at or
-    below it), when a bias reached SMALL_BIAS_NOTED; None for designs larger than 30 personas x 10 paraphrases."""
+    below it), at rho = 0.3 and 0.6, when a bias reached SMALL_BIAS_NOTED at either; None for designs larger than
+    30 personas x 10 paraphrases."""
     if n > 30 or m > 10:
         return None
     cell = (max([g for g in (10, 20, 30) if g <= n] or [10]), max([g for g in (4, 6, 8, 10) if g <= m] or [4]),
             5 if r >= 5 else 2)
-    sb, s_at, rb, r_at = SMALL_DESIGN_BIAS[cell]
-    if max(abs(sb), abs(rb)) < SMALL_BIAS_NOTED:
+    low, high = SMALL_DESIGN_BIAS[cell], SMALL_DESIGN_BIAS_RHO_06[cell]  # measured at rho = 0.3 and 0.6
+    if max(abs(low[0]), abs(low[2]), abs(high[0]), abs(high[2])) < SMALL_BIAS_NOTED:
         return None
+    def at(a, b):
+        return f"at sigma = {a:g}" if a == b else f"at sigma = {a:g} and {b:g}"
+
     return (f"small design (n = {n}, m = {m}, r = {r}): at this size simulations measured sigma-hat biased by up to "
-            f"{sb:+.2f} (at sigma = {s_at:g}) and rho-hat by up to {rb:+.2f} (at sigma = {r_at:g}); "
-            "see docs/estimator-bias.md, Small designs")
+            f"{low[0]:+.2f} at rho = 0.3 and {high[0]:+.2f} at rho = 0.6 ({at(low[1], high[1])}) and rho-hat by up "
+            f"to {low[2]:+.2f} at rho = 0.3 and {high[2]:+.2f} at rho = 0.6 ({at(low[3], high[3])}); see "
+            "docs/estimator-bias.md, Small designs")
 
 
 def moment_estimate(yes, valid, bootstrap: int = 0, seed=0) -> EstimateResult:
