@@ -4,7 +4,7 @@ Joins a long table of persona answers with human answers to the same messages (s
 - **levels** per model x message (and per segment with ``by``): survey.stats.fidelity.level_fidelity (JSD and
   Wasserstein with bootstrap intervals, the human noise floor, the uniform and overall-human baselines);
 - **effects** per model: the persona effect A - B with its sign-flip interval (survey.stats.analysis.analyze)
-  beside the human effect with its normal interval, their difference and sign agreement
+  beside the human effect with its t interval, their difference and sign agreement
   (survey.stats.effect_fidelity.effect_fidelity);
 - **dispersion** per model x message: persona over human variance (survey.stats.effect_fidelity.dispersion_ratio);
 - **PPI** per model: the human effect A - B by prediction-powered inference (Angelopoulos, Bates, Fannjiang,
