@@ -14,6 +14,7 @@ def fidelity(source, humans=None, *, a: str | None = None, b: str | None = None,
     """Levels, effects, dispersion and the PPI estimate about humans, per model (survey.stats.humans).
 
     ``source``: a study file (its store), a store or long-table path, or a Source (survey.load_source); ``humans``: a human file path, a
+    study's [humans] table as a dict (``{"file": ..., "wide": ..., "id_column": ..., "columns": {...}}``), a
     survey.data.humans.Humans, or None for the one the store's study names (``humans = ...`` in its file).
     ``a``, ``b``: the messages (default: the two the humans saw); ``by``: an attribute of both the respondents
     and the personas, whose levels each get a level comparison.

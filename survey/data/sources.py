@@ -68,7 +68,7 @@ class Source(Display):
 
 
 def load_source(path: str | Path, study: str | None = None, min_perturbations: int = 2,
-                scale: str | None = None, *, provenance: bool = False, humans: str | Path | None = None) -> Source:
+                scale: str | None = None, *, provenance: bool = False, humans: str | Path | dict | None = None) -> Source:
     """The validated long table in a .csv/.parquet file or a store, with its study, context and completeness.
 
     A store's rows are scoped to ``study``, or to its only study (an error lists them when it holds several).
@@ -78,8 +78,9 @@ def load_source(path: str | Path, study: str | None = None, min_perturbations: i
     attempts, errors and timestamps (exports and reports show them); without it a store is read in one
     lean pass with the columns an analysis uses (keys, answer, expected score, scale columns, model ids,
     tokens, backend, design order), which at a million rows is several times faster and smaller.
-    ``humans``: a human file (survey.data.humans) to hold beside the personas as ``Source.humans``; a store whose
-    study named one (``humans = ...`` in the study file) brings it without being told.
+    ``humans``: a human file (survey.data.humans) to hold beside the personas as ``Source.humans``, as a path or as
+    a study's [humans] table (a dict with ``file`` and optionally ``wide``, ``id_column``, ``columns``); a store
+    whose study named one (``humans = ...`` in the study file) brings it without being told.
     """
     src = _load_source(path, study, min_perturbations, scale, provenance)
     src.humans = _humans_for(src, humans)
