@@ -240,7 +240,8 @@ def ppi_mean(y, yhat, yhat_unlabeled, *, alpha: float = 0.05, alternative: str =
     est, se, lam_used, df = ppi_mean_arrays(y[None], f[None], fu[None], lam, w, wu, variance, with_df=True)
     humans_var, _ = humans_part(_weights(w, (1, len(y))), y[None], variance, tuned=False)
     return _result("mean", float(est[0]), float(se[0]), float(lam_used[0]), lam is None, len(y), len(fu),
-                   float(np.sqrt(humans_var[0])), alpha, alternative, null, float(df[0]), _caution([w], [len(y)]))
+                   float(np.sqrt(humans_var[0])), alpha, alternative, null, float(df[0]),
+                   " ".join(filter(None, (_caution([w], [len(y)]), _no_spread(y)))))
 
 
 def ppi_paired_effect(y_a, y_b, f_a, f_b, f_a_unlabeled, f_b_unlabeled, *, alpha: float = 0.05,
@@ -333,7 +334,9 @@ def ppi_between_effect(y_a, f_a, f_a_unlabeled, y_b, f_b, f_b_unlabeled, *, alph
     humans_se = float(np.hypot(arms[0].humans_only_se, arms[1].humans_only_se))
     r = _result("between effect A - B", float(est[0]), float(se[0]), (arms[0].lam, arms[1].lam), lam is None,
                 len(y_a) + len(y_b), len(fu_a) if same_personas else len(fu_a) + len(fu_b), humans_se, alpha,
-                alternative, null, float(df[0]), _caution([w_a, w_b], [len(y_a), len(y_b)]))
+                alternative, null, float(df[0]),
+                " ".join(filter(None, (_caution([w_a, w_b], [len(y_a), len(y_b)]), _no_spread(y_a, " (message A)"),
+                                       _no_spread(y_b, " (message B)")))))
     r.arms = arms
     return r
 
@@ -371,6 +374,17 @@ def _caution(weights, sizes) -> str:
     return (f"Only {who}{' in an arm' if len(sizes) > 1 else ''}: simulations measured this interval's coverage "
             f"at 0.94 or more from {least}{' effective' if weighted else ''} humans{' per arm' if len(sizes) > 1 else ''}"
             " on; below that it may cover less than it says.")
+
+
+def _no_spread(y, which: str = "") -> str:
+    """Every human's answer (or paired difference) is the same: their variance is estimated as 0, a tuned lambda
+    is 0 (no covariance), and the interval leaves out the humans' sampling error (zero width for a mean). With a
+    Yes-rate of 0.07, 30 humans all say No about one time in nine, and the interval [0, 0] then misses."""
+    y = np.asarray(y, dtype=float)
+    if len(y) == 0 or np.ptp(y) > 0:
+        return ""
+    return (f"All {len(y)} humans{which} have the same value ({y[0]:g}): their variance is estimated as 0, so the "
+            "interval leaves out their sampling error and covers less than it says; more humans are needed.")
 
 
 def _check_variance(variance: str) -> None:
