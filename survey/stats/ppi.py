@@ -63,7 +63,8 @@ RESTS_ON = ("the humans are a random sample of the target population and the per
             "weighted to) the same population; the predictions were fixed before the human answers were used")
 METHOD = "prediction-powered inference (Angelopoulos et al. 2023; PPI++ power tuning, Angelopoulos, Duchi & Zrnic 2024)"
 # the fewest humans (per arm; with weights, their Kish effective number) at which simulations measured the default
-# interval's coverage at 0.94 or more (bench/ppi_coverage.py); below it every result says so
+# two-sided interval's coverage at 0.94 or more (bench/ppi_coverage.py; one-sided bounds, rare answers and skewed
+# answers need more: docs/humans.md); below it every result says so
 MIN_HUMANS = 30
 MIN_WEIGHTED_HUMANS = 75
 
@@ -371,8 +372,9 @@ def _caution(weights, sizes) -> str:
         return ""
     n_eff, least, weighted = min(short)
     who = f"{n_eff:.0f} effective humans (Kish, from the weights)" if weighted else f"{n_eff:.0f} humans"
-    return (f"Only {who}{' in an arm' if len(sizes) > 1 else ''}: simulations measured this interval's coverage "
-            f"at 0.94 or more from {least}{' effective' if weighted else ''} humans{' per arm' if len(sizes) > 1 else ''}"
+    arm = " per arm" if len(sizes) > 1 else ""
+    return (f"Only {who}{' in an arm' if len(sizes) > 1 else ''}: simulations measured the two-sided "
+            f"interval's coverage at 0.94 or more from {least}{' effective' if weighted else ''} humans{arm}"
             " on; below that it may cover less than it says.")
 
 
