@@ -11,6 +11,11 @@ Three kinds of trouble, judged per model:
 - **Answers that are not the API's** (HTML, broken JSON, a reply of the wrong shape, an empty choice
   list): a flaky proxy sends a few, a wrong URL sends nothing else. The model stops once no usable reply
   came for ``garbage_seconds`` and at least ``after`` such answers arrived in a row.
+- **Server errors** (HTTP 5xx to every request: an overloaded or broken server): a burst is ridden through,
+  but a server that keeps answering 5xx would cost every query all its attempts, for hours. Judged like an
+  outage: the model stops once no usable reply came for ``outage_seconds`` and at least ``after`` server
+  errors arrived in a row. A 5xx does not use up an attempt while no reply came since the query's previous
+  failure and other requests got 5xx too (the server's trouble); a query that alone gets 5xx uses them up.
 - **Errors no retry can mend** (the account is out of credit or quota): the first one stops the model.
 
 A stopped model's unsent queries stay missing (a rerun sends them); every reply that arrived is kept.
@@ -26,6 +31,11 @@ from survey.backends.base import NOT_THE_API, BackendError
 
 NO_ANSWER = frozenset({"connection", "timeout"})  # the server did not answer at all
 UNUSABLE = NOT_THE_API | {"empty_response"}  # an answer that holds no reply (a flaky proxy's empty choice list)
+
+
+def server_error(err: BackendError) -> bool:
+    """An HTTP 5xx answer: the server is there but cannot reply now."""
+    return err.retryable and err.status is not None and err.status >= 500
 
 
 @dataclass
@@ -44,6 +54,9 @@ class Breaker:
     no_answer: int = 0  # requests in a row the server did not answer
     answers: int = 0  # every answer so far (replies and HTTP errors): "was anything answered since?"
     unusable: int = 0  # answers since the last usable reply that hold no reply
+    server_errors: int = 0  # 5xx answers since the last usable reply
+    replies: int = 0  # usable replies so far
+    server_errors_seen: int = 0  # 5xx answers so far
     hard_failures: int = 0
 
     def __post_init__(self):
@@ -51,8 +64,9 @@ class Breaker:
 
     def success(self) -> None:
         self.answered_at = self.replied_at = self.clock()
-        self.no_answer = self.unusable = self.hard_failures = 0
+        self.no_answer = self.unusable = self.server_errors = self.hard_failures = 0
         self.answers += 1
+        self.replies += 1
 
     def failure(self, err: BackendError) -> str | None:
         """Record a failed request; the reason the model stops now, or None."""
@@ -74,7 +88,26 @@ class Breaker:
             if self.after and self.unusable >= self.after and without >= self.garbage_seconds:
                 return self._stop(f"stopped: {self.unusable} answers in a row and no usable reply for {without:.0f} s: "
                                   f"the server does not answer like the API (a wrong URL?); last: {err}")
+        if server_error(err):
+            self.server_errors += 1
+            self.server_errors_seen += 1
+            without = now - self.replied_at
+            if self.after and self.server_errors >= self.after and without >= self.outage_seconds:
+                return self._stop(f"stopped: the server keeps answering HTTP {err.status} ({self.server_errors} "
+                                  f"server errors in a row, no reply for {without:.0f} s; rerun to send the rest); "
+                                  f"last: {err}")
         return None
+
+    def mark(self) -> tuple[int, int]:
+        """What a query remembers at its failure, for ``free_retry`` at its next one."""
+        return self.replies, self.server_errors_seen
+
+    def free_retry(self, err: BackendError, mark: tuple[int, int]) -> bool:
+        """Whether this failed request should not use up one of its query's attempts: a 5xx while no request
+        succeeded since the query's ``mark`` and others got 5xx too (the server's trouble, which the breaker
+        judges by time). A query that alone gets 5xx, or a breaker that never stops (after 0), uses attempts."""
+        replies, seen = mark
+        return bool(self.after) and server_error(err) and self.replies == replies and self.server_errors_seen - seen > 1
 
     def gave_up(self, err: BackendError) -> str | None:
         """Record a query stored as failed; the reason the model stops now (too many hard failures), or None."""

@@ -163,6 +163,7 @@ class Engine:
     async def _query(self, run, q: Query, rep: ModelReport, task, req_limit, tok_limit, breaker: Breaker) -> None:
         attempts = tries = 0  # tries: requests sent; attempts: those that count against max_attempts
         answers_before = breaker.answers  # the server's answers when this query last failed (or was first sent)
+        mark = breaker.mark()
         while True:
             if tries and breaker.stopped:  # the breaker tripped while this query waited to retry
                 return  # it stays missing: a rerun sends it
@@ -190,7 +191,9 @@ class Engine:
                 return  # the query stays missing: a rerun sends it
             if err.code in NO_ANSWER and breaker.answers == answers_before:
                 attempts -= 1  # nothing answered since: an outage, whose length the breaker judges
-            answers_before = breaker.answers
+            elif breaker.free_retry(err, mark):
+                attempts -= 1  # every request gets 5xx: the server's trouble, whose length the breaker judges
+            answers_before, mark = breaker.answers, breaker.mark()
             if err.retryable and attempts < self.max_attempts:
                 rep.retries += 1
                 await self.sleep(self.backoff(tries, err.retry_after))
