@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from survey.collect.engine import Engine, RunReport
-from survey.collect.run_plan import Plan, make_plan
+from survey.collect.run_plan import Plan, check_keys, make_plan
 from survey.common.display import Display
 from survey.data.store import Store
 from survey.errors import SurveyError
@@ -136,7 +136,15 @@ class Study:
         ``models`` restricts the plan to these model names. Stored replies collected with another prompt
         or settings are refused as by `run`; ``drop_changed`` / ``rename_stored`` plan as if that way out
         were taken (nothing is changed). ``plan.to_dict()`` is `survey run --dry-run --json`.
+        A model with queries to send whose API key variable is missing or empty is refused, as the run would.
         """
+        plan = self._read_plan(models, drop_changed, rename_stored)
+        check_keys(plan)
+        return plan
+
+    def _read_plan(self, models: list[str] | None = None, drop_changed: bool = False,
+                   rename_stored: str | None = None) -> Plan:
+        """``dry_run`` without the key check (an offline batch file needs no key)."""
         self._check_batch()
         # a dry run writes nothing: an existing store is read, a missing one is an empty one in memory
         # a zero-byte file is an empty database a run fills in (a reader's probe may have made it)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from survey.backends import backend_class
-from survey.backends.provider import parse_options
+from survey.backends.provider import api_key_from_env, parse_options
 from survey.errors import SurveyError
 
 
@@ -41,3 +41,16 @@ def check_backend_options(backend: str, options: dict, *, params: dict | None = 
         known = ", ".join(sorted(allowed)) or "none"
         raise SurveyError(f"{backend} backend: unknown params {', '.join(unknown)} (it accepts: {known}); "
                           "remove them or check their spelling")
+
+
+def check_backend_key(backend: str, options: dict) -> None:
+    """Raise the SurveyError creating the backend would raise when its API key variable is missing or empty
+    (``api_key_env`` of a provider's options; the openai backend's ``key_env``, unless its server is
+    self-hosted or on this machine, ``keyless``). The key itself is only tested for being there, never shown."""
+    model = getattr(backend_class(backend), "options_model", None)
+    if model is None:
+        return
+    parsed = parse_options(model, backend, options)
+    var = getattr(parsed, "key_env", None) or getattr(parsed, "api_key_env", None)
+    if var and not getattr(parsed, "keyless", False):
+        api_key_from_env(var, backend)

@@ -75,7 +75,7 @@ def export_batch(study, model: str, out: str | Path) -> BatchExport:
 
     spec = _openai_model(study, model)
     preset = parse_options(OpenAIOptions, "openai", dict(spec.options)).preset
-    (plan,) = study.dry_run([model]).models
+    (plan,) = study._read_plan([model]).models  # a batch file is made without the API key: not checked
     result = BatchExport(model, None, len(plan.missing), plan.replies, plan.in_batch)
     if plan.missing:
         bodies = [request_body(q, spec.model_id, thinking_off=thinking_off(preset, q.model_id or spec.model_id))
@@ -146,7 +146,7 @@ def import_batch(study, model: str, results: str | Path) -> BatchImport:
 
     spec = _openai_model(study, model)
     data, parsed = read_results(results)
-    full = study.dry_run([model])  # refuses stored rows collected with another prompt
+    full = study._read_plan([model])  # refuses stored rows collected with another prompt (needs no key)
     (plan,) = full.models
     by_id = {q.custom_id: q for q in plan.queries}
     job_id = "file-" + hashlib.sha256(data).hexdigest()[:16]

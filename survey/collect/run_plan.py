@@ -207,6 +207,21 @@ def make_plan(study: StudySpec, store: Store, design: QueryDesign | None = None,
     return Plan(study, design, [_model_plan(study, design, spec, store) for spec in specs])
 
 
+def check_keys(plan: Plan) -> None:
+    """The API key of every model with queries to send (or batch jobs to resume): a dry run refuses with the
+    line the run would stop with when it creates the backend (survey.collect.runner), before any request.
+    Not part of ``make_plan``: an offline batch file (survey.collect.offline_batch) is made without a key."""
+    from survey.backends.checks import check_backend_key
+
+    for m in plan.models:
+        if not m.missing and not m.open_jobs:
+            continue  # the run creates no backend for it
+        try:
+            check_backend_key(m.spec.backend, backend_options(plan.study, m.spec))
+        except SurveyError as exc:
+            raise SurveyError(f"model '{m.spec.name}': {exc}") from exc
+
+
 def _model_plan(study: StudySpec, design: QueryDesign, spec: ModelSpec, store: Store) -> ModelPlan:
     """One model's plan, cell by cell (survey.collect.design_state): the store read with aggregated SQL,
     no query made; ``queries`` and ``missing`` make theirs when a run iterates them."""

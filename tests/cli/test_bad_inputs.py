@@ -119,6 +119,13 @@ def files(tmp_path_factory) -> dict[str, Path]:
         "target_unreachable": sim + "\n[target]\nfile = \"unreachable.csv\"\n",
         "empty_key_env": sim.split("[[models]]")[0] + '[[models]]\nname = "gpt"\nbackend = "openai"\n'
                          'model_id = "gpt-4o-mini"\n[models.options]\napi_key_env = ""\n',
+        # a paid backend's key variable missing or empty: the run refuses before any request, so the dry run does
+        "no_mistral_key": sim.split("[[models]]")[0] + '[[models]]\nname = "mistral"\nbackend = "mistral"\n'
+                          'model_id = "mistral-small-latest"\n',
+        "empty_dashscope_key": sim.split("[[models]]")[0] + '[[models]]\nname = "qwen"\nbackend = "dashscope"\n'
+                               'model_id = "qwen-plus"\n',
+        "no_openai_key": sim.split("[[models]]")[0] + '[[models]]\nname = "gpt"\nbackend = "openai"\n'
+                         'model_id = "gpt-4o-mini"\n[models.options]\napi_key_env = "SURVEY_TEST_NO_SUCH_KEY"\n',
     }
     # human files: counts past the limit (once a traceback, even at --dry-run), another separator, no message
     # column, a wide export whose id column has another name
@@ -142,6 +149,14 @@ def files(tmp_path_factory) -> dict[str, Path]:
     f["store"] = d / "sim.sqlite"
     assert f["store"].exists()
     return f
+
+
+@pytest.fixture(autouse=True)
+def no_keys(monkeypatch):
+    """No provider key in the environment (the key cases must not depend on the machine's): one missing, one empty."""
+    monkeypatch.delenv("MISTRAL_API_KEY", raising=False)
+    monkeypatch.setenv("DASHSCOPE_API_KEY", "  ")
+    monkeypatch.delenv("SURVEY_TEST_NO_SUCH_KEY", raising=False)
 
 
 T, STORE = "{table}", "{store}"
@@ -282,6 +297,9 @@ CASES = [
     ("run", "{ssr_embedder}", "--dry-run"),
     ("run", "{ssr_embedder}", "--yes"),
     ("run", "{empty_key_env}", "--dry-run"),
+    ("run", "{no_mistral_key}", "--dry-run"),
+    ("run", "{empty_dashscope_key}", "--dry-run"),
+    ("run", "{no_openai_key}", "--dry-run"),
     ("run", "{seg_empty}", "--dry-run"),
     ("run", "{target_gap}", "--dry-run"),
     ("run", "{likert_points}", "--dry-run"),
@@ -411,6 +429,12 @@ SAYS = {
     ("run", "{bad_cuts}", "--dry-run"): "likert5 scale",
     ("run", "{tau_yes_no}", "--dry-run"): "apply to rating scales",
     ("run", "{empty_key_env}", "--dry-run"): "not an environment variable name",
+    ("run", "{no_mistral_key}", "--dry-run"): "model 'mistral': mistral: the environment variable MISTRAL_API_KEY "
+                                              "is not set",
+    ("run", "{empty_dashscope_key}", "--dry-run"): "model 'qwen': dashscope: the environment variable "
+                                                   "DASHSCOPE_API_KEY is not set",
+    ("run", "{no_openai_key}", "--dry-run"): "model 'gpt': openai: the environment variable SURVEY_TEST_NO_SUCH_KEY "
+                                             "is not set",
     ("analyze", STORE, "--by", "colour"): "no persona attribute 'colour'",
     ("analyze", T, "--by", "gender"): "carries no persona attributes",
     ("run", "{seg_empty}", "--dry-run"): "[segments]: segment age in 90+ holds no persona",
@@ -465,3 +489,18 @@ def test_the_battery_covers_every_command():
         for sub in subs or [None]:
             assert (f"{name} {sub}" if sub else name) in covered, f"no bad input for `survey {name} {sub or ''}`"
     assert len(CASES) >= 60
+
+
+def test_the_dry_run_checks_keys_as_the_run_does_and_never_shows_one(files, capsys, monkeypatch):
+    # before: the dry run said all was well and the run then refused; now both refuse with the same line
+    monkeypatch.chdir(files["dir"])
+    monkeypatch.setenv("MISTRAL_API_KEY", "sk-secret-mistral-123")
+    two = files["no_openai_key"].read_text() + '[[models]]\nname = "mistral"\nbackend = "mistral"\n' \
+        'model_id = "mistral-small-latest"\n'
+    (files["dir"] / "two_keys.toml").write_text(two)
+    dry = _run(capsys, ["run", "two_keys.toml", "--dry-run"])
+    real = _run(capsys, ["run", "two_keys.toml", "--yes"])
+    assert dry == real and dry[0] == 2 and "SURVEY_TEST_NO_SUCH_KEY is not set" in dry[2]
+    assert "sk-secret" not in "".join(dry[1:])
+    code, out, _ = _run(capsys, ["run", "two_keys.toml", "--dry-run", "--model", "mistral", "--json"])
+    assert code in (0, None) and json.loads(out)["models"] and "sk-secret" not in out  # its key is set: planned

@@ -106,6 +106,7 @@ model_id = "ministral-8b-2512"
 def test_paid_run_needs_yes_without_a_terminal(tmp_path, capsys, monkeypatch):
     study = small_sim(tmp_path, PAID)  # [[models]] after [budget] still appends to the models array
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    monkeypatch.setenv("MISTRAL_API_KEY", "never-sent")  # a dry run refuses a paid model without its key
     code, out, err = cli(capsys, "run", study, "--dry-run", "--json")
     plan = json.loads(out)
     paid = [m for m in plan["models"] if m["model"] == "ministral"][0]
@@ -115,7 +116,8 @@ def test_paid_run_needs_yes_without_a_terminal(tmp_path, capsys, monkeypatch):
     assert not (tmp_path / "sim.sqlite").exists()  # refused before the store was even opened: nothing bought
 
 
-def test_budget_caps_refuse(tmp_path, capsys):
+def test_budget_caps_refuse(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("MISTRAL_API_KEY", "never-sent")  # the budget is what refuses, not a missing key
     study = small_sim(tmp_path)
     study.write_text(study.read_text().replace("max_queries = 10000", "max_queries = 100"))
     code, _, err = cli(capsys, "run", study, "--yes")

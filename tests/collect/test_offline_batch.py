@@ -142,3 +142,14 @@ def test_cli_batch_export_and_import(tmp_path, capsys):
     assert "1 replies stored" in capsys.readouterr().out
     main(["batch", "export", str(path), "--model", "m1", "--out", str(tmp_path / "none.jsonl")])
     assert "nothing to export" in capsys.readouterr().out
+
+
+def test_a_batch_file_needs_no_api_key_while_a_dry_run_asks_for_it(tmp_path, monkeypatch):
+    # the dry run refuses a paid model without its key (the run would); making a batch file sends nothing
+    monkeypatch.delenv("SURVEY_TEST_OFFLINE_KEY", raising=False)
+    path = write_study(tmp_path, "openai", "gpt-4o-mini", {"api_key_env": "SURVEY_TEST_OFFLINE_KEY"})
+    from survey.api.study import Study
+
+    with pytest.raises(SurveyError, match="SURVEY_TEST_OFFLINE_KEY is not set"):
+        Study.from_toml(path).dry_run()
+    assert export_batch(path, "m1", tmp_path / "requests.jsonl").queries == 48

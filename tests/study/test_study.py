@@ -83,7 +83,8 @@ def test_bad_dict_is_a_one_line_survey_error():
         Study("studies/sim.toml")
 
 
-def test_paid_models_need_yes_and_nothing_is_sent(tmp_path):
+def test_paid_models_need_yes_and_nothing_is_sent(tmp_path, monkeypatch):
+    monkeypatch.setenv("MISTRAL_API_KEY", "never-sent")  # a dry run refuses a paid model without its key
     spec = StudySpec.model_validate(sim_spec())
     spec.models.append(ModelSpec(name="ministral", backend="mistral", model_id="ministral-8b-2512"))
     study = Study(spec, base_dir=tmp_path)
