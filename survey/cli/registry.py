@@ -336,8 +336,10 @@ def perturbations_show(name: str, similarity: float, as_json: bool) -> None:
 def perturbations_generate(model_ref, count, out, seed, temperature, max_attempts, params, description, force,
                            as_json, message, message_id, similarity, include_message, max_tokens) -> None:
     """Generate paraphrases of a message with a model; exact and near duplicates are removed and reported."""
+    from survey.common.limits import PARAPHRASES_MAX, WHY, check_count
     from survey.registry.generate_sets import generate_perturbation_set
 
+    check_count(count, "--count", 1, PARAPHRASES_MAX, WHY["paraphrases"])
     path = _check_out(out, (".yaml", ".yml"), force)
     with _generation_bar(model_ref, as_json) as on_progress:
         pset, result = generate_perturbation_set(model_ref, message, count, path.stem, message_id=message_id,

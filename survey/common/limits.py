@@ -23,6 +23,7 @@ PLAN_BUDGET_MAX = 1_000_000
 SIMULATION_WORK_MAX = 10_000_000_000
 STUDY_QUERIES_MAX = 10_000_000
 PERSONAS_MAX = 100_000  # personas in one generated set
+PARAPHRASES_MAX = 1_000  # paraphrases in one generated set
 SEGMENTS_MAX = 20  # segments in one segment plan
 PLAN_PAIRS_MAX = 1_000  # paraphrase pairs in one segment plan
 HUMAN_RESPONDENTS_MAX = 1_000_000
@@ -40,6 +41,9 @@ WHY = {
     "personas": "a study asks every persona every paraphrase, so a larger set could not be collected: at 100 "
                 "queries a persona it is already a study's 10,000,000-query limit; building one takes about a "
                 "second per 10,000 personas",
+    "paraphrases": "each new paraphrase is compared with every one kept to drop near duplicates, so the time grows "
+                   "with the square of the count: 1,000 take about a second, 4,000 about 15 s; a study asks every "
+                   "persona every paraphrase, and its tests need tens of paraphrases, not thousands",
     "segments": "each segment's test then runs at alpha / 20 (0.0025 at alpha 0.05) and the plan simulates every "
                 "segment: more segments need more paraphrase pairs than a set holds and hours of simulation; "
                 "merge segments",

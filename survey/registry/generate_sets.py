@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 
 from survey.backends.base import Backend
 from survey.common.event_loop import run_coroutine
-from survey.common.limits import PERSONAS_MAX, WHY, check_count
+from survey.common.limits import PARAPHRASES_MAX, PERSONAS_MAX, WHY, check_count
 from survey.errors import SurveyError
 from survey.registry.dedup import NEAR_THRESHOLD
 from survey.registry.files import ID_RULE, NAME_RE
@@ -77,6 +77,7 @@ def generate_perturbation_set(model_ref: str, message: str, count: int, name: st
                               on_progress: Progress | None = None) -> tuple[PerturbationSet | None, GenerationResult]:
     """Up to ``count`` distinct paraphrases of ``message`` (itself first unless ``include_message`` is
     False) as the set ``name`` for message ``message_id`` (default ``name``); None when nothing was kept."""
+    check_count(count, "count", 1, PARAPHRASES_MAX, WHY["paraphrases"])
     message_id = message_id or name
     if not NAME_RE.match(message_id):
         raise SurveyError(f"--id '{message_id}' is not a valid message id; {ID_RULE}")

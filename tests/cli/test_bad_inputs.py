@@ -362,6 +362,8 @@ CASES = [
     ("perturbations", "generate", "--model", "simulated:x", "--count", "3", "--out", "{dir}/q.txt",
      "--message", "Buy"),
     ("perturbations", "generate", "--model", "simulated:x", "--count", "3", "--out", "{dir}/q.yaml"),
+    ("perturbations", "generate", "--model", "simulated:x", "--count", "100000000", "--out", "{dir}/q.yaml",
+     "--message", "Buy"),
     ("perturbations", "list", "extra"),
     ("perturbations", "show", "{pert_typo}"),
     # dbpa
@@ -457,6 +459,8 @@ SAYS = {
     ("plan", "--delta", "0.3", "--no-plot", "--segments", "1000"): "segments must be at most 20",
     ("personas", "generate", "--model", "simulated:x", "--count", "100000000", "--out", "{dir}/p.jsonl"):
         "--count must be at most 100,000",
+    ("perturbations", "generate", "--model", "simulated:x", "--count", "100000000", "--out", "{dir}/q.yaml",
+     "--message", "Buy"): "--count must be at most 1,000; got 100000000 (each new paraphrase is compared",
     ("fidelity", T, "--humans", "{humans_huge}"): "add up to 1,000,000,000,003 respondents, more than 1,000,000",
     ("run", "{study_huge_counts}", "--dry-run"): "add up to 1,000,000,000,003 respondents",
     ("analyze", T, "--humans", "{humans_semicolon}"): "looks semicolon-separated",

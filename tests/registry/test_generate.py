@@ -308,3 +308,7 @@ def test_generate_sets_from_python(fake_model):
     assert none is None and result.attempts == 1 and result.invalid
     with pytest.raises(SurveyError, match="--id 'bad id' is not a valid message id"):
         generate_perturbation_set("fake:m", "Hi.", 2, "x", message_id="bad id")
+    before = fake_model.last
+    with pytest.raises(SurveyError, match=r"count must be at most 1,000; got 1001 \(each new paraphrase"):
+        generate_perturbation_set("fake:m", "Hi.", 1001, "x")  # the library refuses as the CLI does
+    assert fake_model.last is before  # before a backend was made
