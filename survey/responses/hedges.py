@@ -8,7 +8,9 @@ never coerce them).
 
 The rule reads what follows the leading label: separators and joining words ("or", "and", "to",
 "maybe", ",", "-", "/", "(") and then a different label. A number followed by "out of" or "/" and the
-top of its scale names the scale, not a second answer ("4/5", "7 out of 10"). For word labels a comma or
+top of its scale names the scale, not a second answer ("4/5", "7 out of 10"); so does the scale's range
+before a colon ("1-5: 4" is 4 on a 1-5 scale; "1-4: 3" on it still hedges). A sentence's end does not
+end a hedge when the next one starts with "or" or "maybe" ("3. Or maybe 4"). For word labels a comma or
 dash before a second label counts only when that label ends the clause, so "Yes, no doubt" stays Yes
 while "Yes, no." hedges; "or" and "/" always hedge ("Yes or no", "Yes/No").
 """
@@ -27,6 +29,9 @@ _ALWAYS = re.compile(r"/|\bor\b|\band/or\b|\bnor\b|\bmaybe\b|\bperhaps\b|\bpossi
 _OPTION = re.compile(r"options?\b[\s:#]*", re.IGNORECASE)
 _NUMBER = re.compile(r"[-+\u2212]?\d+(?!\d)(?![.,]\d)")
 _OUT_OF = re.compile(r"\s*(?:/|out\s+of\b|of\b)\s*(\d+)(?!\d)", re.IGNORECASE)
+_RANGE_THEN_ANSWER = re.compile(r"\s*(?:-|\u2013|\u2014|to\b)\s*(\d+)\s*:\s*", re.IGNORECASE)
+# a sentence ended, and the next one goes on hedging: "3. Or maybe 4", "Yes. Or no."
+_SENTENCE_THEN_HEDGE = re.compile(r"[.!?:;]+(?=\s*(?:or|maybe|perhaps|possibly)(?![^\W_]))", re.IGNORECASE)
 
 
 def _continuations(after: str):
@@ -34,11 +39,18 @@ def _continuations(after: str):
     separators and joining words. A joining word that is itself a label ("Maybe") is tried as a label first."""
     pos = 0
     while True:
-        step = _SEPARATOR.match(after, pos) or _JOINER.match(after, pos)
+        step = _SEPARATOR.match(after, pos) or _JOINER.match(after, pos) or _SENTENCE_THEN_HEDGE.match(after, pos)
         if step is None:
             return
         pos = step.end()
         yield after[:pos], after[pos:]
+
+
+def answer_after_range(after: str, value: int, low: int, high: int) -> str | None:
+    """The text after "low-high:" when a reply starts with the scale's exact range and a colon ("1-5: 4", "0 to
+    10: 7"): what follows is the answer. None when it does not (``after`` follows the leading number ``value``)."""
+    named = _RANGE_THEN_ANSWER.match(after) if value == low else None
+    return after[named.end():] if named and int(named.group(1)) == high else None
 
 
 def numbers_hedged(after: str, value: int, points: Iterable[int], top: int | None = None) -> bool:

@@ -10,7 +10,8 @@ top-2-box (the two highest points) is what marketers read.
 Numbers are parsed as numbers: a reply counts when it starts with a whole number that is one of the
 scale's points. "4." and "4/5" are 4; "0" on a 1-7 scale, "4.5", "-1" and "11" on 0-10 are invalid,
 never clipped or rounded (Helm & Priebe (2026) count unparseable replies; they never coerce them).
-A reply naming two points ("2 or 3", "1-5") is invalid too (survey.responses.hedges).
+A reply naming two points ("2 or 3", "1-5", "3. Or maybe 4") is invalid too (survey.responses.hedges);
+the scale's own range before a colon names the scale ("1-5: 4" is 4).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from types import MappingProxyType
 
 from survey.errors import SurveyError
 from survey.responses.base import ResponseType
-from survey.responses.hedges import numbers_hedged
+from survey.responses.hedges import answer_after_range, numbers_hedged
 
 POINTS_MAX = 101  # a 0-100 slider is the widest scale a first-token distribution can sensibly cover
 _SIGNED_NUMBER = re.compile(r"[-+\u2212]?\d+(?:[.,]\d+)?")
@@ -55,8 +56,11 @@ class NumericLabels(ResponseType):
         value = int(token)
         if value not in self.labels:
             return None
-        # "2 or 3", "1-5": a second point is a hedge; "4/5", "7 out of 10" name the scale (ordered scales only)
+        # "2 or 3", "1-5": a second point is a hedge; "4/5", "7 out of 10" name the scale (ordered scales only),
+        # and so does its range before a colon: "1-5: 4" answers 4
         top = max(self.labels) if self.ordered else None
+        if top is not None and (answer := answer_after_range(rest[match.end():], value, min(self.labels), top)):
+            return NumericLabels.parse(self, answer)
         return None if numbers_hedged(rest[match.end():], value, self.labels, top) else value
 
 

@@ -28,6 +28,12 @@ HEDGED = [
     ("pick3", "1/3"), ("pick3", "1 2 3"),
     ("maxdiff3", "1, 2, 3"), ("maxdiff3", "1 2 3"), ("maxdiff3", "1 or 2"), ("maxdiff3", "Best: 1 or 2, worst: 3"),
     ("maxdiff4", "1, 2, 3, 4"),
+    # a sentence ended, then the hedge goes on (once read as the first label)
+    ("likert5", "3. Or maybe 4"), ("rating0-10", "7. Maybe 8"), ("binary", "Yes. Or no."), ("pick3", "2. Or 3"),
+    ("words", "Probably. Or definitely"),
+    # a range that is not the question's scale is two points, colon or not; the scale's range, then a hedge
+    ("likert5", "1-4: 3"), ("likert5", "2-5: 4"), ("rating0-10", "1-10: 7"), ("likert5", "1-5: 3 or 4"),
+    ("likert5", "1-5:"),
 ]
 
 LEGITIMATE = [
@@ -43,6 +49,10 @@ LEGITIMATE = [
     ("pick3", "1", 1), ("pick3", "Option 3", 3), ("pick3", "2.", 2), ("pick3", "3 (the last one)", 3),
     ("maxdiff3", "2 3", 23), ("maxdiff3", "Best: 1, Worst: 3", 13), ("maxdiff3", "3,1", 31),
     ("maxdiff3", "Best 2, worst 3.", 23), ("maxdiff3", "1 3", 13), ("maxdiff4", "4 1", 41),
+    # the scale named, then the answer (once refused as the hedge "1-5")
+    ("likert5", "1-5: 4", 4), ("rating0-10", "0-10: 7", 7), ("likert5", "1 - 5: 5", 5), ("likert5", "1 to 5: 2.", 2),
+    ("rating0-10", "0\u201310: 10", 10), ("likert0-4", "0-4: 0", 0), ("reversed", "1-5: 4", 2),
+    ("likert5", "3. I might buy them", 3), ("binary", "Yes. Or at least probably.", 1),
 ]
 
 # Not hedges, and still invalid, by the rule that a reply starts with its label (unchanged)
