@@ -1,6 +1,6 @@
 """Balanced scales by simulation: size and power of the A/B test and of the direction test.
 
-The ordinal model with shared paraphrase effects (rho) and a direction bias b (survey.stats.direction_sim):
+The ordinal model with shared paraphrase effects (rho) and a direction bias b (survey.kinds.ordinal.direction_sim):
 20 personas x 12 paraphrase pairs x r = 2 (one replicate per direction), likert5, sigma = 1.
 
 * size of the A/B test: delta = 0 under a strong direction bias (b = 0.8);
@@ -20,8 +20,8 @@ import time
 
 import numpy as np
 
-from survey.stats.direction_sim import binomial_interval, rejection_rates
-from survey.stats.ordinal import make_ordinal_params
+from survey.kinds.ordinal.direction_sim import binomial_interval, rejection_rates
+from survey.kinds.ordinal.model import make_ordinal_params
 
 N, M, R = 20, 12, 2
 

@@ -22,8 +22,8 @@ import argparse
 import time
 
 from survey.backends import Query, create_backend
+from survey.kinds.binary.parsing import PAPER_QUESTION
 from survey.registry import load_persona_set, load_perturbation_set
-from survey.responses.binary import PAPER_QUESTION
 
 
 def cells(n_personas: int, n_perturbations: int) -> list[Query]:

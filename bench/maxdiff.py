@@ -1,6 +1,6 @@
 """Best-worst scaling by simulation: size and power of the pairwise test over paraphrase sets.
 
-The simulator of survey.stats.maxdiff_sim (shared paraphrase effects rho, a position shift beta per position
+The simulator of survey.kinds.maxdiff.simulation (shared paraphrase effects rho, a position shift beta per position
 for naming best and worst): 40 personas x 12 paraphrase sets x r = 3 per block, v = 4 messages in subsets of
 s = 3 (the four blocks of a cyclic design on a random message order per set: all four triples), sigma = 1.
 
@@ -20,8 +20,8 @@ import time
 
 import numpy as np
 
-from survey.stats.direction_sim import binomial_interval
-from survey.stats.maxdiff_sim import rejection_rates
+from survey.kinds.maxdiff.simulation import rejection_rates
+from survey.kinds.ordinal.direction_sim import binomial_interval
 
 N, M, R, V, S = 40, 12, 3, 4, 3
 

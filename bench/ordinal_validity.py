@@ -1,4 +1,4 @@
-"""Null rejection rates of the A/B tests on rating-scale answers from the ordinal model (survey.stats.ordinal):
+"""Null rejection rates of the A/B tests on rating-scale answers from the ordinal model (survey.kinds.ordinal.model):
 K = 5, delta = 0, tau = sigma = 1, n = 50, m = 10, r = 5, at rho = 0, 0.3, 0.6; tests on the mean score per
 cell (sign flips over paraphrase pairs, sign and Wilcoxon over personas) and the sign-flip test on the
 top-2-box share. Prints a markdown table with 99% Clopper-Pearson intervals (docs/ordinal-model.md).
@@ -14,8 +14,8 @@ import time
 import numpy as np
 from scipy import stats
 
+from survey.kinds.ordinal.model import make_ordinal_params, score_sums, simulate_category_counts
 from survey.stats.ab_tests import batched_pvalues
-from survey.stats.ordinal import make_ordinal_params, score_sums, simulate_category_counts
 
 N, M, R, ALPHA = 50, 10, 5, 0.05
 

@@ -1,6 +1,6 @@
 """Pick one of k by simulation: size and power of the pairwise test and of the position-bias test.
 
-The multinomial-logit simulator of survey.stats.pick_table (shared paraphrase effects rho, a position bias
+The multinomial-logit simulator of survey.kinds.pick.table (shared paraphrase effects rho, a position bias
 beta per position, a persona pull tau towards the first position): 40 personas x 12 paraphrase sets x r = 3
 per arrangement, k = 3 messages, sigma = 1, each set asked in the 3 rows of a cyclic Latin square on a random
 message order (survey.study.design.latin_rows).
@@ -25,8 +25,8 @@ import time
 
 import numpy as np
 
-from survey.stats.direction_sim import binomial_interval
-from survey.stats.pick_sim import rejection_rates
+from survey.kinds.ordinal.direction_sim import binomial_interval
+from survey.kinds.pick.simulation import rejection_rates
 
 N, M, R, K = 40, 12, 3, 3
 NULL_PAIR = dict(deltas=[0.0, 0.0, 1.5], positions=[0.8, 0.0, -0.3], tau=0.5)

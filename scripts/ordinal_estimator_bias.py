@@ -1,4 +1,4 @@
-"""Bias and RMSE of the ordinal moment estimator (survey.stats.ordinal_estimate) on simulated surveys with
+"""Bias and RMSE of the ordinal moment estimator (survey.kinds.ordinal.estimate) on simulated surveys with
 known parameters, and the coverage of its 95% bootstrap intervals at two grid points.
 
     python scripts/ordinal_estimator_bias.py                  # the table in docs/ordinal-model.md
@@ -17,8 +17,8 @@ import time
 
 import numpy as np
 
-from survey.stats.ordinal import make_ordinal_params, simulate_category_counts
-from survey.stats.ordinal_estimate import estimate_ordinal, fit_counts
+from survey.kinds.ordinal.estimate import estimate_ordinal, fit_counts
+from survey.kinds.ordinal.model import make_ordinal_params, simulate_category_counts
 
 N, R, TAU, POINTS = 50, 5, 1.0, 5
 GRID = list(itertools.product((10, 25), (0.5, 1.0), (0.0, 0.3, 0.6)))

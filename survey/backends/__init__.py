@@ -3,14 +3,12 @@
 Adding a backend is one module and one line: write a module with a class that implements
 base.Backend (``Cls(model_id: str, **options)``, ``async complete(query) -> Reply``, ``async aclose()``)
 and declares ``capabilities = Capabilities(...)`` (free or paid, batch, list prices, path options),
-then add its "module:Class" to BACKENDS, or call ``register_backend(name, "module:Class")`` from your
-own code. Nothing else changes: the study, pricing, runner, engine and report read the capabilities.
+then add its "module:Class" to BACKENDS (a survey.common.registry.Registry), or call
+``register_backend(name, "module:Class")`` from your own code. Nothing else changes: the study, pricing, runner, engine and report read the capabilities.
 docs/providers.md has a complete example.
 """
 
 from __future__ import annotations
-
-import importlib
 
 from survey.backends.base import (
     Backend,
@@ -21,34 +19,35 @@ from survey.backends.base import (
     Reply,
     capabilities_of,
 )
+from survey.common.registry import Registry
 from survey.errors import SurveyError
 
-BACKENDS = {
+BACKENDS = Registry("backend", entries={
     "simulated": "survey.backends.simulated:SimulatedBackend",
     "local": "survey.backends.local:LocalBackend",
     "mistral": "survey.backends.mistral:MistralBackend",
     "dashscope": "survey.backends.dashscope:DashScopeBackend",
     "openai": "survey.backends.openai_compat:OpenAIBackend",
-}
+})
 
 
 def backend_class(name: str):
     if name not in BACKENDS:
         raise SurveyError(f"unknown backend '{name}'; choose one of {', '.join(BACKENDS)}")
-    module, _, attr = BACKENDS[name].partition(":")
     try:
-        return getattr(importlib.import_module(module), attr)
+        return BACKENDS[name]
     except ImportError as exc:
         raise SurveyError(f"backend '{name}' is not available: {exc}") from exc
 
 
-def register_backend(name: str, target: str) -> None:
-    """Make backend ``name`` available to studies and --model: target is "module:Class" (imported on use)."""
+def register_backend(name: str, target: str, *, replace: bool = False) -> None:
+    """Make backend ``name`` available to studies and --model: target is "module:Class" (imported on use).
+    A taken name is refused unless ``replace``."""
     module, _, attr = target.partition(":")
     if not name or ":" in name or not module or not attr:
         raise SurveyError(f"register_backend('{name}', '{target}'): give a name without ':' and a "
                           "'module:Class' target")
-    BACKENDS[name] = target
+    BACKENDS.register(name, target, replace=replace)
 
 
 def backend_capabilities(name: str, options: dict | None = None) -> Capabilities:

@@ -1,6 +1,6 @@
 """Simulated respondents, offline and free: Yes/No answers from the Beta-logit model of Helm & Priebe
-(2026) (survey.stats.beta_logit), rating-scale answers from the ordinal model (survey.stats.ordinal)
-and forced choices from the choice model (survey.stats.choice_model); the question's response type
+(2026) (survey.stats.beta_logit), rating-scale answers from the ordinal model (survey.kinds.ordinal.model)
+and forced choices from the choice model (survey.kinds.choice.model); the question's response type
 picks the model.
 
 Every random quantity is a pure function of (seed, ids), never of call order: p_i hashes
@@ -38,8 +38,8 @@ from scipy.special import expit, logit
 from survey.backends.base import BackendError, Capabilities, Query, Reply
 from survey.backends.provider import parse_options
 from survey.errors import SurveyError
+from survey.kinds.ordinal.model import OrdinalParams, category_probabilities, make_ordinal_params
 from survey.stats.beta_logit import ModelParams
-from survey.stats.ordinal import OrdinalParams, category_probabilities, make_ordinal_params
 
 NO_ANSWER = "?"  # an invalid reply on a rating or choice question: no label, no number
 
@@ -168,7 +168,7 @@ class SimulatedBackend:
         return {int(s): float(p) for s, p in zip(params.scores, probs, strict=True)}
 
     def choice_probabilities(self, seed: int, query: Query) -> dict[int, float]:
-        """P(position) of a forced choice (survey.stats.choice_model): logit P(first) = logit(position)
+        """P(position) of a forced choice (survey.kinds.choice.model): logit P(first) = logit(position)
         + eta_i + U_first - U_second, each paraphrase's utility the same whichever position shows it."""
         if query.second is None or query.second_perturbation is None:
             raise BackendError("simulated backend: a forced-choice query needs the message shown second",

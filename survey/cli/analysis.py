@@ -55,8 +55,8 @@ ALT = click.Choice(["two-sided", "greater", "less"])
 def simulate_cmd(n, m, m_b, r, scale, mu, kappa, tau, cuts, sigma, rho, delta, seed, out, as_json):
     """Simulate respondents (Yes/No: the Beta-logit model; rating scales: the ordinal model) and write a long table."""
     from survey.data.table import write_table
-    from survey.stats.ordinal import DELTA_MEANING_ORDINAL
-    from survey.stats.ordinal_table import parse_cuts, simulation_view
+    from survey.kinds.ordinal.model import DELTA_MEANING_ORDINAL
+    from survey.kinds.ordinal.table import parse_cuts, simulation_view
     from survey.stats.simulation import simulate
 
     rating = simulation_view(scale).ordered

@@ -110,9 +110,11 @@ def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, positions, n_messag
              no_plot, as_json, segments, persona_set, by, interaction_delta, pairs, replicates, adjustment, **seq):
     """Simulate the power of each test for allocation strategies and budgets; find the cheapest design.
     With --segments K (or --personas SET --by ATTR): the personas needed per segment."""
+    from survey.kinds.binary.power import BinaryPlan
+    from survey.kinds.ordinal.power import RatingPlan
+    from survey.kinds.ordinal.table import parse_cuts, simulation_view
     from survey.stats.kinds import plan_params
-    from survey.stats.ordinal_table import parse_cuts, simulation_view
-    from survey.stats.planning import BinaryPlan, PlanSource, RatingPlan, plan
+    from survey.stats.planning import PlanSource, plan
 
     deltas = _floats(delta, "--delta")
     kind_params = plan_params(scale, deltas[0] if len(deltas) == 1 else deltas, sigma=sigma, rho=rho, tau=tau,

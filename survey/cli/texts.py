@@ -8,7 +8,7 @@ tests/cli/test_light_cli.py checks that every copy equals its original.
 
 from __future__ import annotations
 
-# survey.stats.ordinal_table.SCALE_CHOICES
+# survey.kinds.ordinal.table.SCALE_CHOICES
 SCALE_CHOICES = ("binary, likertK (scores 1..K, e.g. likert5), likertLOW-HIGH or ratingLOW-HIGH "
                  "(e.g. likert0-4, rating0-10)")
 # survey.stats.multiplicity.ADJUSTMENTS and survey.stats.dbpa.family.CORRECTIONS
@@ -36,7 +36,7 @@ NEAR_THRESHOLD = 0.95
 
 # name here -> (module, name there)
 ORIGINALS = {
-    "SCALE_CHOICES": ("survey.stats.ordinal_table", "SCALE_CHOICES"),
+    "SCALE_CHOICES": ("survey.kinds.ordinal.table", "SCALE_CHOICES"),
     "ADJUSTMENTS": ("survey.stats.multiplicity", "ADJUSTMENTS"),
     "CORRECTIONS": ("survey.stats.dbpa.family", "CORRECTIONS"),
     "TIES": ("survey.stats.agreement", "TIES"),

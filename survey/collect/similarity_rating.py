@@ -1,10 +1,10 @@
 """Rating free-text replies by semantic similarity, after they are collected (question type ``ssr``).
 
-A run stores each reply as text first (survey.responses.ssr); then ``rate_stored`` embeds the replies
+A run stores each reply as text first (survey.kinds.ssr.parsing); then ``rate_stored`` embeds the replies
 not yet rated and the anchor statements with the study's embedder (survey.embed; vectors are cached in
 the store file, so a rerun embeds nothing twice), maps each reply to a distribution over the points as
 Maier et al. (2025), "Measuring synthetic consumer purchase intent using semantic-similarity ratings",
-do (survey.stats.similarity_rating, following the authors' reference code pymc-labs/semantic-similarity-
+do (survey.kinds.ssr.statistics, following the authors' reference code pymc-labs/semantic-similarity-
 rating), and stores per row: ``distribution`` (as exact mode stores a rating's), the expected score
 (``expected``), the most similar point (``answer``) and how it was rated (``rating``: anchors with their
 sha256, embedder, temperature, epsilon). A run interrupted before rating leaves rows that the next run
@@ -17,8 +17,8 @@ import numpy as np
 
 from survey.data.store import Store
 from survey.embed import EmbeddingCache, create_embedder, embed_texts
+from survey.kinds.ssr.statistics import best_similarity, expected_scores, rate_embeddings
 from survey.registry.anchors import AnchorSet, anchors_with_points
-from survey.stats.similarity_rating import best_similarity, expected_scores, rate_embeddings
 
 
 def study_anchors(study) -> AnchorSet:

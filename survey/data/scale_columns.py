@@ -88,7 +88,7 @@ def _add_shown(df: pd.DataFrame, shown: pd.Series, perturbations: pd.Series) -> 
     answers = pd.to_numeric(df["answer"], errors="coerce")
     df["chosen"] = pd.Series([v[int(a) - 1] if isinstance(v, list) and pd.notna(a) and 1 <= a <= len(v) else None
                               for v, a in zip(shown, answers, strict=True)], index=df.index, dtype=object)
-    if (answers >= 10).any():  # best-worst scaling: the answer is 10 * best + worst (survey.responses.maxdiff)
+    if (answers >= 10).any():  # best-worst scaling: the answer is 10 * best + worst (survey.kinds.maxdiff.parsing)
         for col, position in (("best", answers // 10), ("worst", answers % 10)):
             df[col] = pd.Series([v[int(t) - 1] if isinstance(v, list) and pd.notna(t) and 1 <= t <= len(v) else None
                                  for v, t in zip(shown, position, strict=True)], index=df.index, dtype=object)

@@ -12,8 +12,8 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from survey.kinds.choice.statistics import ChoiceResult
 from survey.plots.scales import INVALID_COLOR
-from survey.stats.choice import ChoiceResult
 
 PREFERENCE_COLOR, POSITION_COLOR = "#1f77b4", "#ff7f0e"
 CHOSE_A, CHOSE_B = "#1f77b4", "#d62728"

@@ -66,7 +66,7 @@ class ResponseType:
     quantity: str = "mean score"
     ranged: bool = True
     ordered: bool = False
-    direction: str = "forward"  # a reversed rating scale (survey.responses.balanced) says "reversed"
+    direction: str = "forward"  # a reversed rating scale (survey.kinds.ordinal.balanced) says "reversed"
     rated_text: bool = False  # replies are free text rated onto the view's points after collection (ssr)
 
     @cached_property

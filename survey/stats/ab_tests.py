@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from survey.common.registry import Registry
 from survey.errors import SurveyError
 from survey.stats.batched import sign_pvalues, wilcoxon_pvalues
 from survey.stats.classic import sign_test, wilcoxon_test
@@ -68,19 +69,23 @@ class ABTest:
         return "; ".join(parts)
 
 
-AB_TESTS: dict[str, ABTest] = {}
+def _check_test(name: str, test: ABTest) -> None:
+    """Its ``data`` one of DATA, and its aliases new (the registry refuses a taken name)."""
+    if test.data not in DATA:
+        raise SurveyError(f"test '{test.name}': data must be one of {', '.join(DATA)}; got '{test.data}'")
+    clash = [x for x in test.aliases if x in AB_TESTS or x in aliases()]
+    if clash or name in aliases():
+        raise SurveyError(f"test name {(clash or [name])[0]!r} is already registered")
+
+
+AB_TESTS = Registry("test", base=ABTest, check=_check_test)
 
 
 def register(test: ABTest) -> ABTest:
     """Add a test; its name and aliases must be new, its ``data`` one of DATA."""
-    if test.data not in DATA:
-        raise SurveyError(f"test '{test.name}': data must be one of {', '.join(DATA)}; got '{test.data}'")
-    taken = set(AB_TESTS) | set(aliases())
-    clash = [x for x in (test.name, *test.aliases) if x in taken]
-    if clash:
-        raise SurveyError(f"test name {clash[0]!r} is already registered")
-    AB_TESTS[test.name] = test
-    return test
+    if test.name in AB_TESTS:
+        raise SurveyError(f"test name {test.name!r} is already registered")
+    return AB_TESTS.register(test.name, test)
 
 
 def unregister(name: str) -> None:

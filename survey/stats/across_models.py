@@ -11,8 +11,8 @@ Helm & Priebe (2026, appendix C) describes ONE message, and A is the reference m
 
 On a rating scale (the table's ``scale`` column) each model's effect is the difference of mean scores,
 in scale points, and the fitted parameters are the ordinal model's (tau, sigma, rho on the latent logit
-scale; survey.stats.ordinal_estimate). On forced choice (scale "choice") each model's result is the
-order-averaged preference test of survey.stats.choice: the share of valid replies choosing A with its
+scale; survey.kinds.ordinal.estimate). On forced choice (scale "choice") each model's result is the
+order-averaged preference test of survey.kinds.choice.statistics: the share of valid replies choosing A with its
 interval and p-value; the effect compared across models is the A - B difference of shares (twice the
 centred share, so positive favours A), and the heterogeneity test compares the pairs' preferences.
 """

@@ -330,7 +330,7 @@ def estimate(df, message: str, model: str | None = None, *, bootstrap: int = 200
     default everywhere: unbiased on the probability scale; with one answer per cell it falls back to
     appendix C and its note says so) or "appendix-c" (the paper's estimator, biased; kept for comparison),
     see survey.stats.beta_logit_estimate. A rating scale: tau, sigma, rho and the cut points of the ordinal model by
-    its moment estimator (survey.stats.ordinal_estimate; ``method`` "moments" only). A kind without a
+    its moment estimator (survey.kinds.ordinal.estimate; ``method`` "moments" only). A kind without a
     response model (forced choice) raises a SurveyError saying to use analyze. ``bootstrap`` resamples of
     personas and perturbations give standard errors and 95% percentile intervals (0: none). ``df``,
     ``completeness`` and ``scale`` as in analyze."""

@@ -100,7 +100,7 @@ class Comparison(Display):
     top_box: TopBox | None = None  # rating scales of four or more points
     sequential: StoredSequential | None = None  # set when the data were collected sequentially: it decides
     mean_scores: dict | None = None  # rating scales: message -> mean score with its interval (mean_interval)
-    # a balanced scale (asked in both directions): the direction effect and its test (survey.stats.direction)
+    # a balanced scale (asked in both directions): the direction effect and its test (survey.kinds.ordinal.direction)
     direction: object | None = None
 
     @property
@@ -249,7 +249,7 @@ def compare_messages(df: pd.DataFrame, model: str, a: str, b: str, alternative: 
                           "`survey dbpa` instead")
     if not info.per_message:
         raise SurveyError("a forced-choice table compares A and B within each reply: use "
-                          "survey.stats.choice_table.compare_choice (survey.analyze does it for a choice table)")
+                          "survey.kinds.choice.table.compare_choice (survey.analyze does it for a choice table)")
     personas = first_appearance(rows["persona"])
     pairs = pair_perturbations(sub, model, a, b, pairing)
     ca = cell_counts(sub, model, a, personas, probabilities, pairs.order_a)

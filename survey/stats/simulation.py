@@ -1,6 +1,6 @@
 """Simulated long tables with known truth, on any scale a kind can simulate (survey.stats.kinds):
 Yes/No from the Beta-logit model (survey.stats.beta_logit), rating scales from the ordinal model
-(survey.stats.ordinal_table)."""
+(survey.kinds.ordinal.table)."""
 
 from __future__ import annotations
 

@@ -125,7 +125,7 @@ class QueryDesign:
         design of millions of queries is never held in memory."""
         common, cells = self.settings(model), self.cell_prompts()
         question = self.study.question
-        if question.order == "both":  # a balanced scale: odd replicates see it reversed (survey.responses.balanced)
+        if question.order == "both":  # a balanced scale: odd replicates see it reversed (survey.kinds.ordinal.balanced)
             yield from self._balanced_queries(common, question)
             return
         for persona in self.personas:
@@ -165,7 +165,7 @@ def latin_rows(k: int, salt: str, j: int) -> list[list[int]]:
     averages over positions. The random order per set (seeded by the study name and j) makes which
     messages sit next to which a coin the analysis can rely on: with one fixed cyclic order, a pair's
     neighbours differ between their positions, and a position bias that interacts with a third message
-    would no longer cancel (survey.stats.pick)."""
+    would no longer cancel (survey.kinds.pick.statistics)."""
     digest = hashlib.sha256(f"pick-order\x1f{salt}\x1f{j}".encode()).digest()
     order = np.random.default_rng(int.from_bytes(digest[:16], "little")).permutation(k)
     return [[int(order[(s + t) % k]) for t in range(k)] for s in range(k)]

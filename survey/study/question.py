@@ -19,25 +19,17 @@ from pydantic import (
 )
 
 from survey.errors import SurveyError
-from survey.responses import (
-    DEFAULT_SCALE,
-    OrdinalScale,
-    ResponseType,
-    SemanticScale,
-    likert,
-    rating,
-    response_type,
-)
-from survey.responses.balanced import ReversedScale, direction_of
-from survey.responses.maxdiff import BestWorst
-from survey.responses.pick import PickOne
+from survey.responses import DEFAULT_SCALE, ResponseType, response_type
+from survey.study.knobs import POINT_KNOBS, every_knobs, family_knobs, kind_knobs, owner_knobs
+
+
+def direction_of(replicate: int, order: str) -> str:
+    """The direction replicate ``replicate`` is asked in: with ``order = "both"`` odd replicates are reversed."""
+    return "reversed" if order == "both" and int(replicate) % 2 == 1 else "forward"
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-SSR_KEYS = ("anchors", "embedder", "similarity_temperature", "epsilon", "relevance_floor")
 
 
 class QuestionSpec(_Strict):
@@ -47,10 +39,10 @@ class QuestionSpec(_Strict):
     ``type = "likert"`` takes ``points`` (default 5), optional ``labels`` (the words a model answers
     with; default the scores' digits) and ``scores`` (consecutive whole numbers; default 1..K);
     ``type = "rating"`` takes ``low`` and ``high`` (default 0 and 10); ``type = "ssr"`` (a free-text reply
-    rated by semantic similarity, survey.responses.ssr) takes ``points`` (default 5), ``anchors``,
+    rated by semantic similarity, survey.kinds.ssr.parsing) takes ``points`` (default 5), ``anchors``,
     ``embedder``, ``similarity_temperature``, ``epsilon`` and ``relevance_floor``; ``type = "pick"`` (one of
-    the k messages shown together, survey.responses.pick) takes k from the study's messages; ``type = "maxdiff"`` (best and worst of
-    subsets, survey.responses.maxdiff) takes ``subset`` (default 3). ``type`` may also be a scale's full name
+    the k messages shown together, survey.kinds.pick.parsing) takes k from the study's messages; ``type = "maxdiff"`` (best and worst of
+    subsets, survey.kinds.maxdiff.parsing) takes ``subset`` (default 3). ``type`` may also be a scale's full name
     ("likert5", "rating0-10", "ssr5"); after validation it always is.
     """
 
@@ -95,7 +87,8 @@ class QuestionSpec(_Strict):
                                "cyclic block design on the study's messages")
     _response: ResponseType | None = PrivateAttr(None)
     _reversed: ResponseType | None = PrivateAttr(None)
-    _pick_fixed: bool = PrivateAttr(False)  # pick: k is set (from the name "pickK" or the study's messages)
+    # the type is named in full ("likert5", "pick3"), or completed once the study's messages are known
+    _named: bool = PrivateAttr(False)
 
     @model_validator(mode="before")
     @classmethod
@@ -107,7 +100,7 @@ class QuestionSpec(_Strict):
     @field_validator("type")
     @classmethod
     def _known_type(cls, v: str) -> str:
-        if v in ("likert", "rating", "ssr", "pick", "maxdiff"):  # built with their knobs below (pick: k from the messages)
+        if family_knobs(v) is not None:  # a kind's family, built with its knobs below (pick: k from the messages)
             return v
         try:
             return response_type(v).scale
@@ -120,8 +113,8 @@ class QuestionSpec(_Strict):
         if v is None or "type" not in info.data:
             return v
         kind = info.data["type"]
-        slots = (("options",) if kind in ("pick", "maxdiff") else () if kind in ("likert", "rating", "ssr")
-                 else getattr(response_type(kind), "slots", ()))
+        knobs = family_knobs(kind)
+        slots = knobs.slots if knobs is not None else getattr(response_type(kind), "slots", ())
         slots = slots or ("perturbation",)
         missing = [s for s in slots if "{" + s + "}" not in v]
         if missing:
@@ -139,79 +132,61 @@ class QuestionSpec(_Strict):
     @model_validator(mode="after")
     def _build_type(self) -> QuestionSpec:
         kind = self.type
-        knobs = {"likert": ("points", "labels", "scores"), "rating": ("low", "high"), "ssr": ("points",)}
-        given = [k for k in ("points", "labels", "scores", "low", "high") if getattr(self, k) is not None]
-        wrong = [k for k in given if k not in knobs.get(kind, ())]
-        family = next((f for f in knobs if kind.startswith(f) and kind != f), None)
+        knobs = family_knobs(kind)
+        given = [k for k in POINT_KNOBS if getattr(self, k) is not None]
+        wrong = [k for k in given if k not in (knobs.families[kind] if knobs else ())]
+        owner = owner_knobs(kind)
+        family = next((f for f in (owner.families if owner else ()) if owner.families[f] and kind.startswith(f)
+                       and kind != f), None)
         if wrong and family:  # "likert5" with points = 7: the name already fixes the points
             fixed = response_type(kind)
             raise ValueError(f"type = '{kind}' already fixes its points ({fixed.low} to {fixed.high}), so "
                              f"{', '.join(wrong)} cannot change them: write type = '{family}' with "
                              f"{', '.join(f'{k} = ...' for k in wrong)}, or another full name "
-                             f"(e.g. '{dict(likert='likert7', rating='rating1-7')[family]}')")
+                             f"(e.g. '{owner.examples.get(family, family)}')")
         if wrong:
-            allowed = {k: ", ".join(v) for k, v in knobs.items()}
-            raise ValueError(f"{', '.join(wrong)} only apply to type = 'likert' ({allowed['likert']}), "
-                             f"'rating' ({allowed['rating']}) or 'ssr' (points), not to type = '{kind}'")
-        if self.subset is not None and not kind.startswith("maxdiff"):
-            raise ValueError(f"subset only applies to type = 'maxdiff', not to type = '{kind}'")
-        rating_keys = [k for k in SSR_KEYS if getattr(self, k) is not None]
-        if rating_keys and not (kind == "ssr" or kind.startswith("ssr")):
-            raise ValueError(f"{', '.join(rating_keys)} only apply to type = 'ssr' (semantic-similarity rating), "
+            allowed = [f"'{f}' ({', '.join(keys)})" for k in every_knobs() for f, keys in k.families.items() if keys]
+            raise ValueError(f"{', '.join(wrong)} only apply to type = {', '.join(allowed[:-1])} or {allowed[-1]}, "
                              f"not to type = '{kind}'")
+        for other in every_knobs():
+            own = [k for k in other.own_keys if getattr(self, k) is not None]
+            if own and not other.owns(kind):
+                raise ValueError(other.misplaced(own, kind))
         try:
-            if kind == "likert":
-                points = self.points or (len(self.labels) if self.labels else len(self.scores or ()) or 5)
-                for what, seq in (("labels", self.labels), ("scores", self.scores)):
-                    if seq is not None and len(seq) != points:
-                        raise SurveyError(f"{what} has {len(seq)} entries for {points} points; give one per point")
-                rtype = likert(points, self.labels, self.scores, max_tokens=self.max_tokens)
-            elif kind == "rating":
-                rtype = rating(0 if self.low is None else self.low, 10 if self.high is None else self.high)
-            elif kind == "ssr":
-                rtype = SemanticScale(self.points or 5, max_tokens=self.max_tokens)
-            elif kind == "pick":  # k is the number of messages: show_messages sets it once the study has them
-                rtype = PickOne(2, self.template, self.max_tokens)
-            elif kind == "maxdiff":
-                rtype = BestWorst(self.subset or 3, self.template, self.max_tokens)
-            else:
-                rtype = response_type(kind)
+            rtype = knobs.build(kind, self) if knobs else response_type(kind)
         except SurveyError as exc:  # pydantic names the field only for a ValueError
             raise ValueError(str(exc)) from exc
-        self._pick_fixed = isinstance(rtype, PickOne) and kind != "pick"
+        self._named = knobs is None
         self.type = rtype.scale
         self._response = rtype
         self._build_reversed(rtype)
         return self
 
+    @property
+    def named(self) -> bool:
+        """Whether the type is fixed by its full name ("pick3"), not still to be completed from the study."""
+        return self._named
+
+    def complete_response(self, rtype: ResponseType) -> None:
+        """The response type completed once the study's messages are known (pick: k; survey.study.knobs)."""
+        self._response = rtype
+        self.type = rtype.scale
+        self._named = True
+
     def show_messages(self, k: int) -> None:
-        """Pick one of k: the type for the study's k messages (``type = "pick"`` takes k from them); best-worst
-        scaling: its subsets must fit in them."""
-        if isinstance(self.response, BestWorst) and self.response.s > k:
-            raise ValueError(f"type = 'maxdiff' shows subsets of {self.response.s} messages; the study has {k}: "
-                             "lower subset or add [[messages]]")
-        if not isinstance(self.response, PickOne):
-            return
-        if self._pick_fixed:
-            if self.response.k != k:
-                raise ValueError(f"type = '{self.type}' shows {self.response.k} messages; the study has {k}: write "
-                                 "type = 'pick' (k is the number of [[messages]])")
-            return
-        try:
-            self._response = PickOne(k, self.template, self.max_tokens)
-        except SurveyError as exc:
-            raise ValueError(str(exc)) from exc
-        self.type = self._response.scale
-        self._pick_fixed = True
+        """The response type checked, or completed, for the study's k messages (its kind's knobs): pick one of k
+        takes k from them, best-worst scaling's subsets must fit in them."""
+        kind_knobs(self.response.view.kind).show_messages(self, k)
 
     def _build_reversed(self, rtype: ResponseType) -> None:
-        """order = "both": the reversed scale (survey.responses.balanced), built once here so that a dry run
+        """order = "both": the reversed scale (survey.kinds.ordinal.balanced), built once here so that a dry run
         refuses what a run would."""
         if self.order == "forward":
             if self.reversed_template is not None:
                 raise ValueError("reversed_template only applies with order = 'both'")
             return
-        if not isinstance(rtype, OrdinalScale):
+        knobs = kind_knobs(rtype.view.kind)
+        if not knobs.reversible(rtype):
             raise ValueError(f"order = 'both' reverses a likert or rating scale; type = '{self.type}' has no scale "
                              "to reverse: remove order")
         if self.template is not None and self.reversed_template is None:
@@ -220,7 +195,7 @@ class QuestionSpec(_Strict):
                              "would not buy)')")
         if self.reversed_template is not None and "{perturbation}" not in self.reversed_template:
             raise ValueError("reversed_template must contain {perturbation} where the paraphrase goes")
-        self._reversed = ReversedScale(rtype, self.reversed_template)
+        self._reversed = knobs.reverse(rtype, self.reversed_template)
 
     def response_for(self, replicate: int) -> ResponseType:
         """The response type replicate ``replicate`` is asked with: reversed for odd replicates when order = 'both'."""

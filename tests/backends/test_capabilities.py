@@ -127,7 +127,7 @@ def registry(monkeypatch):
     module = types.ModuleType("capability_test_backends")
     module.Undeclared, module.Recorder = Undeclared, Recorder
     monkeypatch.setitem(sys.modules, module.__name__, module)
-    monkeypatch.setattr(backends, "BACKENDS", dict(BACKENDS))
+    monkeypatch.setattr(backends, "BACKENDS", BACKENDS.copy())
     register_backend("undeclared", f"{module.__name__}:Undeclared")
     register_backend("recorder", f"{module.__name__}:Recorder")
     register_backend("broken", "no_such_module_anywhere:Backend")

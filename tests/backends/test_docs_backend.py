@@ -35,7 +35,7 @@ def docs_backend(tmp_path, monkeypatch):
     module_code, register_code = doc_blocks("python")
     (tmp_path / "constant_backend.py").write_text(module_code, encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(backends, "BACKENDS", dict(backends.BACKENDS))  # the registration ends with the test
+    monkeypatch.setattr(backends, "BACKENDS", backends.BACKENDS.copy())  # the registration ends with the test
     exec(compile(register_code, str(DOC), "exec"), {})
     yield
     sys.modules.pop("constant_backend", None)

@@ -10,8 +10,8 @@ from llama_reference import PERSONA, THREADS, shopper_query
 
 from survey import Study
 from survey.backends import create_backend
+from survey.kinds.ordinal.balanced import ReversedScale
 from survey.responses import likert
-from survey.responses.balanced import ReversedScale
 
 pytest.importorskip("llama_cpp")
 

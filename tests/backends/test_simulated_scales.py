@@ -14,8 +14,8 @@ from survey import Study
 from survey.backends import BackendError, create_backend
 from survey.backends.base import Query
 from survey.errors import SurveyError
+from survey.kinds.ordinal.model import category_probabilities, make_ordinal_params
 from survey.responses import response_type
-from survey.stats.ordinal import category_probabilities, make_ordinal_params
 
 
 def spec(tmp_path, question: dict, options: dict, name: str = "sim", replicates: int = 2) -> dict:

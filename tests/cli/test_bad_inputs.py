@@ -43,7 +43,7 @@ def files(tmp_path_factory) -> dict[str, Path]:
     f["one_order"] = d / "one_order.csv"  # forced choice asked with A always first
     import numpy as np
 
-    from survey.stats.choice_model import choice_table, simulate_choice_counts
+    from survey.kinds.choice.model import choice_table, simulate_choice_counts
     choice = choice_table(simulate_choice_counts(6, 4, 2, np.random.default_rng(5)), 2)
     choice[choice["message"] == "A"].to_csv(f["one_order"], index=False)
     f["one_pert"] = d / "one.csv"

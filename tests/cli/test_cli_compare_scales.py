@@ -10,11 +10,11 @@ from cli_result import run_cli
 from sklearn.metrics import cohen_kappa_score
 
 from survey.data.table import validate_table, write_table
+from survey.kinds.choice.model import choice_table, simulate_choice_counts
+from survey.kinds.choice.statistics import preference_name
+from survey.kinds.choice.table import compare_choice
+from survey.kinds.ordinal.table import scale_params, simulate_table
 from survey.stats.agreement import model_agreement
-from survey.stats.choice import preference_name
-from survey.stats.choice_model import choice_table, simulate_choice_counts
-from survey.stats.choice_table import compare_choice
-from survey.stats.ordinal_table import scale_params, simulate_table
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,9 @@ from scipy import stats
 
 import survey
 from survey.errors import SurveyError
+from survey.kinds.binary.power import BinaryPower
+from survey.kinds.ordinal.model import make_ordinal_params
 from survey.stats.beta_logit import make_params
-from survey.stats.ordinal import make_ordinal_params
 from survey.stats.planning.power import SurveySize, estimate_power
 
 PLAN = ("plan", "--design", "30,10,3", "--simulations", "400", "--no-plot")
@@ -73,7 +74,7 @@ def test_binary_plan_is_unchanged_by_the_scale_option():
     res = survey.plan(survey.BinaryPlan(0.4), designs=["20,10,3"], simulations=200)
     doc = res.to_dict()
     assert set(doc["params"]) == {"mu", "kappa", "sigma", "rho", "delta", "source"}
-    direct = estimate_power(make_params(delta=0.4), [SurveySize("20,10,3", 1200, 20, 10, 3)], 200)
+    direct = estimate_power(BinaryPower(make_params(delta=0.4)), [SurveySize("20,10,3", 1200, 20, 10, 3)], 200)
     assert dict(res.results[0].power) == dict(direct[0].power)
     rating = survey.plan(survey.RatingPlan(0.4, scale="likert5", tau=0.8), designs=["20,10,3"], simulations=200)
     assert rating.params == make_ordinal_params(points=5, tau=0.8, delta=0.4, name="likert5")

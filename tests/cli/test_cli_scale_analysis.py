@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from cli_result import run_cli
 
-from survey.stats.choice_model import choice_table, simulate_choice_counts
-from survey.stats.choice_table import compare_choice
+from survey.kinds.choice.model import choice_table, simulate_choice_counts
+from survey.kinds.choice.table import compare_choice
 from survey.stats.comparison import compare_messages
 from survey.stats.simulation import simulate
 

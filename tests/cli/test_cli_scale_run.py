@@ -33,8 +33,8 @@ def test_dry_run_of_a_forced_choice_shows_both_options(tmp_path, capsys):
 def test_compare_reads_a_hand_made_rating_table_with_scale(tmp_path, capsys):
     import pandas as pd
 
-    from survey.stats.ordinal import OrdinalParams
-    from survey.stats.ordinal_table import simulate_table
+    from survey.kinds.ordinal.model import OrdinalParams
+    from survey.kinds.ordinal.table import simulate_table
 
     table = simulate_table(OrdinalParams(points=5, sigma=1.0, rho=0.3, delta=0.5), 6, 4, 2, seed=3)
     path = tmp_path / "t.csv"

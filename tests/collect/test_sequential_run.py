@@ -141,7 +141,7 @@ def test_batch_backend_one_job_per_round_and_a_resume_never_resubmits(tmp_path, 
     global SimBatch
     SimBatch = _batch_backend()
     monkeypatch.setitem(BACKENDS, "simbatch", "")
-    register_backend("simbatch", f"{__name__}:SimBatch")
+    register_backend("simbatch", f"{__name__}:SimBatch", replace=True)
     _BatchJobs.jobs, _BatchJobs.submits, _BatchJobs.hold = {}, [], None
     path = tmp_path / "seq.toml"
     path.write_text(STUDY.format(delta=-2.0, extra="").replace('backend = "simulated"',
@@ -163,7 +163,7 @@ def test_a_run_interrupted_during_a_rounds_batch_job_resumes_that_job(tmp_path, 
     global SimBatch
     SimBatch = _batch_backend()
     monkeypatch.setitem(BACKENDS, "simbatch", "")
-    register_backend("simbatch", f"{__name__}:SimBatch")
+    register_backend("simbatch", f"{__name__}:SimBatch", replace=True)
     _BatchJobs.jobs, _BatchJobs.submits, _BatchJobs.hold = {}, [], "job-2"
     path = tmp_path / "seq.toml"
     path.write_text(STUDY.format(delta=-0.8, extra="").replace('backend = "simulated"',

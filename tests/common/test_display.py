@@ -9,7 +9,7 @@ import pytest
 import survey
 from survey.common.display import REPR_WIDTH
 from survey.data.completeness import table_completeness
-from survey.stats.choice_model import choice_table, simulate_choice_counts
+from survey.kinds.choice.model import choice_table, simulate_choice_counts
 
 
 def _results():

@@ -17,9 +17,10 @@ from survey.common.limits import (
     check_seed,
 )
 from survey.errors import SurveyError
+from survey.kinds.binary.power import BinaryPlan
 from survey.stats.analysis import analyze, estimate
 from survey.stats.beta_logit import simulate
-from survey.stats.planning import BinaryPlan, plan, validate
+from survey.stats.planning import plan, validate
 from survey.stats.table_comparison import compare_table
 
 

@@ -1,82 +1,58 @@
-"""A fourth response kind, added the way a user's plugin would: one response type (survey.responses),
-one analysis kind (survey.stats.kinds) and one report view (survey.reporting.views), registered, and
-nothing else touched. analyze, estimate, compare and report then work on it.
+"""A fourth response kind, added the way a user's plugin would: one folder (tests/extension/slider_kind/) holding
+every part of it (response parsing, analysis, power model, report view, text output, segment simulator) under one
+manifest, registered once, and nothing in the package touched. A study file, a run on the simulated backend,
+analyze, estimate, compare, plan, segments, report and the text output then work on it.
 
 The toy is a 0-100 slider ("how far would you go towards buying it?"): its answers are positions, its
 cell summary the mean position, and its model a plain two-way random-effects fit by moments."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from types import MappingProxyType
+import json
 
 import numpy as np
 import pandas as pd
 import pytest
+from cli_result import run_cli
 
 import survey
-from survey import responses
-from survey.reporting import views
-from survey.reporting.views.ordinal import OrdinalView
-from survey.responses.scales import NumericLabels
-from survey.stats import kinds
-from survey.stats.comparison import compare_messages
-from survey.stats.kinds.base import Kind
+from survey.common import kinds
+from survey.common.kinds import register_kind
 
+STUDY = """
+name = "slider-study"
+store = "store.sqlite"
+replicates = 2
 
-class Slider(NumericLabels):
-    scale = "slider"
-    labels = MappingProxyType({v: str(v) for v in range(0, 101)})
-    template = 'A customer said: "{perturbation}" From 0 to 100, how close are you to buying it?'
-    max_tokens = 4
-    kind = "slider"
-    quantity = "mean position"
-    ordered = True
+[personas]
+set = "shoppers"
+count = 12
+sample_seed = 1
 
+[[messages]]
+id = "sneakers"
+perturbations = "sneakers"
+count = 6
 
-@dataclass
-class SliderFit:
-    """Mean position, persona and paraphrase standard deviations by moments (a fit-protocol object)."""
+[[messages]]
+id = "boots"
+perturbations = "boots"
+count = 6
 
-    mean: float
-    sd_persona: float
-    sd_paraphrase: float
-    se: dict = field(default_factory=dict)
-    ci: dict = field(default_factory=dict)
-    model_name: str = "two-way random effects"
+[question]
+type = "slider"
 
-    @property
-    def params(self) -> dict:
-        return {"mean": self.mean, "sd_persona": self.sd_persona, "sd_paraphrase": self.sd_paraphrase}
+[segments]
+by = "age:18-39,40+"
 
-    @property
-    def notes(self) -> list:
-        return ["moments of the cell means; no replicate-noise correction (a toy)"]
+[[models]]
+name = "sim"
+backend = "simulated"
+seed = 3
 
-    @property
-    def estimator(self) -> str:
-        return "moments"
-
-    def summary(self) -> dict:
-        return {**self.params, "method": self.estimator}
-
-    def to_dict(self) -> dict:
-        return {**self.params, "se": self.se, "ci": self.ci, "method": self.estimator, "notes": self.notes}
-
-
-class SliderKind(Kind):
-    name = "slider"
-    fit_params = ("mean", "sd_persona", "sd_paraphrase")
-
-    def compare(self, df, model, a, b, view, opts):
-        return compare_messages(df, model, a, b, alternative=opts.alternative, n_resamples=opts.flips,
-                                seed=opts.seed, confidence=opts.confidence, pairing=opts.pairing)
-
-    def fit(self, df, model, message, view, opts):
-        rows = df[(df["model"] == model) & (df["message"] == message)].dropna(subset=["answer"])
-        cells = rows.assign(answer=rows["answer"].astype(float)).pivot_table(
-            index="persona", columns="perturbation", values="answer", aggfunc="mean")
-        return SliderFit(float(cells.stack().mean()), float(cells.mean(axis=1).std()), float(cells.mean(axis=0).std()))
+[models.options]
+deltas = { boots = -0.8 }
+"""
 
 
 def slider_table(seed: int = 0, models=("m1", "m2")) -> pd.DataFrame:
@@ -95,18 +71,12 @@ def slider_table(seed: int = 0, models=("m1", "m2")) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-class SliderView(OrdinalView):
-    """The report's view: the mean-score view, with the slider's own words for what each persona did."""
-
-    kind = "slider"
-    reading = "moved a 0-100 slider for many paraphrases (perturbations) of each message"
-
-
 @pytest.fixture
 def slider(monkeypatch):
-    monkeypatch.setitem(responses.RESPONSE_TYPES, "slider", Slider())
-    monkeypatch.setitem(kinds.KINDS, "slider", SliderKind())
-    monkeypatch.setitem(views.VIEWS, "slider", SliderView())
+    """The slider registered once, by its manifest (a plugin would call register_kind or declare an entry point
+    in the group "survey.kinds"); the registry is restored after the test."""
+    monkeypatch.setattr(kinds, "KINDS", kinds.KINDS.copy())
+    register_kind("slider_kind:MANIFEST")
     return slider_table()
 
 
@@ -146,3 +116,44 @@ def test_report_a_fourth_kind(slider, tmp_path):
     assert "moved a 0-100 slider" in page and "mean position" in page
     assert doc["results"] == survey.analyze(slider, every_pair=True).to_dict()["results"]
     assert "Across models" in page and doc["fits"]["m1"]["A"]["mean"] > 0
+
+
+def test_a_study_file_runs_the_slider_on_the_simulated_backend(slider, tmp_path, capsys):
+    (tmp_path / "study.toml").write_text(STUDY)
+    study = survey.Study.from_toml(tmp_path / "study.toml")
+    assert study.spec.question.type == "slider"
+    study.run(yes=True, progress=False)
+    table = study.table()
+    assert set(table["scale"]) == {"slider"} and table["answer"].dropna().between(0, 100).all()
+    res = survey.analyze(study.load(), "sneakers", "boots")
+    assert res.view.quantity == "mean position" and res["sim"].effect.estimate > 0  # boots shifted down
+    assert [s.segment for s in res["sim"].segments.segments] == ["18-39", "40+"]  # the study's segments
+    code, out, err = run_cli(capsys, "analyze", tmp_path / "store.sqlite")
+    assert code == 0, err
+    assert "slider effect = mean position(sneakers) - mean position(boots)" in out  # the kind's own text
+    code, out, err = run_cli(capsys, "analyze", tmp_path / "store.sqlite", "--json")
+    assert code == 0 and json.loads(out)["results"][0]["unit"] == "mean position (0–100)"
+
+
+def test_plan_a_fourth_kind(slider):
+    from slider_kind.power import SliderPlan
+
+    res = survey.plan(SliderPlan(0.8), designs=["8,6,2", "16,12,2"], simulations=200, target_power=0.8)
+    power = [r.power["sign_flip"] for r in res.results]
+    assert power[0] < power[1] and power[1] > 0.5
+    null = survey.plan(SliderPlan(0.0, rho=0.0), designs=["10,8,2"], simulations=400)
+    assert null.results[0].power["sign_flip"] <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 400)
+    doc = res.to_dict()
+    assert doc["params"]["scale"] == "slider" and doc["params"]["source"] == "given"
+
+
+def test_segments_of_a_fourth_kind(slider):
+    from survey.stats.segments.simulation import SimSegment, segment_table, simulate_segment_cells
+
+    cells = simulate_segment_cells([SimSegment("young", 20, delta=-1.0), SimSegment("old", 20, delta=1.0)], 8, 2,
+                                   scale="slider", seed=4)
+    df = segment_table(cells)
+    assert set(df["scale"]) == {"slider"} and df["answer"].between(0, 100).all()
+    seg = survey.analyze(df, "A", "B", by="segment").results[0].segments
+    effects = {s.segment: s.result.effect.estimate for s in seg.segments}
+    assert effects["young"] > 0 > effects["old"]  # delta > 0 favours B: the young segment's B is lower

@@ -88,7 +88,7 @@ def test_dbpa_refuses_a_forced_choice_table():
     # message they would compare orders of presentation, not messages (once a p-value came out of it).
     import numpy as np
 
-    from survey.stats.choice_model import choice_table, simulate_choice_counts
+    from survey.kinds.choice.model import choice_table, simulate_choice_counts
 
     counts = simulate_choice_counts(4, 3, 2, np.random.default_rng(1))
     df = choice_table(counts, 2, messages=("sneakers", "boots")).assign(response=lambda d: d["answer"].astype(str))

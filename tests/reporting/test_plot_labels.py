@@ -32,6 +32,7 @@ def test_every_plot_of_a_comparison_names_its_y_axis(comparison):
 
 
 def test_the_other_plots_name_their_y_axis():
+    from survey.kinds.binary.power import BinaryPower
     from survey.plots.dbpa import dbpa_figure, family_figure
     from survey.plots.power import power_curves
     from survey.plots.validity import pvalue_ecdfs
@@ -41,7 +42,7 @@ def test_the_other_plots_name_their_y_axis():
     from survey.stats.planning.power import SurveySize, estimate_power
     from survey.stats.planning.validity import validity_study
 
-    power = estimate_power(ModelParams(mu=0.5, kappa=4.0, sigma=1.0, rho=0.3), [SurveySize("1:1:1", 80, 10, 4, 1), SurveySize("1:1:1", 160, 20, 4, 1)],
+    power = estimate_power(BinaryPower(ModelParams(mu=0.5, kappa=4.0, sigma=1.0, rho=0.3)), [SurveySize("1:1:1", 80, 10, 4, 1), SurveySize("1:1:1", 160, 20, 4, 1)],
                            simulations=20, flips=99)
     assert _unlabelled(power_curves(power, 0.05)) == []
     df = simulate(10, 8, 2, seed=1)

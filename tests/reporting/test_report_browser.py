@@ -86,8 +86,8 @@ def test_report_renders_without_errors(driver, tmp_path):
 def scale_tables() -> dict:
     import numpy as np
 
-    from survey.stats.choice_model import choice_table, simulate_choice_counts
-    from survey.stats.ordinal_table import scale_params, simulate_table
+    from survey.kinds.choice.model import choice_table, simulate_choice_counts
+    from survey.kinds.ordinal.table import scale_params, simulate_table
 
     counts = simulate_choice_counts(10, 6, 2, np.random.default_rng(1), delta=-0.8, position=0.8)
     return {"likert5": simulate_table(scale_params("likert5", delta=0.6), 12, 6, 2, seed=4),

@@ -12,11 +12,11 @@ from scipy import stats as sps
 
 import survey
 from survey.errors import SurveyError
+from survey.kinds.choice.model import choice_table, simulate_choice_counts
+from survey.kinds.ordinal.table import scale_params, simulate_table
 from survey.reporting import build_report
 from survey.stats import compare_messages
 from survey.stats.beta_logit import simulate as simulate_binary
-from survey.stats.choice_model import choice_table, simulate_choice_counts
-from survey.stats.ordinal_table import scale_params, simulate_table
 from survey.stats.permutation import sign_flip_test
 
 FLIPS = 999
@@ -238,7 +238,7 @@ def test_results_json_equals_analyze_json_and_carries_every_number(tmp_path, cap
     from survey.cli import main
 
     if kind == "choice":
-        from survey.stats.choice_model import choice_table, simulate_choice_counts
+        from survey.kinds.choice.model import choice_table, simulate_choice_counts
 
         df = choice_table(simulate_choice_counts(10, 8, 2, np.random.default_rng(2)), 2)
     else:

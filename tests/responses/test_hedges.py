@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from survey.kinds.ordinal.balanced import ReversedScale
 from survey.responses import likert, response_type
-from survey.responses.balanced import ReversedScale
 
 WORDS = likert(labels=["Definitely not", "Probably not", "Not sure", "Probably", "Definitely"])
 REVERSED = ReversedScale(response_type("likert5"))

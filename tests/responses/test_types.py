@@ -5,8 +5,8 @@ import math
 import pytest
 
 from survey.errors import SurveyError
+from survey.kinds.binary.parsing import PAPER_QUESTION
 from survey.responses import BINARY, DEFAULT_SCALE, RESPONSE_TYPES, ResponseType, register, response_type
-from survey.responses.binary import PAPER_QUESTION
 from survey.responses.text import TEXT_QUESTION
 
 TEXT = response_type("text")

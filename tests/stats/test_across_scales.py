@@ -8,15 +8,15 @@ import pytest
 
 from survey.data.table import validate_table
 from survey.errors import SurveyError
+from survey.kinds.choice.model import choice_table, simulate_choice_counts
+from survey.kinds.choice.table import compare_choice
+from survey.kinds.ordinal.estimate import category_counts
+from survey.kinds.ordinal.table import scale_params, simulate_table
 from survey.stats import sign_flip_test
 from survey.stats.across_messages import compare_all_messages
 from survey.stats.across_models import compare_models
-from survey.stats.choice_model import choice_table, simulate_choice_counts
-from survey.stats.choice_table import compare_choice
 from survey.stats.effect import effect_ci
 from survey.stats.kinds import table_view
-from survey.stats.ordinal_estimate import category_counts
-from survey.stats.ordinal_table import scale_params, simulate_table
 
 
 def likert(delta, seed, model, messages=("A", "B"), n=20, m=8, r=3):

@@ -233,7 +233,7 @@ def test_fleiss_on_many_categories_matches_statsmodels(seed):
 
 
 def _likert_pair(seed, **y_params):
-    from survey.stats.ordinal_table import scale_params, simulate_table
+    from survey.kinds.ordinal.table import scale_params, simulate_table
 
     x = scale_params("likert5", tau=1.0, sigma=0.6, rho=0.5, delta=0.8)
     y = scale_params("likert5", **{"tau": 1.0, "sigma": 0.6, "rho": 0.5, "delta": -0.8, **y_params})
@@ -288,7 +288,7 @@ def test_agreement_refuses_mixed_scales_free_text_and_bad_weights():
 
 
 def test_forced_choice_agreement_is_unweighted_on_the_position():
-    from survey.stats.choice_model import choice_table, simulate_choice_counts
+    from survey.kinds.choice.model import choice_table, simulate_choice_counts
 
     rng = np.random.default_rng(3)
     tables = [choice_table(simulate_choice_counts(10, 4, 3, rng, delta=d), 3, model=name)

@@ -8,11 +8,12 @@ import pandas as pd
 import pytest
 
 from survey.errors import SurveyError
+from survey.kinds.binary.power import BinaryPlan
 from survey.stats.analysis import analyze, estimate
 from survey.stats.beta_logit import simulate
 from survey.stats.beta_logit_estimate import fit_beta_logit as estimate_one
 from survey.stats.comparison import compare_messages
-from survey.stats.planning import BinaryPlan, PlanSource, load_params, plan, validate
+from survey.stats.planning import PlanSource, load_params, plan, validate
 
 
 @pytest.fixture(scope="module")

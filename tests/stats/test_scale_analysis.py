@@ -14,12 +14,12 @@ from scipy import stats
 import survey
 from survey.data.table import validate_table
 from survey.errors import SurveyError, TableError
+from survey.kinds.choice.model import choice_table, simulate_choice_counts
+from survey.kinds.choice.table import compare_choice
+from survey.kinds.ordinal.estimate import category_counts, estimate_ordinal
 from survey.responses import response_type
 from survey.stats.analysis import analyze, estimate
-from survey.stats.choice_model import choice_table, simulate_choice_counts
-from survey.stats.choice_table import compare_choice
 from survey.stats.comparison import compare_messages
-from survey.stats.ordinal_estimate import category_counts, estimate_ordinal
 from survey.stats.sequential.table_replay import replay
 from survey.stats.simulation import simulate
 

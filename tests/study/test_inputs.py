@@ -10,9 +10,9 @@ from shoe_study import shoe_study_toml
 from survey.api.study import Study
 from survey.data.store import Store
 from survey.errors import SurveyError
+from survey.kinds.binary.parsing import PAPER_QUESTION
 from survey.registry import load_persona_set
 from survey.registry.files import SHIPPED_ROOT
-from survey.responses.binary import PAPER_QUESTION
 from survey.study.design import build_design
 
 STRAY = '{"id": "stray", "age": 1, "gender": "f", "occupation": "o", "income": "low", "marital_status": "single"}\n'

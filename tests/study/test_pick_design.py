@@ -10,7 +10,7 @@ import pytest
 
 from survey.backends.simulated import SimulatedBackend
 from survey.errors import SurveyError
-from survey.responses.pick import PickOne
+from survey.kinds.pick.parsing import PickOne
 from survey.study.design import QueryDesign, build_design, latin_rows
 from survey.study.spec import parse_study
 

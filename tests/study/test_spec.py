@@ -1,8 +1,8 @@
 import pytest
 
 from survey.errors import SurveyError
+from survey.kinds.binary.parsing import PAPER_QUESTION
 from survey.responses import response_type
-from survey.responses.binary import PAPER_QUESTION
 from survey.responses.text import TEXT_QUESTION
 from survey.study.spec import load_study, parse_study
 

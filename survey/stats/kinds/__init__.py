@@ -1,12 +1,12 @@
-"""Analysis kinds, one module each: how a response kind's answers are compared, fitted and simulated.
+"""Analysis kinds: how a response kind's answers are compared, fitted and simulated.
 
     kind_of("likert5")          -> the ordinal kind
     table_view(df)              -> the table's AnalysisView (survey.responses.view)
 
-A response type names its kind (``ResponseType.kind``); this registry maps the name to the object that
-analyses it. Adding a kind is one module with a ``Kind`` subclass (survey.stats.kinds.base) and one
-``register`` line below; survey.stats.analysis.analyze, the across-model and across-message comparisons,
-the command line and the report then work on it unchanged.
+A response type names its kind (``ResponseType.kind``); the kind's manifest (survey.common.kinds) names the
+``Kind`` (survey.stats.kinds.base) that analyses it, in the kind's own folder (survey/kinds/<name>/analysis.py).
+survey.stats.analysis.analyze, the across-model and across-message comparisons, the command line and the
+report then work on it unchanged.
 """
 
 from __future__ import annotations
@@ -15,30 +15,12 @@ import re
 
 import pandas as pd
 
+from survey.common.kinds import kind_part
 from survey.data.scale_columns import table_scale
 from survey.errors import SurveyError
 from survey.responses import response_type
 from survey.responses.view import AnalysisView
 from survey.stats.kinds.base import CompareOptions, FitOptions, Kind
-from survey.stats.kinds.binary import BINARY
-from survey.stats.kinds.choice import CHOICE
-from survey.stats.kinds.maxdiff import MAXDIFF
-from survey.stats.kinds.ordinal import ORDINAL
-from survey.stats.kinds.pick import PICK
-from survey.stats.kinds.ssr import SSR
-
-KINDS: dict[str, Kind] = {}
-
-
-def register(kind: Kind) -> Kind:
-    """Add an analysis kind under its name; a second kind under a taken name is refused."""
-    name = getattr(kind, "name", None)
-    if not isinstance(name, str) or not name:
-        raise SurveyError(f"analysis kind {type(kind).__name__}: set a name")
-    if name in KINDS and KINDS[name] is not kind:
-        raise SurveyError(f"an analysis kind '{name}' is already registered")
-    KINDS[name] = kind
-    return kind
 
 
 def scale_view(scale: str) -> AnalysisView:
@@ -54,7 +36,7 @@ def table_view(df: pd.DataFrame, what: str = "the table") -> AnalysisView:
 def kind_of(view: AnalysisView | str) -> Kind:
     """The analysis kind of a view or scale name; a SurveyError when nothing can compare its answers."""
     view = scale_view(view) if isinstance(view, str) else view
-    kind = KINDS.get(view.kind)
+    kind = kind_part(view.kind, "analysis", Kind)
     if kind is None:
         if not view.points:
             raise SurveyError(f"scale '{view.scale}' has no scores to compare (free text); compare the texts with "
@@ -74,15 +56,8 @@ def plan_params(scale: str, delta, **given):
             raise SurveyError(f"scale '{scale}': pick one of k shows 2 to 9 messages (pick2 .. pick9), best-worst "
                               "scaling 3 to 9 per block (maxdiff3 .. maxdiff9)") from None
         return None
-    kind = KINDS.get(view.kind)
+    kind = kind_part(view.kind, "analysis", Kind)
     return kind.plan_params(view, delta, **given) if kind else None
 
 
-register(BINARY)
-register(ORDINAL)
-register(CHOICE)
-register(SSR)
-register(PICK)
-register(MAXDIFF)
-
-__all__ = ["KINDS", "CompareOptions", "FitOptions", "Kind", "kind_of", "plan_params", "register", "scale_view", "table_view"]
+__all__ = ["CompareOptions", "FitOptions", "Kind", "kind_of", "plan_params", "scale_view", "table_view"]

@@ -1,10 +1,12 @@
 """Power and budget allocation by simulation, and validity by null split and sub-sampling.
 
 ``plan`` is what `survey plan` computes, ``plan_segments`` what `survey plan --segments K` computes and
-``validate`` what `survey validate` computes.
+``validate`` what `survey validate` computes. Every kind's power model (survey.stats.planning.model.PowerModel) lives
+in its folder: survey.kinds.binary.power.BinaryPlan, survey.kinds.ordinal.power.RatingPlan,
+survey.kinds.pick.power.PickPlan, survey.kinds.maxdiff.power.MaxDiffPlan, survey.kinds.choice.power.ChoicePlan.
 """
 
-from survey.stats.planning.kind_plans import ChoicePlan, KindPlanResult, MaxDiffPlan, PickPlan
+from survey.stats.planning.kind_plans import KindPlan
 from survey.stats.planning.mixed_subjects import (
     MixedEffectPlan,
     MixedSubjectsPlan,
@@ -12,10 +14,11 @@ from survey.stats.planning.mixed_subjects import (
     plan_mixed_effect,
     plan_mixed_subjects,
 )
-from survey.stats.planning.params import BinaryPlan, PlanSource, RatingPlan
+from survey.stats.planning.model import PowerModel, PowerModelBase
+from survey.stats.planning.params import PlanSource
 from survey.stats.planning.planner import PlanResult, load_params, plan
 from survey.stats.planning.segments import SegmentPlan, plan_segments
 from survey.stats.planning.validation import Validation, validate
 
-__all__ = ["BinaryPlan", "ChoicePlan", "KindPlanResult", "MaxDiffPlan", "MixedEffectPlan", "MixedSubjectsPlan", "PickPlan", "PlanResult", "PlanSource", "RatingPlan", "SegmentPlan", "Validation",
+__all__ = ["KindPlan", "MixedEffectPlan", "MixedSubjectsPlan", "PlanResult", "PlanSource", "PowerModel", "PowerModelBase", "SegmentPlan", "Validation",
            "load_params", "mixed_subjects_se", "plan", "plan_mixed_effect", "plan_mixed_subjects", "plan_segments", "validate"]

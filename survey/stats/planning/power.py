@@ -13,8 +13,8 @@ The total never exceeds N; over the default strategies and budgets 100..20000 it
 on average and at least 88%, and each factor stays within 15% of its ideal in 95% of cases.
 
 Speed: S surveys are simulated at once (binomial counts per cell via survey.stats.beta_logit.simulate_counts,
-or for a rating scale the per-cell score sums of survey.stats.ordinal.simulate_score_sums), and each test of survey.stats.ab_tests that planning simulates runs its batched function on the
-whole (S, ·) batch (sign_flip_pvalues, survey.stats.batched's sign and Wilcoxon p-values).
+or for a rating scale the per-cell score sums of survey.kinds.ordinal.model.simulate_score_sums), and each test
+of survey.stats.ab_tests that planning simulates runs its batched function on the whole (S, ·) batch (sign_flip_pvalues, survey.stats.batched's sign and Wilcoxon p-values).
 """
 
 from __future__ import annotations
@@ -29,8 +29,7 @@ from survey.common.threads import one_blas_thread
 from survey.errors import SurveyError
 from survey.stats import ab_tests
 from survey.stats.ab_tests import DECISION_TEST, ByTest, batched_pvalues, with_aliases
-from survey.stats.beta_logit import ModelParams, simulate_counts
-from survey.stats.ordinal import OrdinalParams, simulate_score_sums
+from survey.stats.beta_logit import simulate_counts
 
 MINIMUM = (2, 2, 1)  # n >= 2 personas, m >= 2 perturbations, r >= 1 replicate
 # Eight strategies: the balanced point, the three corners (persona-, perturbation-,
@@ -152,21 +151,20 @@ def designs_for(strategies: Iterable[str], budgets: Iterable[int],
     return out
 
 
-def simulate_pvalues(params: ModelParams | OrdinalParams, n: int, m: int, r: int, simulations: int,
-                     rng: np.random.Generator, alternative: str = "two-sided", flips: int = 1000,
-                     exact_max_m: int = 12, tests: Iterable[str] | None = None) -> ByTest:
-    """p-values of each test (default: every test planning simulates) on ``simulations`` surveys of
-    design (n, m, r), simulated in batches: Yes/No surveys for ModelParams, rating-scale surveys (mean
-    scores per cell) for OrdinalParams."""
-    if hasattr(params, "pvalues"):  # a question kind's plan simulates its own deciding test
-        return params.pvalues(n, m, r, simulations, rng, alternative, flips, exact_max_m)
+def simulate_pvalues(params, n: int, m: int, r: int, simulations: int, rng: np.random.Generator,
+                     alternative: str = "two-sided", flips: int = 1000, exact_max_m: int = 12,
+                     tests: Iterable[str] | None = None, draw: Callable = simulate_counts,
+                     points: int = 1) -> ByTest:
+    """p-values of each test (default: every test planning simulates) on ``simulations`` surveys of two
+    messages of design (n, m, r), simulated in batches by ``draw(params, n, m, m, r, rng, size=(S,))``, which
+    gives each cell's r times mean answer for A and B: Yes counts of the Beta-logit model (ModelParams, the
+    default), or a rating scale's score sums (survey.kinds.ordinal.power, with its ``points`` categories)."""
     tests = ab_tests.names(power=True) if tests is None else tuple(ab_tests.canonical(t) for t in tests)
     out = ByTest({t: np.empty(simulations) for t in tests})
     # a rating scale draws K category counts per cell: K times the memory of a Yes count
-    step = max(1, _MAX_CELLS // (n * m * getattr(params, "points", 1)))
+    step = max(1, _MAX_CELLS // (n * m * points))
     test_seed = int(rng.integers(2**63))  # one set of random sign vectors for every batch of this design
     # per cell: Yes counts, or sums of r scores; either is r times the cell's mean answer
-    draw = simulate_score_sums if isinstance(params, OrdinalParams) else simulate_counts
     for start in range(0, simulations, step):
         S = min(step, simulations - start)
         ya, yb = draw(params, n, m, m, r, rng, size=(S,))
@@ -188,11 +186,12 @@ def design_seed(seed: int, design: SurveySize | tuple) -> np.random.Generator:
     return np.random.default_rng([int(seed), n, m, r])
 
 
-def estimate_power(params: ModelParams | OrdinalParams, designs: list[SurveySize], simulations: int = 1000,
+def estimate_power(model, designs: list[SurveySize], simulations: int = 1000,
                    alpha: float = 0.05, seed: int = 0, alternative: str = "two-sided",
                    flips: int = 1000, exact_max_m: int = 12, keep_pvalues: bool = False,
                    progress: Callable[[int], None] | None = None) -> list[PowerResult]:
-    """Rejection rate at ``alpha`` (p <= alpha) of each test for each design."""
+    """Rejection rate at ``alpha`` (p <= alpha) of each test of a PowerModel (survey.stats.planning.model) for
+    each design."""
     cache: dict[tuple, tuple] = {}
     results = []
     # The sign-flip products are small; on 2 shared cores a second BLAS thread mostly waits
@@ -201,8 +200,8 @@ def estimate_power(params: ModelParams | OrdinalParams, designs: list[SurveySize
         for d in designs:
             key = (d.n, d.m, d.r)
             if key not in cache:
-                pv = simulate_pvalues(params, d.n, d.m, d.r, simulations, design_seed(seed, d),
-                                      alternative, flips, exact_max_m)
+                pv = model.pvalues(d.n, d.m, d.r, simulations, design_seed(seed, d), alternative, flips,
+                                   exact_max_m)
                 cache[key] = (ByTest({t: float(np.mean(p <= alpha)) for t, p in pv.items()}), pv)
             power, pv = cache[key]
             results.append(PowerResult(d, ByTest(power), simulations, pv if keep_pvalues else {}))
@@ -225,7 +224,7 @@ def best_per_budget(results: list[PowerResult], test: str = DECISION_TEST) -> li
             for b, r in sorted(by_budget.items())]
 
 
-def cheapest_design(params: ModelParams | OrdinalParams, results: list[PowerResult], target: float,
+def cheapest_design(model, results: list[PowerResult], target: float,
                     simulations: int = 1000, alpha: float = 0.05, seed: int = 0,
                     alternative: str = "two-sided", flips: int = 1000, exact_max_m: int = 12,
                     test: str = DECISION_TEST, tolerance: float = 0.02) -> dict | None:
@@ -241,8 +240,8 @@ def cheapest_design(params: ModelParams | OrdinalParams, results: list[PowerResu
     def power_of(n, m, r):
         if (n, m, r) not in cache:
             with one_blas_thread():
-                pv = simulate_pvalues(params, n, m, r, simulations, design_seed(seed, (n, m, r)),
-                                      alternative, flips, exact_max_m)
+                pv = model.pvalues(n, m, r, simulations, design_seed(seed, (n, m, r)), alternative, flips,
+                                   exact_max_m)
             cache[n, m, r] = ByTest({t: float(np.mean(p <= alpha)) for t, p in pv.items()})
         return cache[n, m, r]
 

@@ -29,9 +29,11 @@ from survey.common.display import Display
 from survey.common.limits import PLAN_PAIRS_MAX, SEGMENTS_MAX, WHY, check_count, check_simulation_work
 from survey.common.threads import one_blas_thread
 from survey.errors import SurveyError
+from survey.responses import response_type
 from survey.stats.multiplicity import holm_rows
 from survey.stats.permutation import cannot_reject_note, sign_flip_pvalues
-from survey.stats.planning.params import BinaryPlan, PlanSource, RatingPlan
+from survey.stats.planning.model import PowerModel
+from survey.stats.planning.params import PlanSource
 from survey.stats.planning.power import mc_error
 from survey.stats.segments.analysis import SEGMENT_ADJUSTMENTS
 from survey.stats.segments.simulation import SimSegment, simulate_segment_cells
@@ -61,9 +63,7 @@ class SegmentDesign:
 def _simulate(design: SegmentDesign, segments: list[SimSegment], simulations: int, seed) -> np.ndarray:
     """(S, K, m) per-pair differences of each segment, simulated in batches that bound memory."""
     n = sum(s.n for s in segments)
-    from survey.stats.kinds import scale_view
-
-    width = max(1, len(scale_view(design.scale).points or ()) - 1)  # draws per cell grow with the scale's points
+    width = max(1, len(response_type(design.scale).view.points or ()) - 1)  # draws per cell grow with the scale's points
     step = max(1, _MAX_CELLS // (n * design.pairs * width))
     rng = np.random.default_rng(seed)
     parts = []
@@ -154,30 +154,10 @@ class SegmentPlan(Display):
                 "current": self.current, "warnings": self.warnings}
 
 
-def _design(params: BinaryPlan | RatingPlan, pairs: int, replicates: int,
+def _design(params: PowerModel, pairs: int, replicates: int,
             source: PlanSource | None = None) -> tuple[SegmentDesign, str]:
-    read, where = {}, "given"
-    if source is not None and (source.from_estimate is not None or source.from_table is not None):
-        if not isinstance(params, BinaryPlan):
-            raise SurveyError("a segment plan reads fitted parameters for Yes/No surveys only; for a rating scale "
-                              "give `tau=`, `sigma=`, `rho=`")
-        from survey.stats.planning.planner import load_params
-
-        read, where = load_params(source.from_estimate, source.from_table, source.model, source.message,
-                                  source.study, source.method)
-    if isinstance(params, RatingPlan):
-        if params.cuts is not None:
-            raise SurveyError("a segment plan simulates a rating scale with its default cut points logit(c/K); "
-                              "drop `cuts=`")
-        given = {"tau": params.tau, "sigma": params.sigma, "rho": params.rho}
-        defaults = {"tau": 1.0, "sigma": 1.0, "rho": 0.3}
-    elif isinstance(params, BinaryPlan):
-        given = {"mu": params.mu, "kappa": params.kappa, "sigma": params.sigma, "rho": params.rho}
-        defaults = {"mu": 0.5, "kappa": 4.0, "sigma": 1.0, "rho": 0.3}
-    else:
-        raise SurveyError("plan_segments takes a BinaryPlan or RatingPlan (survey.stats.planning.params); "
-                          f"got {type(params).__name__}")
-    model = {k: (read.get(k, defaults[k]) if v is None else float(v)) for k, v in given.items()}
+    """What is simulated: the kind's segment model (its power model's ``segment_model``), and its words."""
+    model, where = params.segment_model(source)
     text = ", ".join(f"{k}={v:g}" for k, v in model.items())
     return (SegmentDesign(params.scale, model, pairs, replicates),
             f"{params.scale} ({where}): {text}, delta={params.delta:g}")
@@ -216,7 +196,7 @@ def _check(segments, pairs, replicates, alpha, target_power, simulations, adjust
     return sizes
 
 
-def plan_segments(params: BinaryPlan | RatingPlan, segments: int | Mapping[str, int], *, pairs: int = 20,
+def plan_segments(params: PowerModel, segments: int | Mapping[str, int], *, pairs: int = 20,
                   replicates: int = 5, interaction_delta: float | None = None, target_power: float = 0.8,
                   alpha: float = 0.05, adjustment: str = "holm", simulations: int = 1000, flips: int = 1000,
                   seed: int = 0, max_personas: int = MAX_PERSONAS, source: PlanSource | None = None) -> SegmentPlan:

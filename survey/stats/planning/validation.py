@@ -20,8 +20,8 @@ from survey.data.scale_columns import table_scale
 from survey.data.table import messages_in, models_in, require_messages, require_models
 from survey.errors import SurveyError, validated
 from survey.stats.kinds import scale_view
-from survey.stats.planning.planner import Progress, no_progress
 from survey.stats.planning.power import parse_design
+from survey.stats.planning.search import Progress, no_progress
 from survey.stats.planning.validity import DEFAULT_CONFIGS, DEFAULT_DRAWS, ValidityResult, validity_study
 
 

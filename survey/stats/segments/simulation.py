@@ -9,9 +9,9 @@ with a segment s(i) per persona:
                                                                       v_ij ~ N(0, (1 - rho) sigma^2)
 
 Yes/No: b_i = logit of a Beta(mu, kappa) draw and P(Yes) = expit(lambda). A rating scale: b_i ~ N(0, tau^2) and
-the answer follows the scale's cumulative-logit cut points (survey.stats.ordinal). Forced choice: the two
+the answer follows the scale's cumulative-logit cut points (survey.kinds.ordinal.model). Forced choice: the two
 messages are shown together in both orders; logit P(first) = logit(position) + level_s(i) + b_i +/- (U^A - U^B)
-with b_i ~ N(0, tau^2) a persona's pull to the first position (survey.stats.choice_model). delta has the
+with b_i ~ N(0, tau^2) a persona's pull to the first position (survey.kinds.choice.model). delta has the
 package's sign convention: positive favours B, so the effect A - B is negative.
 
 ``simulate_segment_cells`` batches S surveys in front of (persona, pair) for the size and power tables;
@@ -25,9 +25,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.special import expit, logit
 
+from survey.common.kinds import kind_part
 from survey.errors import SurveyError
+from survey.responses import response_type
 
 
 @dataclass(frozen=True)
@@ -68,56 +69,25 @@ class SegmentCells:
         return (self.a - self.b)[:, self.segment == k, :].mean(axis=-1)
 
 
-def _ordinal_params(scale: str, sigma: float, rho: float, tau: float):
-    from survey.stats.ordinal_table import scale_params
-
-    return scale_params(scale, tau=tau, sigma=sigma, rho=rho, delta=0.0)
 
 
-def _yes_no(ctx, *, r, mu, kappa, **_) -> tuple:
-    rng, n, size, level, delta, shifts = ctx
-    base = logit(np.clip(rng.beta(mu * kappa, (1 - mu) * kappa, (*size, n, 1)), 1e-12, 1 - 1e-12)) + level
-    yes_a = rng.binomial(r, expit(base + shifts()))
-    yes_b = rng.binomial(r, expit(base + delta + shifts()))
-    return yes_a / r, yes_b / r, (yes_a, yes_b), _score_table
 
 
-def _rating(ctx, *, r, scale, sigma, rho, tau, **_) -> tuple:
-    from survey.stats.ordinal import category_probabilities
-
-    rng, n, size, level, delta, shifts = ctx
-    params = _ordinal_params(scale, sigma, rho, tau)
-    base = rng.normal(0.0, tau, (*size, n, 1)) + level
-    counts = [rng.multinomial(r, category_probabilities(params, base + extra + shifts())) for extra in (0.0, delta)]
-    scores = np.asarray(params.scores, float)
-    return counts[0] @ scores / r, counts[1] @ scores / r, (*counts, params), _score_table
 
 
-def _forced_choice(ctx, *, r, tau, position, **_) -> tuple:
-    rng, n, size, level, delta, shifts = ctx
-    gap = shifts() - (delta + shifts())  # U^A - U^B
-    bias = logit(position) + rng.normal(0.0, tau, (*size, n, 1)) + level
-    first_ab = rng.binomial(r, expit(bias + gap))
-    first_ba = rng.binomial(r, expit(bias - gap))
-    # A chosen when A is shown first; B chosen when B is shown first
-    return first_ab / r, first_ba / r, (first_ab, first_ba), _choice_table
 
-
-# one latent-to-answer model per analysis kind (survey.stats.kinds' names)
-_MODELS = {"binary": _yes_no, "ordinal": _rating, "choice": _forced_choice}
 
 
 def simulate_segment_cells(segments: list[SimSegment], m: int, r: int, *, scale: str = "binary", sigma: float = 1.0,
                            rho: float = 0.3, mu: float = 0.5, kappa: float = 4.0, tau: float = 1.0,
                            position: float = 0.5, surveys: int = 1, seed=None) -> SegmentCells:
     """``surveys`` simulated surveys of the model above, as per-cell summaries (see SegmentCells)."""
-    from survey.stats.kinds import scale_view
-
     if not segments or any(s.n < 1 for s in segments) or m < 1 or r < 1:
         raise SurveyError("simulate segments: give at least one segment of at least one persona, m >= 1, r >= 1")
     if not (0 <= rho <= 1 and sigma >= 0):
         raise SurveyError(f"simulate segments: need sigma >= 0 and 0 <= rho <= 1; got sigma={sigma}, rho={rho}")
-    model = _MODELS.get(scale_view(scale).kind)
+    kind = response_type(scale).view.kind
+    model = kind_part(kind, "segments")
     if model is None:
         raise SurveyError(f"simulate segments: scale '{scale}' has no segment model (Yes/No, rating scales and "
                           "forced choice have)")
@@ -136,16 +106,9 @@ def simulate_segment_cells(segments: list[SimSegment], m: int, r: int, *, scale:
     return SegmentCells(a, b, seg, [s.name for s in segments], r, counts, to_table)
 
 
-def _choice_table(cells: SegmentCells, survey: int, model: str, messages: tuple[str, str]) -> pd.DataFrame:
-    from survey.stats.choice_model import ChoiceCounts, choice_table
-
-    r = cells.r
-    f_ab, chose_b_first = (c[survey] for c in cells.counts)
-    full = np.full(f_ab.shape, r)
-    return choice_table(ChoiceCounts(f_ab, full, chose_b_first, full), r, messages, model)
 
 
-def _score_table(cells: SegmentCells, survey: int, model: str, messages: tuple[str, str]) -> pd.DataFrame:
+def score_table(cells: SegmentCells, survey: int, model: str, messages: tuple[str, str]) -> pd.DataFrame:
     r = cells.r
     n, m = cells.a.shape[-2:]
     persona_ids = np.char.add("P", np.char.zfill(np.arange(1, n + 1).astype(str), 3))
@@ -179,4 +142,4 @@ def segment_table(cells: SegmentCells, survey: int = 0, model: str = "simulated"
     return df.assign(segment=df["persona"].map(dict(zip(persona_ids, names, strict=True))))
 
 
-__all__ = ["SegmentCells", "SimSegment", "segment_table", "simulate_segment_cells"]
+__all__ = ["SegmentCells", "SimSegment", "score_table", "segment_table", "simulate_segment_cells"]

@@ -12,14 +12,17 @@ from scipy.special import expit
 
 from survey.cli import main
 from survey.errors import SurveyError
-from survey.stats.choice_model import choice_table, simulate_choice_counts
-from survey.stats.choice_table import compare_choice
-from survey.stats.maxdiff import maxdiff_test, scores_from_counts
-from survey.stats.maxdiff_sim import simulate_maxdiff_arrays
+from survey.kinds.choice.model import choice_table, simulate_choice_counts
+from survey.kinds.choice.power import ChoicePlan
+from survey.kinds.choice.table import compare_choice
+from survey.kinds.maxdiff.power import MaxDiffPlan
+from survey.kinds.maxdiff.simulation import simulate_maxdiff_arrays
+from survey.kinds.maxdiff.statistics import maxdiff_test, scores_from_counts
+from survey.kinds.pick.power import PickPlan
+from survey.kinds.pick.statistics import holm_pair, holm_pair_pvalues
+from survey.kinds.pick.table import compare_pick, simulate_pick_table
 from survey.stats.multiplicity import adjust_pvalues, holm_rows
-from survey.stats.pick import holm_pair, holm_pair_pvalues
-from survey.stats.pick_table import compare_pick, simulate_pick_table
-from survey.stats.planning import ChoicePlan, MaxDiffPlan, PickPlan, plan
+from survey.stats.planning import plan
 
 
 def _agrees(planned: float, plan_sims: int, hits: int, surveys: int) -> tuple[bool, float]:
@@ -37,7 +40,7 @@ def test_holm_rows_equals_adjust_pvalues_row_by_row():
 
 
 def test_pick_plan_power_equals_compare_pick_on_simulated_tables():
-    """The plan's power (batched simulator, batched Holm) against survey.stats.pick_table.compare_pick (the
+    """The plan's power (batched simulator, batched Holm) against survey.kinds.pick.table.compare_pick (the
     kind's analysis of a long table, Latin square read back from the rows) on tables from the kind's simulator,
     with a position bias and a persona pull so that the order averaging matters."""
     kw = {"positions": [0.6, 0.0, -0.3], "tau": 0.5, "rho": 0.4}
@@ -52,7 +55,7 @@ def test_pick_plan_power_equals_compare_pick_on_simulated_tables():
 
 
 def test_maxdiff_plan_power_equals_the_per_survey_analysis():
-    """The plan against survey.stats.maxdiff.maxdiff_test (holm_pair, one survey at a time) on surveys drawn
+    """The plan against survey.kinds.maxdiff.statistics.maxdiff_test (holm_pair, one survey at a time) on surveys drawn
     separately from the kind's simulator."""
     kw = {"sigma": 0.8, "rho": 0.3, "positions": [0.4, 0.0, 0.0]}
     res = plan(MaxDiffPlan([1.0, 0.0, 0.3, -0.2], scale="maxdiff3", **kw), designs=["8,10,1"], simulations=3000, seed=5)

@@ -13,6 +13,7 @@ from scipy import stats
 
 from survey.cli import cli
 from survey.errors import SurveyError
+from survey.kinds.binary.power import BinaryPower
 from survey.stats.batched import sign_pvalues, wilcoxon_pvalues
 from survey.stats.beta_logit import make_params, simulate, simulate_counts
 from survey.stats.classic import sign_test, wilcoxon_test
@@ -162,7 +163,7 @@ def _mc(p, s):
 
 
 def test_null_power_of_permutation_test_is_at_most_alpha():
-    params = make_params(mu=0.5, kappa=4, sigma=1.0, rho=0.3, delta=0.0)
+    params = BinaryPower(make_params(mu=0.5, kappa=4, sigma=1.0, rho=0.3, delta=0.0))
     S, alpha = 2000, 0.05
     for n, m, r in ((8, 10, 3), (6, 20, 2)):  # exact, and 1000 random flips
         res = estimate_power(params, designs_for([], [], [(n, m, r)]), simulations=S, alpha=alpha, seed=1)
@@ -172,13 +173,13 @@ def test_null_power_of_permutation_test_is_at_most_alpha():
 
 
 def test_power_approaches_one_at_large_delta():
-    params = make_params(mu=0.5, kappa=4, sigma=1.0, rho=0.3, delta=3.0)
+    params = BinaryPower(make_params(mu=0.5, kappa=4, sigma=1.0, rho=0.3, delta=3.0))
     res = estimate_power(params, designs_for([], [], [(10, 20, 3)]), simulations=500, seed=2)
     assert res[0].power["permutation"] > 0.97
 
 
 def test_power_rises_with_budget_under_perturbation_heavy_strategy():
-    params = make_params(mu=0.5, kappa=4, sigma=1.0, rho=0.3, delta=0.4)
+    params = BinaryPower(make_params(mu=0.5, kappa=4, sigma=1.0, rho=0.3, delta=0.4))
     S = 1000
     res = estimate_power(params, designs_for(["1:4:1"], [300, 1000, 3000]), simulations=S, seed=3)
     power = [x.power["permutation"] for x in res]
@@ -188,7 +189,7 @@ def test_power_rises_with_budget_under_perturbation_heavy_strategy():
 
 def test_perturbations_beat_replicates_when_rho_is_positive():
     """Helm & Priebe's finding: at a fixed budget, spend on m rather than r."""
-    params = make_params(mu=0.5, kappa=4, sigma=1.0, rho=0.5, delta=0.4)
+    params = BinaryPower(make_params(mu=0.5, kappa=4, sigma=1.0, rho=0.5, delta=0.4))
     S = 1000
     res = estimate_power(params, designs_for(["1:4:1", "1:1:4"], [2000]), simulations=S, seed=4)
     pert, rep = (x.power["permutation"] for x in res)
@@ -196,7 +197,7 @@ def test_perturbations_beat_replicates_when_rho_is_positive():
 
 
 def test_cheapest_design_reaches_the_target_and_is_not_beaten_by_the_grid():
-    params = make_params(mu=0.5, kappa=4, sigma=1.0, rho=0.3, delta=0.6)
+    params = BinaryPower(make_params(mu=0.5, kappa=4, sigma=1.0, rho=0.3, delta=0.6))
     S = 300
     res = estimate_power(params, designs_for(["1:4:1", "4:1:1"], [500, 1000, 2000, 4000]), S, seed=5)
     best = cheapest_design(params, res, 0.8, S, seed=5)

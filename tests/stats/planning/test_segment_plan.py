@@ -12,9 +12,10 @@ import pytest
 from cli_result import run_cli
 
 from survey.errors import SurveyError
+from survey.kinds.binary.power import BinaryPlan
+from survey.kinds.ordinal.power import RatingPlan
 from survey.stats.multiplicity import adjust_pvalues
 from survey.stats.permutation import sign_flip_test
-from survey.stats.planning import BinaryPlan, RatingPlan
 from survey.stats.planning.segments import adjusted_rejections, plan_segments, smallest_n
 from survey.stats.segments import interaction_test
 from survey.stats.segments.simulation import SimSegment, simulate_segment_cells

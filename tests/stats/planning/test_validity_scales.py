@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from survey.errors import SurveyError
-from survey.stats.choice_model import choice_table, simulate_choice_counts
+from survey.kinds.choice.model import choice_table, simulate_choice_counts
 from survey.stats.comparison import compare_messages
 from survey.stats.planning import validate
 from survey.stats.planning.validity import responses, subsample_pvalues

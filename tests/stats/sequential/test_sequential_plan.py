@@ -4,7 +4,8 @@ import json
 from click.testing import CliRunner
 
 from survey.cli import cli
-from survey.stats.planning import BinaryPlan, plan
+from survey.kinds.binary.power import BinaryPlan
+from survey.stats.planning import plan
 
 
 def test_plan_reports_expected_queries_beside_the_fixed_design():
