@@ -1,7 +1,7 @@
 """What an analysis kind is: the one object that says how answers of one response kind are compared,
 fitted and simulated. survey.stats.analysis.analyze is the only loop over models and message pairs; it
-asks the table's kind (``kind_of``) for each comparison, so a new kind is one module here plus one
-``register`` line in survey/stats/kinds/__init__.py.
+asks the table's kind (``kind_of``) for each comparison, so a new kind's ``Kind`` is one module in its folder,
+named by its manifest (survey.common.kinds).
 
 The result of ``compare`` follows one protocol (survey.stats.results.ABResult), the result of ``fit``
 another (survey.stats.results.Fit), so that across-model and across-message comparisons, the command
@@ -73,7 +73,7 @@ class Kind:
         raise SurveyError(f"scale '{view.scale}' has no simulation model")
 
     def plan_params(self, view: AnalysisView, delta, **given):
-        """This kind's power-plan parameters (survey.stats.planning.kind_plans) from the effects given, or None
+        """This kind's power model (its manifest's ``power``, survey.stats.planning.model) from the effects given, or None
         where `survey plan`'s own models apply (Yes/No and rating scales) or no simulator does."""
         return None
 
