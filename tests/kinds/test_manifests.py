@@ -15,8 +15,9 @@ from survey.reporting.views.base import ReportView
 from survey.responses import response_type
 from survey.responses.base import ResponseType
 from survey.stats.kinds.base import Kind
+from survey.study.knobs import QuestionKnobs
 
-BASES = {"analysis": Kind, "view": ReportView, "text": KindText}
+BASES = {"analysis": Kind, "view": ReportView, "text": KindText, "knobs": QuestionKnobs}
 
 
 @pytest.mark.parametrize("manifest", kinds(), ids=lambda m: m.name)
@@ -30,9 +31,10 @@ def test_every_registered_kind_has_every_part(manifest):
             continue
         if part in ("parsing", "segments"):
             assert callable(obj)
-        if part == "power":
-            assert isinstance(obj, type) and "delta" in obj.__dataclass_fields__
+        if part == "power":  # a PowerModel (survey.stats.planning.model) that survey.plan takes
+            assert isinstance(obj, type) and "delta" in obj.__dataclass_fields__ and callable(obj.resolve)
     assert manifest.part("analysis", Kind).name == manifest.name
+    assert manifest.has("knobs") and manifest.has("view") and manifest.has("text")
 
 
 @pytest.mark.parametrize("scale", ["binary", "likert5", "rating0-10", "choice", "pick3", "maxdiff3", "ssr5"])
