@@ -132,14 +132,23 @@ class Engine:
 
             rep.skipped = sum(1 for key in done if key in index)
             todo = Pending(run.queries, done, len(run.queries) - rep.skipped)
-            await self._run_direct(run, todo, rep, bar.add(run.name, len(todo)))
+            await self._run_direct(run, self._ordered(run, todo), rep, bar.add(run.name, len(todo)))
             return
         todo = [q for q in run.queries if q.key not in done]  # a stored reply is never sent again
         rep.skipped = len(run.queries) - len(todo)
         if run.batch:
             await self._run_batch(run, todo, rep, bar)
         else:
-            await self._run_direct(run, todo, rep, bar.add(run.name, len(todo)))
+            await self._run_direct(run, self._ordered(run, todo), rep, bar.add(run.name, len(todo)))
+
+    @staticmethod
+    def _ordered(run: ModelRun, todo):
+        """Sorted by prompt for a backend that reuses shared prefixes; else as the design made them."""
+        if not capabilities_of(run.backend).prompt_order:
+            return todo
+        from survey.collect.design_state import PromptOrdered
+
+        return PromptOrdered(todo)
 
     # -- one request at a time -------------------------------------------------------------
 
