@@ -3,8 +3,8 @@
 Workload: 5 shopper personas x 8 sneaker perturbations (the persona prompt and question of Helm &
 Priebe 2026), queried persona-major as the engine sends them, one replicate per cell. Both backends
 load the same GGUF; the cells are interleaved (naive cell c, then reused cell c) so that load from
-other processes on the machine hits both sides alike. The baseline is the same backend with
-``kv_reuse = false``: every prompt is evaluated from its first token.
+other processes on the machine hits both sides alike; both are timed in CPU seconds (time.process_time).
+The baseline is the same backend with ``kv_reuse = false``: every prompt is evaluated from its first token.
 
 Also printed: evaluated tokens per cell, the largest P(Yes|Yes or No) difference between the two
 (should be 0), and queries per second at r = 3 (the replicates of a cell reuse its one pass).
