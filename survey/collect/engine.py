@@ -155,7 +155,7 @@ class Engine:
     async def _run_direct(self, run: ModelRun, todo, rep: ModelReport, task) -> None:
         req_limit = AsyncLimiter(run.rpm, 60) if run.rpm else None
         tok_limit = AsyncLimiter(run.tpm, 60) if run.tpm else None
-        queue = iter(todo)  # shared by the workers: persona-major order is kept up to concurrency
+        queue = iter(todo)  # shared by the workers: the order given (design or prompt order) kept up to concurrency
         after = max(self.breaker_after, 2 * run.concurrency) if self.breaker_after else 0
         breaker = Breaker(after, self.outage_seconds, self.garbage_seconds, self.clock, abort_after=self.abort_after)
 
