@@ -15,21 +15,22 @@ vectorised across permutations). Both must give the same observed statistic.
 
 Both run with BLAS limited to one thread: the machine has 2 shared cores and multi-threaded
 BLAS on tiny matrices only measures contention. Also printed: a leaner baseline that replaces
-sklearn's cosine_similarity by a numpy normalise + matmul. The last line is the minimum ratio over k
-against the authors-style baseline.
+sklearn's cosine_similarity by a numpy normalise + matmul. Every side is timed alike (bench/timing.py):
+CPU time, ``--repeats`` calls each, the median. The last line is the minimum ratio over k against the
+authors-style baseline.
 
-    .venv/bin/python bench/dbpa.py [--quick]
+    .venv/bin/python bench/dbpa.py [--quick] [--repeats R]
 """
 
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 from scipy.spatial.distance import jensenshannon
 from sklearn.metrics.pairwise import cosine_similarity
 from threadpoolctl import threadpool_limits
+from timing import load, median_cpu  # bench/timing.py, next to this file
 
 from survey.stats.dbpa.permutation import dbpa_test
 
@@ -75,28 +76,24 @@ def embeddings(k, seed, dim=384):
     return x, y
 
 
-def best_of(repeats, fn, *args, **kwargs):
-    times, out = [], None
-    for _ in range(repeats):
-        t = time.perf_counter()
-        out = fn(*args, **kwargs)
-        times.append(time.perf_counter() - t)
-    return min(times), out
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="B = 200 for a smoke run")
+    ap.add_argument("--repeats", type=int, default=3, help="calls per side (the median CPU time is reported)")
     args = ap.parse_args()
     B = 200 if args.quick else 1000
+    r = args.repeats
     ratios = []
+    print(f"load average {load()} before; CPU seconds, median of {r} calls on each side")
     with threadpool_limits(1):
         dbpa_test(*embeddings(10, 0), omega="js-distance", n_resamples=50, seed=0)  # warm imports
         for k in (20, 50, 100):
             x, y = embeddings(k, seed=k)
-            t_base, (obs_b, p_b, null_b) = best_of(1, baseline_test, x, y, B, seed=1)
-            t_lean, _ = best_of(1, baseline_test, x, y, B, seed=1, cosine=_numpy_cosine)
-            t_fast, res = best_of(3, dbpa_test, x, y, omega="js-distance", n_resamples=B, seed=1)
+            t_base, (obs_b, p_b, null_b) = median_cpu(lambda x=x, y=y: baseline_test(x, y, B, seed=1), r)
+            t_lean, _ = median_cpu(
+                lambda x=x, y=y: baseline_test(x, y, B, seed=1, cosine=_numpy_cosine), r)
+            t_fast, res = median_cpu(
+                lambda x=x, y=y: dbpa_test(x, y, omega="js-distance", n_resamples=B, seed=1), r)
             if not np.isclose(res.statistic, obs_b, rtol=0, atol=1e-12):
                 raise SystemExit(f"k={k}: observed statistics differ: {res.statistic!r} vs {obs_b!r}")
             ratios.append(t_base / t_fast)
@@ -104,6 +101,7 @@ def main() -> None:
                   f"ratio {t_base / t_fast:6.1f}x (lean {t_lean / t_fast:5.1f}x); JS distance {res.statistic:.6f} "
                   f"both; p {p_b:.3f} vs {res.pvalue:.3f}; null mean {null_b.mean():.4f} vs "
                   f"{res.null_distribution.mean():.4f}")
+    print(f"load average {load()} after")
     print(f"ratio: {min(ratios):.1f}")
 
 

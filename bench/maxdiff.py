@@ -8,13 +8,14 @@ s = 3 (the four blocks of a cyclic design on a random message order per set: all
 * power: delta = (0.4, 0, 0, 0) (the right sign: message 1 scores higher).
 
 Each cell: SURVEYS simulated surveys (default 2000); ± one Monte Carlo standard error; the 99% binomial
-interval of a size-0.05 test is printed. Last line: the seconds the whole table took.
+interval of a size-0.05 test is printed. Last line: the CPU seconds the whole table took (load average printed before it).
 
     python bench/maxdiff.py [SURVEYS]
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -32,7 +33,7 @@ def mc(p: float, s: int) -> str:
 
 def main() -> None:
     surveys = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
-    start = time.perf_counter()
+    start = time.process_time()
     lo, hi = binomial_interval(0.05, surveys)
     print(f"best-worst, {V} messages in subsets of {S}: {N} personas x {M} sets x r = {R}; {surveys} surveys per cell; "
           f"99% binomial interval of a size-0.05 test: [{lo:.4f}, {hi:.4f}]")
@@ -45,7 +46,8 @@ def main() -> None:
         flag = "" if lo <= size["pair"] <= hi else " (outside)"
         print(f"| {rho} | {mc(size['pair'], surveys)}{flag} | {mc(power['pair_greater'], surveys)} "
               f"({power['pair_less']:.4f}) |")
-    print(f"seconds: {time.perf_counter() - start:.1f}")
+    print(f"load average {os.getloadavg()[0]:.2f} at the end; CPU seconds of the whole table")
+    print(f"seconds: {time.process_time() - start:.1f}")
 
 
 if __name__ == "__main__":

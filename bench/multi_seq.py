@@ -101,11 +101,11 @@ def compare_multi_sequence(model: str, queries: list[Query], n_seq: int, threads
     tokens0 = rt.tokens_evaluated
     multi_tokens, one_tokens = multi.tokens_evaluated, 0
     for prompts in groups:
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         got_one = [rt.next_logits(p) for p in prompts]
-        t1 = time.perf_counter()
+        t1 = time.process_time()
         got_multi = [x for s in range(0, len(prompts), n_seq) for x in multi.logits(prompts[s:s + n_seq])]
-        t2 = time.perf_counter()
+        t2 = time.process_time()
         seconds["one"] += t1 - t0
         seconds["multi"] += t2 - t1
         one_tokens += rt.tokens_evaluated - tokens0

@@ -8,6 +8,9 @@ as it is (other people's jobs included: the load average is printed). Each (situ
 on a freshly loaded model after a warm-up query. Also checked: P(Yes|Yes or No) of every cell is the
 same with one and two threads.
 
+The one bench/ script timed in wall seconds (rates in cells/s): threads change how long a run waits, which CPU
+time cannot show (two threads on two cores take about the CPU of one for half the wait).
+
 Last line: ``ratio: X`` = cells/s of the automatic choice on the busy machine / fixed two threads there
 (the baseline: what two threads cost when a core is taken).
 """

@@ -31,7 +31,6 @@ def fake_server(monkeypatch):
     def start(provider: str, key: str, **options):
         module, cls, env = FAKES[provider]
         monkeypatch.setenv(env, key)
-        options.setdefault("lifetime", 120)
         server = getattr(importlib.import_module(module), cls)(api_key=key, **options)
         server.__enter__()
         started.append(server)

@@ -30,6 +30,10 @@ class Capabilities:
     prices: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     batch_discount: float = 1.0  # multiplier on list prices for batch jobs (Mistral bills half)
     path_options: tuple[str, ...] = ()  # options naming files: resolved against the study file's folder
+    # Work is reused between consecutive queries with a common prompt prefix (an in-process model's KV cache
+    # and its cache of the last prompts): the engine sends such a backend's queries sorted by prompt, so
+    # equal prompts (respondents with the same attributes) come together and neighbours share the most.
+    prompt_order: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "prices", MappingProxyType(dict(self.prices)))

@@ -1,7 +1,7 @@
 """One llama.cpp model + context, with next-token distributions that reuse the KV cache of shared prefixes.
 
-The engine sends queries persona-major, so consecutive prompts share the persona's system prompt and
-the question's opening words. ``next_logits`` keeps the evaluated tokens (llama-cpp-python's
+The engine sends this backend's queries sorted by prompt (Capabilities.prompt_order), so consecutive
+prompts share the persona's system prompt and the question's opening words. ``next_logits`` keeps the evaluated tokens (llama-cpp-python's
 ``input_ids[:n_tokens]``), drops the KV cells past the longest common prefix and evaluates only the
 new suffix. A context is not thread safe: every public method holds ``self.lock``.
 """

@@ -101,7 +101,7 @@ def replicate_seed(seed: int | None, key: tuple) -> int:
 
 class LocalBackend:
     name = "local"
-    capabilities = Capabilities(paid=False, needs_model_id=False, path_options=("gguf",))
+    capabilities = Capabilities(paid=False, needs_model_id=False, path_options=("gguf",), prompt_order=True)
     options_model = LocalOptions  # checked by a dry run without loading the model
     allowed_params = frozenset(PARAMS)
 

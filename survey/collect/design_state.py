@@ -13,6 +13,7 @@ sums over cells, and the queries themselves are made only when a run iterates th
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from itertools import islice
 
 from survey.backends.base import Query
 from survey.collect.tokens import prompt_tokens  # noqa: F401  (re-exported)
@@ -190,3 +191,22 @@ class DesignIndex(Mapping):
             for message, perturbation in self.cells:
                 for k in range(self.replicates):
                     yield (self.study, self.model, message, perturbation, persona, k)
+
+
+PROMPT_ORDER_WINDOW = 100_000  # queries sorted at a time: a design of millions is still never all in memory
+
+
+class PromptOrdered:
+    """``queries`` sorted by prompt (system, then user; replicates keep their order), ``window`` at a time:
+    for a backend that reuses the work of a shared prompt prefix (Capabilities.prompt_order)."""
+
+    def __init__(self, queries, window: int = PROMPT_ORDER_WINDOW):
+        self.queries, self.window = queries, window
+
+    def __len__(self) -> int:
+        return len(self.queries)
+
+    def __iter__(self) -> Iterator[Query]:
+        it = iter(self.queries)
+        while chunk := list(islice(it, self.window)):
+            yield from sorted(chunk, key=lambda q: (q.system, q.user))

@@ -132,21 +132,30 @@ class Engine:
 
             rep.skipped = sum(1 for key in done if key in index)
             todo = Pending(run.queries, done, len(run.queries) - rep.skipped)
-            await self._run_direct(run, todo, rep, bar.add(run.name, len(todo)))
+            await self._run_direct(run, self._ordered(run, todo), rep, bar.add(run.name, len(todo)))
             return
         todo = [q for q in run.queries if q.key not in done]  # a stored reply is never sent again
         rep.skipped = len(run.queries) - len(todo)
         if run.batch:
             await self._run_batch(run, todo, rep, bar)
         else:
-            await self._run_direct(run, todo, rep, bar.add(run.name, len(todo)))
+            await self._run_direct(run, self._ordered(run, todo), rep, bar.add(run.name, len(todo)))
+
+    @staticmethod
+    def _ordered(run: ModelRun, todo):
+        """Sorted by prompt for a backend that reuses shared prefixes; else as the design made them."""
+        if not capabilities_of(run.backend).prompt_order:
+            return todo
+        from survey.collect.design_state import PromptOrdered
+
+        return PromptOrdered(todo)
 
     # -- one request at a time -------------------------------------------------------------
 
     async def _run_direct(self, run: ModelRun, todo, rep: ModelReport, task) -> None:
         req_limit = AsyncLimiter(run.rpm, 60) if run.rpm else None
         tok_limit = AsyncLimiter(run.tpm, 60) if run.tpm else None
-        queue = iter(todo)  # shared by the workers: persona-major order is kept up to concurrency
+        queue = iter(todo)  # shared by the workers: the order given (design or prompt order) kept up to concurrency
         after = max(self.breaker_after, 2 * run.concurrency) if self.breaker_after else 0
         breaker = Breaker(after, self.outage_seconds, self.garbage_seconds, self.clock, abort_after=self.abort_after)
 

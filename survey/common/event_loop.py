@@ -56,7 +56,14 @@ def _run_until_sigterm(coro: Coroutine[Any, Any, T]) -> T:
                 if "task" in handle:
                     loop.call_soon_threadsafe(handle["task"].cancel)
 
-        previous = signal.signal(signal.SIGTERM, on_sigterm)
+        previous = signal.getsignal(signal.SIGTERM)
+        try:
+            # The loop's own handler also sets its wakeup fd: a signal (SIGTERM, or the Ctrl-C that asyncio's
+            # runner handles) arriving just as the loop starts waiting wakes it, instead of going unseen until
+            # the next timer, which could be a request timeout minutes away.
+            loop.add_signal_handler(signal.SIGTERM, on_sigterm, signal.SIGTERM, None)
+        except NotImplementedError:  # Windows: no wakeup fd for signals; a plain handler
+            signal.signal(signal.SIGTERM, on_sigterm)
         try:
             result = runner.run(main())
         except asyncio.CancelledError:
@@ -64,6 +71,10 @@ def _run_until_sigterm(coro: Coroutine[Any, Any, T]) -> T:
                 raise Terminated("terminated by SIGTERM") from None
             raise
         finally:
+            try:
+                loop.remove_signal_handler(signal.SIGTERM)  # also clears the wakeup fd
+            except NotImplementedError:
+                pass
             signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
             coro.close()  # never awaited when the signal came first: no "never awaited" warning
         if handle.get("terminated"):  # the coroutine swallowed the cancellation: still report it

@@ -93,7 +93,7 @@ def test_dropped_connection_is_retryable(fake):
 
 
 def test_timeout_is_retryable(fake):
-    err = injected_error(fake, backend(fake, timeout=0.3), query(), "timeout", delay=10)
+    err = injected_error(fake, backend(fake, timeout=0.3), query(), "timeout", delay=600)
     assert err.retryable and err.code == "timeout"
 
 
@@ -117,7 +117,7 @@ def test_key_is_sent_per_call_and_never_set_globally_or_logged(fake, monkeypatch
     before = dashscope.api_key
     b = backend(fake)
     complete_once(b, query())  # the fake checks the Bearer key, so a wrong or missing key would fail here
-    fake.inject("timeout", delay=10)
+    fake.inject("timeout", delay=600)
     with pytest.raises(BackendError):
         complete_once(backend(fake, timeout=0.2), query())
     assert dashscope.api_key == before

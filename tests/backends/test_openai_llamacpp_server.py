@@ -57,7 +57,7 @@ def llamacpp_server(tmp_path_factory):
                                 stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     url = f"http://127.0.0.1:{port}/v1"
     try:
-        deadline = time.monotonic() + 180
+        deadline = time.monotonic() + 600
         while True:
             if proc.poll() is not None:
                 pytest.fail(f"llama_cpp.server exited with {proc.returncode}: {log.read_text()[-2000:]}")
@@ -67,7 +67,7 @@ def llamacpp_server(tmp_path_factory):
                 break
             except OSError:
                 if time.monotonic() > deadline:
-                    pytest.fail(f"llama_cpp.server did not answer within 180 s: {log.read_text()[-2000:]}")
+                    pytest.fail(f"llama_cpp.server did not answer within 600 s: {log.read_text()[-2000:]}")
                 time.sleep(0.25)
         yield url
     finally:

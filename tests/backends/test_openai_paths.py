@@ -58,7 +58,7 @@ def test_both_paths_give_the_same_reply_and_the_same_body(fake_server):
 @pytest.mark.parametrize("http", PATHS)
 def test_timeouts_and_refused_connections(fake_server, http):
     fake = fake_server("openai", KEY)
-    fake.inject("timeout", delay=10)
+    fake.inject("timeout", delay=600)
     assert outcome(fake, http, query(), timeout=0.3)[0] == ("error", True, None, "timeout", None)
     url = fake.base_url
     fake.stop()
@@ -95,7 +95,7 @@ GARBAGE = [  # body, content type, what both paths give
 @pytest.mark.parametrize("body,content_type,expected", GARBAGE, ids=[g[0][:12].decode() for g in GARBAGE])
 def test_garbage_replies_map_alike(monkeypatch, body, content_type, expected):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    with GarbageFake(api_key=KEY, lifetime=60) as fake:
+    with GarbageFake(api_key=KEY) as fake:
         fake.body, fake.content_type = body, content_type
         seen = {http: outcome(fake, http, query())[0] for http in PATHS}
     assert seen == {"aiohttp": expected, "sdk": expected}
@@ -103,7 +103,7 @@ def test_garbage_replies_map_alike(monkeypatch, body, content_type, expected):
 
 def test_one_session_per_event_loop_closed_by_aclose(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    with OpenAIFake(api_key=KEY, lifetime=60) as fake:
+    with OpenAIFake(api_key=KEY) as fake:
         b = create_backend("openai", "gpt-4o-latest", base_url=fake.base_url)
 
         async def two_calls():
@@ -121,7 +121,7 @@ def test_one_session_per_event_loop_closed_by_aclose(monkeypatch):
 def test_a_redirect_is_not_followed_on_either_path(monkeypatch):
     """httpx (the SDK) does not follow redirects; neither does the aiohttp path, so a POST never lands elsewhere."""
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    with GarbageFake(api_key=KEY, lifetime=60) as fake:
+    with GarbageFake(api_key=KEY) as fake:
         fake.status, fake.headers, fake.body = 307, {"Location": "http://127.0.0.1:9/v1/chat/completions"}, b"{}"
         seen = {http: outcome(fake, http, query())[0] for http in PATHS}
         assert fake.routes_hit["chat"] == 2

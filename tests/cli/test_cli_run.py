@@ -2,11 +2,11 @@
 
 import io
 import json
+import os
 import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from cli_result import run_cli
@@ -150,7 +150,7 @@ def test_failed_queries_exit_1_and_keep_the_rest(tmp_path, capsys, monkeypatch):
     # the preflight finds the refused port before any query: one line, exit 2, nothing sent or stored
     code, out, _ = cli(capsys, "run", study, "--yes", "--json", "--max-attempts", "1")
     assert code == 2 and "http://127.0.0.1:9" in json.loads(out)["error"]
-    with MistralFake(api_key="not-a-key", lifetime=60) as fake:  # reachable, but it refuses every query
+    with MistralFake(api_key="not-a-key") as fake:  # reachable, but it refuses every query
         fake.inject("content_filter", times=None)
         study.write_text(study.read_text().replace("http://127.0.0.1:9", fake.url))
         code, out, _ = cli(capsys, "run", study, "--yes", "--json", "--max-attempts", "1")
@@ -163,28 +163,28 @@ def test_failed_queries_exit_1_and_keep_the_rest(tmp_path, capsys, monkeypatch):
 
 
 def test_ctrl_c_keeps_replies_and_rerun_completes(tmp_path):
-    study = small_sim(tmp_path, personas=10, perts=10, reps=2, latency=0.02)  # 400 queries
+    study = small_sim(tmp_path, personas=10, perts=10, reps=2)  # 400 queries
     store = tmp_path / "sim.sqlite"
     cmd = [sys.executable, "-m", "survey", "run", str(study), "--yes"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-    def rows():
-        try:
-            with sqlite3.connect(store) as db:
-                return db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
-        except sqlite3.OperationalError:
-            return 0
-
-    deadline = time.monotonic() + 60
-    while rows() < 40 and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
+    held_r, held_w = os.pipe()
+    # 40 queries answered, the 41st held until the interrupt: the run is interrupted on any machine
+    gated = [sys.executable, str(ROOT / "tests" / "gated_backend.py"), "40", str(held_w), "run", str(study), "--yes"]
+    proc = subprocess.Popen(gated, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, pass_fds=(held_w,))
+    os.close(held_w)
+    with os.fdopen(held_r, "rb") as held:
+        assert held.read(1) == b"h", proc.communicate()[1]  # "" if the run ended without holding a query
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=600)
     assert proc.returncode == 130, err
     assert "interrupted" in out
+
+    def rows():
+        with sqlite3.connect(store) as db:
+            return db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+
     kept = rows()
-    assert 40 <= kept < 400
-    done = subprocess.run(cmd + ["--json"], capture_output=True, text=True, timeout=120)
+    assert kept == 40  # every reply received before the interrupt, and only those
+    done = subprocess.run(cmd + ["--json"], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     res = json.loads(done.stdout)["run"]
     assert res["models"][0]["skipped"] == kept and res["stored"] == 400 - kept

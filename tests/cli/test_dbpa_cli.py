@@ -105,7 +105,7 @@ def test_family_file_control_target_with_inline_texts_via_mistral_embed(tmp_path
         "  - {name: c1, role: control, texts: ['yes', 'yes', 'yes', 'yes']}\n"
         "  - {name: t1, role: target, texts: ['no', 'no', 'no', 'no']}\n"
         "omega: energy-cosine\npermutations: 200\n")
-    with MistralFake(api_key="k-test", lifetime=60) as server:
+    with MistralFake(api_key="k-test") as server:
         main(["dbpa", "--family", str(fam), "--embedder", "mistral-embed", "--embed-url", server.url, "--json",
               "--plot", str(tmp_path / "fam.dbpa.png")])
     out = json.loads(capsys.readouterr().out)

@@ -32,7 +32,7 @@ else:
 print(json.dumps({{"code": code, "heavy": [m for m in {HEAVY!r} if m in sys.modules]}}), file=sys.stderr)
 """
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
     return json.loads(out.stderr.strip().splitlines()[-1])
 
 
@@ -63,7 +63,7 @@ def test_import_survey_cli_is_light():
     code = ("import sys, survey.cli; print(' '.join(m for m in ('numpy', 'pandas', 'scipy', 'matplotlib') "
             "if m in sys.modules))")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
     assert out.returncode == 0 and out.stdout.strip() == ""
 
 

@@ -22,20 +22,25 @@ def make_queries(n=4, m=3, r=2, model="fake"):
 
 
 class ScriptedBackend:
-    """Replies 'Yes'/'No' by default; ``script[key]`` lists outcomes for successive calls."""
+    """Replies 'Yes'/'No' by default; ``script[key]`` lists outcomes for successive calls. With
+    ``hold_after``, calls after that many wait until cancelled; ``held`` is set when the first waits."""
 
     name = "fake"
 
-    def __init__(self, script=None, delay=0.0):
+    def __init__(self, script=None, hold_after=None):
         self.script = {k: list(v) for k, v in (script or {}).items()}
         self.calls = Counter()
         self.returned = 0
-        self.delay = delay
+        self.started = 0
+        self.hold_after = hold_after
+        self.held: asyncio.Event | None = None  # made in the run's event loop
 
     async def complete(self, q: Query) -> Reply:
         self.calls[q.key] += 1
-        if self.delay:
-            await asyncio.sleep(self.delay)
+        self.started += 1
+        if self.hold_after is not None and self.started > self.hold_after:
+            self.held.set()
+            await asyncio.Event().wait()  # until the run is cancelled
         steps = self.script.get(q.key)
         outcome = steps.pop(0) if steps else None
         if isinstance(outcome, BaseException):
@@ -245,13 +250,13 @@ def test_a_query_the_server_keeps_dropping_fails_while_others_are_answered(tmp_p
 
 def test_cancel_keeps_every_received_reply(tmp_path):
     qs = make_queries(n=10)
-    backend = ScriptedBackend(delay=0.002)
+    backend = ScriptedBackend(hold_after=30)  # 30 replies, then held: cancelled mid-run on any machine
 
     async def go(store):
         eng = engine(store)
+        backend.held = asyncio.Event()
         task = asyncio.create_task(eng.run([ModelRun("st", "fake", backend, qs, concurrency=4)]))
-        while backend.returned < 30:
-            await asyncio.sleep(0.001)
+        await backend.held.wait()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -261,7 +266,8 @@ def test_cancel_keeps_every_received_reply(tmp_path):
         eng = asyncio.run(go(store))
         stored = store.db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
         assert eng.report.interrupted
-        assert stored == backend.returned and 30 <= stored < len(qs)
+        assert stored == backend.returned == 30
+        backend.hold_after = None
         # resume: every query ends up stored exactly once, none sent twice after its reply
         before = Counter(backend.calls)
         done = store.done_keys("st")

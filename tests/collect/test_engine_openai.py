@@ -26,7 +26,7 @@ def openai_study(tmp_path, fake, *, top_logprobs=5, **kw):
 @pytest.mark.parametrize("style", ["openai", "vllm"])
 def test_every_row_stores_the_exact_score_of_its_first_token_logprobs(tmp_path, monkeypatch, style):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    with OpenAIFake(api_key=KEY, logprobs_style=style, lifetime=120, served_models=[MODEL]) as fake:
+    with OpenAIFake(api_key=KEY, logprobs_style=style, served_models=[MODEL]) as fake:
         report, study = run_engine(openai_study(tmp_path, fake))
         assert report.models["m1"].stored == 48
     df = rows(study)
@@ -44,7 +44,7 @@ def test_every_row_stores_the_exact_score_of_its_first_token_logprobs(tmp_path, 
 
 def test_a_server_without_logprobs_stores_answers_without_scores(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    with OpenAIFake(logprobs_style="none", lifetime=120, served_models=[MODEL]) as fake:
+    with OpenAIFake(logprobs_style="none", served_models=[MODEL]) as fake:
         report, study = run_engine(openai_study(tmp_path, fake, r=1))
     df = rows(study)
     assert len(df) == 24 and (df.status == "ok").all() and df.p_yes.isna().all() and df.answer.notna().all()

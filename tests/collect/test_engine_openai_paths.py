@@ -19,7 +19,7 @@ def test_a_run_backs_off_as_told_and_keeps_the_key_out_of_store_and_logs(tmp_pat
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     caplog.set_level(logging.DEBUG)  # aiohttp, httpx2 and the SDK log at DEBUG
     sleeps = Sleeps()
-    with OpenAIFake(api_key=KEY, latency=0.002, lifetime=120) as fake:
+    with OpenAIFake(api_key=KEY, latency=0.002) as fake:
         path = write_study(tmp_path, "openai", "gpt-4o-mini-latest", {"base_url": fake.base_url, "http": http,
                                                                       "timeout": 5}, r=1)
         fake.inject("rate_limit", times=2, retry_after=0.25)

@@ -59,7 +59,7 @@ def test_export_run_batch_import_stores_every_reply_scored_like_a_run(tmp_path):
 
     # the same replies as a live run against the same respondent: rows equal answer for answer, score for score
     (tmp_path / "live").mkdir()
-    with OpenAIFake(lifetime=60) as server:
+    with OpenAIFake() as server:
         live = write_study(tmp_path / "live", "openai", MODEL_ID, {"base_url": server.base_url})
         live.write_text(live.read_text().replace("seed = 3\n", "seed = 3\ntop_logprobs = 5\n"))
         _, live_study = run_engine(live)

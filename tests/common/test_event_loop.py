@@ -71,3 +71,41 @@ def test_sigterm_cancels_the_coroutine_which_cleans_up_and_the_caller_sees_termi
     with pytest.raises(Terminated):
         run_coroutine(work(), sigterm=True)
     assert cleaned == [True] and issubclass(Terminated, KeyboardInterrupt)  # handled like Ctrl-C
+
+
+def interrupted_while_waiting(signum) -> list:
+    """Run a coroutine that waits on a far timer and gets ``signum`` just as its loop starts waiting: what it saw
+    (was a wakeup fd set, and was its wait cancelled or slept through)."""
+    outcome = []
+    waiting = threading.Event()
+
+    def send():
+        waiting.wait()
+        signal.pthread_kill(threading.main_thread().ident, signum)
+
+    async def work():
+        wakeup = signal.set_wakeup_fd(-1)  # what the run set; put back at once
+        signal.set_wakeup_fd(wakeup)
+        outcome.append(wakeup != -1)
+        threading.Thread(target=send, daemon=True).start()
+        waiting.set()
+        try:
+            await asyncio.sleep(120)
+            outcome.append("slept through")
+        except asyncio.CancelledError:
+            outcome.append("cancelled")
+            raise
+
+    with pytest.raises(KeyboardInterrupt):  # Terminated for SIGTERM
+        run_coroutine(work(), sigterm=True)
+    return outcome
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_that_comes_as_the_loop_starts_waiting_still_wakes_it(signum):
+    # A signal that arrives while the loop enters its wait for a far timer is only seen when the loop wakes:
+    # without a wakeup fd it slept on until the timer (a Ctrl-C ignored for a whole request timeout, in about
+    # half of such rounds). With one, the signal's byte wakes the loop at once.
+    for _ in range(3):
+        assert interrupted_while_waiting(signum) == [True, "cancelled"]
+    assert signal.set_wakeup_fd(-1) == -1  # none left behind

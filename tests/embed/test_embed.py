@@ -93,14 +93,14 @@ def test_unknown_embedder():
 @pytest.fixture
 def mistral(monkeypatch):
     monkeypatch.setenv("MISTRAL_API_KEY", MKEY)
-    with MistralFake(api_key=MKEY, lifetime=120) as server:
+    with MistralFake(api_key=MKEY) as server:
         yield server
 
 
 @pytest.fixture
 def dash(monkeypatch):
     monkeypatch.setenv("DASHSCOPE_API_KEY", DKEY)
-    with DashScopeFake(api_key=DKEY, lifetime=120) as server:
+    with DashScopeFake(api_key=DKEY) as server:
         yield server
 
 

@@ -165,15 +165,24 @@ class FakeServer(Restarts):
 
     latency: seconds every chat answer waits (settable while running). api_key: when set, requests
     must carry ``Authorization: Bearer <api_key>`` or get the provider's 401. lifetime: the server
-    stops by itself after this many seconds. max_requests: a bound on total requests, after which
+    stops by itself after this many seconds (a safety net for a leaked server, beyond pytest's own timeout:
+    a test on a busy machine must never outlive its server). max_requests: a bound on total requests, after which
     every request gets a non-retryable 410, so a runaway client loop cannot spin forever.
+    hold_after: answer this many chat requests, then hold every further one until ``release()``; a test
+    waits for ``wait_held(n)`` before it interrupts a run, so the run is mid-way on any machine.
     """
 
     name = "fake"
 
-    def __init__(self, *, latency: float = 0.0, api_key: str | None = None, lifetime: float = 600.0,
-                 max_requests: int = 200_000, port: int = 0, first_tokens: dict[str, float] | None = None):
+    def __init__(self, *, latency: float = 0.0, api_key: str | None = None, lifetime: float = 1800.0,
+                 max_requests: int = 200_000, port: int = 0, first_tokens: dict[str, float] | None = None,
+                 hold_after: int | None = None):
         self.latency = latency
+        self.hold_after = hold_after
+        self._admitted = 0  # chat requests let through while hold_after is set
+        self._held = 0  # chat requests ever held
+        self._held_changed = threading.Condition()
+        self._release: asyncio.Event | None = None
         # a rating-scale respondent: first token -> probability, instead of the Yes/No one (answer_for)
         self.first_tokens = first_tokens
         self.api_key = api_key
@@ -210,6 +219,35 @@ class FakeServer(Restarts):
         with self._lock:
             self.rules.append(rule)
         return rule
+
+    def wait_held(self, n: int = 1, alive: Callable[[], bool] = lambda: True, limit: float = 600.0) -> bool:
+        """Block until ``n`` chat requests are held; False if ``alive()`` turns false first (the client
+        died) or after ``limit`` seconds (a safety net: a test must not hang)."""
+        waited = 0.0
+        with self._held_changed:
+            while self._held < n:
+                if not alive() or waited >= limit:
+                    return False
+                self._held_changed.wait(1.0)
+                waited += 1.0
+        return True
+
+    def release(self) -> None:
+        """Stop holding: answer every held and later request."""
+        with self._lock:
+            self.hold_after = None
+        if self._loop is not None and self._release is not None:
+            self._loop.call_soon_threadsafe(self._release.set)
+
+    async def _hold_if_due(self) -> None:
+        with self._lock:
+            if self.hold_after is None or self._admitted < self.hold_after:
+                self._admitted += 1
+                return
+        with self._held_changed:
+            self._held += 1
+            self._held_changed.notify_all()
+        await self._release.wait()
 
     @property
     def url(self) -> str:
@@ -279,6 +317,7 @@ class FakeServer(Restarts):
         """One chat request: latency, fault or success. ``ok(text)`` builds the provider's 200 body
         (text None = the deterministic Yes/No answer)."""
         self.count(cell, served=False)
+        await self._hold_if_due()
         if self.latency:
             await asyncio.sleep(self.latency)
         rule = self.take_fault("chat", body, f"{cell[1]}\n{cell[2]}")
@@ -321,7 +360,7 @@ class FakeServer(Restarts):
         ready = threading.Event()
         self._thread = threading.Thread(target=self._run, args=(ready,), daemon=True, name=f"{self.name}-server")
         self._thread.start()
-        if not ready.wait(15):
+        if not ready.wait(300):
             raise RuntimeError(f"{self.name} fake server did not start")
         if self._error is not None:
             raise RuntimeError(f"{self.name} fake server failed: {self._error}") from self._error
@@ -347,6 +386,7 @@ class FakeServer(Restarts):
         await self._site.start()
         self.port = runner.addresses[0][1]
         self._stop = asyncio.Event()
+        self._release = asyncio.Event()
         ready.set()
         try:
             await asyncio.wait_for(self._stop.wait(), self.lifetime)

@@ -7,10 +7,10 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
+from gated_backend import Gate
 
 import survey
 from survey.api.study import Study
@@ -117,13 +117,12 @@ def test_run_inside_a_running_event_loop_and_arun(tmp_path):
     assert run.stored == 48 and again.report is None and len(study.table()) == 48
 
 
-def interrupt_when(path: Path, rows: int) -> threading.Thread:
-    """Send this process SIGINT (Ctrl-C) once the store holds ``rows`` rows."""
+def interrupt_when_held(gate: Gate) -> threading.Thread:
+    """Send this process SIGINT (Ctrl-C) once the gated backend holds a query."""
     def watch():
-        deadline = time.monotonic() + 60
-        while store_rows(path) < rows and time.monotonic() < deadline:
-            time.sleep(0.02)
-        os.kill(os.getpid(), signal.SIGINT)
+        gate.held.wait()
+        # to the main thread, as a terminal's Ctrl-C reaches it (sent to the process, this thread would take it)
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
     t = threading.Thread(target=watch, daemon=True)
     t.start()
     return t
@@ -131,18 +130,19 @@ def interrupt_when(path: Path, rows: int) -> threading.Thread:
 
 @pytest.mark.parametrize("in_loop", [False, True])
 def test_ctrl_c_returns_an_interrupted_run_and_keeps_every_reply(tmp_path, in_loop):
-    study = Study(sim_spec(personas=10, perts=10, latency=0.02), base_dir=tmp_path)  # 400 queries
+    study = Study(sim_spec(personas=10, perts=10), base_dir=tmp_path)  # 400 queries
 
     async def notebook_cell():
         signal.signal(signal.SIGINT, signal.default_int_handler)  # as IPython's kernel does for a cell
         return study.run()
 
-    watcher = interrupt_when(study.store_path, 30)
-    run = asyncio.run(notebook_cell()) if in_loop else study.run()
-    watcher.join()
+    with Gate(after=30) as gate:  # 30 answered, the 31st held until the interrupt: interrupted on any machine
+        watcher = interrupt_when_held(gate)
+        run = asyncio.run(notebook_cell()) if in_loop else study.run()
+        watcher.join()
     assert run.interrupted and run.incomplete
     kept = store_rows(study.store_path)
-    assert 30 <= kept < 400 and run.stored == kept
+    assert kept == 30 and run.stored == kept  # every reply received before the interrupt, and only those
     rest = study.run()
     assert not rest.interrupted and rest.report.models["sim"].skipped == kept and rest.stored == 400 - kept
     assert len(study.table()) == 400

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,6 +30,8 @@ from survey.stats.planning.power import (
     parse_strategy,
     simulate_pvalues,
 )
+
+SCIPY_REFERENCE = json.loads((Path(__file__).parents[2] / "fixtures" / "scipy_reference.json").read_text())
 
 ALTS = ("two-sided", "greater", "less")
 
@@ -87,13 +90,13 @@ def _rows(rng, length, kind, rows):
     return D
 
 
-@pytest.mark.parametrize("length", [1, 4, 9, 13, 14, 30, 50, 51, 70])
+@pytest.mark.parametrize("length", [1, 4, 9, 30, 50, 51, 70])
 def test_batched_sign_and_wilcoxon_equal_scipy_row_by_row(length):
     """Every branch of scipy's method choice: exact (no ties), sign-flip enumeration (ties or zeros,
     length <= 13), and the normal approximation with tie correction."""
     rng = np.random.default_rng(length)
     # scipy's own sign-flip path (ties, length <= 13) costs ~0.1-0.3 s a call: fewer rows there.
-    slow = 9 <= length <= 14
+    slow = length == 9
     for kind in ("continuous", "ties", "ties-no-zero"):
         D = _rows(rng, length, kind, rows=2 if slow else 4)
         for alt in ALTS[:1] if slow and kind == "continuous" else ALTS:
@@ -106,6 +109,20 @@ def test_batched_sign_and_wilcoxon_equal_scipy_row_by_row(length):
                     assert ps[s] == pytest.approx(sign_test(d, alt).pvalue, rel=1e-9, abs=1e-12)
                     # classic.wilcoxon_test is scipy.stats.wilcoxon with its defaults, NaN dropped.
                     assert pw[s] == pytest.approx(wilcoxon_test(d, alt).pvalue, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("length", [13, 14])
+def test_batched_sign_and_wilcoxon_equal_scipy_at_the_edge_of_its_enumeration(length):
+    """Lengths 13 and 14 with ties, zeros and NaN, where scipy takes ~0.2 s a call: its p-values were
+    computed once (scripts/scipy_reference.py)."""
+    cases = [c for c in SCIPY_REFERENCE["sign_wilcoxon"] if c["length"] == length]
+    assert {c["kind"] for c in cases} == {"continuous", "ties", "ties-no-zero"}
+    D = np.array([[np.nan if x is None else x for x in c["d"]] for c in cases])
+    for alt in ALTS:
+        ps, pw = sign_pvalues(D, alt), wilcoxon_pvalues(D, alt)
+        for s, case in enumerate(cases):
+            assert ps[s] == pytest.approx(case["sign"][alt], rel=1e-9, abs=1e-12)
+            assert pw[s] == pytest.approx(case["wilcoxon"][alt], rel=1e-9, abs=1e-12)
 
 
 def test_batched_sign_test_equals_binomtest_directly():
