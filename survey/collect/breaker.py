@@ -24,6 +24,7 @@ The clock is injectable so that tests judge time without waiting for it.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -58,6 +59,9 @@ class Breaker:
     replies: int = 0  # usable replies so far
     server_errors_seen: int = 0  # 5xx answers so far
     hard_failures: int = 0
+    # backoffs in progress (asyncio.Timeout): stopping the model wakes them, or each would sleep on for up to
+    # the backoff cap (a minute) before noticing, holding the run open after the model stopped
+    waiting: set = field(default_factory=set)
 
     def __post_init__(self):
         self.answered_at = self.replied_at = self.clock()
@@ -118,4 +122,6 @@ class Breaker:
 
     def _stop(self, reason: str) -> str:
         self.stopped = self.stopped or reason
+        for wait in self.waiting:
+            wait.reschedule(asyncio.get_running_loop().time())  # due now: the backoff ends at once
         return self.stopped

@@ -205,13 +205,25 @@ class Engine:
             answers_before, mark = breaker.answers, breaker.mark()
             if err.retryable and attempts < self.max_attempts:
                 rep.retries += 1
-                await self.sleep(self.backoff(tries, err.retry_after))
+                await self._wait_to_retry(self.backoff(tries, err.retry_after), breaker)
                 continue
             self._store_error(q, err, rep, tries)
             task.advance(ok=False)
             if (stop := breaker.gave_up(err)) is not None:
                 rep.stopped = rep.stopped or stop
             return
+
+    async def _wait_to_retry(self, delay: float, breaker: Breaker) -> None:
+        """Back off before a retry; cut short when the breaker stops the model (the query then stays missing)."""
+        wait = None
+        try:
+            async with asyncio.timeout(None) as wait:
+                breaker.waiting.add(wait)
+                await self.sleep(delay)
+        except TimeoutError:
+            pass  # woken by the breaker
+        finally:
+            breaker.waiting.discard(wait)
 
     def backoff(self, attempt: int, retry_after: float | None = None) -> float:
         """Full-jitter exponential backoff; never shorter than the provider's Retry-After."""
