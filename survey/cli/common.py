@@ -39,12 +39,50 @@ def print_table(title: str, columns: list[str], rows: list[list]) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    console = Console()
+    cells = [[fmt(v) for v in r] for r in rows]
+    widths = column_widths(columns, cells, console.width) or [None] * len(columns)
     t = Table(title=title, title_justify="left")
-    for c in columns:
-        t.add_column(c, overflow="fold")
-    for r in rows:
-        t.add_row(*[fmt(v) for v in r])
-    Console().print(t)
+    for c, w in zip(columns, widths, strict=True):
+        t.add_column(c, overflow="fold", width=w)
+    for r in cells:
+        t.add_row(*r)
+    console.print(t)
+
+
+def column_widths(columns: list[str], rows: list[list[str]], width: int) -> list[int] | None:
+    """Column widths for a table too wide for ``width``, or None when it fits as it is. rich shares the room
+    out evenly, so an identifier folded while a sentence beside it had room to wrap between its words; here
+    each column first gets its longest word (an identifier, a number), the longest ones capped only as far
+    as the terminal needs, and the room left goes to the columns that want more, as far as they want it."""
+    from rich.cells import cell_len
+
+    texts = [[c, *(r[i] for r in rows)] for i, c in enumerate(columns)]
+    desired = [max(cell_len(line) for t in col for line in t.splitlines() or [""]) for col in texts]
+    room = width - (3 * len(columns) + 1)  # borders and one space either side of each cell
+    if sum(desired) <= room:
+        return None
+    heads = [max([cell_len(w) for w in c.split()] or [1]) for c in columns]
+    longest = [max([cell_len(w) for t in col for w in t.split()] or [1]) for col in texts]
+    for floors in (heads, [1] * len(columns)):  # headers' words whole if they fit, else every column alike
+        cap = max(longest)
+        while cap > 1 and sum(max(f, min(w, cap)) for f, w in zip(floors, longest, strict=True)) > room:
+            cap -= 1
+        widths = [max(f, min(w, cap)) for f, w in zip(floors, longest, strict=True)]
+        if sum(widths) <= room:
+            break
+    else:
+        return None  # not even one character a column: leave it to rich
+    while (spare := room - sum(widths)) > 0:
+        wants = [d - w for d, w in zip(desired, widths, strict=True)]
+        total = sum(x for x in wants if x > 0)
+        if total == 0:
+            break
+        shares = [min(x, spare * x // total) if x > 0 else 0 for x in wants]
+        if not any(shares):  # less room than columns that want it: one more character to the neediest
+            shares[wants.index(max(wants))] = 1
+        widths = [w + s for w, s in zip(widths, shares, strict=True)]
+    return widths
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")

@@ -40,3 +40,20 @@ def test_every_terminal_table_goes_through_the_folding_printer():
     assert makers == []
     text = (ROOT / "survey" / "cli" / "common.py").read_text()
     assert 'overflow="fold"' in text and 'overflow="ellipsis"' not in text and "no_wrap" not in text
+
+
+def test_prose_wraps_between_words_before_an_identifier_or_number_folds(capsys, monkeypatch):
+    # before: rich gave every wrapable column the same width, so at 150 columns the fidelity table folded
+    # "gpt-4o-mini-2024-07-18" and "disease-lives-saved" while the "in words" sentence beside them had room to wrap
+    monkeypatch.setenv("COLUMNS", "100")
+    model, message = "gpt-4o-mini-2024-07-18", "disease-lives-saved"
+    words = ("far: farther from people than a uniform guess; answers 0.23 scale points from people's on average "
+             "and a little more prose to make the sentence long enough")
+    print_table("levels", ["model", "message", "humans", "JSD [CI]", "in words"],
+                [[model, message, 152, "0.039 [0.013, 0.084]", words]])
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 100
+    assert model in out and message in out  # each on one line
+    assert "0.039" in out and "[0.013," in out and "0.084]" in out  # numbers whole
+    assert column_text(out, 4).replace(" ", "") == ("inwords" + words).replace(" ", "")  # wrapped at spaces only
+    assert "farther" in out and "people's" in out
