@@ -13,19 +13,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, select_autoescape
-
 from survey import __version__
 from survey.common.formatting import to_json
 from survey.data.completeness import Completeness, split_source, table_completeness
 from survey.data.table import messages_in, models_in, require_messages, validate_table
 from survey.errors import SurveyError
 from survey.reporting.context import completeness_view, paraphrase_texts, study_view
+from survey.reporting.html_env import html_environment
 from survey.reporting.summary import study_summary
 from survey.stats.analysis import analyze, estimate, result_dict
 from survey.stats.table_comparison import compare_table
-
-_TEMPLATES = Path(__file__).parent / "templates"
 
 
 @dataclass
@@ -113,7 +110,7 @@ def build_report(df, out_dir: str | Path, *, title: str | None = None, a: str | 
                             for msg, f in by.items()} for m, by in fits.items() if by},
                **({kind.exact_key: [result_dict(r) for r in exact]} if exact else {}),
                **extra_json, **human_json}
-    env = Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=select_autoescape(["html", "j2"]))
+    env = html_environment()
     html = env.get_template("report.html.j2").render(
         title=title or "Generative survey report", generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         version=__version__, n_rows=len(df), headlines=headlines,

@@ -9,11 +9,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
-from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from survey import __version__
 from survey.common.formatting import fmt, to_json, yes_no
-from survey.reporting import _TEMPLATES, Section, fig_png
+from survey.reporting import Section, fig_png
+from survey.reporting.html_env import html_environment
 from survey.stats.humans.in_words import level_in_words, ppi_in_words
 
 TITLE = "Which model to trust? Persona against human effects over experiments"
@@ -113,7 +113,7 @@ def benchmark_report(bench, out_dir, *, title: str | None = None) -> dict:
     results = {"benchmark": bench.to_dict(),
                "experiments": {name: res.to_dict() for name, res in bench.results.items()}}
     head, warnings = headlines(bench)
-    env = Environment(loader=FileSystemLoader(_TEMPLATES), autoescape=select_autoescape(["html", "j2"]))
+    env = html_environment()
     html = env.get_template("benchmark.html.j2").render(
         title=title or TITLE, generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), version=__version__,
         n_experiments=len(bench.names), headlines=head, warnings=warnings, sections=benchmark_sections(bench))
