@@ -74,8 +74,11 @@ def read_anchor_set(path: str | os.PathLike) -> AnchorSet:
         data = yaml.load(raw.decode("utf-8"), Loader=yaml.BaseLoader)  # every scalar read as the string written
     except (OSError, UnicodeDecodeError) as exc:
         raise SurveyError(f"{path}: cannot read ({exc}); anchor files are UTF-8 YAML") from None
-    except yaml.YAMLError as exc:
-        raise SurveyError(f"{path}: not valid YAML ({exc}); quote statements that contain ': '") from None
+    except yaml.YAMLError as exc:  # one line, as for perturbation files: the file, the line, the problem
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        problem = getattr(exc, "problem", None) or " ".join(str(exc).split())
+        raise SurveyError(f"{where}: not valid YAML ({problem}); quote statements that contain ': '") from None
     if not isinstance(data, dict) or "sets" not in data or "points" not in data:
         raise SurveyError(f"{path}: expected a mapping with points and sets (each an id and its statements)")
     try:
