@@ -19,7 +19,7 @@ from functools import cache
 import numpy as np
 from scipy import special, stats
 
-from survey.stats.permutation import _check_alternative
+from survey.stats.permutation import check_alternative
 
 EXACT_MAX_N = 50  # scipy: exact W+ distribution up to this length when there are no ties
 PERMUTATION_MAX_N = 13  # scipy: 2^13 < 9999 resamples, so its permutation test is exact
@@ -32,7 +32,7 @@ def _as_batch(D) -> np.ndarray:
 
 def sign_pvalues(D, alternative: str = "two-sided") -> np.ndarray:
     """Sign-test p-values per row (ties D = 0 dropped): scipy.stats.binomtest(k, n_nonzero, 0.5)."""
-    _check_alternative(alternative)
+    check_alternative(alternative)
     D = _as_batch(D)
     valid = ~np.isnan(D)
     k = np.count_nonzero(valid & (D > 0), axis=1)
@@ -89,7 +89,7 @@ def _flip_p(ranks: np.ndarray, w: np.ndarray, alternative: str) -> np.ndarray:
 
 def wilcoxon_pvalues(D, alternative: str = "two-sided") -> np.ndarray:
     """Wilcoxon signed-rank p-values per row, as scipy.stats.wilcoxon (zeros dropped) row by row."""
-    _check_alternative(alternative)
+    check_alternative(alternative)
     D = _as_batch(D)
     S = D.shape[0]
     valid = ~np.isnan(D)

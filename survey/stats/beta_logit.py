@@ -73,7 +73,8 @@ def simulate_counts(params: ModelParams, n: int, m_a: int, m_b: int, r: int, rng
     return rng.binomial(r, pa), rng.binomial(r, pb)
 
 
-def _check_design(n: int, m: int, r: int, m_b: int | None) -> None:
+def check_design(n: int, m: int, r: int, m_b: int | None) -> None:
+    """A SurveyError naming the first design size that is not a whole number at least its minimum."""
     # a message needs 2 perturbations (survey.data.table): fewer would write a table no test accepts
     for name, v, low in (("personas", n, 1), ("perturbations", m, 2), ("replicates", r, 1),
                          ("perturbations-b", m if m_b is None else m_b, 2)):
@@ -85,7 +86,7 @@ def simulate(n: int, m: int, r: int, mu: float = 0.5, kappa: float = 4.0, sigma:
              rho: float = 0.3, delta: float = 0.0, seed=None, m_b: int | None = None,
              messages: tuple[str, str] = ("A", "B"), model: str = "simulated") -> pd.DataFrame:
     """A long table of simulated Yes/No answers: n personas, m (and m_b) perturbations, r replicates."""
-    _check_design(n, m, r, m_b)
+    check_design(n, m, r, m_b)
     check_seed(seed, "seed")
     params = make_params(mu=mu, kappa=kappa, sigma=sigma, rho=rho, delta=delta)
     m_b = m if m_b is None else m_b

@@ -13,7 +13,7 @@ import numpy as np
 from scipy import stats
 
 from survey.errors import SurveyError
-from survey.stats.permutation import _check_alternative
+from survey.stats.permutation import check_alternative
 
 
 @dataclass
@@ -39,7 +39,7 @@ def sign_test(d, alternative: str = "two-sided") -> TestResult:
 
     statistic = number of positive differences; equals scipy.stats.binomtest(k, n, 0.5).
     """
-    _check_alternative(alternative)
+    check_alternative(alternative)
     d = _clean(d)
     nz = d[d != 0]
     if len(nz) == 0:
@@ -51,7 +51,7 @@ def sign_test(d, alternative: str = "two-sided") -> TestResult:
 
 def wilcoxon_test(d, alternative: str = "two-sided") -> TestResult:
     """Wilcoxon signed-rank test on the D_i: scipy.stats.wilcoxon with its defaults (zeros dropped)."""
-    _check_alternative(alternative)
+    check_alternative(alternative)
     d = _clean(d)
     if len(d) == 0:
         raise SurveyError("the Wilcoxon test needs at least one persona difference")

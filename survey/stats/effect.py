@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from survey.errors import SurveyError
-from survey.stats.permutation import _count_ge, _tolerance, sign_flip_test
+from survey.stats.permutation import count_ge, tie_tolerance, sign_flip_test
 
 _ORDER_STATISTICS_MAX_M = 20  # 2^20 subset means: ~20 MB, a fraction of a second
 _EXACT_CI_MAX_M = 30  # about 45 exact p-values per end: a few ms each up to here
@@ -116,7 +116,7 @@ def _subset_means(d: np.ndarray) -> np.ndarray:
         sums = np.concatenate((sums, sums + x))
         sizes = np.concatenate((sizes, sizes + 1))
     sums, sizes = sums[1:-1], sizes[1:-1]
-    sums[np.abs(sums) <= _tolerance(d) / 2] = 0.0  # the test's ties at delta = 0
+    sums[np.abs(sums) <= tie_tolerance(d) / 2] = 0.0  # the test's ties at delta = 0
     return sums / sizes
 
 
@@ -131,7 +131,7 @@ def _bisection_interval(d: np.ndarray, alpha: float, bounds, n_resamples: int, s
             x = d - delta
             gamma = 1e-9 * float(np.abs(x).sum())
             c = abs(float(x.sum())) - gamma
-            return 1.0 if c <= 0 else min(2 * _count_ge(x, c, enumerate_max_m=16), 2 ** m) / 2.0 ** m
+            return 1.0 if c <= 0 else min(2 * count_ge(x, c, enumerate_max_m=16), 2 ** m) / 2.0 ** m
     else:
         rng = np.random.default_rng(seed)
         signs = (rng.integers(0, 2, size=(int(n_resamples), m)) * 2 - 1).astype(float)

@@ -8,6 +8,9 @@ variance rho, which is why it stays valid where the sign and Wilcoxon tests do n
 Exactness: for m <= 22 all 2^m subset sums are enumerated; up to ``EXACT_MAX_M`` (40) the two
 halves are enumerated and combined by sorting and binary search (meet in the middle), which
 costs O(2^(m/2) log 2^(m/2)) instead of O(2^m). Beyond that we draw random sign vectors.
+
+The engine is public: the other tests (classic, batched, choice, the effect interval, segments, the group
+sequential test) reuse ``check_alternative``, ``tie_tolerance``, ``count_ge`` and ``all_signs``.
 """
 
 from __future__ import annotations
@@ -42,7 +45,8 @@ class PermutationResult:
                 "alternative": self.alternative}
 
 
-def _check_alternative(alternative: str) -> None:
+def check_alternative(alternative: str) -> None:
+    """A SurveyError naming the alternatives unless ``alternative`` is one of them."""
     if alternative not in ALTERNATIVES:
         raise SurveyError(f"alternative must be one of {', '.join(ALTERNATIVES)}; got '{alternative}'")
 
@@ -55,13 +59,14 @@ def subset_sums(d: np.ndarray) -> np.ndarray:
     return s
 
 
-def _tolerance(d: np.ndarray) -> float:
+def tie_tolerance(d: np.ndarray) -> float:
+    """How far apart two sign-flip sums of ``d`` may be and still count as tied."""
     # Sums of the same numbers in another order differ in the last bits; a relative tolerance
     # makes exact ties (common: theta-hat are fractions of r) count as ties.
     return 1e-9 * float(np.abs(d).sum())
 
 
-def _count_ge(d: np.ndarray, c: float, enumerate_max_m: int = _ENUMERATE_MAX_M) -> int:
+def count_ge(d: np.ndarray, c: float, enumerate_max_m: int = _ENUMERATE_MAX_M) -> int:
     """#{eps in {+-1}^m : sum eps_j d_j >= c}, exactly (meet in the middle above enumerate_max_m)."""
     m = len(d)
     if m <= enumerate_max_m:
@@ -91,7 +96,7 @@ def sign_flip_test(d, alternative: str = "two-sided", method: str = "auto",
     2*min(one-sided) because the null distribution of the sum is symmetric.
     Monte Carlo p = (1 + count) / (1 + B), which is itself a valid p-value.
     """
-    _check_alternative(alternative)
+    check_alternative(alternative)
     d = np.asarray(d, dtype=float)
     d = d[~np.isnan(d)]
     m = len(d)
@@ -100,7 +105,7 @@ def sign_flip_test(d, alternative: str = "two-sided", method: str = "auto",
     if method not in ("auto", "exact", "monte-carlo"):
         raise SurveyError(f"method must be auto, exact or monte-carlo; got '{method}'")
     s_obs = float(d.sum())
-    gamma = _tolerance(d)
+    gamma = tie_tolerance(d)
     exact = method == "exact" or (method == "auto" and m <= EXACT_MAX_M)
     if exact and m > 50:  # halves of 2^(m/2) sums: about 1 GB and 10 s at m = 50, 32 times that at 60
         raise SurveyError(f"an exact test with m = {m} perturbations would need too much memory; use monte-carlo")
@@ -108,13 +113,13 @@ def sign_flip_test(d, alternative: str = "two-sided", method: str = "auto",
     if exact:
         total = 2.0 ** m
         if alternative == "greater":
-            count = _count_ge(d, s_obs - gamma)
+            count = count_ge(d, s_obs - gamma)
         elif alternative == "less":
-            count = _count_ge(d, -s_obs - gamma)  # by symmetry of the null
+            count = count_ge(d, -s_obs - gamma)  # by symmetry of the null
         elif abs(s_obs) <= gamma:
             count = 2 ** m
         else:
-            count = min(2 * _count_ge(d, abs(s_obs) - gamma), 2 ** m)
+            count = min(2 * count_ge(d, abs(s_obs) - gamma), 2 ** m)
         pvalue = count / total
         null = subset_sums(d) / m if m <= 16 else _flip_sample(d, 9999, rng) / m
         name = "enumeration" if m <= _ENUMERATE_MAX_M else "meet-in-the-middle"
@@ -129,7 +134,7 @@ def sign_flip_test(d, alternative: str = "two-sided", method: str = "auto",
 def smallest_pvalue(m: int, alternative: str = "two-sided") -> float:
     """The smallest p-value the exact sign-flip test can give with m pairs: 1/2^m one-sided, 2/2^m
     two-sided (all signs of one direction). Below alpha the test can never reject, whatever the data."""
-    _check_alternative(alternative)
+    check_alternative(alternative)
     return min(1.0, (2.0 if alternative == "two-sided" else 1.0) * 2.0 ** -m)  # 2.0 ** m overflows past m = 1023
 
 
@@ -168,12 +173,12 @@ def sign_flip_pvalues(D, alternative: str = "two-sided", n_resamples: int = 1000
     serve every row, which keeps each row's p = (1+count)/(1+B) valid (the flips are independent
     of the data) and turns the whole batch into one matrix product.
     """
-    _check_alternative(alternative)
+    check_alternative(alternative)
     D = np.atleast_2d(np.asarray(D, dtype=float))
     S, m = D.shape
     mult = 1
     if m <= exact_max_m:
-        signs = _all_signs(m)
+        signs = all_signs(m)
         denom, plus = float(len(signs)), 0
         if alternative == "two-sided" and m > 0:
             # The second half of the enumeration is the first half negated and |T| is the same for
@@ -201,7 +206,7 @@ def sign_flip_pvalues(D, alternative: str = "two-sided", n_resamples: int = 1000
 
 
 @functools.cache
-def _all_signs(m: int) -> np.ndarray:
+def all_signs(m: int) -> np.ndarray:
     """All 2^m sign vectors, +1 first in every position (so row i and row 2^m-1-i are opposite)."""
     signs = np.array(list(itertools.product((1.0, -1.0), repeat=m))).reshape(2 ** m, m)
     signs.flags.writeable = False  # cached and shared between calls
@@ -216,7 +221,7 @@ def unpaired_permutation_test(x, y, alternative: str = "two-sided", n_resamples:
     perturbation even when m_A != m_B. Exact when C(m_A + m_B, m_A) <= exact_limit.
     Two-sided counts |T_perm| >= |T_obs|.
     """
-    _check_alternative(alternative)
+    check_alternative(alternative)
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     x, y = x[~np.isnan(x)], y[~np.isnan(y)]

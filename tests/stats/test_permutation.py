@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from survey.stats import sign_flip_pvalues, sign_flip_test, unpaired_permutation_test
-from survey.stats.permutation import _count_ge, subset_sums
+from survey.stats.permutation import count_ge, subset_sums
 
 SCIPY_REFERENCE = json.loads((Path(__file__).parents[1] / "fixtures" / "scipy_reference.json").read_text())
 
@@ -61,7 +61,7 @@ def test_meet_in_the_middle_equals_enumeration(m):
     # a few ulps below sum(d).
     s_obs = abs(d.sum()) - 1e-9 * np.abs(d).sum()
     full = int(np.count_nonzero(subset_sums(d) >= s_obs))
-    assert _count_ge(d, s_obs) == full
+    assert count_ge(d, s_obs) == full
     res = sign_flip_test(d)
     assert res.method == "meet-in-the-middle" and res.exact
     assert res.pvalue == pytest.approx(min(1.0, 2 * full / 2 ** m), rel=1e-12)

@@ -48,7 +48,7 @@ from survey.errors import SurveyError
 from survey.stats.classic import TestResult, sign_test, wilcoxon_test
 from survey.stats.comparison import persona_mean
 from survey.stats.effect import EffectResult, effect_ci
-from survey.stats.permutation import _check_alternative, cannot_reject_note, sign_flip_pvalues, sign_flip_test
+from survey.stats.permutation import check_alternative, cannot_reject_note, sign_flip_pvalues, sign_flip_test
 
 POSITION_WARNING = 0.2  # |b - 1/2| above this: most replies follow the position, whatever the content
 PREFERENCE_NOTE = ("valid for any rho and any position bias: under H0 A and B are exchangeable, so each "
@@ -294,7 +294,7 @@ def choice_test(first_ab, valid_ab, first_ba, valid_ba, *, a: str = "A", b: str 
     the position bias is called significant. ``weights``: one per persona (row); the preference and the
     position bias are then weighted means over personas (the per-persona tests stay unweighted).
     """
-    _check_alternative(alternative)
+    check_alternative(alternative)
     alpha, seed = check_alpha(alpha), check_seed(seed)
     check_flips(n_resamples)
     confidence = 1 - alpha if confidence is None else check_alpha(confidence, "confidence")

@@ -59,7 +59,7 @@ def simulate_table(params: OrdinalParams, n: int, m: int, r: int, seed=None, m_b
     n personas P001.., m (and m_b) perturbations A-01.. / B-01.., r replicates; ``answer`` is the score
     (Int16), ``scale`` the scale's name (default params.scale) and ``expected`` the cell's true mean score,
     as exact mode reports it."""
-    beta_logit._check_design(n, m, r, m_b)
+    beta_logit.check_design(n, m, r, m_b)
     check_seed(seed, "seed")
     m_b = m if m_b is None else m_b
     check_simulated_rows(n * (m + m_b) * r, f"{n} personas x {m} + {m_b} perturbations x {r} replicates")

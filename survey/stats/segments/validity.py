@@ -49,20 +49,20 @@ def conditional_size(null: np.ndarray, alpha: float = 0.05) -> np.ndarray:
 
 def sign_flip_size(d: np.ndarray, alpha: float = 0.05) -> float:
     """The exact size of the two-sided sign-flip test on surveys ``d`` (S, m) given their orbits (m <= 16)."""
-    from survey.stats.permutation import _all_signs
+    from survey.stats.permutation import all_signs
 
-    return float(conditional_size(np.abs(np.asarray(d, float) @ _all_signs(d.shape[1]).T), alpha).mean())
+    return float(conditional_size(np.abs(np.asarray(d, float) @ all_signs(d.shape[1]).T), alpha).mean())
 
 
 def interaction_size(d: np.ndarray, sizes, alpha: float = 0.05) -> float:
     """The exact size of the interaction test on surveys ``d`` (S, K, m) given their orbits (m <= 16)."""
-    from survey.stats.permutation import _all_signs
+    from survey.stats.permutation import all_signs
 
     sizes = np.asarray(sizes, float)
     if d.shape[1] == 2:
         return sign_flip_size(d[:, 0] - d[:, 1], alpha)
     c = d - np.einsum("k,skm->sm", sizes, d)[:, None, :] / sizes.sum()
-    null = (np.einsum("skm,vm->svk", c, _all_signs(d.shape[2])) / d.shape[2]) ** 2 @ sizes
+    null = (np.einsum("skm,vm->svk", c, all_signs(d.shape[2])) / d.shape[2]) ** 2 @ sizes
     return float(conditional_size(null, alpha).mean())
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from survey.stats.permutation import _all_signs
+from survey.stats.permutation import all_signs
 
 
 @dataclass
@@ -46,7 +46,7 @@ class GroupPaths:
 def sign_paths(m: int, flips: int, exact_max_m: int, seed) -> tuple[np.ndarray, bool]:
     """(N, m) sign vectors whose row 0 is all +1 (the observed path): all 2^m, or 1 + flips draws."""
     if m <= exact_max_m:
-        return np.asarray(_all_signs(m)), True  # row 0 of the enumeration is all +1
+        return np.asarray(all_signs(m)), True  # row 0 of the enumeration is all +1
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, 2, size=(int(flips), m), dtype=np.int8) * 2 - 1
     return np.vstack([np.ones((1, m)), draws.astype(float)]), False
