@@ -45,8 +45,14 @@ _EXPORTS = {
     "validate_table": "survey.data.table",
     "simulate": "survey.stats.simulation",  # any scale a kind simulates: Yes/No (Beta-logit), rating (ordinal)
     # statistics and reports
-    "analyze": "survey.stats.analysis",
-    "estimate": "survey.stats.analysis",
+    # (a DataFrame is wrapped into a Source once, at these doors: survey.api.analysis)
+    "analyze": "survey.api.analysis",
+    "estimate": "survey.api.analysis",
+    "compare": "survey.api.analysis",
+    "AnalyzeOptions": "survey.stats.analysis",
+    "EstimateOptions": "survey.stats.analysis",
+    "SegmentOptions": "survey.stats.analysis",
+    "Analysis": "survey.stats.analysis",
     "plan": "survey.stats.planning",
     "BinaryPlan": "survey.kinds.binary.power",
     "RatingPlan": "survey.kinds.ordinal.power",
@@ -54,8 +60,8 @@ _EXPORTS = {
     "MaxDiffPlan": "survey.kinds.maxdiff.power",
     "ChoicePlan": "survey.kinds.choice.power",
     "PlanSource": "survey.stats.planning",
-    "validate": "survey.stats.planning",
-    "sequential": "survey.stats.sequential.table_replay",
+    "validate": "survey.api.analysis",
+    "sequential": "survey.api.analysis",
     "SequentialDesign": "survey.stats.sequential.design",
     "report": "survey.reporting.entry",
     # segments and target markets: who prefers which message, and in which market
@@ -67,6 +73,7 @@ _EXPORTS = {
     "fidelity": "survey.api.fidelity",
     "fidelity_benchmark": "survey.api.fidelity",
     "plan_humans": "survey.api.fidelity",
+    "about_humans": "survey.api.fidelity",
     "FidelityBenchmark": "survey.stats.humans.benchmark",
     "load_humans": "survey.data.humans",
     "Humans": "survey.data.humans",

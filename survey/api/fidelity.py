@@ -27,28 +27,46 @@ def fidelity(source, humans=None, *, a: str | None = None, b: str | None = None,
 
     _check_confidence(confidence)
     a_file = humans is not None and not isinstance(humans, Humans | pd.DataFrame)
-    if isinstance(source, pd.DataFrame):  # a long table in memory: the analysis reads it as it is
+    if isinstance(source, pd.DataFrame):  # a long table in memory: wrapped once, here
         from survey.data.table import validate_table
 
-        source = validate_table(source)
+        source = Source.of(validate_table(source))
     elif not isinstance(source, Source) and Path(source).suffix == ".toml":
         source = _study_source(source)
     elif not isinstance(source, Source):
         source = load_source(Path(source), study, scale=scale, humans=humans if a_file else None)
         a_file = False  # load_source read it, checked against the table
-    table = source.table if isinstance(source, Source) else source
     if a_file or isinstance(humans, pd.DataFrame):
         from survey.data.humans import validate_humans
 
-        scale_name = str(table["scale"].iloc[0]) if "scale" in table.columns else "binary"
-        messages = sorted(set(table["message"].astype(str)))
+        scale_name = source.scale or "binary"
+        messages = sorted(set(source.table["message"].astype(str)))
         humans = (load_humans(humans, scale_name, messages) if a_file
                   else validate_humans(humans, scale_name, messages))
-    people = humans if isinstance(humans, Humans) else getattr(source, "humans", None)
+    people = humans if isinstance(humans, Humans) else source.humans
     if people is None:
         raise SurveyError("no human answers: give a human file (`humans=`), or name one in the study file "
                           "(humans = \"answers.csv\") and run it")
+    a, b = declared_pair(source, a, b)
     return human_fidelity(source, people, a, b, by=by, confidence=confidence, n_boot=n_boot, seed=seed, flips=flips)
+
+
+def about_humans(source, a: str | None = None, b: str | None = None, *, confidence: float = 0.95) -> dict:
+    """Only the statements about people of a Source whose study names its humans (what `survey analyze --humans`
+    adds): the design, the humans-alone effect and, per model whose store holds predictions for the respondents,
+    the PPI effect (survey.stats.humans.compare.ppi_about_humans)."""
+    from survey.stats.humans.compare import ppi_about_humans
+
+    _check_confidence(confidence)
+    return ppi_about_humans(source, source.humans, *declared_pair(source, a, b), confidence=confidence)
+
+
+def declared_pair(source, a: str | None, b: str | None) -> tuple[str | None, str | None]:
+    """``a`` and ``b``; with neither given, the pair the source's study declared for its comparison with the
+    humans (``[humans] compare = [A, B]``), when it declared one."""
+    if a is None and b is None and source.study_context.humans_pair is not None:
+        return source.study_context.humans_pair
+    return a, b
 
 
 def fidelity_benchmark(sources, *, confidence: float = 0.95, n_boot: int = 1000, seed: int = 0, flips: int = 9999,
@@ -65,7 +83,9 @@ def fidelity_benchmark(sources, *, confidence: float = 0.95, n_boot: int = 1000,
     from survey.stats.humans.benchmark import fidelity_benchmark as summarise
 
     _check_confidence(confidence)
-    if isinstance(sources, str | Path) or hasattr(sources, "table"):
+    from survey.data.sources import Source
+
+    if isinstance(sources, str | Path | Source):
         raise SurveyError("give the studies' sources as a list (e.g. [\"a.toml\", \"b.toml\", ...]), not one source")
     sources = list(sources)
     if len(sources) < 2:
@@ -117,7 +137,7 @@ def _study_source(path):
         return None if spec is None else {k: v for k, v in spec.items() if v is not None}
 
     now = settings(study.spec.humans.model_dump() if study.spec.humans is not None else None)
-    recorded = settings(((src.context or {}).get("humans") or {}).get("spec"))
+    recorded = settings(src.study_context.humans.settings if src.study_context.humans else None)
     if now != recorded:
         raise SurveyError(f"{path}: its [humans] changed since its store was filled (recorded {recorded}, now {now}): "
                           f"`survey run {path}` records it (sending only what is missing), or give the store")
@@ -172,7 +192,7 @@ def plan_humans(pilot=None, *, cost_human: float, cost_query: float, r: float | 
     if src.humans is None:
         raise SurveyError("the pilot's study names no human answers (humans = ... in its file): a pilot measures "
                           "how well the model predicts its respondents")
-    measures = pilot_measures(src, src.humans)
+    measures = pilot_measures(src, src.humans, *declared_pair(src, None, None))
     if model is not None:
         if model not in measures:
             raise SurveyError(f"model '{model}' is not in the pilot; it has {', '.join(measures)}")

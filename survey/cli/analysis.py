@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+import survey
 from survey.cli.common import (
     DELTA_HELP,
     DELTA_MEANING,
@@ -111,7 +112,6 @@ def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confid
     require_file(humans, "humans")
     from survey.cli.kind_output import print_result
     from survey.data.sources import load_source
-    from survey.stats.analysis import analyze
 
     segments = segment_arguments(by, filters, target, personas, pooled)
     if seq["seq_method"] and humans:
@@ -125,7 +125,7 @@ def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confid
                                   probabilities, as_json, seq)
     src = load_source(table, study, scale=scale, humans=humans_spec(humans, humans_wide, humans_id_column,
                                                                     humans_columns))
-    res = analyze(src, a, b, every_pair=every_pair, alternative=alternative, alpha=alpha, confidence=confidence,
+    res = survey.analyze(src, a, b, every_pair=every_pair, alternative=alternative, alpha=alpha, confidence=confidence,
                   flips=flips, seed=seed, probabilities=probabilities, adjust=adjust, **segments)
     people = _about_humans(src, a, b, confidence or 1 - alpha) if humans else None
     if as_json:
@@ -134,7 +134,7 @@ def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confid
     echo_basis(res)
     for r in res.results:
         print_result(res, r)
-        echo_segments(getattr(r, "segments", None))
+        echo_segments(r.segments)
     if people:
         from survey.cli.humans_output import echo_about_humans
 
@@ -143,10 +143,9 @@ def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confid
 
 def _about_humans(src, a, b, confidence) -> dict:
     """The PPI statements about people for `analyze --humans` (survey.stats.humans), as JSON-ready dicts."""
-    from survey.stats.humans.compare import ppi_about_humans
     from survey.stats.humans.result import DESIGNS, VALIDITY
 
-    out = ppi_about_humans(src, src.humans, a, b, confidence=confidence)
+    out = survey.about_humans(src, a, b, confidence=confidence)
     return {"a": out["a"], "b": out["b"], "design": out["design"], "design_text": DESIGNS[out["design"]],
             "humans": src.humans.summary(), "human_effect": out["human_effect"].to_dict(),
             "ppi": {m: p.to_dict() for m, p in out["ppi"].items()}, "notes": out["notes"], "validity": VALIDITY}
@@ -171,9 +170,8 @@ def estimate_cmd(table, message, model, bootstrap, seed, method, scale, study, a
     require_file(table, "source")
     from survey.cli.kind_output import print_estimate
     from survey.data.sources import load_source
-    from survey.stats.analysis import estimate
 
-    res = estimate(load_source(table, study, min_perturbations=0, scale=scale), message, model,
+    res = survey.estimate(load_source(table, study, min_perturbations=0, scale=scale), message, model,
                    bootstrap=bootstrap, seed=seed, method=method)
     doc = res.to_dict()
     if as_json:

@@ -6,6 +6,7 @@ import re
 
 import click
 
+import survey
 from survey.cli.common import (
     FLIPS_HELP_ONE_TEST,
     alpha_option,
@@ -83,11 +84,11 @@ def compare_cmd(table, study, scale, a, b, sizes, alpha, holm_models, adjust, fi
     require_file(table, "source")
     from survey.common.progress import progress_bar
     from survey.data.sources import load_source
-    from survey.stats.table_comparison import compare_table, comparison_steps
+    from survey.stats.table_comparison import comparison_steps
 
     src = load_source(table, study, scale=scale)
     with progress_bar("comparing", comparison_steps(src.table), not as_json) as tick:
-        out = compare_table(src, a, b, sizes=size_map, alpha=alpha, adjust_models="holm" if holm_models else "none",
+        out = survey.compare(src, a, b, sizes=size_map, alpha=alpha, adjust_models="holm" if holm_models else "none",
                             adjust_messages=adjust, fit=fit, ties=ties, kappa_weights=kappa_weights,
                             n_resamples=flips, seed=seed,
                             confidence=confidence, progress=tick)

@@ -68,7 +68,7 @@ def echo_scale_effect(r: Comparison) -> None:
 
 def echo_direction(r: Comparison) -> None:
     """A balanced scale's direction effect, beside the A/B effect as forced choice shows its position bias."""
-    d = getattr(r, "direction", None)
+    d = r.direction
     if d is None:
         return
     lo, hi = d.effect.ci

@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from survey.collect.run_plan import Plan
 from survey.data.sequential_paths import read_paths, record_path
+from survey.data.sources import Source
 from survey.errors import SurveyError
 from survey.stats.sequential.design import SequentialDesign
 
@@ -74,7 +75,7 @@ async def collect_in_rounds(engine, plan: Plan, collect) -> dict[str, dict]:
         if report is not None and report.incomplete:
             break  # interrupted or failed: a rerun resumes from the stored rows
         table = store.to_long_table(study)
-        res = replay(table, a, b, design, models=sorted(active))
+        res = replay(Source.of(table), a, b, design, models=sorted(active))
         for model, r in res.items():
             doc = {**r.to_dict(), "a": a, "b": b}
             results[model] = doc

@@ -60,12 +60,11 @@ def _from_columns(table: pd.DataFrame) -> pd.DataFrame | None:
 
 
 def persona_attributes(source, personas=None) -> pd.DataFrame:
-    """The attributes of the personas of ``source`` (a survey.data.sources.Source or a long table):
+    """The attributes of the personas of ``source`` (a survey.data.sources.Source):
     ``personas`` when given, else the store's recorded persona set, else the table's per-persona columns.
     Every persona of the table must have attributes; a SurveyError says where to give them."""
-    table = source.table if hasattr(source, "table") else source
-    frame = attributes_frame(personas) if personas is not None else (
-        _from_context(getattr(source, "context", None)) if hasattr(source, "context") else None)
+    table = source.table
+    frame = attributes_frame(personas) if personas is not None else _from_context(source.context)
     if frame is None:
         frame = _from_columns(table)
     if frame is None:

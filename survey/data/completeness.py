@@ -178,12 +178,3 @@ def table_completeness(df: pd.DataFrame, path: str | None = None) -> Completenes
         failed = None if status is None else int((status[rows] == "failed").sum())
         models.append(ModelCompleteness(model, None, int(rows.sum()) - (failed or 0), failed, grid=n))
     return Completeness("table", TABLE_BASIS, models, path=None if path is None else str(path))
-
-
-def split_source(data, completeness: Completeness | None = None) -> tuple[pd.DataFrame, Completeness | None]:
-    """(table, completeness) from a survey.data.sources.Source or a DataFrame. A bare DataFrame says
-    nothing about where it came from: its completeness is the one given, else None (results then
-    carry none; ``table_completeness(df)`` judges it by its own grid)."""
-    if hasattr(data, "table") and hasattr(data, "completeness"):
-        return data.table, completeness or data.completeness
-    return data, completeness

@@ -10,7 +10,9 @@ the completeness warnings and left out. ``load_long_table`` returns just the tab
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import pandas as pd
@@ -42,17 +44,93 @@ def is_store(path: Path) -> bool:
         return False
 
 
+@dataclass(frozen=True)
+class RecordedHumans:
+    """The human file a study named, as its run recorded it (``humans = ...`` and ``[humans]``)."""
+
+    path: str | None = None
+    sha256: str | None = None
+    rendered_personas: int | None = None  # how many respondents the models answered about, then
+    settings: dict | None = None  # the study's [humans] settings (wide, columns, compare, ...) as recorded
+
+    @property
+    def compare(self) -> tuple[str, str] | None:
+        """The pair the study declared for its comparison with the humans (``[humans] compare = [A, B]``)."""
+        pair = (self.settings or {}).get("compare")
+        return (str(pair[0]), str(pair[1])) if pair else None
+
+
+@dataclass(frozen=True)
+class StudyContext:
+    """What a study's run recorded beside its rows (survey.data.store's context), parsed once: the messages in
+    the study's order, its human file, its [segments] and [target] (the defaults of an analysis) and each
+    model's sequential path. A table file has none: every field is empty."""
+
+    messages: tuple[str, ...] = ()
+    humans: RecordedHumans | None = None
+    segments: object = None  # the study's [segments]: what analyze's ``by`` defaults to
+    target: dict | None = None  # the study's [target]: {"margins": ..., "source": ...}
+    sequential: dict = field(default_factory=dict)  # model -> the recorded sequential path (data bought in rounds)
+
+    @classmethod
+    def parse(cls, ctx: dict | None, sequential: dict | None = None) -> StudyContext:
+        ctx = ctx or {}
+        humans = ctx.get("humans") or {}
+        analysis = ctx.get("analysis") or {}
+        return cls(messages=tuple(str(m["id"]) for m in ctx.get("messages") or []),
+                   humans=RecordedHumans(humans.get("path"), humans.get("sha256"), humans.get("rendered_personas"),
+                                         humans.get("spec")) if humans else None,
+                   segments=analysis.get("segments"), target=analysis.get("target") or None,
+                   sequential=dict(sequential or {}))
+
+    @property
+    def humans_pair(self) -> tuple[str, str] | None:
+        """The pair the study declared for its comparison with the humans, else None."""
+        return self.humans.compare if self.humans is not None else None
+
+
 @dataclass(repr=False)
 class Source(Display):
-    """A validated long table and what it rests on."""
+    """A validated long table and what it rests on: the one input of every analysis. A DataFrame is wrapped
+    once, where a user hands it over (``Source.of``)."""
 
     table: pd.DataFrame
     path: str
     kind: str  # "store" or "table"
     study: str | None  # the study a store's rows were scoped to (None for a table file)
     context: dict | None  # the study's recorded context (Store.context), when the store has one
-    completeness: Completeness
+    completeness: Completeness | None  # None: a table in memory, which says nothing about where it came from
     humans: object = None  # survey.data.humans.Humans: the human answers beside the personas, when named
+
+    @classmethod
+    def of(cls, data, completeness: Completeness | None = None) -> Source:
+        """``data`` as a Source: a Source as it is (with ``completeness`` instead of its own when given), a long
+        table in memory as one that rests on nothing recorded."""
+        if isinstance(data, Source):
+            if completeness is None or completeness is data.completeness:
+                return data
+            return cls(data.table, data.path, data.kind, data.study, data.context, completeness, data.humans)
+        if not isinstance(data, pd.DataFrame):
+            raise SurveyError(f"give a long table (a DataFrame) or a Source (survey.load_source); got "
+                              f"{type(data).__name__}")
+        if completeness is None:
+            return cls(data, "", "table", None, None, None)
+        return cls(data, completeness.path or "", completeness.kind, completeness.study, None, completeness)
+
+    def with_table(self, table: pd.DataFrame) -> Source:
+        """The same source over another table (e.g. validated against a scale, or some models' rows)."""
+        return Source(table, self.path, self.kind, self.study, self.context, self.completeness, self.humans)
+
+    @cached_property
+    def study_context(self) -> StudyContext:
+        """The recorded context, parsed (survey.data.sources.StudyContext)."""
+        return StudyContext.parse(self.context, self.completeness.sequential if self.completeness else None)
+
+    @property
+    def scale(self) -> str | None:
+        """The table's response type, when its ``scale`` column names one."""
+        t = self.table
+        return str(t["scale"].iloc[0]) if "scale" in t.columns and len(t) else None
 
     def display_parts(self):
         t = self.table
@@ -60,12 +138,11 @@ class Source(Display):
                  "personas": int(t.loc[t["model"] == m, "persona"].nunique())}
                 for m, n in t["model"].value_counts(sort=False).items()]
         where = f"{self.kind} {self.path}" + (f", study '{self.study}'" if self.study else "")
-        notes = self.completeness.warnings()
+        notes = self.completeness.warnings() if self.completeness else []
         if self.humans is not None:
             h = self.humans.summary()
             notes = [f"humans: {h['respondents']} respondents from {h['path']}", *notes]
         return f"Source: {len(t)} rows from {where}", rows, notes
-
 
 def load_source(path: str | Path, study: str | None = None, min_perturbations: int = 2,
                 scale: str | None = None, *, provenance: bool = False, humans: str | Path | dict | None = None) -> Source:
@@ -83,8 +160,8 @@ def load_source(path: str | Path, study: str | None = None, min_perturbations: i
     whose study named one (``humans = ...`` in the study file) brings it without being told.
     """
     src = _load_source(path, study, min_perturbations, scale, provenance)
-    src.humans = _humans_for(src, humans)
-    return src
+    people = _humans_for(src, humans)
+    return src if people is None else dataclasses.replace(src, humans=people)
 
 
 def _humans_for(src: Source, path) -> object:
@@ -92,27 +169,26 @@ def _humans_for(src: Source, path) -> object:
     messages)."""
     from survey.data.humans import load_humans
 
-    spec = ((src.context or {}).get("humans") or {})
-    if path is None and not spec.get("path"):
+    recorded = src.study_context.humans
+    if path is None and not (recorded and recorded.path):
         return None
-    scale = str(src.table["scale"].iloc[0]) if "scale" in src.table.columns else None
     messages = sorted(set(src.table["message"].astype(str)))
     if path is not None:
-        return load_humans(path, scale, messages)
-    opts = spec.get("spec") or {}
-    if not Path(spec["path"]).exists():
-        raise SurveyError(f"{src.path}: the study's human file {spec['path']} is gone; give it with `humans=`")
-    if spec.get("sha256"):
+        return load_humans(path, src.scale, messages)
+    if not Path(recorded.path).exists():
+        raise SurveyError(f"{src.path}: the study's human file {recorded.path} is gone; give it with `humans=`")
+    if recorded.sha256:
         import hashlib
 
-        now = hashlib.sha256(Path(spec["path"]).read_bytes()).hexdigest()
-        if now != spec["sha256"]:
-            asked = (f"; its models answered about {spec.get('rendered_personas')} respondents as they were then"
-                     if spec.get("rendered_personas") else "")
-            raise SurveyError(f"{src.path}: the human file {spec['path']} changed since the run recorded it (sha256 "
-                              f"{spec['sha256'][:12]}, now {now[:12]}){asked}: restore it, or run the study again "
+        now = hashlib.sha256(Path(recorded.path).read_bytes()).hexdigest()
+        if now != recorded.sha256:
+            asked = (f"; its models answered about {recorded.rendered_personas} respondents as they were then"
+                     if recorded.rendered_personas else "")
+            raise SurveyError(f"{src.path}: the human file {recorded.path} changed since the run recorded it (sha256 "
+                              f"{recorded.sha256[:12]}, now {now[:12]}){asked}: restore it, or run the study again "
                               "into a new store")
-    return load_humans(spec["path"], scale, messages, wide=opts.get("wide"), columns=opts.get("columns"),
+    opts = recorded.settings or {}
+    return load_humans(recorded.path, src.scale, messages, wide=opts.get("wide"), columns=opts.get("columns"),
                        id_column=opts.get("id_column"))
 
 

@@ -1,28 +1,32 @@
 """HTML reports: one self-contained index.html (plots inlined as PNG) plus results.json and table.csv.
 
-The report reads a long table, or a Source (survey.data.sources.load_source) that adds the study's
-recorded context and the data's completeness, plus optional JSON outputs of other commands.
+The report reads a Source (survey.data.sources.load_source, or a long table that ``survey.report`` wraps): the
+table, the study's recorded context and the data's completeness, plus optional JSON outputs of other commands.
 Statistics come from survey.stats; this package does the I/O.
 """
 
 from __future__ import annotations
 
 import base64
+import dataclasses
 import io
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 from survey import __version__
+from survey.api.analysis import study_segments
 from survey.common.formatting import to_json
-from survey.data.completeness import Completeness, split_source, table_completeness
+from survey.data.completeness import table_completeness
+from survey.data.sources import Source
 from survey.data.table import messages_in, models_in, require_messages, validate_table
 from survey.errors import SurveyError
 from survey.reporting.context import completeness_view, paraphrase_texts, study_view
 from survey.reporting.html_env import html_environment
 from survey.reporting.summary import study_summary
-from survey.stats.analysis import analyze, estimate, result_dict
-from survey.stats.table_comparison import compare_table
+from survey.stats.analysis import SegmentOptions, analyze, estimate, result_dict
+from survey.stats.kinds import CompareOptions, FitOptions
+from survey.stats.table_comparison import CompareTableOptions, compare_table
 
 
 @dataclass
@@ -50,42 +54,45 @@ def fig_png(fig, caption: str) -> Fig:
     return Fig(base64.b64encode(buf.getvalue()).decode("ascii"), caption)
 
 
-def build_report(df, out_dir: str | Path, *, title: str | None = None, a: str | None = None,
+def build_report(source: Source, out_dir: str | Path, *, title: str | None = None, a: str | None = None,
                  b: str | None = None, alpha: float = 0.05, seed: int = 0, n_resamples: int = 9999,
-                 sizes: dict | None = None, extras: dict | None = None, completeness: Completeness | None = None,
-                 context: dict | None = None, segments: dict | None = None, humans=None) -> dict:
+                 sizes: dict | None = None, extras: dict | None = None, segments: SegmentOptions | None = None,
+                 humans=None) -> dict:
     """Write index.html, results.json and table.csv into out_dir; return the results dict.
 
-    ``df``: a long table or a Source (survey.data.sources.load_source), whose study context and
-    completeness the report shows; ``completeness``/``context`` override them (a bare table's
-    completeness is its own grid's, its context unknown).
+    ``source``: a survey.data.sources.Source (``survey.report`` wraps a DataFrame), whose study context and
+    completeness the report shows (a table in memory: its own grid's completeness, its context unknown).
     ``extras``: optional {"plan": ..., "validate": ..., "dbpa": ...} outputs of those commands' --json.
     ``sizes``: model -> size, to order the across-model plot. ``segments``: survey.analyze's ``by``,
     ``weights``, ``personas`` and ``adjust`` (the study's recorded [segments] and [target] apply by default).
+    ``humans``: the human answers (survey.data.humans.Humans) for "Does it match people?" (default: the source's).
+
+    The report renders results: it computes nothing analyze, estimate and compare_table do not return, and
+    it analyses once: the across-model, across-message and human views take that Analysis.
     """
     from survey.reporting.extras import extra_sections
     from survey.reporting.views import view_for
 
-    context = context if context is not None else getattr(df, "context", None)
-    humans = humans if humans is not None else getattr(df, "humans", None)
-    df, completeness = split_source(df, completeness)
-    df = validate_table(df)
-    completeness = completeness or table_completeness(df)
+    context = source.context
+    humans = humans if humans is not None else source.humans
+    df = validate_table(source.table)
+    source = Source.of(source.with_table(df), source.completeness or table_completeness(df))
+    completeness = source.completeness
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     every = a is None and b is None
     require_messages(df, [a, b])
-    # the report renders results; it computes nothing analyze, estimate and compare_table do not return
-    res = analyze(Source_(df, completeness, context), a, b, every_pair=every, alpha=alpha, seed=seed,
-                  flips=n_resamples, **(segments or {}))
+    options = CompareOptions(alpha=alpha, seed=seed, flips=n_resamples)
+    wanted = study_segments(source, segments or SegmentOptions())
+    res = analyze(source, a, b, every_pair=every, options=options, segments=wanted if wanted.active else None)
     view, kind, rv = res.view, res.kind, view_for(res.view)
-    fits = {r.model: _fits(df, r, kind) for r in res.results}
-    exact = _exact(df, res, alpha, seed, n_resamples)
+    fits = {r.model: _fits(source, r, kind) for r in res.results}
+    exact = _exact(source, res, options)
     headlines = [rv.headline(r, view, alpha, completeness) for r in res.results]
     views = [{**rv.section(r, df, view, paraphrase_texts(context), fits[r.model]), "template": rv.template}
              for r in res.results]
     found = [w for r in res.results for w in rv.warnings(r, view, alpha)]
-    table = _compare_table(df, a, b, alpha, sizes, n_resamples, seed)
+    table = _compare_table(source, a, b, sizes, res)
     summary = study_summary(df)
     sections, extra_json = extra_sections(df, extras, table=table, alpha=alpha)
     from survey.reporting.segments import segment_sections
@@ -93,8 +100,7 @@ def build_report(df, out_dir: str | Path, *, title: str | None = None, a: str | 
     sections = segment_sections(res.results) + sections
     human_json = {}
     if humans is not None:
-        sections, human_json = _with_humans(sections, Source_(df, completeness, context), humans, a, b, seed,
-                                            n_resamples)
+        sections, human_json = _with_humans(sections, source, humans, (a, b), res)
     if exact:
         sections.insert(0, Section(rv.exact_title, paragraphs=[rv.exact_intro], tables=[rv.exact_table(exact)]))
     warnings = [f"Left out: {x}" for x in res.left_out] + found
@@ -125,26 +131,22 @@ def build_report(df, out_dir: str | Path, *, title: str | None = None, a: str | 
     return results
 
 
-def _with_humans(sections: list, source, humans, a, b, seed: int, flips: int) -> tuple[list, dict]:
+def _with_humans(sections: list, source: Source, humans, pair: tuple, analysis) -> tuple[list, dict]:
     """The "Does it match people?" section first (survey.reporting.humans), and its results for results.json;
-    ``a``, ``b``: the report's pair, which the comparison needs when the humans saw more than two messages."""
+    ``pair``: the report's (a, b), which the comparison needs when the humans saw more than two messages;
+    ``analysis``: the report's, whose persona effects the comparison takes."""
     from survey.reporting.humans import TITLE, human_sections
     from survey.stats.humans import human_fidelity
 
+    options = analysis.options
     try:
-        res = human_fidelity(source, humans, a, b, seed=seed, flips=flips)
+        res = human_fidelity(source, humans, *pair, seed=options.seed, flips=options.flips, prior=analysis)
     except SurveyError as exc:  # e.g. messages the humans did not see: say so, keep the rest of the report
         return sections + [Section(TITLE, paragraphs=[f"No comparison with people: {exc}"])], {}
     return human_sections(res) + sections, {"humans": res.to_dict()}
 
 
-def Source_(df, completeness, context=None):  # noqa: N802 - a Source for analyze: results carry what they rest on
-    from survey.data.sources import Source
-
-    return Source(df, completeness.path or "", completeness.kind, completeness.study, context, completeness)
-
-
-def _fits(df, r, kind) -> dict:
+def _fits(source: Source, r, kind) -> dict:
     """message -> the kind's fitted model of each message of one comparison, by survey.stats.analysis.estimate
     (the moment estimator, as `survey estimate` prints); none for a kind without a model."""
     if not kind.fit_params:
@@ -152,30 +154,33 @@ def _fits(df, r, kind) -> dict:
     out = {}
     for msg in (r.a, r.b):
         try:
-            out[msg] = estimate(df, msg, r.model, bootstrap=0)[r.model]
+            out[msg] = estimate(source, msg, r.model, options=FitOptions(bootstrap=0))[r.model]
         except (SurveyError, KeyError):  # a degenerate message (always "No"): nothing to fit, the table says so
             continue
     return out
 
 
-def _exact(df, res, alpha, seed, n_resamples) -> list:
+def _exact(source: Source, res, options: CompareOptions) -> list:
     """The same comparisons on exact mode's per-cell scores, for those whose every row carries one."""
     out = []
+    exact = dataclasses.replace(options, probabilities=True)
     for r in res.results:
-        if res.kind.has_exact(df, r.model, r.a, r.b):
+        if res.kind.has_exact(source.table, r.model, r.a, r.b):
             try:
-                out += analyze(df, models=[r.model], pairs=[(r.a, r.b)], alpha=alpha, seed=seed, flips=n_resamples,
-                               probabilities=True, strict=True).results
+                out += analyze(source, models=[r.model], pairs=[(r.a, r.b)], options=exact, strict=True).results
             except SurveyError:
                 continue
     return out
 
 
-def _compare_table(df, a, b, alpha, sizes, n_resamples, seed):
-    """Across models and across messages (survey.stats.table_comparison), when the table has either."""
+def _compare_table(source: Source, a, b, sizes, analysis):
+    """Across models and across messages (survey.stats.table_comparison), when the table has either; the
+    report's analysis gives the comparisons it already holds."""
+    df, options = source.table, analysis.options
     if len(models_in(df)) < 2 and len(messages_in(df)) < 3:
         return None
     try:
-        return compare_table(df, a, b, sizes=sizes, alpha=alpha, n_resamples=n_resamples, seed=seed)
+        return compare_table(source, a, b, sizes=sizes, prior=analysis, options=CompareTableOptions(
+            alpha=options.alpha, n_resamples=options.flips, seed=options.seed))
     except SurveyError:
         return None

@@ -21,7 +21,7 @@ def report(data, out: str | Path, *, study: str | None = None,
            by=None, weights=None, personas=None, adjust: str = "holm", humans=None) -> Report:
     """Write the report of `survey report` into folder ``out`` (index.html, results.json, table.csv).
 
-    ``data``: a long table, a survey.data.sources.Source, or the path of a table file (.csv/.parquet)
+    ``data``: a long table (wrapped here, once, into a Source), a survey.data.sources.Source, or the path of a table file (.csv/.parquet)
     or a store (.sqlite; ``study`` picks one when it holds several). ``a``/``b``: the two messages, or
     neither for every pair. ``flips``: random sign vectors when a sign-flip test is not exact (as in
     survey.analyze).
@@ -32,36 +32,32 @@ def report(data, out: str | Path, *, study: str | None = None,
     results.json (a dict with a short repr for notebooks). ``humans``: a human file (or survey.data.humans.Humans)
     for the section "Does it match people?" (default: the one the store's study names).
     """
-    from survey.data.sources import load_source
+    from survey.data.humans import Humans, load_humans
+    from survey.data.sources import Source, load_source
     from survey.reporting import build_report
+    from survey.stats.analysis import SegmentOptions
 
     alpha = check_alpha(alpha, "alpha (--alpha)")
     check_seed(seed, "seed (--seed)")
     check_flips(flips, "flips (--flips)")
     if (a is None) != (b is None):
         raise SurveyError("give both --a and --b, or neither (then every pair of messages is compared)")
+    segments = SegmentOptions(by, weights, personas, adjust)
     # a path is opened as a Source: the report then shows the study's context and completeness
-    from survey.data.humans import Humans
-
     as_file = humans if humans is not None and not isinstance(humans, Humans) else None
-    src = (data if isinstance(data, pd.DataFrame) or hasattr(data, "completeness")
+    src = (Source.of(data) if isinstance(data, pd.DataFrame | Source)
            else load_source(data, study, provenance=True, humans=as_file))
-    if as_file is not None and getattr(src, "humans", None) is None:
-        from survey.data.humans import load_humans
-
-        table = src.table if hasattr(src, "table") else src
-        humans = load_humans(as_file, str(table["scale"].iloc[0]) if "scale" in table.columns else None,
-                             sorted(set(table["message"].astype(str))))
+    if as_file is not None and src.humans is None:
+        humans = load_humans(as_file, src.scale, sorted(set(src.table["message"].astype(str))))
     extras = {k: v.to_dict() if hasattr(v, "to_dict") else v for k, v in (extras or {}).items()}
-    if getattr(src, "kind", None) == "store" and "sequential" not in extras:  # a study bought in rounds
+    if src.kind == "store" and "sequential" not in extras:  # a study bought in rounds
         from survey.data.sequential_paths import read_paths
         from survey.data.store import Store
 
         with Store(src.path, read_only=True) as store:
             extras["sequential"] = read_paths(store, src.study) or None
     return Report(build_report(src, out, title=title, a=a, b=b, alpha=alpha, seed=seed, n_resamples=flips,
-                               sizes=sizes, extras=extras,
-                               segments={"by": by, "weights": weights, "personas": personas, "adjust": adjust},
+                               sizes=sizes, extras=extras, segments=segments,
                                humans=humans if isinstance(humans, Humans) else None),
                   Path(out))
 

@@ -18,7 +18,7 @@ def segment_sections(results: list) -> list:
 
     out = []
     for r in results:
-        seg = getattr(r, "segments", None)
+        seg = r.segments
         if seg is None:
             continue
         sec = Section(f"For whom? {r.model}: {r.a} vs {r.b}" + (f" by {seg.by}" if seg.by else " in the target market"))

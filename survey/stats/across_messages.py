@@ -24,13 +24,14 @@ import numpy as np
 import pandas as pd
 
 from survey.common.formatting import finite
+from survey.data.sources import Source
 from survey.data.table import messages_in, require_messages
 from survey.errors import SurveyError
 from survey.responses import DEFAULT_SCALE
-from survey.stats.analysis import analyze
+from survey.stats.analysis import Analysis, reuse_or_analyze
 from survey.stats.comparison import Comparison
 from survey.stats.effect import EffectResult, effect_ci
-from survey.stats.kinds import kind_of, table_view
+from survey.stats.kinds import CompareOptions, kind_of, table_view
 from survey.stats.multiplicity import adjust_pvalues, check_adjustment
 
 
@@ -118,10 +119,11 @@ def _or(x, default):
 def compare_all_messages(df: pd.DataFrame, model: str, messages: list[str] | None = None,
                          adjust: str = "holm", alpha: float = 0.05, alternative: str = "two-sided",
                          n_resamples: int = 9999, seed=0, confidence: float = 0.95,
-                         progress=None) -> MessagesComparison:
+                         progress=None, prior: Analysis | None = None) -> MessagesComparison:
     """Test every pair of ``messages`` (default: all of the model's, in table order).
 
-    ``progress``, if given, is called once per pair (for a progress bar); it does no I/O here.
+    ``progress``, if given, is called once per pair (for a progress bar); it does no I/O here. ``prior``: an
+    Analysis of the same table (a report's) whose comparisons are taken instead of run again.
     """
     check_adjustment(adjust)
     known = messages_in(df, model)
@@ -135,9 +137,9 @@ def compare_all_messages(df: pd.DataFrame, model: str, messages: list[str] | Non
                           "already shows two messages); analyse each pair that was asked with `survey analyze`")
     if len(set(messages)) != len(messages) or len(messages) < 2:
         raise SurveyError(f"compare at least two distinct messages; got {', '.join(messages) or 'none'}")
-    # the one loop over pairs (survey.stats.analysis); it validates alpha and the test options
-    res = analyze(df, models=[model], pairs=list(itertools.combinations(messages, 2)), alternative=alternative,
-                  alpha=alpha, confidence=confidence, flips=n_resamples, seed=seed, strict=True)
+    # the one loop over pairs (survey.stats.analysis); the options are validated when built
+    res = reuse_or_analyze(prior, Source.of(df), [model], list(itertools.combinations(messages, 2)), strict=True,
+                           options=CompareOptions(alternative, alpha, confidence, n_resamples, seed))
     comps = res.results
     for _ in comps if progress is not None else ():
         progress()

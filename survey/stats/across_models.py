@@ -25,12 +25,13 @@ import numpy as np
 import pandas as pd
 
 from survey.common.formatting import finite
+from survey.data.sources import Source
 from survey.data.table import require_models
 from survey.errors import SurveyError
 from survey.stats.ab_tests import ByTest, with_aliases
-from survey.stats.analysis import analyze
+from survey.stats.analysis import Analysis, analyze, reuse_or_analyze
 from survey.stats.heterogeneity import HeterogeneityResult, sign_flip_heterogeneity, welch_heterogeneity
-from survey.stats.kinds import FitOptions, kind_of, table_view
+from survey.stats.kinds import CompareOptions, FitOptions, kind_of, table_view
 from survey.stats.multiplicity import adjust_pvalues, check_adjustment
 
 FITS = ("a", "b", "none")
@@ -220,12 +221,13 @@ def compare_models(df: pd.DataFrame, a: str, b: str, models: list[str] | None = 
                    sizes: dict | None = None, alpha: float = 0.05, adjust: str = "none",
                    fit: str = "a", fit_bootstrap: int = 0, alternative: str = "two-sided",
                    n_resamples: int = 9999, seed=0, confidence: float = 0.95, pairing: str = "auto",
-                   progress=None) -> ModelsComparison:
+                   progress=None, prior: Analysis | None = None) -> ModelsComparison:
     """A vs B for every model of a validated long table, and how far the conclusions agree.
 
     ``adjust``: "none" (each model judged on its own, as `survey analyze` does) or "holm" (family-
     wise error across models) for the significance behind direction agreement. ``sizes``: model ->
-    size (e.g. parameters), used to order the plot. ``progress`` is called once per model.
+    size (e.g. parameters), used to order the plot. ``progress`` is called once per model. ``prior``: an
+    Analysis of the same table (a report's) whose comparisons of A and B are taken instead of run again.
     """
     check_adjustment(adjust)
     if fit not in FITS:
@@ -237,9 +239,11 @@ def compare_models(df: pd.DataFrame, a: str, b: str, models: list[str] | None = 
     for m, s in sizes.items():
         if s is None or not np.isfinite(s) or s <= 0:
             raise SurveyError(f"size of model '{m}' must be a positive number; got {s}")
-    # the one loop over models (survey.stats.analysis); it validates alpha and the test options
-    res = analyze(df[df["model"].isin(models)], a, b, models=models, alternative=alternative, alpha=alpha,
-                  confidence=confidence, flips=n_resamples, seed=seed)
+    # the one loop over models (survey.stats.analysis); the options are validated when built
+    opts = CompareOptions(alternative, alpha, confidence, n_resamples, seed)
+    source = Source.of(df[df["model"].isin(models)])
+    res = (analyze(source, a, b, models=models, options=opts) if prior is None else
+           reuse_or_analyze(prior, source, models, [(a, b)], options=opts))
     view, kind = res.view, res.kind
     fit = fit if kind.fit_params else "none"  # a kind without a fitted model (forced choice): its result is all
     message = {"a": a, "b": b}.get(fit)

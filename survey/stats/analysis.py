@@ -13,42 +13,53 @@ the command line and the report read them alike. ``estimate`` fits the kind's re
 Beta-logit model on Yes/No answers, the ordinal model on a rating scale) by the moment estimator unless
 another method is asked for.
 
-Both take a DataFrame or a survey.data.sources.Source (``load_source``): the result carries the data's
-completeness (``res.completeness``, survey.data.completeness) and says which study it analysed.
+Both take a survey.data.sources.Source (``load_source``, or ``Source.of`` a DataFrame: ``survey.analyze``
+and ``survey.estimate`` wrap one, and read the study's recorded defaults, survey.api.analysis): the result
+carries the data's completeness (``res.completeness``, survey.data.completeness) and says which study it
+analysed. The options are checked once, where they are built (CompareOptions, FitOptions).
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+import dataclasses
+from dataclasses import dataclass
 
 from survey.common.display import Display
-from survey.common.limits import BOOTSTRAP_MAX, Alpha, Flips, Seed
-from survey.data.completeness import Completeness, split_source
+from survey.data.completeness import Completeness
+from survey.data.sources import Source
 from survey.data.table import models_in, pick_messages, require_messages, require_models, validate_table
-from survey.errors import SurveyError, TableError, validated
+from survey.errors import SurveyError, TableError
 from survey.responses import response_type
 from survey.responses.view import AnalysisView
 from survey.stats.kinds import CompareOptions, FitOptions, kind_of, table_view
 
-
-class AnalyzeOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    alternative: Literal["two-sided", "greater", "less"] = "two-sided"
-    alpha: Alpha = 0.05
-    confidence: float | None = Field(default=None, gt=0, lt=1)  # None: 1 - alpha
-    flips: Flips = 9999
-    seed: Seed | None = 0
-    probabilities: bool = False
-    pairing: list[tuple[str, str]] | None = None
+# the options of analyze and estimate: one frozen class each, checked once when built
+AnalyzeOptions = CompareOptions
+EstimateOptions = FitOptions
+ANALYZE_DEFAULTS = CompareOptions()  # the interval's confidence is 1 - alpha unless given
+SEGMENT_ADJUSTMENTS = ("holm", "bonferroni")
 
 
-class EstimateOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    bootstrap: int = Field(default=200, ge=0, le=BOOTSTRAP_MAX)
-    seed: Seed | None = 0
-    method: Literal["moments", "appendix-c"] = "moments"
+@dataclass(frozen=True)
+class SegmentOptions:
+    """For whom, and in which market (survey.stats.segments): ``by`` segments of personas, ``weights`` target
+    margins, a Target, PersonaWeights or persona id -> weight, ``personas`` their attributes when the source
+    does not carry them, ``adjust`` the adjustment across segments. None is none: a study's recorded
+    [segments] and [target] are applied above (survey.api.analysis)."""
+
+    by: object = None
+    weights: object = None
+    personas: object = None
+    adjust: str = "holm"
+
+    def __post_init__(self):
+        if self.adjust not in SEGMENT_ADJUSTMENTS:
+            raise SurveyError(f"adjust: the adjustment across segments must be holm or bonferroni; got "
+                              f"'{self.adjust}'")
+
+    @property
+    def active(self) -> bool:
+        return self.by is not None or self.weights is not None
 
 
 class Analysis(Display, dict):
@@ -58,7 +69,7 @@ class Analysis(Display, dict):
     rests on (the study and the queries expected, stored, failed)."""
 
     def __init__(self, results=(), left_out=(), completeness: Completeness | None = None,
-                 alpha: float = 0.05, view: AnalysisView | None = None):
+                 alpha: float = 0.05, view: AnalysisView | None = None, options: CompareOptions | None = None):
         self.results = list(results)
         super().__init__()
         for r in self.results:
@@ -67,6 +78,11 @@ class Analysis(Display, dict):
         self.completeness = completeness
         self.alpha = alpha
         self.view = view if view is not None else response_type("binary").view
+        self.options = options  # how every comparison was run: a follow-up reuses them when it asks the same
+
+    def result(self, model: str, a: str, b: str):
+        """The result of ``model``'s comparison of ``a`` with ``b``, or None when not computed here."""
+        return next((r for r in self.results if (r.model, r.a, r.b) == (model, a, b)), None)
 
     @property
     def scale(self) -> str:
@@ -81,16 +97,17 @@ class Analysis(Display, dict):
         """Whether the deciding test rejects A = B at ``alpha``: the sign-flip test over paraphrase pairs
         (for forced choice the preference test, itself a sign-flip test on order-averaged shares)."""
         r = self[result_or_model] if isinstance(result_or_model, str) else result_or_model
-        stored = getattr(r, "sequential", None)  # data collected in rounds: the sequential test decided
-        return stored.rejects if stored is not None else bool(decision_pvalue(r) <= self.alpha)
+        if r.sequential is not None:  # data collected in rounds: the sequential test decided
+            return r.sequential.rejects
+        return bool(decision_pvalue(r) <= self.alpha)
 
     def display_parts(self):
         rows = [{"model": r.model, "messages": f"{r.a} vs {r.b}", "effect": r.effect.estimate, "CI": r.effect.ci,
-                 "p": decision_pvalue(r), "decided by": ("sequential test" if getattr(r, "sequential", None)
+                 "p": decision_pvalue(r), "decided by": ("sequential test" if r.sequential
                                                          else self.kind.decided_by.replace("_", "-") + " test"),
                  "significant": self.significant(r)} for r in self.results]
         notes = [f"effect: {self.view.effect_unit}, A − B"]
-        notes += [r.segments.sentence() for r in self.results if getattr(r, "segments", None) is not None]
+        notes += [r.segments.sentence() for r in self.results if r.segments is not None]
         notes += (self.completeness.warnings() if self.completeness else []) + [f"left out: {x}" for x in self.left_out]
         return f"Analysis of {len(self.results)} comparison(s) on {self.scale} at α = {self.alpha}", rows, notes
 
@@ -109,7 +126,7 @@ def decision_pvalue(result) -> float:
 def result_dict(result) -> dict:
     """One A/B result as `survey analyze --json` prints it: model, scale and unit first, then its own keys;
     with segments or weights (survey.stats.segments) its ``segments``, ``interaction`` and ``population``."""
-    seg = getattr(result, "segments", None)
+    seg = result.segments
     return {"model": result.model, "scale": result.scale, "unit": result.unit, **result.to_dict(),
             **(seg.to_dict() if seg is not None else {})}
 
@@ -159,52 +176,36 @@ def with_scale(df, scale: str | None):
     return validate_table(df, min_perturbations=0, scale=scale)
 
 
-def analyze(df, a: str | None = None, b: str | None = None, *, models: list[str] | None = None,
+def analyze(source: Source, a: str | None = None, b: str | None = None, *, models: list[str] | None = None,
             every_pair: bool = False, pairs: list[tuple[str, str]] | None = None, strict: bool = False,
-            alternative: str = "two-sided", alpha: float = 0.05,
-            confidence: float | None = None, flips: int = 9999, seed: int | None = 0,
-            probabilities: bool = False, pairing: list[tuple[str, str]] | None = None,
-            completeness: Completeness | None = None, scale: str | None = None, by=None, weights=None,
-            personas=None, adjust: str = "holm") -> Analysis:
-    """Message A vs B for every model (or those named): the kind's tests and the effect with its CI.
+            options: CompareOptions = ANALYZE_DEFAULTS, segments: SegmentOptions | None = None) -> Analysis:
+    """Message A vs B for every model (or those named) of ``source``: the kind's tests and the effect with its CI.
 
     With two messages in the table, a and b may be left out (or one of them). ``pairs``: the (A, B) pairs
     to compare for every model instead (e.g. every pair of chosen messages). ``strict``: a pair that
     cannot be compared is an error instead of being left out. ``every_pair``: with a and b
     left out, compare every pair of messages the kind can compare (forced choice: every pair shown
-    together) for each model; ``res.results`` holds them all. ``alpha``: the level at which each result
-    says whether its deciding test rejects (``significant``); the effect's interval has confidence
-    1 - alpha unless ``confidence`` is given. ``flips``: random sign vectors when there are more than 40
-    perturbation pairs (below that the test is exact).
-    ``probabilities``: test the exact per-cell expected score (``expected``; P(Yes) for Yes/No) instead
-    of answer means.
-    ``pairing``: [(A id, B id), ...] for every model; by default design or natural order of the ids
-    (survey.data.pairing). Each result's ``pairs`` and ``to_dict()`` say which pairs were formed.
-    ``df``: a long table or a Source (survey.data.sources.load_source); ``completeness`` overrides its own.
-    ``scale``: the response type of a table without a ``scale`` column (e.g. "likert5"; default Yes/No).
+    together) for each model; ``res.results`` holds them all. ``options`` (CompareOptions): the alternative,
+    ``alpha`` (the level at which each result says whether its deciding test rejects, ``significant``), the
+    effect interval's confidence (1 - alpha unless given), ``flips`` (random sign vectors when there are more
+    than 40 perturbation pairs; below that the test is exact), the seed, ``probabilities`` (test the exact
+    per-cell expected score, ``expected``, instead of answer means) and ``pairing`` ([(A id, B id), ...] for
+    every model; by default design or natural order of the ids, survey.data.pairing; each result's ``pairs``
+    and ``to_dict()`` say which pairs were formed).
     The table's kind (survey.stats.kinds) runs each comparison: Yes/No compares P(Yes), a rating scale mean
     scores (effect in scale points, top-2-box beside it), forced choice the order-averaged preference
     (with the position bias). A table that mixes scales is refused.
 
-    For whom, and in which market (survey.stats.segments), on every result as ``result.segments``:
-    ``by``: segments of personas: an attribute ("gender"), bins of a numeric one ("age:18-34,35-54,55+") or
-    named filters ({"young_high": "age < 35 and income == 'high'"}); each segment gets the kind's comparison
-    on its personas, Holm-adjusted (``adjust="bonferroni"`` on request) with simultaneous intervals, and the
-    segments' interaction test. ``weights``: target margins ({"gender": {"male": 0.49, ...}} or a Target) the
-    personas are raked to, PersonaWeights, or persona id -> weight: the weighted population effect.
-    ``personas``: the personas' attributes (a persona set or a DataFrame) when the source does not carry them
-    (a store records its persona set's; a table may carry attribute columns). On the store of a study with
-    [segments] or [target], ``by`` and ``weights`` left at None are the study's (False: none).
+    ``segments`` (SegmentOptions): for whom, and in which market (survey.stats.segments), on every result as
+    ``result.segments``: each segment gets the kind's comparison on its personas, Holm-adjusted (or
+    Bonferroni) with simultaneous intervals, and the segments' interaction test; with weights the weighted
+    population effect. On data collected in rounds and stopped by a sequential test, that test decides A vs B
+    for the messages it monitored (``result.sequential``; survey.stats.sequential.stored).
     """
-    segmenting = _segmenting(df, by, weights, personas, adjust)
-    df, completeness = split_source(df, completeness)
-    df = with_scale(df, scale)
-    opts = validated(AnalyzeOptions, "analyze options", alternative=alternative, alpha=alpha, confidence=confidence,
-                     flips=flips, seed=seed, probabilities=probabilities, pairing=pairing)
+    segmenting = _segmenting(source, segments) if segments is not None and segments.active else None
+    df, completeness = source.table, source.completeness
     view = table_view(df)
     kind = kind_of(view)  # free text has nothing to compare: say so
-    run_opts = CompareOptions(opts.alternative, opts.alpha, 1 - opts.alpha if opts.confidence is None else
-                              opts.confidence, opts.flips, opts.seed, opts.probabilities, opts.pairing)
     if pairs is not None:
         require_messages(df, [m for pair in pairs for m in pair])
 
@@ -219,53 +220,91 @@ def analyze(df, a: str | None = None, b: str | None = None, *, models: list[str]
         def pairs_of(_df, _model):
             return [(a, b)]
     require_models(df, models or [])
-    results, left_out = [], []
     # a pair of one model that cannot be compared must not hide the others; every_pair also leaves out a
     # pair the kind refuses (e.g. forced choice without valid replies in both orders)
     catch = () if strict else (SurveyError if every_pair else TableError)
-    for model in models or models_in(df):
-        for x, y in pairs_of(df, model):
-            try:
-                results.append(kind.compare(df, model, x, y, view, run_opts))
-            except catch as exc:
-                left_out.append(str(exc) if not every_pair else f"model '{model}', {x} vs {y}: {exc}")
+    work = [(model, pairs_of(df, model)) for model in models or models_in(df)]
+    results, left_out = _compare(source, kind, view, work, options, catch, every_pair, segmenting)
     if not results:
         raise SurveyError("; ".join(left_out) or "nothing to compare: the table needs two messages for at "
                           "least one model")
-    if not opts.probabilities:
-        _decide_sequentially(results, completeness)
-    if segmenting is not None:
-        from survey.stats.segments import segment_analysis
-
-        for r in results:
-            r.segments = segment_analysis(df, r.model, r.a, r.b, kind, view, run_opts, *segmenting)
-            if getattr(r, "sequential", None) is not None:
-                r.segments.warnings.append("the data were collected in rounds until the pooled sequential test "
-                                           "decided: the segment, interaction and population p-values are "
-                                           "fixed-design ones and do not account for that stopping rule")
-    return Analysis(results, left_out, completeness, opts.alpha, view)
+    return Analysis(results, left_out, completeness, options.alpha, view, options)
 
 
-def _segmenting(source, by, weights, personas, adjust: str):
-    """(segmentation, persona weights, adjustment) for ``by`` and ``weights``, or None without either;
-    built from the personas' attributes alone, before any answer is read. Left at None, they are the
-    study's own (its recorded [segments] and [target]); False turns them off."""
+def _compare(source: Source, kind, view, work: list, options: CompareOptions, catch: tuple, every_pair: bool,
+             segmenting) -> tuple[list, list[str]]:
+    """(results, reasons left out) of each (model, [pairs]) of ``work``, each result declared whole: its
+    stored sequential decision and its segments are set when it is built."""
+    df = source.table
+    results, left_out = [], []
+    for model, pairs in work:
+        for x, y in pairs:
+            try:
+                r = kind.compare(df, model, x, y, view, options)
+            except catch as exc:
+                left_out.append(str(exc) if not every_pair else f"model '{model}', {x} vs {y}: {exc}")
+                continue
+            sequential = None if options.probabilities else _stored_sequential(r, source.study_context.sequential)
+            seg = None
+            if segmenting is not None:
+                from survey.stats.segments import segment_analysis
+
+                seg = segment_analysis(df, r.model, r.a, r.b, kind, view, options, *segmenting)
+                if sequential is not None:
+                    seg.warnings.append("the data were collected in rounds until the pooled sequential test "
+                                        "decided: the segment, interaction and population p-values are "
+                                        "fixed-design ones and do not account for that stopping rule")
+            results.append(dataclasses.replace(r, sequential=sequential, segments=seg)
+                           if sequential is not None or seg is not None else r)
+    return results, left_out
+
+
+def reuse_or_analyze(prior: Analysis | None, source: Source, models: list[str], pairs: list[tuple[str, str]], *,
+                     options: CompareOptions, strict: bool = False, recorded: bool = False,
+                     effects_only: bool = False) -> Analysis:
+    """``analyze(source, models=models, pairs=pairs, options=options, strict=strict)``, taking every (model, pair)
+    that ``prior`` (an Analysis of the same data run with the same options, or None) already holds instead of
+    testing it again: a report analyses once and hands the results to its other views. ``recorded``: keep
+    what the prior results carry from the study (its sequential decision, its segments); without it they
+    read as the fixed-design comparison a table alone gives. ``effects_only``: the caller reads only each
+    result's effect and interval, which ``alpha`` does not change: a prior run at another alpha serves."""
+    same = prior is not None and (prior.options == options or effects_only and
+                                  dataclasses.replace(prior.options, alpha=options.alpha) == options)
+    if not same:
+        return analyze(source, models=models, pairs=pairs, options=options, strict=strict)
+    df = source.table
+    require_messages(df, [m for pair in pairs for m in pair])
+    require_models(df, models)
+    view = table_view(df)
+    work = [(model, [p for p in pairs if prior.result(model, *p) is None]) for model in models]
+    fresh, left_out = _compare(source, kind_of(view), view, work, options, () if strict else TableError, False, None)
+    held = {(r.model, r.a, r.b): r for r in fresh}
+    results = []
+    for model in models:
+        for x, y in pairs:
+            r = prior.result(model, x, y)
+            if r is not None and not recorded:
+                r = dataclasses.replace(r, sequential=None, segments=None)
+            if r is None:
+                r = held.get((model, x, y))
+            if r is not None:
+                results.append(r)
+    if not results:
+        raise SurveyError("; ".join(left_out) or "nothing to compare: the table needs two messages for at "
+                          "least one model")
+    return Analysis(results, left_out, source.completeness, options.alpha, view, options)
+
+
+def _segmenting(source: Source, segments: SegmentOptions):
+    """(segmentation, persona weights, adjustment) for ``by`` and ``weights``, built from the personas'
+    attributes alone, before any answer is read."""
     from survey.data.attributes import persona_attributes
     from survey.stats.segments import PersonaWeights, Target, given_weights, rake, segment_by
 
-    recorded = ((getattr(source, "context", None) or {}).get("analysis") or {})
-    by = recorded.get("segments") if by is None else by
-    if weights is None and recorded.get("target"):
-        weights = Target(recorded["target"]["margins"], recorded["target"].get("source") or "the study's target")
-    by = None if by is False else by
-    weights = None if weights is False else weights
-    if by is None and weights is None:
-        return None
-    if adjust not in ("holm", "bonferroni"):
-        raise SurveyError(f"adjust: the adjustment across segments must be holm or bonferroni; got '{adjust}'")
+    by, weights = segments.by, segments.weights
     margins = isinstance(weights, Target) or (isinstance(weights, dict) and not _per_persona(weights))
     needs_attributes = by is not None or margins
-    attributes = persona_attributes(source, personas) if needs_attributes else None
+    attributes = persona_attributes(source, segments.personas) if needs_attributes else None
     segmentation = segment_by(attributes, by) if by is not None else None
     if weights is None or isinstance(weights, PersonaWeights):
         w = weights
@@ -273,7 +312,7 @@ def _segmenting(source, by, weights, personas, adjust: str):
         w = rake(attributes, weights)
     else:
         w = given_weights(weights)
-    return segmentation, w, adjust
+    return segmentation, w, segments.adjust
 
 
 def _per_persona(weights) -> bool:
@@ -309,48 +348,43 @@ def _one_order(df) -> tuple[str, str] | None:
     return None
 
 
-def _decide_sequentially(results: list, completeness: Completeness | None) -> None:
+def _stored_sequential(result, paths: dict):
     """On data collected in rounds and stopped by a sequential test, that test decides A vs B for the
     messages it monitored (survey.stats.sequential.stored): the fixed-design p-value is not valid for
-    the stopping rule."""
+    the stopping rule. None otherwise."""
     from survey.stats.sequential.stored import StoredSequential
 
-    for r in results:
-        doc = (getattr(completeness, "sequential", None) or {}).get(r.model)
-        if doc and {doc.get("a"), doc.get("b")} == {r.a, r.b} and hasattr(r, "sequential"):
-            r.sequential = StoredSequential.from_doc(doc, flipped=doc.get("a") != r.a)
+    doc = paths.get(result.model)
+    if doc and {doc.get("a"), doc.get("b")} == {result.a, result.b}:
+        return StoredSequential.from_doc(doc, flipped=doc.get("a") != result.a)
+    return None
 
 
-def estimate(df, message: str, model: str | None = None, *, bootstrap: int = 200, seed: int | None = 0,
-             method: str = "moments", completeness: Completeness | None = None,
-             scale: str | None = None) -> Estimates:
+def estimate(source: Source, message: str, model: str | None = None, *,
+             options: FitOptions = FitOptions()) -> Estimates:
     """The kind's response model fitted on one message's answers, for every model or the one named.
 
-    Yes/No: mu, kappa, sigma, rho of the Beta-logit model of Helm & Priebe. ``method``: "moments" (the
+    Yes/No: mu, kappa, sigma, rho of the Beta-logit model of Helm & Priebe. ``options.method``: "moments" (the
     default everywhere: unbiased on the probability scale; with one answer per cell it falls back to
     appendix C and its note says so) or "appendix-c" (the paper's estimator, biased; kept for comparison),
     see survey.stats.beta_logit_estimate. A rating scale: tau, sigma, rho and the cut points of the ordinal model by
-    its moment estimator (survey.kinds.ordinal.estimate; ``method`` "moments" only). A kind without a
-    response model (forced choice) raises a SurveyError saying to use analyze. ``bootstrap`` resamples of
-    personas and perturbations give standard errors and 95% percentile intervals (0: none). ``df``,
-    ``completeness`` and ``scale`` as in analyze."""
-    df, completeness = split_source(df, completeness)
-    df = with_scale(df, scale)
-    opts = validated(EstimateOptions, "estimate options", bootstrap=bootstrap, seed=seed, method=method)
+    its moment estimator (survey.kinds.ordinal.estimate; "moments" only). A kind without a
+    response model (forced choice) raises a SurveyError saying to use analyze. ``options.bootstrap`` resamples
+    of personas and perturbations give standard errors and 95% percentile intervals (0: none)."""
+    df, completeness = source.table, source.completeness
     view = table_view(df)
     kind = kind_of(view)
-    fit_opts = FitOptions(opts.bootstrap, opts.seed, opts.method)
     if not kind.fit_params:
-        kind.fit(df, "", message, view, fit_opts)  # says why this kind has no model
-    if opts.method not in kind.methods:
-        kind.fit(df, "", message, view, fit_opts)  # says which method the kind's model takes
+        kind.fit(df, "", message, view, options)  # says why this kind has no model
+    if options.method not in kind.methods:
+        kind.fit(df, "", message, view, options)  # says which method the kind's model takes
     require_messages(df, [message])
     models = models_in(df) if model is None else [model]
     require_models(df, models)
     done, left_out = [], []
     for m in models:
         try:
-            done.append((m, kind.fit(df, m, message, view, fit_opts)))
+            done.append((m, kind.fit(df, m, message, view, options)))
         except SurveyError as exc:  # a degenerate model (e.g. always "No") cannot be fitted: say so, go on
             left_out.append(f"model '{m}': {exc}")
     if not done:
@@ -358,4 +392,5 @@ def estimate(df, message: str, model: str | None = None, *, bootstrap: int = 200
     return Estimates(message, done, left_out, completeness, view)
 
 
-__all__ = ["Analysis", "Estimates", "analyze", "decision_pvalue", "estimate", "result_dict"]
+__all__ = ["Analysis", "AnalyzeOptions", "Estimates", "EstimateOptions", "SegmentOptions", "analyze", "decision_pvalue",
+           "estimate", "result_dict", "reuse_or_analyze"]

@@ -102,6 +102,7 @@ class Comparison(Display):
     mean_scores: dict | None = None  # rating scales: message -> mean score with its interval (mean_interval)
     # a balanced scale (asked in both directions): the direction effect and its test (survey.kinds.ordinal.direction)
     direction: object | None = None
+    segments: object | None = None  # survey.stats.segments.SegmentAnalysis, when analyze was asked for whom
 
     @property
     def means(self) -> dict:

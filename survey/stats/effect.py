@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from survey.errors import SurveyError
-from survey.stats.permutation import count_ge, tie_tolerance, sign_flip_test
+from survey.stats.permutation import count_ge, sign_flip_test, tie_tolerance
 
 _ORDER_STATISTICS_MAX_M = 20  # 2^20 subset means: ~20 MB, a fraction of a second
 _EXACT_CI_MAX_M = 30  # about 45 exact p-values per end: a few ms each up to here

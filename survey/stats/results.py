@@ -23,7 +23,10 @@ class ABResult(Protocol):
       personas share;
     - ``tests``: every test run, by name (some only for comparison: see survey.stats.ab_tests);
     - ``per_pair()``: each paraphrase pair's contribution to the effect, by pair label;
-    - ``n_personas``, ``n_paired``, ``replicates``; ``to_dict()``: the JSON `survey analyze` prints.
+    - ``n_personas``, ``n_paired``, ``replicates``; ``to_dict()``: the JSON `survey analyze` prints;
+    - ``sequential``: the stored sequential test that decides on data collected in rounds, else None;
+      ``segments``: the comparison per segment and in the target population (survey.stats.segments), else
+      None. A result is a dataclass: analyze builds it with both (dataclasses.replace), never adds them later.
     """
 
     model: str
@@ -34,6 +37,8 @@ class ABResult(Protocol):
     effect: EffectResult
     n_personas: int
     replicates: int
+    sequential: object | None
+    segments: object | None
 
     @property
     def decision(self): ...

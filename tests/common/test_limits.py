@@ -7,6 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from survey import analyze, estimate, validate
+from survey import compare as compare_table
 from survey.common.limits import (
     FLIPS_MAX,
     PLAN_BUDGET_MAX,
@@ -18,10 +20,8 @@ from survey.common.limits import (
 )
 from survey.errors import SurveyError
 from survey.kinds.binary.power import BinaryPlan
-from survey.stats.analysis import analyze, estimate
 from survey.stats.beta_logit import simulate
-from survey.stats.planning import plan, validate
-from survey.stats.table_comparison import compare_table
+from survey.stats.planning import plan
 
 
 @pytest.fixture(scope="module")

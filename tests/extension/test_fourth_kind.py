@@ -98,7 +98,7 @@ def test_estimate_a_fourth_kind(slider):
 
 
 def test_compare_a_fourth_kind(slider):
-    from survey.stats.table_comparison import compare_table
+    from survey import compare as compare_table
 
     res = compare_table(slider, "A", "B", n_resamples=999)
     m = res.models

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from survey.data.sources import Source
 from survey.errors import SurveyError
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -116,7 +117,7 @@ def test_levels_by_bins_of_a_numeric_attribute_as_analyze_takes_them():
     people["age"] = people["age"].map(years)
     people["answer"] = people["answer"].map({1: "Yes", 0: "No"})
     humans = validate_humans(people, "binary", ["a", "b"])
-    res = human_fidelity(table, humans, by="age:18-39,40+", n_boot=100, flips=999)
+    res = human_fidelity(Source.of(table), humans, by="age:18-39,40+", n_boot=100, flips=999)
     assert {x["segment"] for x in res.levels} == {"age = 18-39", "age = 40+"}
     young = (people.drop_duplicates("respondent")["age"] < 40).sum()
     lv = next(x["fidelity"] for x in res.levels if x["segment"] == "age = 18-39" and x["message"] == "a"
@@ -124,7 +125,7 @@ def test_levels_by_bins_of_a_numeric_attribute_as_analyze_takes_them():
     assert lv.n_humans == (people[(people["age"] < 40) & (people["message"] == "a")]).shape[0]
     assert young < 20 and any("too few for a stable noise floor" in n for n in res.notes)
     with pytest.raises(SurveyError, match="no persona attribute 'height'|no attribute 'height'"):
-        human_fidelity(table, humans, by="height:1-2", n_boot=100, flips=999)
+        human_fidelity(Source.of(table), humans, by="height:1-2", n_boot=100, flips=999)
 
 
 def test_a_benchmark_carries_each_experiment_s_notes(tmp_path):

@@ -13,6 +13,7 @@ import pytest
 from scipy.spatial.distance import jensenshannon
 
 from survey.common.formatting import to_json
+from survey.data.sources import Source
 from survey.errors import SurveyError
 from survey.stats.humans import human_fidelity
 from survey.stats.ppi import ppi_between_effect, ppi_paired_effect
@@ -31,7 +32,7 @@ def _predictions(table, message):
 
 def test_between_subjects_numbers_are_the_statistics_on_hand_built_inputs():
     table, humans = synthetic("between", seed=3)
-    res = human_fidelity(table, humans, **FAST)
+    res = human_fidelity(Source.of(table), humans, **FAST)
     assert res.design == "between" and "between-subjects" in res.basis
     ya, yb = humans.answers("a"), humans.answers("b")
     assert res.human_effect.estimate == pytest.approx(ya["answer"].mean() - yb["answer"].mean())
@@ -68,7 +69,7 @@ def test_between_subjects_numbers_are_the_statistics_on_hand_built_inputs():
 
 def test_within_subjects_uses_the_paired_differences():
     table, humans = synthetic("within", seed=4)
-    res = human_fidelity(table, humans, **FAST)
+    res = human_fidelity(Source.of(table), humans, **FAST)
     assert res.design == "within"
     t = humans.table.pivot(index="respondent", columns="message", values="answer")
     assert res.human_effect.estimate == pytest.approx((t["a"] - t["b"]).mean())
@@ -83,8 +84,10 @@ def test_within_subjects_uses_the_paired_differences():
 
 def test_an_informative_model_narrows_the_interval_and_an_uninformative_one_does_not():
     setting = dict(n_humans=300, n_personas=300, seed=5, human_slope=2.5)
-    good = human_fidelity(*synthetic("between", link=2.5, **setting), **FAST).ppi["toy"]
-    bad = human_fidelity(*synthetic("between", link=0.0, **setting), **FAST).ppi["toy"]
+    good_table, good_humans = synthetic("between", link=2.5, **setting)
+    bad_table, bad_humans = synthetic("between", link=0.0, **setting)
+    good = human_fidelity(Source.of(good_table), good_humans, **FAST).ppi["toy"]
+    bad = human_fidelity(Source.of(bad_table), bad_humans, **FAST).ppi["toy"]
     assert good.width_ratio < 0.97
     assert bad.width_ratio > 0.98
 
@@ -92,10 +95,10 @@ def test_an_informative_model_narrows_the_interval_and_an_uninformative_one_does
 def test_without_predictions_for_the_respondents_there_is_no_ppi_and_it_says_why():
     table, humans = synthetic("between", seed=6)
     table = table[~table["persona"].str.startswith("human-")]
-    res = human_fidelity(table, humans, **FAST)
+    res = human_fidelity(Source.of(table), humans, **FAST)
     assert res.ppi == {}
     assert any("never answered as a respondent" in n and "ask = true" in n for n in res.notes)
-    some = human_fidelity(table_with_some := _drop_some(synthetic("between", seed=6)[0]), humans, **FAST)
+    some = human_fidelity(Source.of(table_with_some := _drop_some(synthetic("between", seed=6)[0])), humans, **FAST)
     assert table_with_some["persona"].str.startswith("human-").any()
     assert any("no prediction for 1 of" in n for n in some.notes)
     assert res.effects and res.levels  # fidelity needs no predictions
@@ -108,30 +111,30 @@ def _drop_some(table):
 
 def test_segments_compare_levels_per_shared_attribute_level():
     table, humans = synthetic("between", seed=7)
-    res = human_fidelity(table, humans, by="age", **FAST)
+    res = human_fidelity(Source.of(table), humans, by="age", **FAST)
     segs = {x["segment"] for x in res.levels}
     assert segs == {"age = old", "age = young"}
     young = next(x["fidelity"] for x in res.levels if x["segment"] == "age = young" and x["message"] == "a")
     assert young.n_humans == int(((humans.table["age"] == "young") & (humans.table["message"] == "a")).sum())
     with pytest.raises(SurveyError, match="no attribute 'income'"):
-        human_fidelity(table, humans, by="income", **FAST)
+        human_fidelity(Source.of(table), humans, by="income", **FAST)
 
 
 def test_mistakes_are_named():
     table, humans = synthetic("between", seed=8)
     with pytest.raises(SurveyError, match="message 'c' was not answered"):
-        human_fidelity(table, humans, "a", "c", **FAST)
+        human_fidelity(Source.of(table), humans, "a", "c", **FAST)
     from survey.data.humans import validate_humans
 
     mixed = validate_humans(humans.table.assign(respondent=["r000"] * 2 + list(humans.table["respondent"][2:]))
                             .drop(columns=["weight", "age"]), "binary")
     with pytest.raises(SurveyError, match="keep one design"):
-        human_fidelity(table, mixed, **FAST)
+        human_fidelity(Source.of(table), mixed, **FAST)
 
 
 def test_result_shows_itself_briefly_and_as_strict_json():
     table, humans = synthetic("between", seed=9)
-    res = human_fidelity(table, humans, **FAST)
+    res = human_fidelity(Source.of(table), humans, **FAST)
     assert len(repr(res)) <= 1000 and "between-subjects" in repr(res)
     assert "<table>" in res._repr_html_() and "random sample of the target population" in res._repr_html_()
     doc = json.loads(to_json(res.to_dict()))
@@ -199,7 +202,7 @@ def test_weights_give_the_weighted_human_effect_and_the_weighted_between_ppi():
     table, humans = synthetic("between", seed=2)
     rows = humans.table["respondent"].isin(humans.table["respondent"].iloc[:10])
     humans.table.loc[rows, "weight"] = 3.0
-    res = human_fidelity(table, humans, **FAST)
+    res = human_fidelity(Source.of(table), humans, **FAST)
     arm = {m: humans.table[humans.table["message"] == m] for m in ("a", "b")}
     weighted = {m: np.average(t["answer"], weights=t["weight"]) for m, t in arm.items()}
     assert res.human_effect.estimate == pytest.approx(weighted["a"] - weighted["b"])

@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+import survey
+from survey.data.sources import Source
+
 sys.path.insert(0, str(Path(__file__).parent))
 from synthetic import synthetic  # noqa: E402
 
@@ -19,11 +22,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _report(tmp_path, **kw):
-    from survey.reporting import build_report
-
     table, humans = synthetic("between", n_humans=80, n_personas=30, m=6, seed=11, **kw)
     out = tmp_path / "report"
-    results = build_report(table, out, title="Humans check", n_resamples=999, humans=humans)
+    results = survey.report(table, out, title="Humans check", flips=999, humans=humans)
     return out, results
 
 
@@ -44,7 +45,7 @@ def test_a_model_that_matches_is_said_to_match(tmp_path):
     from survey.stats.humans import human_fidelity
 
     table, humans = synthetic("between", n_humans=300, n_personas=300, m=6, seed=12, link=0.4, model_effect=1.0)
-    res = human_fidelity(table, humans, n_boot=200, flips=999)
+    res = human_fidelity(Source.of(table), humans, n_boot=200, flips=999)
     assert "match these people within the noise" in finding(res) or "matches these people within" in finding(res)
 
 
@@ -52,7 +53,6 @@ def test_the_reports_pair_chooses_what_is_compared_when_the_humans_saw_three_mes
     import pandas as pd
 
     from survey.data.humans import validate_humans
-    from survey.reporting import build_report
 
     table, humans = synthetic("between", n_humans=80, n_personas=20, m=6, seed=14)
     third = table[table["message"] == "b"].assign(message="c", perturbation=lambda d: "c" + d["perturbation"].str[1:])
@@ -60,18 +60,16 @@ def test_the_reports_pair_chooses_what_is_compared_when_the_humans_saw_three_mes
     extra = answers[answers["message"] == "b"].assign(message="c", respondent=lambda d: "c-" + d["respondent"])
     humans = validate_humans(pd.concat([answers, extra], ignore_index=True), "binary", ["a", "b", "c"])
     table = pd.concat([table, third], ignore_index=True)
-    build_report(table, tmp_path / "all", n_resamples=999, humans=humans)
+    survey.report(table, tmp_path / "all", flips=999, humans=humans)
     assert "No comparison with people" in (tmp_path / "all" / "index.html").read_text()  # which two? not said
-    results = build_report(table, tmp_path / "ac", a="a", b="c", n_resamples=999, humans=humans)
+    results = survey.report(table, tmp_path / "ac", a="a", b="c", flips=999, humans=humans)
     assert "No comparison with people" not in (tmp_path / "ac" / "index.html").read_text()
     assert (results["humans"]["a"], results["humans"]["b"]) == ("a", "c")
 
 
 def test_no_humans_no_section(tmp_path):
-    from survey.reporting import build_report
-
     table, _ = synthetic("between", n_humans=20, n_personas=10, m=6, seed=13)
-    build_report(table, tmp_path / "r", n_resamples=999)
+    survey.report(table, tmp_path / "r", flips=999)
     assert "Does it match people?" not in (tmp_path / "r" / "index.html").read_text()
 
 

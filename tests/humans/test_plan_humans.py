@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from survey.data.sources import Source
 from survey.errors import SurveyError
 from survey.stats.planning import plan_mixed_effect, plan_mixed_subjects
 from survey.stats.ppi import ppi_between_arrays, ppi_mean_arrays
@@ -61,14 +62,14 @@ def test_a_pilot_measures_r_and_sigma_on_the_respondents():
     from survey.stats.humans.pilot import pilot_measures
 
     table, humans = synthetic("within", seed=2, link=1.5, human_slope=1.5)
-    m = pilot_measures(table, humans)["toy"]
+    m = pilot_measures(Source.of(table), humans)["toy"]
     t = humans.table.pivot(index="respondent", columns="message", values="answer")
     f = model_scores(table, "toy").rendered.loc[t.index]
     d = (t["a"] - t["b"]).to_numpy(float)
     assert m.design == "within" and m.r == pytest.approx(np.corrcoef(d, (f["a"] - f["b"]).to_numpy())[0, 1])
     assert m.sigma == pytest.approx(np.std(d, ddof=1)) and m.queries_per_persona == 12
     table, humans = synthetic("between", seed=3, link=1.5, human_slope=1.5)
-    m = pilot_measures(table, humans)["toy"]
+    m = pilot_measures(Source.of(table), humans)["toy"]
     f = model_scores(table, "toy").rendered
     rs = {msg: np.corrcoef(humans.answers(msg)["answer"].to_numpy(float),
                            f.loc[list(humans.answers(msg)["respondent"]), msg].to_numpy())[0, 1] for msg in "ab"}
@@ -140,7 +141,7 @@ def test_the_pilot_measures_the_predictions_spread():
     from survey.stats.humans.pilot import pilot_measures
 
     table, humans = synthetic("between", seed=3, link=1.5, human_slope=1.5)
-    m = pilot_measures(table, humans)["toy"]
+    m = pilot_measures(Source.of(table), humans)["toy"]
     scores = model_scores(table, "toy")
     spread = {msg: np.std(np.concatenate([scores.rendered.loc[list(humans.answers(msg)["respondent"]), msg],
                                           scores.population[msg]]), ddof=1) for msg in "ab"}  # PPI's Var(f) per arm

@@ -7,7 +7,7 @@ import sys
 import pandas as pd
 import pytest
 
-from survey.reporting import build_report
+import survey
 from survey.stats.beta_logit import simulate
 
 
@@ -18,7 +18,7 @@ def two_models():
 
 
 def test_files_and_across_models_section(tmp_path):
-    res = build_report(two_models(), tmp_path, title="t")
+    res = survey.report(two_models(), tmp_path, title="t")
     assert {p.name for p in tmp_path.iterdir()} >= {"index.html", "results.json", "table.csv"}
     assert [r["model"] for r in res["results"]] == ["simulated", "other"]
     across = res["across_models"]
@@ -34,7 +34,7 @@ def test_a_model_with_no_valid_answer_is_left_out_not_fatal(tmp_path):
     df = two_models()
     df["answer"] = df["answer"].astype("Int8")
     df.loc[df["model"] == "other", "answer"] = pd.NA  # e.g. a small model in sample mode: never Yes/No
-    res = build_report(df, tmp_path)
+    res = survey.report(df, tmp_path)
     assert [r["model"] for r in res["results"]] == ["simulated"]
     assert len(res["left_out"]) == 1 and "'other'" in res["left_out"][0]
     assert any("'other'" in n for n in res["across_models"]["models"]["notes"])
@@ -45,16 +45,16 @@ def test_three_messages_every_pair_holm(tmp_path):
     ab = simulate(15, 6, 2, delta=0.5, seed=1)
     c = simulate(15, 6, 2, delta=0.0, seed=2, messages=("C", "D"))
     df = pd.concat([ab, c[c["message"] == "C"]], ignore_index=True)
-    res = build_report(df, tmp_path)
+    res = survey.report(df, tmp_path)
     assert len(res["results"]) == 3  # A-B, A-C, B-C
     pairs = res["across_messages"]["simulated"]["pairs"]
     assert len(pairs) == 3 and res["across_messages"]["simulated"]["adjustment"] == "holm"
 
 
 def test_exact_probability_section_when_p_yes_present(tmp_path):
-    res = build_report(simulate(12, 6, 2, seed=3), tmp_path)
+    res = survey.report(simulate(12, 6, 2, seed=3), tmp_path)
     assert "exact_probabilities" in res
-    res2 = build_report(simulate(12, 6, 2, seed=3).drop(columns=["p_yes"]), tmp_path / "b")
+    res2 = survey.report(simulate(12, 6, 2, seed=3).drop(columns=["p_yes"]), tmp_path / "b")
     assert "exact_probabilities" not in res2
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from survey.reporting import build_report
+import survey
 from survey.stats.beta_logit import simulate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,7 +66,7 @@ def test_report_renders_without_errors(driver, tmp_path):
     one = simulate(25, 8, 3, delta=0.8, seed=5)
     two = simulate(25, 8, 3, delta=-0.4, seed=6).assign(model="other-model")
     out = tmp_path / "report"
-    build_report(pd.concat([one, two], ignore_index=True), out, title="Browser check")
+    survey.report(pd.concat([one, two], ignore_index=True), out, title="Browser check")
     driver.get((out / "index.html").as_uri())
     assert driver.title == "Browser check"
     errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
@@ -97,7 +97,7 @@ def scale_tables() -> dict:
 @pytest.mark.parametrize("scale", ["likert5", "choice"])
 def test_scale_reports_render_without_errors(driver, tmp_path, scale):
     out = tmp_path / scale
-    build_report(scale_tables()[scale], out, title=f"{scale} check", n_resamples=999)
+    survey.report(scale_tables()[scale], out, title=f"{scale} check", flips=999)
     driver.get((out / "index.html").as_uri())
     errors = [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")]
     assert errors == [], errors
@@ -138,7 +138,7 @@ def test_segment_section_renders_for_every_kind(driver, tmp_path, scale):
                                                                                            level=0.5)],
                                    8, 2, scale=scale, seed=3)
     out = tmp_path / scale
-    build_report(segment_table(cells), out, title=f"{scale} segments", n_resamples=999,
+    survey.report(segment_table(cells), out, title=f"{scale} segments", flips=999,
                  segments={"by": "segment", "weights": {"segment": {"men under 35": 0.3, "women 55+": 0.7}}})
     driver.get((out / "index.html").as_uri())
     assert [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []

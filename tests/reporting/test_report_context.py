@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from partial_store import write_partial
 
+import survey
 from survey.data.sources import load_source
-from survey.reporting import build_report
 from survey.reporting.entry import report
 from survey.stats.beta_logit import simulate
 from survey.stats.beta_logit_estimate import MOMENTS_NOTE, RHO_BIAS_NOTE
@@ -59,7 +59,7 @@ def test_the_report_shows_the_study_context(partial, tmp_path):
 
 def test_a_table_report_says_its_completeness_and_context_are_unknown(tmp_path):
     df = simulate(12, 4, 2, delta=0.6, seed=4)
-    res = build_report(df, tmp_path)
+    res = survey.report(df, tmp_path)
     page = text_of(tmp_path)
     assert res["completeness"]["known"] is False and "unknown (a table, not a store)" in page
     assert "not recorded (a table, not a store)" in page
@@ -69,7 +69,7 @@ def test_a_table_report_says_its_completeness_and_context_are_unknown(tmp_path):
 def test_the_heterogeneity_null_and_the_rho_bias_are_stated(tmp_path):
     one = simulate(20, 8, 3, delta=0.9, seed=5)
     two = simulate(20, 8, 3, delta=-0.9, seed=6).assign(model="other")
-    build_report(pd.concat([one, two], ignore_index=True), tmp_path)
+    survey.report(pd.concat([one, two], ignore_index=True), tmp_path)
     page = text_of(tmp_path)
     assert "The conclusion depends on the model" in page
     assert page.count(HETEROGENEITY_NULL) >= 2  # with the flag at the top and in the across-models section
@@ -78,7 +78,7 @@ def test_the_heterogeneity_null_and_the_rho_bias_are_stated(tmp_path):
 
 
 def test_numbers_that_look_inconsistent_are_explained(tmp_path):
-    c = build_report(simulate(12, 4, 2, delta=0.6, seed=4), tmp_path)["results"][0]
+    c = survey.report(simulate(12, 4, 2, delta=0.6, seed=4), tmp_path)["results"][0]
     page = text_of(tmp_path)
     assert "shares are rounded" in page and f"{c['n_paired']} paraphrase pairs" in page
     assert "the distance between the bars equals T only when" in page
@@ -86,5 +86,5 @@ def test_numbers_that_look_inconsistent_are_explained(tmp_path):
 
 def test_load_source_feeds_the_report_its_context(partial, tmp_path):
     src = load_source(partial)
-    res = build_report(src, tmp_path)
+    res = survey.report(src, tmp_path)
     assert res["study"] == "st" and res["context"]["study"] == "st"

@@ -14,7 +14,6 @@ import survey
 from survey.errors import SurveyError
 from survey.kinds.choice.model import choice_table, simulate_choice_counts
 from survey.kinds.ordinal.table import scale_params, simulate_table
-from survey.reporting import build_report
 from survey.stats import compare_messages
 from survey.stats.beta_logit import simulate as simulate_binary
 from survey.stats.permutation import sign_flip_test
@@ -45,7 +44,7 @@ def cell_means(df: pd.DataFrame, value) -> pd.Series:
 def likert_report(tmp_path_factory):
     out = tmp_path_factory.mktemp("likert")
     df = likert_table()
-    res = build_report(df, out, n_resamples=FLIPS)
+    res = survey.report(df, out, flips=FLIPS)
     return df, res, (out / "index.html").read_text()
 
 
@@ -92,7 +91,7 @@ def test_likert_top_two_box_shares_and_their_test(likert_report):
 
 def test_rating_0_10_report_renders(tmp_path):
     df = simulate_table(scale_params("rating0-10", delta=0.5), 8, 4, 2, seed=3)
-    res = build_report(df, tmp_path, n_resamples=FLIPS)
+    res = survey.report(df, tmp_path, flips=FLIPS)
     html = (tmp_path / "index.html").read_text()
     assert any(alt.startswith("Distribution of the answers") for alt in images(html))
     assert "on the 0–10 scale (rating0-10)" in html and "Top-2-box (scores 9 and 10)" in html
@@ -118,7 +117,7 @@ def choice_shares(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 def test_choice_report_shows_preference_and_position_bias(tmp_path):
     df = choice_data()
-    res = build_report(df, tmp_path, n_resamples=FLIPS)
+    res = survey.report(df, tmp_path, flips=FLIPS)
     html = (tmp_path / "index.html").read_text()
     pref, first = choice_shares(df)
     out = res["results"][0]
@@ -140,7 +139,7 @@ def test_choice_report_shows_preference_and_position_bias(tmp_path):
 
 def test_choice_report_without_position_bias_has_no_warning(tmp_path):
     df = choice_data(position=0.5)
-    res = build_report(df, tmp_path, n_resamples=FLIPS)
+    res = survey.report(df, tmp_path, flips=FLIPS)
     assert res["results"][0]["position_bias"]["pvalue"] > 0.05 and res["results"][0]["warning"] is None
     warns = re.findall(r'<p class="warn">(.*?)</p>', (tmp_path / "index.html").read_text(), re.S)
     assert not any("position bias" in w for w in warns)
@@ -158,12 +157,12 @@ def test_a_table_mixing_scales_is_refused(tmp_path):
     mixed = pd.concat([likert_table(0), simulate_binary(16, 6, 3, seed=1, messages=("C", "D")).assign(scale="binary")],
                       ignore_index=True)
     with pytest.raises(SurveyError, match="mixes"):
-        build_report(mixed, tmp_path, n_resamples=FLIPS)
+        survey.report(mixed, tmp_path, flips=FLIPS)
 
 
 def test_binary_report_keeps_its_sections(tmp_path):
     df = simulate_binary(16, 6, 3, delta=0.8, seed=2)
-    res = build_report(df, tmp_path, n_resamples=FLIPS)
+    res = survey.report(df, tmp_path, flips=FLIPS)
     html = (tmp_path / "index.html").read_text()
     assert "of answers were Yes for “A”" in html and "Effect T = mean P(Yes | A) − P(Yes | B)" in html
     assert "Beta-logit model fitted per message" in html and "The same tests on the model" in html
@@ -189,7 +188,7 @@ def test_exact_expected_scores_get_their_own_section(likert_report):
 def test_exact_choice_probabilities_get_their_own_section(tmp_path):
     df = choice_data()
     df["expected"] = df["answer"].astype(float)  # a certain reply: exact mode then equals the answers
-    res = build_report(df, tmp_path, n_resamples=FLIPS)
+    res = survey.report(df, tmp_path, flips=FLIPS)
     pref, first = choice_shares(df)
     assert res["exact_expected"][0]["preference"]["share"] == pytest.approx(pref.mean())
     assert res["exact_expected"][0]["position_bias"]["share"] == pytest.approx(first.mean())
@@ -197,7 +196,7 @@ def test_exact_choice_probabilities_get_their_own_section(tmp_path):
 
 
 def test_a_three_point_scale_has_no_top_two_box(tmp_path):
-    res = build_report(simulate_table(scale_params("likert3"), 8, 4, 2, seed=1), tmp_path, n_resamples=FLIPS)
+    res = survey.report(simulate_table(scale_params("likert3"), 8, 4, 2, seed=1), tmp_path, flips=FLIPS)
     html = (tmp_path / "index.html").read_text()
     assert res["results"][0]["top_box"] is None and "top-2-box" not in html.lower()
     assert "on the 1–3 scale (likert3)" in html
@@ -209,7 +208,7 @@ def test_across_models_section_speaks_the_scale(tmp_path, scale):
         one, two = choice_data(), choice_table(simulate_choice_counts(12, 8, 2, np.random.default_rng(8), delta=1.2), 2)
     else:
         one, two = likert_table(0), simulate_table(scale_params("likert5", delta=0.8), 16, 6, 3, seed=12)
-    res = build_report(pd.concat([one, two.assign(model="other")], ignore_index=True), tmp_path, n_resamples=FLIPS)
+    res = survey.report(pd.concat([one, two.assign(model="other")], ignore_index=True), tmp_path, flips=FLIPS)
     html = (tmp_path / "index.html").read_text()
     assert "Across models: A vs B" in html and res["across_models"]["models"]["scale"] == scale
     unit = "share choosing A − share choosing B" if scale == "choice" else "mean score (1–5)"
@@ -263,7 +262,7 @@ def test_the_across_models_tables_speak_words_not_keys(tmp_path):
     # raw keys (invalid_rate, p_sign_flip, p_adjusted) once stood in one table that overflowed the page
     df = pd.concat([survey.simulate(n=12, m=6, r=2, scale="likert5", seed=1),
                     survey.simulate(n=12, m=6, r=2, scale="likert5", seed=2).assign(model="other")])
-    build_report(df, tmp_path, n_resamples=FLIPS)
+    survey.report(df, tmp_path, flips=FLIPS)
     page = (tmp_path / "index.html").read_text()
     across = page[page.index("Across models"):]
     assert "sign-flip p" in across and "adjusted p" in across

@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from survey import analyze, validate
 from survey.cli import cli
 from survey.errors import SurveyError
 from survey.kinds.binary.power import BinaryPlan
 from survey.stats import ab_tests
 from survey.stats.ab_tests import ABTest, ByTest, canonical_keys, with_aliases
-from survey.stats.analysis import analyze
 from survey.stats.beta_logit import simulate
 from survey.stats.comparison import compare_messages
-from survey.stats.planning import plan, validate
+from survey.stats.planning import plan
 
 
 @pytest.fixture(scope="module")

@@ -7,13 +7,13 @@ import json
 import pandas as pd
 import pytest
 
+from survey import analyze, estimate, validate
 from survey.errors import SurveyError
 from survey.kinds.binary.power import BinaryPlan
-from survey.stats.analysis import analyze, estimate
 from survey.stats.beta_logit import simulate
 from survey.stats.beta_logit_estimate import fit_beta_logit as estimate_one
 from survey.stats.comparison import compare_messages
-from survey.stats.planning import PlanSource, load_params, plan, validate
+from survey.stats.planning import PlanSource, load_params, plan
 
 
 @pytest.fixture(scope="module")

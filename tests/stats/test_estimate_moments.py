@@ -9,10 +9,10 @@ import pytest
 from click.testing import CliRunner
 from scipy.special import roots_jacobi
 
+from survey import estimate
 from survey.cli import cli
 from survey.data.table import validate_table
 from survey.stats import moments
-from survey.stats.analysis import estimate
 from survey.stats.beta_logit import draw_probabilities, make_params, simulate, simulate_counts
 from survey.stats.beta_logit_estimate import (
     FALLBACK_NOTE,

@@ -114,7 +114,7 @@ def test_dbpa_swap_pairs_paraphrases_in_natural_order(monkeypatch):
 
 
 def test_analyze_passes_the_pairing_to_every_model():
-    from survey.stats.analysis import analyze
+    from survey import analyze
 
     df = missing_first_b_table()
     two = pd.concat([df, df.assign(model="n")], ignore_index=True)

@@ -8,10 +8,10 @@ import pytest
 from click.testing import CliRunner
 from multimodel import simulate_models
 
+from survey import estimate
 from survey.cli import cli
 from survey.data.table import validate_table
 from survey.stats.across_models import compare_models
-from survey.stats.analysis import estimate
 from survey.stats.beta_logit import simulate
 from survey.stats.beta_logit_estimate import RHO_BIAS_NOTE
 from survey.stats.heterogeneity import HETEROGENEITY_NULL

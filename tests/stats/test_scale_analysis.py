@@ -12,15 +12,15 @@ import pytest
 from scipy import stats
 
 import survey
+from survey import analyze, estimate
+from survey import sequential as replay
 from survey.data.table import validate_table
 from survey.errors import SurveyError, TableError
 from survey.kinds.choice.model import choice_table, simulate_choice_counts
 from survey.kinds.choice.table import compare_choice
 from survey.kinds.ordinal.estimate import category_counts, estimate_ordinal
 from survey.responses import response_type
-from survey.stats.analysis import analyze, estimate
 from survey.stats.comparison import compare_messages
-from survey.stats.sequential.table_replay import replay
 from survey.stats.simulation import simulate
 
 RNG = np.random.default_rng(12)

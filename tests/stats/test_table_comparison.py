@@ -5,10 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from survey import compare as compare_table
 from survey.data.table import validate_table
 from survey.errors import SurveyError
 from survey.stats.beta_logit import simulate
-from survey.stats.table_comparison import compare_table, comparison_steps
+from survey.stats.table_comparison import comparison_steps
 
 
 @pytest.fixture(scope="module")

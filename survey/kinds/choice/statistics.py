@@ -48,7 +48,7 @@ from survey.errors import SurveyError
 from survey.stats.classic import TestResult, sign_test, wilcoxon_test
 from survey.stats.comparison import persona_mean
 from survey.stats.effect import EffectResult, effect_ci
-from survey.stats.permutation import check_alternative, cannot_reject_note, sign_flip_pvalues, sign_flip_test
+from survey.stats.permutation import cannot_reject_note, check_alternative, sign_flip_pvalues, sign_flip_test
 
 POSITION_WARNING = 0.2  # |b - 1/2| above this: most replies follow the position, whatever the content
 PREFERENCE_NOTE = ("valid for any rho and any position bias: under H0 A and B are exchangeable, so each "
@@ -124,6 +124,8 @@ class ChoiceResult(Display):
     pairs: list = field(default_factory=list)  # pair labels, e.g. (A id, B id), of d_pair's entries
     pairs_one_order: dict = field(default_factory=dict)  # (A id, B id) -> the only order asked; left out
     model: str = ""  # the model that answered (compare_choice sets it)
+    sequential: object | None = None  # a stored sequential decision (analyze; never set for this kind)
+    segments: object | None = None  # survey.stats.segments.SegmentAnalysis, when analyze was asked for whom
 
     # The A/B result protocol (survey.stats.results): what every kind's comparison answers alike.
     scale = "choice"

@@ -67,6 +67,8 @@ class MaxDiffResult(Display):
     warning: str | None = None
     scale: str = "maxdiff"
     model: str = ""
+    sequential: object | None = None  # a stored sequential decision (analyze; never set for this kind)
+    segments: object | None = None  # survey.stats.segments.SegmentAnalysis, when analyze was asked for whom
     unit = "score A − score B"
 
     statistic = property(lambda self: self.pair.statistic)

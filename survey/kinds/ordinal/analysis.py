@@ -7,6 +7,8 @@ mean ratings. A scale asked in both directions adds the direction effect (survey
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from survey.data.table import first_appearance
 from survey.errors import SurveyError
 from survey.kinds.ordinal.direction import compare_directions, has_directions
@@ -27,9 +29,9 @@ class Ordinal(Kind):
                              pairing=opts.pairing, weights=opts.weights)
         if has_directions(df):  # a balanced scale: its direction effect beside the A/B result
             personas = first_appearance(df.loc[(df["model"] == model) & df["message"].isin([a, b]), "persona"])
-            c.direction = compare_directions(df, model, a, b, c.pairing, personas, span=view.span,
-                                             probabilities=opts.probabilities, confidence=opts.confidence,
-                                             n_resamples=opts.flips, seed=opts.seed, alpha=opts.alpha)
+            c = replace(c, direction=compare_directions(df, model, a, b, c.pairing, personas, span=view.span,
+                                                        probabilities=opts.probabilities, confidence=opts.confidence,
+                                                        n_resamples=opts.flips, seed=opts.seed, alpha=opts.alpha))
         return c
 
     def fit(self, df, model, message, view, opts):

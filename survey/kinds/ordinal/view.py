@@ -81,7 +81,7 @@ def ordinal_headline(c: Comparison, tb, info: AnalysisView, alpha: float,
 
 def direction_words(c: Comparison) -> str:
     """A balanced scale's direction effect for the headline, as forced choice states its position bias."""
-    d = getattr(c, "direction", None)
+    d = c.direction
     if d is None:
         return ""
     lo, hi = d.effect.ci
@@ -92,7 +92,7 @@ def direction_words(c: Comparison) -> str:
 
 def direction_section(c: Comparison) -> dict | None:
     """The direction effect's table row for the section (templates/views/ordinal.html.j2)."""
-    d = getattr(c, "direction", None)
+    d = c.direction
     if d is None:
         return None
     lo, hi = d.effect.ci

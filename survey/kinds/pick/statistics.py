@@ -189,6 +189,8 @@ class PickResult(Display):
     set_shares: np.ndarray = field(default=None, repr=False)  # S_ja (m, k): each message's share per set
     scale: str = "pick"
     model: str = ""
+    sequential: object | None = None  # a stored sequential decision (analyze; never set for this kind)
+    segments: object | None = None  # survey.stats.segments.SegmentAnalysis, when analyze was asked for whom
     unit = "share choosing A − share choosing B"
 
     @property

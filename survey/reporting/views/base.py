@@ -43,7 +43,7 @@ class ReportView:
 
 def significant(r, alpha: float) -> bool:
     """Whether the deciding test rejects: the sign-flip test at alpha, or the sequential test's own decision."""
-    seq = getattr(r, "sequential", None)
+    seq = r.sequential
     return seq.rejects if seq is not None else r.decision.pvalue <= alpha
 
 
@@ -51,7 +51,7 @@ def decision_words(r) -> str:
     """The deciding test and its p-value, for headlines: the sign-flip test, or the sequential test the study
     stopped by (survey.stats.sequential.stored)."""
     d = r.decision
-    if getattr(r, "sequential", None) is not None:
+    if r.sequential is not None:
         return f"{d.method} test the study stopped by: {d.decision}, p = {d.pvalue:.3g}"
     return f"sign-flip permutation test, p = {d.pvalue:.3g}"
 
@@ -65,7 +65,7 @@ def interval_words(effect) -> str:
 
 def not_at(r, alpha: float) -> str:
     """How a headline says the deciding test did not reject: above alpha, or the sequential test's decision."""
-    return f"; no rejection at α = {alpha}" if getattr(r, "sequential", None) is not None else f", above α = {alpha}"
+    return f"; no rejection at α = {alpha}" if r.sequential is not None else f", above α = {alpha}"
 
 
 def test_rows(r) -> list[dict]:

@@ -22,8 +22,11 @@ import numpy as np
 import pandas as pd
 
 from survey.data.humans import Humans
+from survey.data.sources import Source
+from survey.data.table import models_in
 from survey.errors import SurveyError
 from survey.responses import response_type
+from survey.stats.analysis import Analysis, analyze, reuse_or_analyze
 from survey.stats.effect_fidelity import dispersion_ratio, effect_fidelity
 from survey.stats.fidelity import level_fidelity
 from survey.stats.humans.inputs import (
@@ -35,19 +38,21 @@ from survey.stats.humans.inputs import (
     require_predictions,
 )
 from survey.stats.humans.result import HumanFidelity
+from survey.stats.kinds import CompareOptions
 from survey.stats.ppi import ppi_between_effect, ppi_paired_effect
 
 SMALL_SEGMENT = 20  # humans below which a segment's half-split noise floor is itself mostly noise
 
 
-def human_fidelity(source, humans: Humans, a: str | None = None, b: str | None = None, *, by: str | None = None,
-                   confidence: float = 0.95, n_boot: int = 1000, seed: int = 0, flips: int = 9999) -> HumanFidelity:
-    """Fidelity of every model of ``source`` (a long table or a Source) to ``humans``, and the PPI estimate of
-    the human effect A - B. ``a``, ``b``: the messages compared (default: the two the humans saw);
-    ``by``: a respondent and persona attribute whose levels each get their own level fidelity."""
-    from survey.stats.analysis import analyze
-
-    table = source.table if hasattr(source, "table") else source
+def human_fidelity(source: Source, humans: Humans, a: str | None = None, b: str | None = None, *,
+                   by: str | None = None, confidence: float = 0.95, n_boot: int = 1000, seed: int = 0,
+                   flips: int = 9999, prior: Analysis | None = None) -> HumanFidelity:
+    """Fidelity of every model of ``source`` (a survey.data.sources.Source) to ``humans``, and the PPI estimate
+    of the human effect A - B. ``a``, ``b``: the messages compared (default: the two the humans saw; a study's
+    declared pair is given by its callers, survey.api.fidelity); ``by``: a respondent and persona attribute
+    whose levels each get their own level fidelity. ``prior``: an Analysis of the same source (a report's)
+    whose persona effects are taken instead of computed again."""
+    table = source.table
     scale = str(table["scale"].iloc[0]) if "scale" in table.columns else "binary"
     rtype = response_type(scale)
     if response_type(humans.scale).scale != rtype.scale:
@@ -62,7 +67,10 @@ def human_fidelity(source, humans: Humans, a: str | None = None, b: str | None =
     ordered = bool(rtype.view.ordered) or len(points) == 2  # a two-point scale is trivially ordered
     overall = human_counts(humans, a, points).sum(axis=0) + human_counts(humans, b, points).sum(axis=0)
     human_effect = _human_effect(humans, a, b, design, confidence)
-    analysis = analyze(source, a, b, alpha=1 - confidence, seed=seed, flips=flips)
+    options = CompareOptions(alpha=1 - confidence, seed=seed, flips=flips)
+    analysis = (analyze(source, a, b, options=options) if prior is None else
+                reuse_or_analyze(prior, source, models_in(table), [(a, b)], options=options, recorded=True,
+                                 effects_only=True))
     models = [r.model for r in analysis.results]
     levels, effects, dispersion, ppi, notes = [], [], [], {}, []
     segments = _segments(source, humans, by)
@@ -92,7 +100,7 @@ def human_fidelity(source, humans: Humans, a: str | None = None, b: str | None =
         r = analysis[model]
         effects.append({"model": model, "persona_ci": tuple(r.effect.ci), "fidelity": effect_fidelity(
             human_effect.estimate, human_effect.se, float(r.effect.estimate), tuple(r.effect.ci),
-            confidence=confidence, persona_confidence=getattr(r.effect, "confidence", None) or confidence)})
+            confidence=confidence, persona_confidence=r.effect.confidence or confidence)})
         if scores.rendered.empty:  # counts or ask = false: said once below, not once per model
             continue
         try:
@@ -117,9 +125,9 @@ def _human_summary(humans: Humans, a: str, b: str) -> dict:
     return {**humans.summary(), "compared": int(t.loc[t["message"].isin([a, b]), "respondent"].nunique())}
 
 
-def _basis_notes(source, humans: Humans) -> list[str]:
+def _basis_notes(source: Source, humans: Humans) -> list[str]:
     """What every comparison with people rests on beyond its numbers: the store's completeness and weights."""
-    completeness = getattr(source, "completeness", None)
+    completeness = source.completeness
     notes = [w[0].upper() + w[1:] for w in completeness.warnings()] if completeness is not None else []
     if humans.summary().get("weighted"):
         notes.append("the humans carry weights: the human effect and the PPI estimates use them; the answer levels "
@@ -127,11 +135,11 @@ def _basis_notes(source, humans: Humans) -> list[str]:
     return notes
 
 
-def ppi_about_humans(source, humans: Humans, a: str | None = None, b: str | None = None, *,
+def ppi_about_humans(source: Source, humans: Humans, a: str | None = None, b: str | None = None, *,
                      confidence: float = 0.95) -> dict:
     """Only the statements about people: the design, the humans-alone effect and, per model whose store holds
     predictions for the respondents, the PPI effect (what `survey analyze --humans` adds)."""
-    table = source.table if hasattr(source, "table") else source
+    table = source.table
     a, b = pair_in_order(source, humans, a, b)
     design = humans.design(a, b)
     if design == "mixed":
@@ -152,29 +160,18 @@ def _cautions(results) -> list[str]:
     return list(dict.fromkeys(f"PPI: {r.caution}" for r in results if r.caution))
 
 
-def pair_in_order(source, humans: Humans, a: str | None = None, b: str | None = None) -> tuple[str, str]:
-    """The two messages compared with the humans: ``a`` and ``b`` when given, else the pair the study declared
-    (``[humans] compare``), else the two messages both the humans and the personas saw, in the study's order."""
-    table = source.table if hasattr(source, "table") else source
-    ctx_order = [str(m["id"]) for m in ((getattr(source, "context", None) or {}).get("messages") or [])]
-    order = ctx_order or list(pd.unique(table["message"].astype(str)))  # the study's order: A first
-    shared = [m for m in order if m in set(humans.messages)]
+def pair_in_order(source: Source, humans: Humans, a: str | None = None, b: str | None = None) -> tuple[str, str]:
+    """The two messages compared with the humans: ``a`` and ``b`` when given (the callers above give the pair a
+    study declared, ``[humans] compare``), else the two messages both the humans and the personas saw, in the
+    study's order."""
+    order = list(source.study_context.messages) or list(pd.unique(source.table["message"].astype(str)))
+    shared = [m for m in order if m in set(humans.messages)]  # the study's order: A first
     if not shared:
         raise SurveyError(f"the humans saw {', '.join(humans.messages)}, none of which the personas answered")
-    return _pair(shared, a, b, declared_pair(source))
+    return _pair(shared, a, b)
 
 
-def declared_pair(source) -> tuple[str, str] | None:
-    """The pair a study declared for its comparison with the humans (``[humans] compare = [A, B]``), from the
-    store's recorded context; None when it declared none."""
-    spec = (((getattr(source, "context", None) or {}).get("humans") or {}).get("spec") or {})
-    pair = spec.get("compare")
-    return (str(pair[0]), str(pair[1])) if pair else None
-
-
-def _pair(shared: list[str], a, b, declared: tuple[str, str] | None = None) -> tuple[str, str]:
-    if a is None and b is None and declared is not None:
-        a, b = declared
+def _pair(shared: list[str], a, b) -> tuple[str, str]:
     if a is None and b is None:
         if len(shared) < 2:
             raise SurveyError(f"the humans saw only {', '.join(shared)} of the messages the personas answered: a "
@@ -231,7 +228,7 @@ def _ppi(scores, humans: Humans, a: str, b: str, design: str, confidence: float)
                               w_b=yb["weight"].to_numpy(float))
 
 
-def _segments(source, humans: Humans, by: str | None) -> dict:
+def _segments(source: Source, humans: Humans, by: str | None) -> dict:
     """segment -> (respondent ids, persona ids); one segment "all" (None, None) without ``by``."""
     if not by:
         return {"all": (None, None)}

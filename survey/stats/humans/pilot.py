@@ -20,6 +20,7 @@ import pandas as pd
 from survey.common.display import Display
 from survey.common.formatting import finite
 from survey.data.humans import HUMAN_PREFIX, Humans
+from survey.data.sources import Source
 from survey.errors import SurveyError
 from survey.stats.humans.compare import pair_in_order
 from survey.stats.humans.inputs import (
@@ -84,9 +85,9 @@ def _r(y, f) -> float:
     return float(np.corrcoef(y, f)[0, 1])
 
 
-def pilot_measures(source, humans: Humans, a: str | None = None, b: str | None = None) -> dict:
-    """model -> PilotMeasure, from a store (or Source) whose models also answered as each respondent."""
-    table = source.table if hasattr(source, "table") else source
+def pilot_measures(source: Source, humans: Humans, a: str | None = None, b: str | None = None) -> dict:
+    """model -> PilotMeasure, from a Source (a store's) whose models also answered as each respondent."""
+    table = source.table
     a, b = pair_in_order(source, humans, a, b)
     design = humans.design(a, b)
     if design == "mixed":

@@ -15,30 +15,67 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from survey.common.limits import BOOTSTRAP_MAX, WHY, check_alpha, check_count, check_flips, check_seed
 from survey.data.table import messages_in
 from survey.errors import SurveyError
 from survey.responses.view import AnalysisView
+from survey.stats.permutation import check_alternative
 
 
 @dataclass(frozen=True)
 class CompareOptions:
-    """How one A/B comparison is run; validated once at the public boundary (survey.stats.analysis)."""
+    """How one A/B comparison is run, checked once here (a bad value is a SurveyError naming it): every test,
+    interval and kind downstream trusts it. ``confidence`` None is 1 - alpha."""
 
     alternative: str = "two-sided"
     alpha: float = 0.05
-    confidence: float = 0.95
+    confidence: float | None = None  # stored resolved: 1 - alpha when not given
     flips: int = 9999
     seed: int | None = 0
     probabilities: bool = False
     pairing: list[tuple[str, str]] | None = None
     weights: dict | None = None  # persona id -> weight (a target population); only kinds with ``weighted``
 
+    def __post_init__(self):
+        check_alternative(self.alternative)
+        alpha = check_alpha(self.alpha, "alpha")
+        confidence = 1 - alpha if self.confidence is None else self.confidence
+        if isinstance(confidence, bool) or not isinstance(confidence, int | float) or not 0 < confidence < 1:
+            raise SurveyError(f"confidence must be a level between 0 and 1 (exclusive), e.g. 0.95; got {confidence}")
+        object.__setattr__(self, "alpha", alpha)
+        object.__setattr__(self, "confidence", float(confidence))
+        object.__setattr__(self, "flips", check_flips(self.flips, "flips"))
+        object.__setattr__(self, "seed", check_seed(self.seed, "seed"))
+        if not isinstance(self.probabilities, bool):
+            raise SurveyError(f"probabilities must be True or False; got {self.probabilities!r}")
+        if self.pairing is not None:
+            object.__setattr__(self, "pairing", [_pair(p) for p in self.pairing])
+
+
+def _pair(pair) -> tuple[str, str]:
+    if isinstance(pair, str) or len(pair) != 2:
+        raise SurveyError(f"pairing: give (A id, B id) pairs; got {pair!r}")
+    return str(pair[0]), str(pair[1])
+
 
 @dataclass(frozen=True)
 class FitOptions:
+    """How a response model is fitted, checked once here: ``bootstrap`` resamples (0: none), the seed, and the
+    estimator (``method``: moments or appendix-c; each kind says which it offers)."""
+
     bootstrap: int = 200
     seed: int | None = 0
     method: str = "moments"
+
+    def __post_init__(self):
+        object.__setattr__(self, "bootstrap", check_count(self.bootstrap, "bootstrap", 0, BOOTSTRAP_MAX,
+                                                          WHY["bootstrap"]))
+        object.__setattr__(self, "seed", check_seed(self.seed, "seed"))
+        if self.method not in FIT_METHODS:
+            raise SurveyError(f"method must be one of {', '.join(FIT_METHODS)}; got '{self.method}'")
+
+
+FIT_METHODS = ("moments", "appendix-c")
 
 
 class Kind:

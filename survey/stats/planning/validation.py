@@ -15,8 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from survey.common.display import Display
 from survey.common.limits import Alpha, Flips, Seed
-from survey.data.completeness import Completeness, split_source
+from survey.data.completeness import Completeness
 from survey.data.scale_columns import table_scale
+from survey.data.sources import Source
 from survey.data.table import messages_in, models_in, require_messages, require_models
 from survey.errors import SurveyError, validated
 from survey.stats.kinds import scale_view
@@ -63,17 +64,17 @@ class Validation(Display):
                    if self.completeness else {})}
 
 
-def validate(df, message: str | None = None, a: str | None = None, b: str | None = None, *,
+def validate(data: Source, message: str | None = None, a: str | None = None, b: str | None = None, *,
              model: str | None = None, configs: Iterable[str | tuple] | None = None, draws: int = DEFAULT_DRAWS,
              alpha: float = 0.05, confidence: float = 0.95, flips: int = 1000, seed: int = 0,
              alternative: str = "two-sided", source: str | None = None,
-             progress: Progress = no_progress, completeness: Completeness | None = None) -> Validation:
+             progress: Progress = no_progress) -> Validation:
     """Rejection rates of every test on random sub-samples of size n,m,r (``configs``, default the
     paper's six clipped to the table): null split of ``message`` (Type-I error), or ``a`` vs ``b``
-    (power). Clopper-Pearson intervals at ``confidence``. ``df``: a long table or a Source
-    (survey.data.sources); the result carries its completeness (or ``completeness``). On a rating scale the
+    (power). Clopper-Pearson intervals at ``confidence``. ``data``: a survey.data.sources.Source (``survey.validate``
+    wraps a DataFrame); the result carries its completeness. On a rating scale the
     tests run on mean scores per cell; forced choice (both messages in one reply) cannot be split this way."""
-    df, completeness = split_source(df, completeness)
+    df, completeness = data.table, data.completeness
     scale = table_scale(df)
     if not scale_view(scale).per_message:
         raise SurveyError("survey validate sub-samples messages asked on their own; a forced-choice table shows A "

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from survey.data.sources import Source
 from survey.errors import SurveyError
 from survey.responses import response_type
 from survey.stats.ab_tests import DECISION_TEST
 from survey.stats.analysis import analyze
 from survey.stats.comparison import Comparison
+from survey.stats.kinds import CompareOptions
 from survey.stats.sequential.design import SequentialDesign, make_design
 from survey.stats.sequential.rule import SequentialResult, sequential_test
 
@@ -63,20 +65,21 @@ class Replay(dict):
         return {"results": [r.to_dict() for r in self.values()], "left_out": self.left_out}
 
 
-def replay(df, a: str | None = None, b: str | None = None, design: SequentialDesign | dict | None = None, *,
+def replay(source: Source, a: str | None = None, b: str | None = None, design: SequentialDesign | dict | None = None, *,
            models: list[str] | None = None, pairing=None, probabilities: bool = False, seed: int | None = 0,
            **options) -> Replay:
     """Run a sequential design over each model's pairs of a finished table, in collection order.
 
     ``design``: a SequentialDesign, or its fields as a dict or keywords (method, round_pairs, max_pairs,
     alpha, alternative, spending, futility, ...). Without max_pairs the table's pairs are the maximum
-    (and a round never exceeds it). ``df``: a long table or a Source, as survey.analyze takes.
+    (and a round never exceeds it). ``source``: a survey.data.sources.Source (``survey.sequential`` wraps a
+    DataFrame).
     """
     base = make_design(design, **options)
     fixed_max = isinstance(design, SequentialDesign) or "max_pairs" in options or (
         isinstance(design, dict) and "max_pairs" in design)
-    res = analyze(df, a, b, models=models, alternative=base.alternative, seed=seed,
-                  pairing=pairing, probabilities=probabilities)
+    res = analyze(source, a, b, models=models, options=CompareOptions(
+        alternative=base.alternative, seed=seed, pairing=pairing, probabilities=probabilities))
     if not res.view.per_message:
         raise SurveyError("the sequential replay runs over paraphrase pairs of two separately asked messages; "
                           "a forced-choice table is analysed by `survey analyze` without --sequential")

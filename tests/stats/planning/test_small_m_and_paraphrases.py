@@ -7,10 +7,11 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from survey import validate
 from survey.kinds.binary.power import BinaryPlan
 from survey.stats.beta_logit import simulate
 from survey.stats.permutation import cannot_reject_note, pairs_needed, sign_flip_test, smallest_pvalue
-from survey.stats.planning import PlanSource, plan, validate
+from survey.stats.planning import PlanSource, plan
 from survey.stats.planning.validity import CANNOT_REJECT
 
 

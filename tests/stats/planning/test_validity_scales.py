@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from survey import validate
 from survey.errors import SurveyError
 from survey.kinds.choice.model import choice_table, simulate_choice_counts
 from survey.stats.comparison import compare_messages
-from survey.stats.planning import validate
 from survey.stats.planning.validity import responses, subsample_pvalues
 from survey.stats.simulation import simulate
 

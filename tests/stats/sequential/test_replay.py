@@ -6,9 +6,10 @@ import pytest
 from click.testing import CliRunner
 
 import survey
+from survey import sequential as replay
 from survey.cli import cli
 from survey.errors import SurveyError
-from survey.stats.sequential import make_design, replay, sequential_test
+from survey.stats.sequential import make_design, sequential_test
 
 
 @pytest.fixture(scope="module")

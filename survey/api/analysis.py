@@ -1,0 +1,130 @@
+"""`survey.analyze`, `survey.estimate` and `survey.compare`: the public door of the statistics.
+
+A user hands over a long table (a DataFrame) or a Source (survey.load_source); it is wrapped here, once,
+into a survey.data.sources.Source, and the options given as keywords are built into their options object
+(checked once, when built). A study's recorded defaults are read here too, above the statistics: on the
+store of a study with [segments] or [target], ``by`` and ``weights`` left at None are the study's (False:
+none). Below this door every function takes a Source and its options objects.
+
+    res = survey.analyze(df, a="sneakers", b="boots", alpha=0.01)
+    res = survey.analyze(source, options=survey.AnalyzeOptions(flips=999), by="gender")
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from survey.data.completeness import Completeness
+from survey.data.sources import Source
+from survey.stats.analysis import (
+    ANALYZE_DEFAULTS,
+    Analysis,
+    AnalyzeOptions,
+    EstimateOptions,
+    Estimates,
+    SegmentOptions,
+    with_scale,
+)
+from survey.stats.analysis import analyze as analyze_source
+from survey.stats.analysis import estimate as estimate_source
+from survey.stats.table_comparison import CompareTableOptions, TableComparison, compare_table
+
+_ANALYZE_KEYWORDS = {f.name for f in dataclasses.fields(AnalyzeOptions)} - {"weights"}
+_SEGMENT_KEYWORDS = {f.name for f in dataclasses.fields(SegmentOptions)}
+_ESTIMATE_KEYWORDS = {f.name for f in dataclasses.fields(EstimateOptions)}
+_TABLE_KEYWORDS = {f.name for f in dataclasses.fields(CompareTableOptions)}
+
+
+def source_of(data, completeness: Completeness | None = None, scale: str | None = None) -> Source:
+    """``data`` (a DataFrame or a Source) as a Source, its table checked against ``scale`` when one is given
+    (a table without a ``scale`` column: e.g. "likert5"; default Yes/No)."""
+    source = Source.of(data, completeness)
+    return source if scale is None else source.with_table(with_scale(source.table, scale))
+
+
+def options_from(cls, options, keywords: dict, allowed: set, where: str):
+    """``cls(**keywords)``, or ``options`` (an instance of ``cls``) with the keywords given set on it; an unknown
+    keyword is a TypeError, as Python says for any function."""
+    unknown = sorted(set(keywords) - allowed)
+    if unknown:
+        raise TypeError(f"{where}() got an unexpected keyword argument '{unknown[0]}'")
+    if options is None:
+        return cls(**keywords) if keywords else (ANALYZE_DEFAULTS if cls is AnalyzeOptions else cls())
+    return dataclasses.replace(options, **keywords) if keywords else options
+
+
+def study_segments(source: Source, segments: SegmentOptions) -> SegmentOptions:
+    """``segments`` with ``by`` and ``weights`` left at None read from the study's recorded [segments] and
+    [target] (a table file records none); False turns either off."""
+    from survey.stats.segments import Target
+
+    recorded = source.study_context
+    by, weights = segments.by, segments.weights
+    by = recorded.segments if by is None else by
+    if weights is None and recorded.target:
+        weights = Target(recorded.target["margins"], recorded.target.get("source") or "the study's target")
+    return dataclasses.replace(segments, by=None if by is False else by, weights=None if weights is False else weights)
+
+
+def analyze(data, a: str | None = None, b: str | None = None, *, models: list[str] | None = None,
+            every_pair: bool = False, pairs: list[tuple[str, str]] | None = None, strict: bool = False,
+            completeness: Completeness | None = None, scale: str | None = None,
+            options: AnalyzeOptions | None = None, **keywords) -> Analysis:
+    """Message A vs B for every model (or those named): the kind's tests and the effect with its CI
+    (survey.stats.analysis.analyze says what each is).
+
+    ``data``: a long table or a Source (survey.load_source); ``completeness`` overrides its own. ``scale``: the
+    response type of a table without a ``scale`` column (e.g. "likert5"; default Yes/No). ``options``: an
+    AnalyzeOptions; or its fields as keywords: ``alternative``, ``alpha``, ``confidence`` (default 1 - alpha),
+    ``flips``, ``seed``, ``probabilities``, ``pairing``. For whom, and in which market (survey.stats.segments),
+    the keywords ``by``, ``weights``, ``personas`` and ``adjust`` (SegmentOptions); on the store of a study with
+    [segments] or [target], ``by`` and ``weights`` left at None are the study's (False: none).
+    """
+    segment_keywords = {k: keywords.pop(k) for k in list(keywords) if k in _SEGMENT_KEYWORDS}
+    source = source_of(data, completeness, scale)
+    opts = options_from(AnalyzeOptions, options, keywords, _ANALYZE_KEYWORDS, "analyze")
+    segments = study_segments(source, SegmentOptions(**segment_keywords))
+    return analyze_source(source, a, b, models=models, every_pair=every_pair, pairs=pairs, strict=strict,
+                          options=opts, segments=segments if segments.active else None)
+
+
+def estimate(data, message: str, model: str | None = None, *, completeness: Completeness | None = None,
+             scale: str | None = None, options: EstimateOptions | None = None, **keywords) -> Estimates:
+    """The kind's response model fitted on one message's answers, for every model or the one named
+    (survey.stats.analysis.estimate). ``options``: an EstimateOptions; or its fields as keywords: ``bootstrap``
+    (resamples for standard errors; 0: none), ``seed``, ``method`` ("moments" or "appendix-c"). ``data``,
+    ``completeness`` and ``scale`` as in analyze."""
+    source = source_of(data, completeness, scale)
+    opts = options_from(EstimateOptions, options, keywords, _ESTIMATE_KEYWORDS, "estimate")
+    return estimate_source(source, message, model, options=opts)
+
+
+def compare(data, a: str | None = None, b: str | None = None, *, sizes: dict | None = None,
+            completeness: Completeness | None = None, progress=None, options: CompareTableOptions | None = None,
+            **keywords) -> TableComparison:
+    """What `survey compare` reports: A vs B across the models, their agreement, and every pair of messages per
+    model (survey.stats.table_comparison.compare_table). ``options``: a CompareTableOptions; or its fields as
+    keywords (``alpha``, ``confidence``, ``n_resamples``, ``seed``, ``adjust_models``, ``adjust_messages``,
+    ``fit``, ``ties``, ``kappa_weights``). ``sizes``: model -> size, to order the plot; ``progress()`` is called
+    once per step (survey.stats.table_comparison.comparison_steps)."""
+    opts = options_from(CompareTableOptions, options, keywords, _TABLE_KEYWORDS, "compare")
+    return compare_table(source_of(data, completeness), a, b, sizes=sizes, options=opts, progress=progress)
+
+
+def validate(data, *args, completeness: Completeness | None = None, **keywords):
+    """Rejection rates of every test on random sub-samples of the table (survey.stats.planning.validate, whose
+    arguments it takes); ``data``: a long table or a Source."""
+    from survey.stats.planning import validate as validate_source
+
+    return validate_source(source_of(data, completeness), *args, **keywords)
+
+
+def sequential(data, *args, completeness: Completeness | None = None, **keywords):
+    """A sequential design run over each model's pairs of a finished table (survey.stats.sequential.replay, whose
+    arguments it takes); ``data``: a long table or a Source."""
+    from survey.stats.sequential.table_replay import replay
+
+    return replay(source_of(data, completeness), *args, **keywords)
+
+
+__all__ = ["analyze", "compare", "estimate", "options_from", "sequential", "source_of", "study_segments", "validate"]
