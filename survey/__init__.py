@@ -80,16 +80,91 @@ _EXPORTS = {
     # errors
     "SurveyError": "survey.errors",
     "TableError": "survey.errors",
+    # what front ends (the command line) build on: limits and their reasons, formatting, stores and set files,
+    # progress, plots, the kinds' and tests' words. The command line imports survey and nothing below it.
+    "RunReport": "survey.collect.engine",
+    "Plan": "survey.collect.run_plan",
+    "Terminated": "survey.common.event_loop",
+    "fmt": "survey.common.formatting",
+    "to_json": "survey.common.formatting",
+    "yes_no": "survey.common.formatting",
+    "BOOTSTRAP_MAX": "survey.common.limits",
+    "FLIPS_MAX": "survey.common.limits",
+    "PARAPHRASES_MAX": "survey.common.limits",
+    "WHY": "survey.common.limits",
+    "check_alpha": "survey.common.limits",
+    "check_count": "survey.common.limits",
+    "check_flips": "survey.common.limits",
+    "check_seed": "survey.common.limits",
+    "progress_bar": "survey.common.progress",
+    "attributes_frame": "survey.data.attributes",
+    "Store": "survey.data.store",
+    "invalid_answers": "survey.data.table",
+    "write_table": "survey.data.table",
+    "read_target_file": "survey.data.targets",
+    "path_error_message": "survey.errors",
+    "DBPAOptions": "survey.freetext",
+    "dbpa": "survey.freetext",
+    "dbpa_family": "survey.freetext",
+    "parse_hist_range": "survey.freetext",
+    "format_size": "survey.plots.models",
+    "model_effects": "survey.plots.models",
+    "power_curves": "survey.plots.power",
+    "pvalue_ecdfs": "survey.plots.validity",
+    "load_persona_set": "survey.registry",
+    "load_perturbation_set": "survey.registry",
+    "persona_set_paths": "survey.registry",
+    "perturbation_set_paths": "survey.registry",
+    "read_persona_set": "survey.registry",
+    "read_perturbation_set": "survey.registry",
+    "near_duplicate_pairs": "survey.registry.dedup",
+    "ID_RULE": "survey.registry.files",
+    "NAME_RE": "survey.registry.files",
+    "SHIPPED_ROOT": "survey.registry.files",
+    "write_atomic": "survey.registry.files",
+    "generate_persona_set": "survey.registry.generate_sets",
+    "generate_persona_set_to_target": "survey.registry.generate_sets",
+    "generate_perturbation_set": "survey.registry.generate_sets",
+    "persona_set_to_target": "survey.registry.quota_sets",
+    "benchmark_report": "survey.reporting.benchmark",
+    "response_type": "survey.responses",
+    "ab_tests": "survey.stats.ab_tests:*",
+    "STRONG": "survey.stats.agreement",
+    "ChoiceResult": "survey.stats.choice",
+    "PERSONA_NOTE": "survey.stats.choice",
+    "POSITION_QUANTITY": "survey.stats.choice",
+    "preference_name": "survey.stats.choice",
+    "Comparison": "survey.stats.comparison",
+    "RESTS_ON": "survey.stats.humans.benchmark",
+    "DESIGNS": "survey.stats.humans.result",
+    "VALIDITY": "survey.stats.humans.result",
+    "level_in_words": "survey.stats.humans.in_words",
+    "ppi_in_words": "survey.stats.humans.in_words",
+    "kind_of": "survey.stats.kinds",
+    "plan_params": "survey.stats.kinds",
+    "scale_view": "survey.stats.kinds",
+    "DELTA_MEANING_ORDINAL": "survey.stats.ordinal",
+    "parse_cuts": "survey.stats.ordinal_table",
+    "simulation_view": "survey.stats.ordinal_table",
+    "cannot_reject_note": "survey.stats.permutation",
+    "PlanResult": "survey.stats.planning",
+    "Validation": "survey.stats.planning",
+    "humans_phrase": "survey.stats.planning.mixed_subjects:humans",
+    "plan_segments": "survey.stats.planning.segments",
+    "CANNOT_REJECT": "survey.stats.planning.validity",
+    "comparison_steps": "survey.stats.table_comparison",
+    "set_files": "survey.study.context",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
 
 def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
+    where = _EXPORTS.get(name)
+    if where is None:
         raise AttributeError(f"module 'survey' has no attribute '{name}'")
-    value = getattr(importlib.import_module(module), name)
+    module, _, attr = where.partition(":")  # "module:attr" exports attr under another name, "module:*" the module
+    value = importlib.import_module(module) if attr == "*" else getattr(importlib.import_module(module), attr or name)
     globals()[name] = value  # later lookups skip this function
     return value
 

@@ -150,3 +150,13 @@ if __name__ == "__main__":
 
 def test_no_module_imports_a_private_name_of_another():
     assert private_imports() == []
+
+
+def test_the_command_line_imports_only_the_public_api():
+    assert cli_internal_imports() == []
+
+
+def test_every_public_name_resolves():
+    import survey
+
+    assert all(getattr(survey, name) is not None for name in survey.__all__)

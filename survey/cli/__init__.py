@@ -8,9 +8,7 @@ import sys
 
 import click
 
-from survey.common.event_loop import Terminated
-from survey.common.formatting import to_json
-from survey.errors import SurveyError, path_error_message
+from survey import SurveyError, Terminated, path_error_message, to_json
 
 # Adding a command group: write survey/cli/<name>.py exposing `register(cli)`, then list it here.
 COMMAND_MODULES = ["init", "analysis", "run", "batch", "registry", "report", "demo", "dbpa", "plan", "compare",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 import survey
+from survey import BOOTSTRAP_MAX, WHY, SurveyError
 from survey.cli.common import (
     DELTA_HELP,
     DELTA_MEANING,
@@ -26,8 +27,6 @@ from survey.cli.common import (
 from survey.cli.segments import echo_segments, segment_arguments, segment_options
 from survey.cli.sequential import analyze_sequential, sequential_options
 from survey.cli.texts import SCALE_CHOICES
-from survey.common.limits import BOOTSTRAP_MAX, WHY
-from survey.errors import SurveyError
 
 # The statistics and tables (numpy, pandas, scipy) are imported inside the commands: --help stays light.
 
@@ -110,8 +109,8 @@ def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confid
     effect weighted to a target market (a study's [segments] and [target] apply unless --pooled)."""
     require_file(table, "source")
     require_file(humans, "humans")
+    from survey import load_source
     from survey.cli.kind_output import print_result
-    from survey.data.sources import load_source
 
     segments = segment_arguments(by, filters, target, personas, pooled)
     if seq["seq_method"] and humans:
@@ -143,7 +142,7 @@ def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confid
 
 def _about_humans(src, a, b, confidence) -> dict:
     """The PPI statements about people for `analyze --humans` (survey.stats.humans), as JSON-ready dicts."""
-    from survey.stats.humans.result import DESIGNS, VALIDITY
+    from survey import DESIGNS, VALIDITY
 
     out = survey.about_humans(src, a, b, confidence=confidence)
     return {"a": out["a"], "b": out["b"], "design": out["design"], "design_text": DESIGNS[out["design"]],
@@ -168,8 +167,8 @@ def estimate_cmd(table, message, model, bootstrap, seed, method, scale, study, a
     """Estimate mu, kappa, sigma, rho of the Beta-logit model of Helm & Priebe (2026); on a rating scale
     tau, sigma, rho and the cut points of the ordinal model."""
     require_file(table, "source")
+    from survey import load_source
     from survey.cli.kind_output import print_estimate
-    from survey.data.sources import load_source
 
     res = survey.estimate(load_source(table, study, min_perturbations=0, scale=scale), message, model,
                    bootstrap=bootstrap, seed=seed, method=method)

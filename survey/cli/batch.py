@@ -22,7 +22,7 @@ def batch_group() -> None:
 @json_option
 def export_cmd(study_file, model, out, as_json):
     """Write the queries MODEL still owes as OpenAI batch requests (custom_id, method, url, body)."""
-    from survey.api.batch import export_batch
+    from survey import export_batch
 
     res = export_batch(study_file, model, out)
     if as_json:
@@ -43,7 +43,7 @@ def export_cmd(study_file, model, out, as_json):
 @json_option
 def import_cmd(study_file, results, model, as_json):
     """Store the replies of a batch results file; stored replies are never overwritten."""
-    from survey.api.batch import import_batch
+    from survey import import_batch
 
     res = import_batch(study_file, model, results)
     if as_json:

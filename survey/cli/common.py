@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import click
 
+from survey import SurveyError, check_alpha, check_count, check_flips, check_seed, fmt, to_json  # noqa: F401 - re-exported for the command modules
 from survey.cli.texts import DELTA_MEANING  # noqa: F401 - re-exported for the command modules
-from survey.common.formatting import fmt, to_json  # noqa: F401 - re-exported for the command modules
-from survey.common.limits import check_alpha, check_count, check_flips, check_seed
-from survey.errors import SurveyError
 
 
 def echo_json(obj) -> None:

@@ -7,6 +7,7 @@ import re
 import click
 
 import survey
+from survey import SurveyError
 from survey.cli.common import (
     FLIPS_HELP_ONE_TEST,
     alpha_option,
@@ -21,7 +22,6 @@ from survey.cli.common import (
     seed_option,
 )
 from survey.cli.texts import ADJUSTMENTS, DECISION_TEST, TIES, WEIGHTS
-from survey.errors import SurveyError
 
 # The statistics (numpy, pandas, scipy) are imported inside the command: --help stays light.
 
@@ -82,9 +82,7 @@ def compare_cmd(table, study, scale, a, b, sizes, alpha, holm_models, adjust, fi
         raise SurveyError("--confidence must be between 0 and 1")
     size_map = parse_sizes(sizes)  # before the progress bar starts: a bad flag is one clean line
     require_file(table, "source")
-    from survey.common.progress import progress_bar
-    from survey.data.sources import load_source
-    from survey.stats.table_comparison import comparison_steps
+    from survey import comparison_steps, load_source, progress_bar
 
     src = load_source(table, study, scale=scale)
     with progress_bar("comparing", comparison_steps(src.table), not as_json) as tick:
@@ -94,7 +92,7 @@ def compare_cmd(table, study, scale, a, b, sizes, alpha, holm_models, adjust, fi
                             confidence=confidence, progress=tick)
     res = out.models
     if plot:
-        from survey.plots.models import model_effects
+        from survey import model_effects
 
         try:
             model_effects(res).savefig(plot, dpi=120)
@@ -116,8 +114,7 @@ def compare_cmd(table, study, scale, a, b, sizes, alpha, holm_models, adjust, fi
 
 
 def _print_models(res, note, confidence) -> None:
-    from survey.stats import ab_tests
-    from survey.stats.kinds import kind_of, scale_view
+    from survey import ab_tests, kind_of, scale_view
 
     if note:
         click.echo(note)
@@ -166,14 +163,13 @@ def _print_models(res, note, confidence) -> None:
 
 
 def _size(size):
-    from survey.plots.models import format_size
+    from survey import format_size
 
     return format_size(size) if size else None
 
 
 def _print_agreement(ag) -> None:
-    from survey.stats.agreement import STRONG
-    from survey.stats.kinds import kind_of, scale_view
+    from survey import STRONG, kind_of, scale_view
 
     view = scale_view(ag.scale)
     src = [kind_of(view).label_words(view, s) for s in sorted(set(ag.sources.values()))]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from survey import FLIPS_MAX, WHY, SurveyError
 from survey.cli.common import (
     alpha_option,
     count_type,
@@ -23,8 +24,6 @@ from survey.cli.common import (
     seed_option,
 )
 from survey.cli.texts import CORRECTIONS, OMEGAS
-from survey.common.limits import FLIPS_MAX, WHY
-from survey.errors import SurveyError
 
 # The embeddings and statistics (numpy, pandas, scipy) are imported inside the command: --help stays light.
 
@@ -89,8 +88,7 @@ def dbpa_cmd(source, family_file, a, b, study, models, unit, scheme, per_persona
     if not family_file and not source:
         raise SurveyError("give a long table or store (SOURCE), or a family file with --family")
     require_file(source, "source")
-    from survey.common.progress import progress_bar
-    from survey.freetext import DBPAOptions, dbpa, dbpa_family, parse_hist_range
+    from survey import DBPAOptions, dbpa, dbpa_family, parse_hist_range, progress_bar
 
     given = dict(omegas=list(omegas) or None, embedder=embedder, embed_url=embed_url, n_resamples=n_perm,
                  bins=bins, hist_range=None if hist_range is None else parse_hist_range(hist_range, "--range"),

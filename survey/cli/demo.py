@@ -7,15 +7,14 @@ from pathlib import Path
 
 import click
 
+from survey import SurveyError, fmt
 from survey.cli.common import alpha_option, echo_completeness, echo_json, json_option, seed_option
-from survey.common.formatting import fmt
-from survey.errors import SurveyError
 
 
 def find_study(path: str) -> Path:
     """The path as given, else the same path among the shipped files (so `survey demo` works from anywhere);
     a bare name is a shipped study: `--study likert` is studies/likert.toml."""
-    from survey.registry.files import SHIPPED_ROOT
+    from survey import SHIPPED_ROOT
 
     p = Path(path)
     if p.exists():
@@ -41,9 +40,8 @@ def find_study(path: str) -> Path:
 @json_option
 def demo_cmd(study_path, out, seed, alpha, as_json):
     """Run a real survey on the embedded local models and write OUT/index.html, results.json, table.csv."""
-    from survey.api.study import Study
+    from survey import Study, report
     from survey.cli import kind_output
-    from survey.reporting.entry import report
 
     study = Study.from_toml(find_study(study_path))
     out = out or f"reports/{study.spec.name}"

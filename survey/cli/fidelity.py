@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from survey import BOOTSTRAP_MAX, WHY, SurveyError, yes_no
 from survey.cli.common import (
     count_type,
     echo_json,
@@ -20,9 +21,6 @@ from survey.cli.common import (
     seed_option,
     study_option,
 )
-from survey.common.formatting import yes_no
-from survey.common.limits import BOOTSTRAP_MAX, WHY
-from survey.errors import SurveyError
 
 
 def _ci(ci) -> str:
@@ -77,8 +75,7 @@ def fidelity_cmd(sources, humans, a, b, by, out, confidence, n_boot, seed, scale
     if humans is not None:
         require_file(humans, "humans")
     humans = humans_spec(humans, humans_wide, humans_id_column, humans_columns)
-    from survey.api.fidelity import fidelity
-    from survey.stats.humans.in_words import level_in_words, ppi_in_words
+    from survey import fidelity, level_in_words, ppi_in_words
 
     res = fidelity(source, humans, a=a, b=b, study=study, by=by, confidence=confidence, n_boot=n_boot, seed=seed,
                    scale=scale)
@@ -132,12 +129,12 @@ def _benchmark(sources, humans, a, b, by, out, confidence, n_boot, seed, scale, 
     if len(sources) < 2:
         raise SurveyError("--out writes a benchmark report over several studies: give two or more stores (for one "
                           "study, `survey report STORE --out DIR` has the section \"Does it match people?\")")
-    from survey.api.fidelity import fidelity_benchmark
+    from survey import fidelity_benchmark
 
     bench = fidelity_benchmark(sources, confidence=confidence, n_boot=n_boot, seed=seed, progress=not as_json)
     index = None
     if out is not None:
-        from survey.reporting.benchmark import benchmark_report
+        from survey import benchmark_report
 
         benchmark_report(bench, out)
         index = str(Path(out) / "index.html")
@@ -161,7 +158,7 @@ def _benchmark(sources, humans, a, b, by, out, confidence, n_boot, seed, scale, 
                    for m, why in bench.missing.items()])
     for line in bench.verdicts():
         click.echo(f"in words: {line}")
-    from survey.stats.humans.benchmark import RESTS_ON
+    from survey import RESTS_ON
 
     click.echo(f"rests on: {RESTS_ON}")
     if index:

@@ -16,7 +16,7 @@ def init_cmd(folder, sets, as_json):
     """Copy the example studies into FOLDER (default ./survey-examples), where they run and keep their stores.
 
     A file already there with other content is never rewritten: the command names it and copies nothing."""
-    from survey.registry.examples import init
+    from survey import init
 
     result = init(folder, sets=sets)
     if as_json:

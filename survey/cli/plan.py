@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from survey import SurveyError
 from survey.cli.common import (
     DELTA_HELP,
     FLIPS_HELP_SIMULATED,
@@ -29,10 +30,9 @@ from survey.cli.common import (
 from survey.cli.plan_segments import run_segment_plan, segment_options, wants_segments
 from survey.cli.sequential import design_options, print_sequential_plan, sequential_options
 from survey.cli.texts import DECISION_TEST, DEFAULT_DRAWS, SCALE_CHOICES
-from survey.errors import SurveyError
 
 if TYPE_CHECKING:
-    from survey.stats.planning import PlanResult, Validation
+    from survey import PlanResult, Validation
 
 # The statistics (numpy, pandas, scipy) are imported inside the commands: --help stays light.
 
@@ -52,7 +52,7 @@ def _ints(values, flag: str) -> list[int]:
 
 
 def _progress(enabled: bool):
-    from survey.common.progress import progress_bar
+    from survey import progress_bar
 
     return lambda label, total: progress_bar(label, total, enabled)
 
@@ -165,7 +165,7 @@ def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, positions, n_messag
                sequential=design_options(seq) if seq["seq_method"] else None)
     doc = res.to_dict()
     if (plot or out) and not no_plot:  # a file only where one was asked for: --plot, or beside --out
-        from survey.plots.power import power_curves
+        from survey import power_curves
 
         plot_file = Path(plot) if plot else Path(out).with_suffix(".png")
         plot_file.parent.mkdir(parents=True, exist_ok=True)
@@ -193,7 +193,7 @@ def _floats(text: str, flag: str) -> list[float]:
 
 
 def _print_plan(res: PlanResult, plot: str | None) -> None:
-    from survey.stats import ab_tests
+    from survey import ab_tests
 
     click.echo(f"parameters ({res.source}): {res.describe()}; alpha = {res.alpha:g}; "
                f"Monte Carlo s.e. <= {res.to_dict()['mc_error']:.3f}")
@@ -244,15 +244,14 @@ def validate_cmd(table, message, a, b, model, configs, draws, alpha, confidence,
                  plot, no_plot, scale, study, as_json):
     """Rejection rates of every test on random sub-samples: null split (Type-I error) or A vs B (power)."""
     require_file(table, "source")
-    from survey.data.sources import load_source
-    from survey.stats.planning import validate
+    from survey import load_source, validate
 
     res = validate(load_source(table, study, min_perturbations=0, scale=scale), message, a, b, model=model, configs=configs,
                    draws=draws, alpha=alpha, confidence=confidence, flips=flips, seed=seed, alternative=alternative,
                    source=str(table), progress=_progress(not as_json))
     doc = res.to_dict()
     if plot and not no_plot:  # a reading command writes only when asked
-        from survey.plots.validity import pvalue_ecdfs
+        from survey import pvalue_ecdfs
 
         base = Path(plot)
         for mdl, results in res.by_model.items():
@@ -271,8 +270,7 @@ def _safe(name: str) -> str:
 
 
 def _print_validity(res: Validation, plots: list[str]) -> None:
-    from survey.stats.permutation import cannot_reject_note
-    from survey.stats.planning.validity import CANNOT_REJECT
+    from survey import CANNOT_REJECT, cannot_reject_note
 
     echo_completeness(res.completeness)
     null = res.condition == "null"
@@ -305,7 +303,7 @@ def register(cli: click.Group) -> None:
 
 def _set_sizes(sets) -> dict[str, int]:
     """--sets NAME[,NAME]: each perturbation set's size, read here so that planning does no I/O."""
-    from survey.registry import load_perturbation_set
+    from survey import load_perturbation_set
 
     names = [x for s in sets for x in s.split(",") if x]
     return {name: len(load_perturbation_set(name).items) for name in names}

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import click
 
+from survey import SurveyError
 from survey.cli.common import echo_json, json_option, print_table, require_file
-from survey.errors import SurveyError
 
 
 @click.command("plan-humans")
@@ -46,8 +46,8 @@ def plan_humans_cmd(pilot, model, r, sigma, sigma_f, design, cost_human, cost_qu
         require_file(pilot, "pilot")
     elif model is not None:
         raise SurveyError("--model picks a model of the --pilot; give the pilot too")
-    from survey.api.fidelity import plan_humans
-    from survey.stats.planning.mixed_subjects import humans
+    from survey import humans_phrase as humans
+    from survey import plan_humans
 
     res = plan_humans(pilot, cost_human=cost_human, cost_query=cost_query, r=r, sigma=sigma, sigma_f=sigma_f,
                       design=design,

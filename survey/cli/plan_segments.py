@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import click
 
+from survey import SurveyError
 from survey.cli.common import echo_json, print_table
-from survey.errors import SurveyError
 
 
 def segment_options(f):
@@ -49,7 +49,7 @@ def segment_sizes(segments: int | None, persona_set: str | None, by: str | None)
         if segments is None:
             raise SurveyError("--interaction-delta plans segments: give --segments K or --personas SET --by ATTR")
         return segments, None
-    from survey.registry import load_persona_set
+    from survey import load_persona_set
 
     pset = load_persona_set(persona_set)
     total = len(pset.personas)
@@ -60,8 +60,7 @@ def segment_sizes(segments: int | None, persona_set: str | None, by: str | None)
             raise SurveyError(f"--segments {segments} is more than the {total} personas of {persona_set}; a segment "
                               "needs at least one persona: lower --segments or use a larger set")
         return segments, total
-    from survey.data.attributes import attributes_frame
-    from survey.stats.segments import segment_by
+    from survey import attributes_frame, segment_by
 
     sizes = segment_by(attributes_frame(pset), by).sizes
     if segments is not None and segments != len(sizes):
@@ -74,7 +73,7 @@ def segment_sizes(segments: int | None, persona_set: str | None, by: str | None)
 
 def run_segment_plan(params, source, opts: dict, given: dict, as_json: bool) -> None:
     """Plan the segments and print the result (text or --json)."""
-    from survey.stats.planning.segments import plan_segments
+    from survey import plan_segments
 
     bad = [flag for flag, value in given.items() if value]
     if bad:

@@ -8,16 +8,16 @@ from pathlib import Path
 
 import click
 
+from survey import SurveyError
 from survey.cli.common import echo_json, json_option, print_table, seed_option
 from survey.cli.texts import DEFAULT_TEMPLATE, NEAR_THRESHOLD
-from survey.errors import SurveyError
 
 # The sets' pydantic models and the backends are imported inside the commands: --help stays light.
 
 
 def _origin(path: Path) -> str:
     """'shipped' for the project's own sets, 'local' for the current directory's."""
-    from survey.registry.files import SHIPPED_ROOT
+    from survey import SHIPPED_ROOT
 
     return "shipped" if path.parent.resolve() == (SHIPPED_ROOT / path.parent.name).resolve() else "local"
 
@@ -38,7 +38,7 @@ def _parse_params(items: tuple[str, ...]) -> dict:
 
 def _check_out(out: str, exts: tuple[str, ...], force: bool) -> Path:
     """Refuse a bad --out before any paid request is made."""
-    from survey.registry.files import ID_RULE, NAME_RE
+    from survey import ID_RULE, NAME_RE
 
     path = Path(out)
     if path.suffix not in exts:
@@ -60,7 +60,7 @@ def _generation_bar(model_ref: str, as_json: bool):
         def on_progress(done: int, total: int, requests: int) -> None:
             nonlocal bar
             if bar is None:
-                from survey.common.progress import progress_bar
+                from survey import progress_bar
 
                 bar = stack.enter_context(progress_bar(f"generating with {model_ref}", total, keep=not as_json,
                                                        fields={"requests": 0}))
@@ -133,7 +133,7 @@ def personas() -> None:
 @json_option
 def personas_list(as_json: bool) -> None:
     """List the persona sets on the search path."""
-    from survey.registry import persona_set_paths, read_persona_set
+    from survey import persona_set_paths, read_persona_set
 
     rows = []
     for name, path in persona_set_paths().items():
@@ -159,7 +159,7 @@ def personas_list(as_json: bool) -> None:
 @json_option
 def personas_show(name: str, limit: int, as_json: bool) -> None:
     """Validate and show a persona set (a name or a .jsonl path)."""
-    from survey.registry import load_persona_set
+    from survey import load_persona_set
 
     s = load_persona_set(name)
     if as_json:
@@ -210,7 +210,7 @@ def personas_generate(model_ref, count, out, seed, temperature, max_attempts, pa
     if model_ref is None:
         raise SurveyError("--model is required (BACKEND:MODEL_ID), or give --target FILE to build the set to target "
                           "margins offline")
-    from survey.registry.generate_sets import generate_persona_set
+    from survey import generate_persona_set
 
     with _generation_bar(model_ref, as_json) as on_progress:
         pset, result = generate_persona_set(model_ref, count, path.stem, template=template, population=population,
@@ -219,7 +219,7 @@ def personas_generate(model_ref, count, out, seed, temperature, max_attempts, pa
                                             params=_parse_params(params), on_progress=on_progress)
     if pset is None:
         _nothing_kept(model_ref, "persona", result)
-    from survey.registry.files import write_atomic
+    from survey import write_atomic
 
     write_atomic(path, pset.dumps(), force=force)
     _report(result, path, "personas", as_json, {"name": path.stem})
@@ -227,12 +227,11 @@ def personas_generate(model_ref, count, out, seed, temperature, max_attempts, pa
 
 def _generate_to_target(model_ref, target, count, path, seed, temperature, max_attempts, params, description, force,
                         as_json, template, population, max_tokens) -> None:
-    from survey.data.targets import read_target_file
-    from survey.registry.files import write_atomic
+    from survey import read_target_file, write_atomic
 
     tf = read_target_file(target)
     if model_ref is None:
-        from survey.registry.quota_sets import persona_set_to_target
+        from survey import persona_set_to_target
 
         pset = persona_set_to_target(tf, count, path.stem, seed=0 if seed is None else seed, template=template,
                                      description=description)
@@ -245,7 +244,7 @@ def _generate_to_target(model_ref, target, count, path, seed, temperature, max_a
             click.echo(f"wrote {len(pset.personas)} personas to {path}, built to the target margins of {target} "
                        "(other attributes from the shopper distributions)")
         return
-    from survey.registry.generate_sets import generate_persona_set_to_target
+    from survey import generate_persona_set_to_target
 
     with _generation_bar(model_ref, as_json) as on_progress:
         pset, result = generate_persona_set_to_target(
@@ -281,7 +280,7 @@ def perturbations() -> None:
 @json_option
 def perturbations_list(as_json: bool) -> None:
     """List the perturbation sets on the search path."""
-    from survey.registry import perturbation_set_paths, read_perturbation_set
+    from survey import perturbation_set_paths, read_perturbation_set
 
     rows = []
     for name, path in perturbation_set_paths().items():
@@ -307,8 +306,7 @@ def perturbations_list(as_json: bool) -> None:
 @json_option
 def perturbations_show(name: str, similarity: float, as_json: bool) -> None:
     """Validate and show a perturbation set (a name or a .yaml path), with any near-duplicate pairs."""
-    from survey.registry import load_perturbation_set
-    from survey.registry.dedup import near_duplicate_pairs
+    from survey import load_perturbation_set, near_duplicate_pairs
 
     s = load_perturbation_set(name)
     pairs = [{"a": s.items[i].id, "b": s.items[j].id, "similarity": r}
@@ -336,8 +334,7 @@ def perturbations_show(name: str, similarity: float, as_json: bool) -> None:
 def perturbations_generate(model_ref, count, out, seed, temperature, max_attempts, params, description, force,
                            as_json, message, message_id, similarity, include_message, max_tokens) -> None:
     """Generate paraphrases of a message with a model; exact and near duplicates are removed and reported."""
-    from survey.common.limits import PARAPHRASES_MAX, WHY, check_count
-    from survey.registry.generate_sets import generate_perturbation_set
+    from survey import PARAPHRASES_MAX, WHY, check_count, generate_perturbation_set
 
     check_count(count, "--count", 1, PARAPHRASES_MAX, WHY["paraphrases"])
     path = _check_out(out, (".yaml", ".yml"), force)
@@ -349,7 +346,7 @@ def perturbations_generate(model_ref, count, out, seed, temperature, max_attempt
                                                  params=_parse_params(params), on_progress=on_progress)
     if pset is None:
         _nothing_kept(model_ref, "paraphrase", result)
-    from survey.registry.files import write_atomic
+    from survey import write_atomic
 
     write_atomic(path, pset.dumps(), force=force)
     _report(result, path, "paraphrases", as_json, {"name": path.stem, "message": pset.message})

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from survey import SurveyError
 from survey.cli.common import (
     FLIPS_HELP_ONE_TEST,
     alpha_option,
@@ -21,7 +22,6 @@ from survey.cli.common import (
     seed_option,
 )
 from survey.cli.segments import segment_arguments, segment_options
-from survey.errors import SurveyError
 
 
 def _read_json(path: str | None, option: str) -> dict | None:
@@ -66,9 +66,8 @@ def report_cmd(source, out, study, a, b, title, alpha, sizes, plan_json, validat
     """Write OUT/index.html (plots inlined), OUT/results.json and OUT/table.csv."""
     require_file(source, "source")
     require_file(humans, "humans")
+    from survey import load_source, report
     from survey.cli.compare import parse_sizes
-    from survey.data.sources import load_source
-    from survey.reporting.entry import report
 
     extras = {"plan": _read_json(plan_json, "--plan"), "validate": _read_json(validate_json, "--validate"),
               "dbpa": _read_json(dbpa_json, "--dbpa")}

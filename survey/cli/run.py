@@ -7,13 +7,12 @@ from typing import TYPE_CHECKING
 
 import click
 
+from survey import SurveyError
 from survey.cli.common import echo_json, json_option, print_table, require_file
 from survey.cli.sequential import print_run_decisions
-from survey.errors import SurveyError
 
 if TYPE_CHECKING:
-    from survey.collect.engine import RunReport
-    from survey.collect.run_plan import Plan
+    from survey import Plan, RunReport
 
 # Studies, stores and tables (pydantic, numpy, pandas) are imported inside the commands: --help stays light.
 
@@ -51,7 +50,7 @@ def _print_plan(plan: Plan) -> None:
 
 def _print_sets(plan: Plan) -> None:
     """The set files the study uses, with their sha256: the store records the same at run time."""
-    from survey.study.context import set_files
+    from survey import set_files
 
     for line in set_files(plan.context):
         click.echo(line)
@@ -135,7 +134,7 @@ def run_cmd(study_file, dry_run, yes, models, max_attempts, poll_interval, drop_
     Stored replies collected with another prompt or settings are refused, naming what changed; choose
     --rename-stored OLDNAME or --drop-changed (both can be tried with --dry-run first)."""
     require_file(study_file, "study")
-    from survey.api.study import Study
+    from survey import Study
 
     study = Study.from_toml(study_file)
     way_out = {"drop_changed": drop_changed, "rename_stored": rename_stored}
@@ -173,8 +172,7 @@ def run_cmd(study_file, dry_run, yes, models, max_attempts, poll_interval, drop_
 def export_cmd(store, out, study, include_failed, as_json):
     """Write the long response table (model, message, perturbation, persona, replicate, answer, ...)."""
     require_file(store, "store")
-    from survey.data.store import Store
-    from survey.data.table import invalid_answers, write_table
+    from survey import Store, invalid_answers, write_table
 
     with Store(store, read_only=True) as st:
         df = st.to_long_table(study, include_failed=include_failed)
@@ -196,7 +194,7 @@ def export_cmd(store, out, study, include_failed, as_json):
 def status_cmd(store, study, as_json):
     """What a store holds: replies, invalid answers, failures and batch jobs per study and model."""
     require_file(store, "store")
-    from survey.data.store import Store
+    from survey import Store
 
     with Store(store, read_only=True) as st:
         summary = st.summary(study)

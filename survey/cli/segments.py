@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import click
 
+from survey import SurveyError
 from survey.cli.common import print_table
-from survey.errors import SurveyError
 
 
 def segment_options(f):
@@ -51,11 +51,11 @@ def segment_arguments(by, filters, target, personas, pooled) -> dict:
     if by is not None or named:
         out["by"] = by if by is not None else named
     if target:
-        from survey.registry.targets import read_target
+        from survey import read_target
 
         out["weights"] = read_target(target)
     if personas:
-        from survey.registry import load_persona_set
+        from survey import load_persona_set
 
         out["personas"] = load_persona_set(personas)
     if pooled:

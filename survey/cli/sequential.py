@@ -44,7 +44,7 @@ def design_options(seq: dict) -> dict:
 
 def analyze_sequential(source, a, b, alternative, alpha, seed, probabilities, as_json, seq: dict) -> None:
     """`survey analyze --sequential`: replay the rule over the table's pairs in collection order."""
-    from survey.stats.sequential import replay
+    from survey import sequential as replay
 
     res = replay(source, a, b, alternative=alternative, alpha=alpha, seed=seed, probabilities=probabilities,
                  **design_options(seq))
