@@ -64,6 +64,8 @@ _EXPORTS = {
     "sequential": "survey.api.analysis",
     "SequentialDesign": "survey.stats.sequential.design",
     "report": "survey.reporting.entry",
+    "ReportOptions": "survey.reporting.entry",
+    "CompareTableOptions": "survey.stats.table_comparison",
     # segments and target markets: who prefers which message, and in which market
     "Target": "survey.stats.segments",
     "rake": "survey.stats.segments",
@@ -73,6 +75,7 @@ _EXPORTS = {
     "fidelity": "survey.api.fidelity",
     "fidelity_benchmark": "survey.api.fidelity",
     "plan_humans": "survey.api.fidelity",
+    "HumansPlanOptions": "survey.api.fidelity",
     "about_humans": "survey.api.fidelity",
     "FidelityBenchmark": "survey.stats.humans.benchmark",
     "load_humans": "survey.data.humans",

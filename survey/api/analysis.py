@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from survey.common.options import options_from, split_keywords
 from survey.data.completeness import Completeness
 from survey.data.sources import Source
 from survey.stats.analysis import (
@@ -29,28 +30,12 @@ from survey.stats.analysis import analyze as analyze_source
 from survey.stats.analysis import estimate as estimate_source
 from survey.stats.table_comparison import CompareTableOptions, TableComparison, compare_table
 
-_ANALYZE_KEYWORDS = {f.name for f in dataclasses.fields(AnalyzeOptions)} - {"weights"}
-_SEGMENT_KEYWORDS = {f.name for f in dataclasses.fields(SegmentOptions)}
-_ESTIMATE_KEYWORDS = {f.name for f in dataclasses.fields(EstimateOptions)}
-_TABLE_KEYWORDS = {f.name for f in dataclasses.fields(CompareTableOptions)}
-
 
 def source_of(data, completeness: Completeness | None = None, scale: str | None = None) -> Source:
     """``data`` (a DataFrame or a Source) as a Source, its table checked against ``scale`` when one is given
     (a table without a ``scale`` column: e.g. "likert5"; default Yes/No)."""
     source = Source.of(data, completeness)
     return source if scale is None else source.with_table(with_scale(source.table, scale))
-
-
-def options_from(cls, options, keywords: dict, allowed: set, where: str):
-    """``cls(**keywords)``, or ``options`` (an instance of ``cls``) with the keywords given set on it; an unknown
-    keyword is a TypeError, as Python says for any function."""
-    unknown = sorted(set(keywords) - allowed)
-    if unknown:
-        raise TypeError(f"{where}() got an unexpected keyword argument '{unknown[0]}'")
-    if options is None:
-        return cls(**keywords) if keywords else (ANALYZE_DEFAULTS if cls is AnalyzeOptions else cls())
-    return dataclasses.replace(options, **keywords) if keywords else options
 
 
 def study_segments(source: Source, segments: SegmentOptions) -> SegmentOptions:
@@ -80,9 +65,9 @@ def analyze(data, a: str | None = None, b: str | None = None, *, models: list[st
     the keywords ``by``, ``weights``, ``personas`` and ``adjust`` (SegmentOptions); on the store of a study with
     [segments] or [target], ``by`` and ``weights`` left at None are the study's (False: none).
     """
-    segment_keywords = {k: keywords.pop(k) for k in list(keywords) if k in _SEGMENT_KEYWORDS}
+    segment_keywords = split_keywords(keywords, SegmentOptions)  # ``weights``: a target population, a segment option
     source = source_of(data, completeness, scale)
-    opts = options_from(AnalyzeOptions, options, keywords, _ANALYZE_KEYWORDS, "analyze")
+    opts = options_from(AnalyzeOptions, options, keywords, where="analyze") if options or keywords else ANALYZE_DEFAULTS
     segments = study_segments(source, SegmentOptions(**segment_keywords))
     return analyze_source(source, a, b, models=models, every_pair=every_pair, pairs=pairs, strict=strict,
                           options=opts, segments=segments if segments.active else None)
@@ -95,7 +80,7 @@ def estimate(data, message: str, model: str | None = None, *, completeness: Comp
     (resamples for standard errors; 0: none), ``seed``, ``method`` ("moments" or "appendix-c"). ``data``,
     ``completeness`` and ``scale`` as in analyze."""
     source = source_of(data, completeness, scale)
-    opts = options_from(EstimateOptions, options, keywords, _ESTIMATE_KEYWORDS, "estimate")
+    opts = options_from(EstimateOptions, options, keywords, where="estimate")
     return estimate_source(source, message, model, options=opts)
 
 
@@ -107,7 +92,7 @@ def compare(data, a: str | None = None, b: str | None = None, *, sizes: dict | N
     keywords (``alpha``, ``confidence``, ``n_resamples``, ``seed``, ``adjust_models``, ``adjust_messages``,
     ``fit``, ``ties``, ``kappa_weights``). ``sizes``: model -> size, to order the plot; ``progress()`` is called
     once per step (survey.stats.table_comparison.comparison_steps)."""
-    opts = options_from(CompareTableOptions, options, keywords, _TABLE_KEYWORDS, "compare")
+    opts = options_from(CompareTableOptions, options, keywords, where="compare")
     return compare_table(source_of(data, completeness), a, b, sizes=sizes, options=opts, progress=progress)
 
 
@@ -127,4 +112,4 @@ def sequential(data, *args, completeness: Completeness | None = None, **keywords
     return replay(source_of(data, completeness), *args, **keywords)
 
 
-__all__ = ["analyze", "compare", "estimate", "options_from", "sequential", "source_of", "study_segments", "validate"]
+__all__ = ["analyze", "compare", "estimate", "sequential", "source_of", "study_segments", "validate"]

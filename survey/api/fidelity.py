@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from survey.errors import SurveyError
@@ -144,31 +145,55 @@ def _study_source(path):
     return src
 
 
-def plan_humans(pilot=None, *, cost_human: float, cost_query: float, r: float | None = None,
-                sigma: float | None = None, sigma_f: float | None = None, design: str | None = None,
-                queries_per_persona: float | None = None,
-                half_width: float | None = None, effect: float | None = None, power: float = 0.8,
-                alpha: float = 0.05, max_personas: int | None = None, model: str | None = None,
-                scale: str | None = None):
+@dataclass(frozen=True)
+class HumansPlanOptions:
+    """What a plan of humans and persona queries aims at, checked once here: the costs of one human and one
+    query, the target (a CI ``half_width``, or an ``effect`` detected with ``power`` at ``alpha``), at most
+    ``max_personas``; without a pilot the stated ``r``, ``sigma``, ``sigma_f`` and ``design``;
+    ``queries_per_persona`` None for the default (the pilot's, or 1), 0 or less refused."""
+
+    cost_human: float
+    cost_query: float
+    r: float | None = None
+    sigma: float | None = None
+    sigma_f: float | None = None
+    design: str | None = None
+    queries_per_persona: float | None = None
+    half_width: float | None = None
+    effect: float | None = None
+    power: float = 0.8
+    alpha: float = 0.05
+    max_personas: int | None = None
+
+    def __post_init__(self):
+        q = self.queries_per_persona
+        if q is not None and not q > 0:  # 0 is a mistake, not "the default"
+            raise SurveyError(f"queries_per_persona must be positive (the queries one persona prediction takes); "
+                              f"got {q}: leave it out for the default")
+
+
+def plan_humans(pilot=None, *, model: str | None = None, scale: str | None = None,
+                options: HumansPlanOptions | None = None, **keywords):
     """How many humans and how many persona queries? The cheapest mix for a target CI half-width or power.
 
+    ``options``: a HumansPlanOptions, or its fields as keywords (``cost_human`` and ``cost_query`` are needed).
     Without ``pilot``: ``r`` (a stated guess of corr(human answer, model prediction)), ``sigma`` (default 0.5,
     the largest s.d. of a Yes/No answer) and ``design`` ("mean", "within" or "between"; default "mean") are
-    given (``sigma_f``, the predictions' s.d., plans lambda's cap at 1), and a MixedEffectPlan returned. With ``pilot`` (a study file or store whose models answered as each
-    human respondent, or a Source): r, sigma, the design and the queries per persona are measured there
-    (survey.stats.humans.pilot) and a MixedEffectPlans returned, a dict model -> MixedEffectPlan (``model``
-    picks one). ``queries_per_persona``: None for the default (the pilot's, or 1); 0 or less is refused.
+    given (``sigma_f``, the predictions' s.d., plans lambda's cap at 1), and a MixedEffectPlan returned. With
+    ``pilot`` (a study file or store whose models answered as each human respondent, or a Source): r, sigma,
+    the design and the queries per persona are measured there (survey.stats.humans.pilot) and a
+    MixedEffectPlans returned, a dict model -> MixedEffectPlan (``model`` picks one).
     ``scale``: without a pilot, the answers' response type (default Yes/No; sigma then defaults to half its
     range, the largest s.d. of a mean's answers); a target the scale cannot hold (an effect or half-width as
     large as its range) is refused. A pilot's scale is its humans'.
     """
+    from survey.common.options import options_from
     from survey.stats.planning.mixed_subjects import MixedEffectPlans, plan_mixed_effect, r_interval
 
-    target = dict(cost_human=cost_human, cost_query=cost_query, half_width=half_width, effect=effect, power=power,
-                  alpha=alpha, max_personas=max_personas)
-    if queries_per_persona is not None and not queries_per_persona > 0:  # 0 is a mistake, not "the default"
-        raise SurveyError(f"queries_per_persona must be positive (the queries one persona prediction takes); got "
-                          f"{queries_per_persona}: leave it out for the default")
+    o = options_from(HumansPlanOptions, options, keywords, where="plan_humans")
+    r, sigma, sigma_f, design, queries_per_persona = o.r, o.sigma, o.sigma_f, o.design, o.queries_per_persona
+    target = dict(cost_human=o.cost_human, cost_query=o.cost_query, half_width=o.half_width, effect=o.effect,
+                  power=o.power, alpha=o.alpha, max_personas=o.max_personas)
     if pilot is None:
         if r is None:
             raise SurveyError("give r (a stated guess of the correlation between a human's answer and the model's "

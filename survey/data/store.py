@@ -81,6 +81,8 @@ WHERE responses.status != 'ok'
 
 _RECORD_FIELDS = ("seq", "status", "prompt_hash", "requested_model", "reported_model", "response", "answer", "p_yes",
                   "prompt_tokens", "completion_tokens", "error", "error_code", "batch_job")
+# what Store.record takes beside the key and status
+REPLY_FIELDS = (*(f for f in _RECORD_FIELDS if f != "status"), "logprobs", "attempts", "extra")
 
 
 def _dumps(obj) -> str | None:
@@ -136,24 +138,21 @@ class Store(BatchJobs):
 
     # -- responses ---------------------------------------------------------------------------
 
-    def record(self, key: tuple, *, status: str, prompt_hash: str | None = None,
-               requested_model: str | None = None, reported_model: str | None = None,
-               response: str | None = None, answer: int | None = None,
-               logprobs: dict | None = None, p_yes: float | None = None,
-               prompt_tokens: int | None = None, completion_tokens: int | None = None,
-               attempts: int = 1, error: str | None = None, error_code: str | None = None,
-               batch_job: str | None = None, extra: dict | None = None, seq: int | None = None) -> bool:
+    def record(self, key: tuple, *, status: str, **reply) -> bool:
         """Store one result and commit it. Returns False when the row already held a reply.
 
-        ``seq`` is the query's position in the study design; the export keeps that order, so
-        perturbations appear (and pair up) in the order of their sets.
+        ``reply``: what the reply carries, by name (``REPLY_FIELDS``: prompt_hash, requested_model,
+        reported_model, response, answer, logprobs, p_yes, prompt_tokens, completion_tokens, attempts (default
+        1), error, error_code, batch_job, extra); a name not among them is a TypeError. ``seq`` is the query's
+        position in the study design; the export keeps that order, so perturbations appear (and pair up) in
+        the order of their sets.
         """
+        unknown = sorted(set(reply) - set(REPLY_FIELDS))
+        if unknown:
+            raise TypeError(f"record() got an unexpected keyword argument '{unknown[0]}'")
         row = dict(zip(KEY_COLS, key, strict=True))
-        row.update(seq=seq, status=status, prompt_hash=prompt_hash, requested_model=requested_model,
-                   reported_model=reported_model, response=response, answer=answer,
-                   logprobs=_dumps(logprobs), p_yes=p_yes, prompt_tokens=prompt_tokens,
-                   completion_tokens=completion_tokens, attempts=attempts, error=error,
-                   error_code=error_code, batch_job=batch_job, extra=_dumps(extra), now=utc_now())
+        row.update({c: reply.get(c) for c in _RECORD_FIELDS}, status=status, attempts=reply.get("attempts", 1),
+                   logprobs=_dumps(reply.get("logprobs")), extra=_dumps(reply.get("extra")), now=utc_now())
         cur = self.db.execute(_UPSERT, row)  # autocommit: durable as soon as this returns
         return cur.rowcount > 0
 

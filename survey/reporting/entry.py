@@ -6,27 +6,43 @@ through build_report; `survey/__init__.py` re-exports it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from survey.common.display import Display
 from survey.common.limits import check_alpha, check_flips, check_seed
+from survey.common.options import options_from, split_keywords
 from survey.errors import SurveyError
 
 
-def report(data, out: str | Path, *, study: str | None = None,
-           title: str | None = None, a: str | None = None, b: str | None = None, alpha: float = 0.05,
-           seed: int = 0, flips: int = 9999, sizes: dict | None = None, extras: dict | None = None,
-           by=None, weights=None, personas=None, adjust: str = "holm", humans=None) -> Report:
+@dataclass(frozen=True)
+class ReportOptions:
+    """How a report tests, checked once here: the level ``alpha``, the ``seed`` and the random sign vectors
+    (``flips``) when a sign-flip test is not exact (as in survey.analyze)."""
+
+    alpha: float = 0.05
+    seed: int = 0
+    flips: int = 9999
+
+    def __post_init__(self):
+        object.__setattr__(self, "alpha", check_alpha(self.alpha, "alpha (--alpha)"))
+        check_seed(self.seed, "seed (--seed)")
+        check_flips(self.flips, "flips (--flips)")
+
+
+def report(data, out: str | Path, *, study: str | None = None, title: str | None = None, a: str | None = None,
+           b: str | None = None, sizes: dict | None = None, extras: dict | None = None, humans=None,
+           options: ReportOptions | None = None, **keywords) -> Report:
     """Write the report of `survey report` into folder ``out`` (index.html, results.json, table.csv).
 
-    ``data``: a long table (wrapped here, once, into a Source), a survey.data.sources.Source, or the path of a table file (.csv/.parquet)
-    or a store (.sqlite; ``study`` picks one when it holds several). ``a``/``b``: the two messages, or
-    neither for every pair. ``flips``: random sign vectors when a sign-flip test is not exact (as in
-    survey.analyze).
+    ``data``: a long table (wrapped here, once, into a Source), a survey.data.sources.Source, or the path of a
+    table file (.csv/.parquet) or a store (.sqlite; ``study`` picks one when it holds several). ``a``/``b``: the
+    two messages, or neither for every pair. ``options``: a ReportOptions; or its fields as keywords ``alpha``,
+    ``seed``, ``flips`` (random sign vectors when a sign-flip test is not exact, as in survey.analyze).
     ``sizes``: model -> size, to order the across-model plot. ``extras``: optional {"plan", "validate",
-    "dbpa"} results (their ``to_dict()``/--json output) to add as sections. ``by``, ``weights``,
+    "dbpa"} results (their ``to_dict()``/--json output) to add as sections. The keywords ``by``, ``weights``,
     ``personas``, ``adjust``: segments and a target market, as in survey.analyze (a store's study [segments]
     and [target] apply by default): a "For whom?" section per comparison. Returns the results written to
     results.json (a dict with a short repr for notebooks). ``humans``: a human file (or survey.data.humans.Humans)
@@ -37,12 +53,11 @@ def report(data, out: str | Path, *, study: str | None = None,
     from survey.reporting import build_report
     from survey.stats.analysis import SegmentOptions
 
-    alpha = check_alpha(alpha, "alpha (--alpha)")
-    check_seed(seed, "seed (--seed)")
-    check_flips(flips, "flips (--flips)")
+    segment_keywords = split_keywords(keywords, SegmentOptions)
+    opts = options_from(ReportOptions, options, keywords, where="report")
+    segments = SegmentOptions(**segment_keywords)
     if (a is None) != (b is None):
         raise SurveyError("give both --a and --b, or neither (then every pair of messages is compared)")
-    segments = SegmentOptions(by, weights, personas, adjust)
     # a path is opened as a Source: the report then shows the study's context and completeness
     as_file = humans if humans is not None and not isinstance(humans, Humans) else None
     src = (Source.of(data) if isinstance(data, pd.DataFrame | Source)
@@ -56,8 +71,8 @@ def report(data, out: str | Path, *, study: str | None = None,
 
         with Store(src.path, read_only=True) as store:
             extras["sequential"] = read_paths(store, src.study) or None
-    return Report(build_report(src, out, title=title, a=a, b=b, alpha=alpha, seed=seed, n_resamples=flips,
-                               sizes=sizes, extras=extras, segments=segments,
+    return Report(build_report(src, out, title=title, a=a, b=b, alpha=opts.alpha, seed=opts.seed,
+                               n_resamples=opts.flips, sizes=sizes, extras=extras, segments=segments,
                                humans=humans if isinstance(humans, Humans) else None),
                   Path(out))
 

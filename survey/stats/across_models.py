@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from survey.common.formatting import finite
+from survey.common.options import options_from
 from survey.data.sources import Source
 from survey.data.table import require_models
 from survey.errors import SurveyError
@@ -217,21 +218,41 @@ def _fit(kind, view, df, model, message, bootstrap, seed):
         return None, str(exc)
 
 
-def compare_models(df: pd.DataFrame, a: str, b: str, models: list[str] | None = None,
-                   sizes: dict | None = None, alpha: float = 0.05, adjust: str = "none",
-                   fit: str = "a", fit_bootstrap: int = 0, alternative: str = "two-sided",
-                   n_resamples: int = 9999, seed=0, confidence: float = 0.95, pairing: str = "auto",
-                   progress=None, prior: Analysis | None = None) -> ModelsComparison:
+@dataclass(frozen=True)
+class ModelsOptions:
+    """How ``compare_models`` compares, checked once here. ``adjust``: "none" (each model judged on its own, as
+    `survey analyze` does) or "holm"/"bonferroni" (family-wise error across models) for the significance behind
+    direction agreement; ``fit``: which message's response model each model fits ("a", "b" or "none", with
+    ``fit_bootstrap`` resamples); ``pairing``: how the heterogeneity test pairs the models' perturbations."""
+
+    alpha: float = 0.05
+    adjust: str = "none"
+    fit: str = "a"
+    fit_bootstrap: int = 0
+    alternative: str = "two-sided"
+    n_resamples: int = 9999
+    seed: int | None = 0
+    confidence: float = 0.95
+    pairing: str = "auto"
+
+    def __post_init__(self):
+        check_adjustment(self.adjust)
+        if self.fit not in FITS:
+            raise SurveyError(f"fit must be one of {', '.join(FITS)}; got '{self.fit}'")
+
+
+def compare_models(df: pd.DataFrame, a: str, b: str, models: list[str] | None = None, *, sizes: dict | None = None,
+                   progress=None, prior: Analysis | None = None, options: ModelsOptions | None = None,
+                   **keywords) -> ModelsComparison:
     """A vs B for every model of a validated long table, and how far the conclusions agree.
 
-    ``adjust``: "none" (each model judged on its own, as `survey analyze` does) or "holm" (family-
-    wise error across models) for the significance behind direction agreement. ``sizes``: model ->
-    size (e.g. parameters), used to order the plot. ``progress`` is called once per model. ``prior``: an
-    Analysis of the same table (a report's) whose comparisons of A and B are taken instead of run again.
+    ``options``: a ModelsOptions, or its fields as keywords (``alpha``, ``adjust``, ``fit``, ``n_resamples``,
+    ...). ``sizes``: model -> size (e.g. parameters), used to order the plot. ``progress`` is called once per
+    model. ``prior``: an Analysis of the same table (a report's) whose comparisons of A and B are taken instead
+    of run again.
     """
-    check_adjustment(adjust)
-    if fit not in FITS:
-        raise SurveyError(f"fit must be one of {', '.join(FITS)}; got '{fit}'")
+    opts = options_from(ModelsOptions, options, keywords, where="compare_models")
+    alpha, adjust, fit, seed, n_resamples = opts.alpha, opts.adjust, opts.fit, opts.seed, opts.n_resamples
     known = require_models(df, models or [])
     models = known if models is None else list(models)
     sizes = dict(sizes or {})
@@ -240,17 +261,17 @@ def compare_models(df: pd.DataFrame, a: str, b: str, models: list[str] | None = 
         if s is None or not np.isfinite(s) or s <= 0:
             raise SurveyError(f"size of model '{m}' must be a positive number; got {s}")
     # the one loop over models (survey.stats.analysis); the options are validated when built
-    opts = CompareOptions(alternative, alpha, confidence, n_resamples, seed)
+    compare = CompareOptions(opts.alternative, alpha, opts.confidence, n_resamples, seed)
     source = Source.of(df[df["model"].isin(models)])
-    res = (analyze(source, a, b, models=models, options=opts) if prior is None else
-           reuse_or_analyze(prior, source, models, [(a, b)], options=opts))
+    res = (analyze(source, a, b, models=models, options=compare) if prior is None else
+           reuse_or_analyze(prior, source, models, [(a, b)], options=compare))
     view, kind = res.view, res.kind
     fit = fit if kind.fit_params else "none"  # a kind without a fitted model (forced choice): its result is all
     message = {"a": a, "b": b}.get(fit)
     summaries = []
     for c in res.results:
         n_q, n_inv = _invalid(kind, df, c.model, a, b)
-        est, err = (None, None) if message is None else _fit(kind, view, df, c.model, message, fit_bootstrap, seed)
+        est, err = (None, None) if message is None else _fit(kind, view, df, c.model, message, opts.fit_bootstrap, seed)
         summaries.append(ModelSummary(
             model=c.model, n_personas=c.n_personas, n_perturbations=c.n_perturbations, n_paired=c.n_paired,
             replicates=c.replicates, n_queries=n_q, n_invalid=n_inv,
@@ -267,7 +288,7 @@ def compare_models(df: pd.DataFrame, a: str, b: str, models: list[str] | None = 
                                    [s.model for s in summaries if s.direction == 0])
     het = None
     if len(summaries) >= 2:
-        het = model_heterogeneity([s.comparison for s in summaries], pairing, n_resamples, seed)
+        het = model_heterogeneity([s.comparison for s in summaries], opts.pairing, n_resamples, seed)
     out = ModelsComparison(a, b, alpha, summaries, direction, het, False, [], [], "", view.scale, view.effect_unit,
                            kind.fit_params)
     reasons, notes = _judge(summaries, direction, het, alpha, a, b, out.heterogeneity_claim)
