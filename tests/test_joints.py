@@ -160,3 +160,29 @@ def test_every_public_name_resolves():
     import survey
 
     assert all(getattr(survey, name) is not None for name in survey.__all__)
+
+
+# Left wide for now, each for a named reason: the planning engines are being folded into one plan() with one
+# options object, and the kind-specific statistics move into their kinds' folders, where their options will
+# travel as one object; the PPI estimators and the set generators await an options object of their own. The
+# list only shrinks: a new function wider than 12 parameters fails the test.
+STILL_WIDE = {
+    "survey.registry.generate:generate_paraphrases", "survey.registry.generate_sets:generate_perturbation_set",
+    "survey.registry.generate_sets:generate_persona_set_to_target", "survey.stats.choice:choice_test",
+    "survey.stats.comparison:top_box_comparison", "survey.stats.direction:compare_directions",
+    "survey.stats.pick:pick_test", "survey.stats.pick_table:simulate_pick_arrays",
+    "survey.stats.planning.kind_plans:plan_kind", "survey.stats.planning.mixed_subjects:plan_mixed_effect",
+    "survey.stats.planning.planner:_plan", "survey.stats.planning.planner:plan",
+    "survey.stats.planning.segments:plan_segments", "survey.stats.ppi:ppi_paired_effect",
+    "survey.stats.ppi:ppi_between_arrays", "survey.stats.ppi:ppi_between_effect",
+}
+
+
+def test_no_function_outside_the_command_line_takes_more_than_12_parameters():
+    wide = {w.rsplit(" (", 1)[0] for w in wide_functions(MAX_PARAMETERS, outside_cli=True)}
+    assert wide <= STILL_WIDE, sorted(wide - STILL_WIDE)
+
+
+def test_no_entry_point_probes_what_it_was_given():
+    assert [p for p in shape_probes() if not p.startswith("survey.cli.plan:")] == []  # (a plan result: planning's)
+    assert split_source_calls() == []

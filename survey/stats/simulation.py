@@ -9,16 +9,14 @@ import pandas as pd
 from survey.stats.kinds import kind_of, scale_view
 
 
-def simulate(n: int, m: int, r: int, mu: float | None = None, kappa: float | None = None, sigma: float = 1.0,
-             rho: float = 0.3, delta: float = 0.0, seed=None, m_b: int | None = None,
-             messages: tuple[str, str] = ("A", "B"), model: str = "simulated", scale: str = "binary",
-             tau: float | None = None, cuts=None) -> pd.DataFrame:
+def simulate(n: int, m: int, r: int, *, scale: str = "binary", **params) -> pd.DataFrame:
     """A long table of simulated answers on ``scale``: "binary" (Yes/No from the Beta-logit model, with
-    mu default 0.5 and kappa default 4) or a rating scale such as "likert5" (the ordinal model, with tau
-    default 1 and cuts default logit(c/K)). sigma, rho and delta keep their meaning on the logit scale."""
+    ``mu`` default 0.5 and ``kappa`` default 4) or a rating scale such as "likert5" (the ordinal model, with
+    ``tau`` default 1 and ``cuts`` default logit(c/K)). The kind's model takes the other ``params`` by name:
+    ``sigma`` (1), ``rho`` (0.3) and ``delta`` (0) keep their meaning on the logit scale; ``seed``, ``m_b`` (B's
+    perturbations), ``messages`` (("A", "B")) and ``model`` ("simulated")."""
     view = scale_view(scale)
-    return kind_of(view).simulate(view, n, m, r, mu=mu, kappa=kappa, tau=tau, cuts=cuts, sigma=sigma, rho=rho,
-                                  delta=delta, seed=seed, m_b=m_b, messages=messages, model=model)
+    return kind_of(view).simulate(view, n, m, r, **params)
 
 
 __all__ = ["simulate"]

@@ -41,12 +41,13 @@ class Ordinal(Kind):
         counts = category_counts(df, model, message, int(view.low), int(view.high))
         return estimate_ordinal(counts, n_boot=opts.bootstrap, seed=opts.seed)
 
-    def simulate(self, view, n, m, r, *, mu=None, kappa=None, tau=None, cuts=None, sigma=1.0, rho=0.3, delta=0.0,
-                 seed=None, m_b=None, messages=("A", "B"), model="simulated"):
+    def simulate(self, view, n, m, r, *, mu=None, kappa=None, seed=None, m_b=None, messages=("A", "B"),
+                 model="simulated", **shape):
+        """``shape``: the ordinal model's tau, cuts, sigma, rho and delta (survey.stats.ordinal_table.scale_params)."""
         if mu is not None or kappa is not None:
             raise SurveyError(f"mu and kappa belong to the binary model; scale '{view.scale}' takes tau (persona "
                               "s.d.) and cuts (cut points) instead")
-        params = scale_params(view.scale, tau=tau, sigma=sigma, rho=rho, delta=delta, cuts=cuts)
+        params = scale_params(view.scale, **shape)
         return simulate_table(params, n, m, r, seed, m_b, model, messages)
 
 

@@ -27,12 +27,15 @@ from survey.stats.planning.validity import DEFAULT_CONFIGS, DEFAULT_DRAWS, Valid
 
 
 class ValidateOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    alpha: Alpha
-    draws: int = Field(ge=10, le=100_000)
-    flips: Flips = Field(ge=19)
-    seed: Seed
-    confidence: float = Field(gt=0, lt=1)
+    """How ``validate`` sub-samples, checked once when built: the level, the draws per configuration, the sign
+    flips of each test, the seed and the confidence of the rates' Clopper-Pearson intervals."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    alpha: Alpha = 0.05
+    draws: int = Field(DEFAULT_DRAWS, ge=10, le=100_000)
+    flips: Flips = Field(1000, ge=19)
+    seed: Seed = 0
+    confidence: float = Field(0.95, gt=0, lt=1)
 
 
 @dataclass(repr=False)
@@ -65,13 +68,12 @@ class Validation(Display):
 
 
 def validate(data: Source, message: str | None = None, a: str | None = None, b: str | None = None, *,
-             model: str | None = None, configs: Iterable[str | tuple] | None = None, draws: int = DEFAULT_DRAWS,
-             alpha: float = 0.05, confidence: float = 0.95, flips: int = 1000, seed: int = 0,
-             alternative: str = "two-sided", source: str | None = None,
-             progress: Progress = no_progress) -> Validation:
+             model: str | None = None, configs: Iterable[str | tuple] | None = None, alternative: str = "two-sided",
+             source: str | None = None, progress: Progress = no_progress, **options) -> Validation:
     """Rejection rates of every test on random sub-samples of size n,m,r (``configs``, default the
     paper's six clipped to the table): null split of ``message`` (Type-I error), or ``a`` vs ``b``
-    (power). Clopper-Pearson intervals at ``confidence``. ``data``: a survey.data.sources.Source (``survey.validate``
+    (power). ``options``: ValidateOptions' fields (``draws``, ``alpha``, ``confidence`` of the Clopper-Pearson
+    intervals, ``flips``, ``seed``). ``data``: a survey.data.sources.Source (``survey.validate``
     wraps a DataFrame); the result carries its completeness. On a rating scale the
     tests run on mean scores per cell; forced choice (both messages in one reply) cannot be split this way."""
     df, completeness = data.table, data.completeness
@@ -81,7 +83,11 @@ def validate(data: Source, message: str | None = None, a: str | None = None, b: 
                           "and B together, so it has no null split or per-message sub-samples. Its preference test's "
                           "size under position bias is shown by simulation (docs/question-kinds.md); `survey analyze` "
                           "reports the position-bias test beside it")
-    opts = validated(ValidateOptions, alpha=alpha, draws=draws, flips=flips, seed=seed, confidence=confidence)
+    unknown = sorted(set(options) - set(ValidateOptions.model_fields))
+    if unknown:
+        raise TypeError(f"validate() got an unexpected keyword argument '{unknown[0]}'")
+    opts = validated(ValidateOptions, **options)
+    seed = opts.seed
     if message is not None and (a is not None or b is not None):
         raise SurveyError("give `message=` (null split) or `a=` and `b=` (alternative), not both")
     if message is None and (a is None or b is None):
