@@ -136,7 +136,6 @@ def test_the_report_with_humans_fits_an_800_pixel_window(tmp_path):
     import pandas as pd
 
     from survey.data.humans import validate_humans
-    from survey.reporting import build_report
 
     sys.path.insert(0, str(ROOT / "tests" / "reporting"))
     from test_report_browser import OVERFLOWING
@@ -150,7 +149,7 @@ def test_the_report_with_humans_fits_an_800_pixel_window(tmp_path):
     # a human file deep in a project folder: its path is one long word in the section's first sentence
     humans.path = "/srv/projects/customer-research-2026/contract-renewal-reminders/wave-3/human-answers-final.csv"
     out = tmp_path / "narrow"
-    build_report(table, out, title="Humans at 800 px", n_resamples=999, humans=humans)
+    survey.report(table, out, title="Humans at 800 px", flips=999, humans=humans)
     drv = _browser(800)
     try:
         drv.get((out / "index.html").as_uri())
