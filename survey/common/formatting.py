@@ -43,10 +43,12 @@ def json_safe(o):
 
 
 def to_json(obj) -> str:
+    """``obj`` as indented JSON, numpy values and non-finite floats made JSON-safe (json_safe)."""
     return json.dumps(json_safe(json.loads(json.dumps(obj, default=_default))), indent=2)
 
 
 def fmt(x, digits: int = 4) -> str:
+    """A number for a table cell: ``digits`` decimals (significant digits below 0.001); "—" when missing."""
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
         return "—"
     if isinstance(x, float):

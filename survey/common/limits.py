@@ -88,10 +88,12 @@ def check_count(value, what: str, low: int, high: int, why: str) -> int:
 
 
 def check_flips(flips, what: str = "flips") -> int:
+    """A number of random sign vectors: a whole number from 1 to FLIPS_MAX."""
     return check_count(flips, what, 1, FLIPS_MAX, WHY["flips"])
 
 
 def check_alpha(alpha, what: str = "alpha") -> float:
+    """A significance level strictly between 0 and 1, as a float."""
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise SurveyError(f"{what} must be a level between 0 and 1 (exclusive), e.g. 0.05; got {alpha}".strip())
     return float(alpha)

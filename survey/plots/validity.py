@@ -15,6 +15,8 @@ from survey.stats.planning.validity import ValidityResult
 
 
 def pvalue_ecdfs(results: list[ValidityResult], title: str | None = None) -> Figure:
+    """The empirical distribution of each test's p-values per configuration of `survey validate` (under the null
+    a valid test's lies on or below the diagonal)."""
     if not results:
         raise ValueError("no validity results to plot")
     cols = min(3, len(results))

@@ -139,7 +139,7 @@ def test_segment_section_renders_for_every_kind(driver, tmp_path, scale):
                                    8, 2, scale=scale, seed=3)
     out = tmp_path / scale
     survey.report(segment_table(cells), out, title=f"{scale} segments", flips=999,
-                 segments={"by": "segment", "weights": {"segment": {"men under 35": 0.3, "women 55+": 0.7}}})
+                  by="segment", weights={"segment": {"men under 35": 0.3, "women 55+": 0.7}})
     driver.get((out / "index.html").as_uri())
     assert [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
     forest = [img for img in driver.execute_script(IMAGE_STATS) if img["alt"].startswith("Effect per segment")]
