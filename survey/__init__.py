@@ -94,6 +94,7 @@ _EXPORTS = {
     "BOOTSTRAP_MAX": "survey.common.limits",
     "FLIPS_MAX": "survey.common.limits",
     "PARAPHRASES_MAX": "survey.common.limits",
+    "PERSONAS_MAX": "survey.common.limits",
     "WHY": "survey.common.limits",
     "check_alpha": "survey.common.limits",
     "check_count": "survey.common.limits",

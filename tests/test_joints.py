@@ -175,7 +175,7 @@ STILL_WIDE = {
     "survey.stats.planning.kind_plans:plan_kind", "survey.stats.planning.mixed_subjects:plan_mixed_effect",
     "survey.stats.planning.planner:_plan", "survey.stats.planning.planner:plan",
     "survey.stats.planning.segments:plan_segments", "survey.stats.ppi:ppi_paired_effect",
-    "survey.stats.ppi:ppi_between_arrays", "survey.stats.ppi:ppi_between_effect",
+    "survey.stats.ppi:ppi_between_arrays", "survey.stats.ppi:ppi_between_effect", "survey.stats.ppi:_result",
 }
 
 

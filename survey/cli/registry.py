@@ -199,7 +199,7 @@ def personas_generate(model_ref, count, out, seed, temperature, max_attempts, pa
                       as_json, template, population, max_tokens, target) -> None:
     """Generate a persona set with a model, validating and de-duplicating what it returns; with --target,
     a set whose margins are the target's quotas (quota sampling)."""
-    from survey.common.limits import PERSONAS_MAX, WHY, check_count
+    from survey import PERSONAS_MAX, WHY, check_count
 
     check_count(count, "--count", 1, PERSONAS_MAX, WHY["personas"])
     path = _check_out(out, (".jsonl",), force)

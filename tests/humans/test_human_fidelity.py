@@ -222,7 +222,8 @@ def test_weights_give_the_weighted_human_effect_and_the_weighted_between_ppi():
 
 def test_fewer_humans_than_the_ppi_interval_was_checked_on_is_said_once():
     table, humans = synthetic("between", n_humans=40, seed=4)  # about 20 per arm
-    res = human_fidelity(table, humans, **FAST)
+    res = human_fidelity(Source.of(table), humans, **FAST)
     said = [n for n in res.notes if n.startswith("PPI: Only")]
     assert len(said) == 1 and "per arm" in said[0], res.notes
-    assert not [n for n in human_fidelity(*synthetic("between", seed=4), **FAST).notes if n.startswith("PPI: Only")]
+    table, humans = synthetic("between", seed=4)
+    assert not [n for n in human_fidelity(Source.of(table), humans, **FAST).notes if n.startswith("PPI: Only")]
