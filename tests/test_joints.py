@@ -169,11 +169,11 @@ def test_every_public_name_resolves():
 STILL_WIDE = {
     "survey.collect.engine:__init__",
     "survey.registry.generate:generate_paraphrases", "survey.registry.generate_sets:generate_perturbation_set",
-    "survey.registry.generate_sets:generate_persona_set_to_target", "survey.stats.choice:choice_test",
-    "survey.stats.comparison:top_box_comparison", "survey.stats.direction:compare_directions",
-    "survey.stats.pick:pick_test", "survey.stats.pick_table:simulate_pick_arrays",
-    "survey.stats.planning.kind_plans:plan_kind", "survey.stats.planning.mixed_subjects:plan_mixed_effect",
-    "survey.stats.planning.planner:_plan", "survey.stats.planning.planner:plan",
+    "survey.registry.generate_sets:generate_persona_set_to_target", "survey.kinds.choice.statistics:choice_test",
+    "survey.kinds.ordinal.direction:compare_directions", "survey.kinds.pick.statistics:pick_test",
+    "survey.kinds.pick.table:simulate_pick_arrays", "survey.stats.comparison:top_box_comparison",
+    "survey.stats.planning.mixed_subjects:plan_mixed_effect",
+    "survey.stats.planning.planner:plan",
     "survey.stats.planning.segments:plan_segments", "survey.stats.ppi:ppi_paired_effect",
     "survey.stats.ppi:ppi_between_arrays", "survey.stats.ppi:ppi_between_effect", "survey.stats.ppi:_result",
 }

@@ -54,10 +54,7 @@ ALT = click.Choice(["two-sided", "greater", "less"])
 @json_option
 def simulate_cmd(n, m, m_b, r, scale, mu, kappa, tau, cuts, sigma, rho, delta, seed, out, as_json):
     """Simulate respondents (Yes/No: the Beta-logit model; rating scales: the ordinal model) and write a long table."""
-    from survey.data.table import write_table
-    from survey.kinds.ordinal.model import DELTA_MEANING_ORDINAL
-    from survey.kinds.ordinal.table import parse_cuts, simulation_view
-    from survey.stats.simulation import simulate
+    from survey import DELTA_MEANING_ORDINAL, parse_cuts, simulate, simulation_view, write_table
 
     rating = simulation_view(scale).ordered
     df = simulate(n, m, r, mu=mu, kappa=kappa, sigma=sigma, rho=rho, delta=delta, seed=seed, m_b=m_b, scale=scale,

@@ -11,12 +11,8 @@ from dataclasses import dataclass
 
 import click
 
+from survey import Comparison, ab_tests, fmt, kind_part, response_type
 from survey.cli.common import print_table
-from survey.common.formatting import fmt
-from survey.common.kinds import kind_part
-from survey.responses import response_type
-from survey.stats import ab_tests
-from survey.stats.comparison import Comparison
 
 
 def header(r: Comparison) -> None:

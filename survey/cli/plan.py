@@ -110,11 +110,7 @@ def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, positions, n_messag
              no_plot, as_json, segments, persona_set, by, interaction_delta, pairs, replicates, adjustment, **seq):
     """Simulate the power of each test for allocation strategies and budgets; find the cheapest design.
     With --segments K (or --personas SET --by ATTR): the personas needed per segment."""
-    from survey.kinds.binary.power import BinaryPlan
-    from survey.kinds.ordinal.power import RatingPlan
-    from survey.kinds.ordinal.table import parse_cuts, simulation_view
-    from survey.stats.kinds import plan_params
-    from survey.stats.planning import PlanSource, plan
+    from survey import BinaryPlan, PlanSource, RatingPlan, parse_cuts, plan, plan_params, simulation_view
 
     deltas = _floats(delta, "--delta")
     kind_params = plan_params(scale, deltas[0] if len(deltas) == 1 else deltas, sigma=sigma, rho=rho, tau=tau,
