@@ -43,7 +43,7 @@ class Ordinal(Kind):
 
     def simulate(self, view, n, m, r, *, mu=None, kappa=None, seed=None, m_b=None, messages=("A", "B"),
                  model="simulated", **shape):
-        """``shape``: the ordinal model's tau, cuts, sigma, rho and delta (survey.stats.ordinal_table.scale_params)."""
+        """``shape``: the ordinal model's tau, cuts, sigma, rho and delta (survey.kinds.ordinal.table.scale_params)."""
         if mu is not None or kappa is not None:
             raise SurveyError(f"mu and kappa belong to the binary model; scale '{view.scale}' takes tau (persona "
                               "s.d.) and cuts (cut points) instead")
