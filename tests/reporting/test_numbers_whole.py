@@ -3,7 +3,7 @@ a p-value of 5.475e-06 wrapped as "5.475e-" over "06" (and a JSD interval as "(4
 
 import re
 
-from survey.reporting import build_report
+import survey
 from survey.stats.beta_logit import simulate
 
 SCI = r"\d(?:\.\d+)?[eE][-+]\d"
@@ -11,7 +11,7 @@ SCI = r"\d(?:\.\d+)?[eE][-+]\d"
 
 def test_numbers_with_an_exponent_stay_on_one_line(tmp_path):
     df = simulate(30, 8, 3, delta=1.5, rho=0.1, seed=3)  # a large effect: the persona tests' p-values are tiny
-    build_report(df, tmp_path / "r")
+    survey.report(df, tmp_path / "r")
     html = (tmp_path / "r" / "index.html").read_text()
     cells = re.findall(r"<td[^>]*>(.*?)</td>", html, flags=re.S)
     assert any(re.search(SCI, c) for c in cells)  # the case arises
