@@ -115,7 +115,11 @@ def import_graph(under: str = "survey.stats") -> dict[str, set[str]]:
 
 def import_cycles(under: str = "survey.stats") -> list[list[str]]:
     """The strongly connected components of more than one module (Tarjan)."""
-    graph = import_graph(under)
+    return cycles(import_graph(under))
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node of ``graph`` (Tarjan)."""
     index, low, stack, on, out = {}, {}, [], set(), []
 
     def visit(v):
@@ -146,6 +150,23 @@ def import_cycles(under: str = "survey.stats") -> list[list[str]]:
     return out
 
 
+def room_cycles(under: str = "survey.stats") -> list[list[str]]:
+    """Circles between the rooms directly under ``under`` (its subpackages and flat modules), counting imports
+    inside functions: a room that imports a room which imports it back has an arrow running back up even when no
+    two files form a circle (``under``'s own ``__init__`` re-exports lazily and is left out)."""
+    depth = under.count(".") + 2
+
+    def room(module: str) -> str:
+        return ".".join(module.split(".")[:depth])
+
+    rooms: dict[str, set[str]] = {}
+    for module, targets in import_graph(under).items():
+        if module == under:
+            continue
+        rooms.setdefault(room(module), set()).update(room(t) for t in targets if t != under and room(t) != room(module))
+    return cycles(rooms)
+
+
 def function_local_imports() -> int:
     count = 0
     for path in modules():
@@ -166,6 +187,7 @@ def main() -> None:
     print(f"isinstance dispatch in planning: {len(planning_dispatch())}")
     print(f"import circles inside survey/stats (counting function-local imports): {len(cycles)} "
           f"({sum(map(len, cycles))} modules)")
+    print(f"circles between the rooms of survey/stats (arrows running back up): {len(room_cycles())}")
     print(f"function-local imports: {function_local_imports()}")
 
 

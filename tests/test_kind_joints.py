@@ -40,3 +40,23 @@ def test_at_most_five_kind_branches_outside_the_kinds_folders():
 
 def test_planning_has_no_isinstance_dispatch():
     assert len(joints.planning_dispatch()) <= PLANNING_DISPATCH_CEILING
+
+
+def test_no_arrow_runs_back_up_between_the_rooms_of_stats():
+    # a room is a subpackage or flat module directly under survey/stats; sequential/ once held both the stored
+    # decision that analysis reads and the replay that calls analysis, so the two rooms imported each other
+    assert joints.room_cycles("survey.stats") == []
+
+
+def test_the_room_scan_finds_two_rooms_that_import_each_other(tmp_path, monkeypatch):
+    pkg = tmp_path / "survey" / "stats"
+    (pkg / "seq").mkdir(parents=True)
+    for init in (tmp_path / "survey", pkg, pkg / "seq"):
+        (init / "__init__.py").write_text("")
+    (pkg / "analysis.py").write_text("from survey.stats.seq.stored import S\n")
+    (pkg / "seq" / "stored.py").write_text("S = 1\n")
+    (pkg / "seq" / "replay.py").write_text("def f():\n    from survey.stats.analysis import g  # noqa\n")
+    monkeypatch.setattr(joints, "ROOT", tmp_path)
+    monkeypatch.setattr(joints, "PACKAGE", tmp_path / "survey")
+    assert joints.import_cycles("survey.stats") == []
+    assert joints.room_cycles("survey.stats") == [["survey.stats.analysis", "survey.stats.seq"]]

@@ -32,6 +32,7 @@ from survey.errors import SurveyError, TableError
 from survey.responses import response_type
 from survey.responses.view import AnalysisView
 from survey.stats.kinds import CompareOptions, FitOptions, kind_of, table_view
+from survey.stats.sequential_decision import StoredSequential
 
 # the options of analyze and estimate: one frozen class each, checked once when built
 AnalyzeOptions = CompareOptions
@@ -200,7 +201,7 @@ def analyze(source: Source, a: str | None = None, b: str | None = None, *, model
     ``result.segments``: each segment gets the kind's comparison on its personas, Holm-adjusted (or
     Bonferroni) with simultaneous intervals, and the segments' interaction test; with weights the weighted
     population effect. On data collected in rounds and stopped by a sequential test, that test decides A vs B
-    for the messages it monitored (``result.sequential``; survey.stats.sequential.stored).
+    for the messages it monitored (``result.sequential``; survey.stats.sequential_decision).
     """
     segmenting = _segmenting(source, segments) if segments is not None and segments.active else None
     df, completeness = source.table, source.completeness
@@ -350,10 +351,8 @@ def _one_order(df) -> tuple[str, str] | None:
 
 def _stored_sequential(result, paths: dict):
     """On data collected in rounds and stopped by a sequential test, that test decides A vs B for the
-    messages it monitored (survey.stats.sequential.stored): the fixed-design p-value is not valid for
+    messages it monitored (survey.stats.sequential_decision): the fixed-design p-value is not valid for
     the stopping rule. None otherwise."""
-    from survey.stats.sequential.stored import StoredSequential
-
     doc = paths.get(result.model)
     if doc and {doc.get("a"), doc.get("b")} == {result.a, result.b}:
         return StoredSequential.from_doc(doc, flipped=doc.get("a") != result.a)

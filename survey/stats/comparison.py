@@ -33,7 +33,7 @@ from survey.stats import ab_tests
 from survey.stats.ab_tests import DECISION_TEST, ByTest, result_dict, run_tests, with_aliases
 from survey.stats.effect import EffectResult, effect_ci
 from survey.stats.permutation import sign_flip_test
-from survey.stats.sequential.stored import StoredSequential
+from survey.stats.sequential_decision import StoredSequential
 
 
 @dataclass
@@ -117,7 +117,7 @@ class Comparison(Display):
     @property
     def decision(self):
         """The deciding test: the sign-flip test over paraphrase pairs (valid for any rho), or on data
-        collected sequentially the sequential test the study stopped by (survey.stats.sequential.stored)."""
+        collected sequentially the sequential test the study stopped by (survey.stats.sequential_decision)."""
         return self.sequential if self.sequential is not None else self.tests[DECISION_TEST]
 
     def display_parts(self):

@@ -49,7 +49,7 @@ def significant(r, alpha: float) -> bool:
 
 def decision_words(r) -> str:
     """The deciding test and its p-value, for headlines: the sign-flip test, or the sequential test the study
-    stopped by (survey.stats.sequential.stored)."""
+    stopped by (survey.stats.sequential_decision)."""
     d = r.decision
     if r.sequential is not None:
         return f"{d.method} test the study stopped by: {d.decision}, p = {d.pvalue:.3g}"
