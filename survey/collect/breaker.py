@@ -62,11 +62,16 @@ class Breaker:
     # backoffs in progress (asyncio.Timeout): stopping the model wakes them, or each would sleep on for up to
     # the backoff cap (a minute) before noticing, holding the run open after the model stopped
     waiting: set = field(default_factory=set)
+    # the backoffs among them that wait out the server's trouble (no answer, 5xx, not the API's answer): a usable
+    # reply after failures wakes them, or each would sleep on for up to the cap after the server came back
+    waiting_out: set = field(default_factory=set)
 
     def __post_init__(self):
         self.answered_at = self.replied_at = self.clock()
 
     def success(self) -> None:
+        if self.no_answer or self.unusable or self.server_errors:  # the server is back: retry now, not in a minute
+            self._wake(self.waiting_out)
         self.answered_at = self.replied_at = self.clock()
         self.no_answer = self.unusable = self.server_errors = self.hard_failures = 0
         self.answers += 1
@@ -122,6 +127,10 @@ class Breaker:
 
     def _stop(self, reason: str) -> str:
         self.stopped = self.stopped or reason
-        for wait in self.waiting:
-            wait.reschedule(asyncio.get_running_loop().time())  # due now: the backoff ends at once
+        self._wake(self.waiting)
         return self.stopped
+
+    @staticmethod
+    def _wake(waits: set) -> None:
+        for wait in waits:
+            wait.reschedule(asyncio.get_running_loop().time())  # due now: the backoff ends at once

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from aiolimiter import AsyncLimiter
 
 from survey.backends.base import Backend, BackendError, Query, Reply, capabilities_of, preflight, stops_run
-from survey.collect.breaker import NO_ANSWER, Breaker
+from survey.collect.breaker import NO_ANSWER, UNUSABLE, Breaker, server_error
 from survey.collect.reports import ModelReport, RunReport  # noqa: F401  (re-exported: callers import them here)
 from survey.collect.tokens import CHARS_PER_TOKEN, estimate_tokens  # noqa: F401  (re-exported)
 from survey.data.store import TERMINAL_BATCH, Store
@@ -205,7 +205,10 @@ class Engine:
             answers_before, mark = breaker.answers, breaker.mark()
             if err.retryable and attempts < self.max_attempts:
                 rep.retries += 1
-                await self._wait_to_retry(self.backoff(tries, err.retry_after), breaker)
+                # the server's trouble ends with its first usable reply; a Retry-After is the provider's to end
+                outage = err.retry_after is None and (err.code in NO_ANSWER or err.code in UNUSABLE
+                                                      or server_error(err))
+                await self._wait_to_retry(self.backoff(tries, err.retry_after), breaker, outage)
                 continue
             self._store_error(q, err, rep, tries)
             task.advance(ok=False)
@@ -213,17 +216,21 @@ class Engine:
                 rep.stopped = rep.stopped or stop
             return
 
-    async def _wait_to_retry(self, delay: float, breaker: Breaker) -> None:
-        """Back off before a retry; cut short when the breaker stops the model (the query then stays missing)."""
+    async def _wait_to_retry(self, delay: float, breaker: Breaker, outage: bool = False) -> None:
+        """Back off before a retry; cut short when the breaker stops the model (the query then stays missing)
+        and, for an ``outage`` (the server's trouble), when another request of the model gets a usable reply."""
         wait = None
         try:
             async with asyncio.timeout(None) as wait:
                 breaker.waiting.add(wait)
+                if outage:
+                    breaker.waiting_out.add(wait)
                 await self.sleep(delay)
         except TimeoutError:
             pass  # woken by the breaker
         finally:
             breaker.waiting.discard(wait)
+            breaker.waiting_out.discard(wait)
 
     def backoff(self, attempt: int, retry_after: float | None = None) -> float:
         """Full-jitter exponential backoff; never shorter than the provider's Retry-After."""
