@@ -7,7 +7,8 @@ Three kinds of trouble, judged per model:
   The model stops once nothing has answered for ``outage_seconds`` (and at least ``after`` requests in a
   row failed this way). A request that fails so while nothing was answered since the query's previous
   failure does not use up an attempt (an outage, not this query's trouble): an outage the run rides through
-  leaves no failed rows, while a query whose connection alone keeps failing uses its attempts up.
+  leaves no failed rows, while a query whose connection alone keeps failing uses its attempts up. With the
+  breaker off (``after`` 0) nothing judges the outage's length, so every failure uses an attempt.
 - **Answers that are not the API's** (HTML, broken JSON, a reply of the wrong shape, an empty choice
   list): a flaky proxy sends a few, a wrong URL sends nothing else. The model stops once no usable reply
   came for ``garbage_seconds`` and at least ``after`` such answers arrived in a row.

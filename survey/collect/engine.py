@@ -198,8 +198,8 @@ class Engine:
             if (stop := breaker.failure(err)) is not None:
                 rep.stopped = rep.stopped or stop
                 return  # the query stays missing: a rerun sends it
-            if err.code in NO_ANSWER and breaker.answers == answers_before:
-                attempts -= 1  # nothing answered since: an outage, whose length the breaker judges
+            if breaker.after and err.code in NO_ANSWER and breaker.answers == answers_before:
+                attempts -= 1  # nothing answered since: an outage, whose length the breaker judges (if it is on)
             elif breaker.free_retry(err, mark):
                 attempts -= 1  # every request gets 5xx: the server's trouble, whose length the breaker judges
             answers_before, mark = breaker.answers, breaker.mark()

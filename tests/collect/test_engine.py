@@ -382,3 +382,21 @@ def test_rate_limits_reach_the_limiters(tmp_path, monkeypatch):
     assert rpm.amounts == [1] * (len(qs) + 1)  # a retry is a request too
     assert tpm.amounts == [5] * (len(qs) + 1)  # estimates above the bucket are clamped to it
     assert engine_mod.estimate_tokens(qs[0]) == (len(qs[0].system) + len(qs[0].user)) // 4 + 8 + 1
+
+
+def test_with_the_breaker_off_a_server_that_never_comes_back_uses_up_the_attempts(tmp_path):
+    # before: with breaker_after=0 a connection failure in an outage was free, so nothing ever ended the run
+    vt = VirtualTime()
+    qs = make_queries(n=1, m=1, r=1)  # 2 queries
+    backend = Outage(vt, after=0, seconds=float("inf"))
+
+    async def sleep(seconds):  # ends the old endless retrying with a failure, at once
+        assert len(vt.delays) < 1000, "retried for ever"
+        await vt.sleep(seconds)
+
+    with Store(tmp_path / "s.sqlite") as store:
+        eng = Engine(store, progress=False, sleep=sleep, clock=vt.clock, rng=random.Random(7), breaker_after=0,
+                     max_attempts=4)
+        m = run(eng, ModelRun("st", "fake", backend, qs, concurrency=2)).models["fake"]
+        assert (m.stored, m.failed, m.stopped) == (0, 2, None)
+        assert backend.refused == 2 * 4  # each query used its 4 attempts, as a 5xx does with the breaker off
