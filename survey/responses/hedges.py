@@ -12,7 +12,9 @@ top of its scale names the scale, not a second answer ("4/5", "7 out of 10"); so
 before a colon ("1-5: 4" is 4 on a 1-5 scale; "1-4: 3" on it still hedges). A sentence's end does not
 end a hedge when the next one starts with "or" or "maybe" ("3. Or maybe 4"). For word labels a comma or
 dash before a second label counts only when that label ends the clause, so "Yes, no doubt" stays Yes
-while "Yes, no." hedges; "or" and "/" always hedge ("Yes or no", "Yes/No").
+while "Yes, no." hedges; "or" and "/" always hedge ("Yes or no", "Yes/No"). A next sentence that is just
+another label names it too ("Yes. No.", "3. 4."), while one that goes on stays the first label's ("Yes. No
+doubt.", "3. 4 friends of mine would").
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ _OUT_OF = re.compile(r"\s*(?:/|out\s+of\b|of\b)\s*(\d+)(?!\d)", re.IGNORECASE)
 _RANGE_THEN_ANSWER = re.compile(r"\s*(?:-|\u2013|\u2014|to\b)\s*(\d+)\s*:\s*", re.IGNORECASE)
 # a sentence ended, and the next one goes on hedging: "3. Or maybe 4", "Yes. Or no."
 _SENTENCE_THEN_HEDGE = re.compile(r"[.!?:;]+(?=\s*(?:or|maybe|perhaps|possibly)(?![^\W_]))", re.IGNORECASE)
+# a sentence ended: what starts the next one; and a label that is a whole sentence ("No." / "4" at the end)
+_NEXT_SENTENCE = re.compile(r"[.!?]+[\s*_'\"]*")
+_SENTENCE_ENDS = re.compile(r"[^\w.!?]*(?:[.!?]|$)")
 
 
 def _continuations(after: str):
@@ -63,6 +68,13 @@ def numbers_hedged(after: str, value: int, points: Iterable[int], top: int | Non
         if out_of and int(out_of.group(1)) == top:
             after = after[out_of.end():]
     points = set(points)
+    if next_sentence := _NEXT_SENTENCE.match(after):  # "3. 4.": the next sentence is another point
+        rest = after[next_sentence.end():]
+        option = _OPTION.match(rest)
+        number = _NUMBER.match(rest, option.end() if option else 0)
+        if number and _SENTENCE_ENDS.match(rest, number.end()) and \
+                int(number.group().replace("\u2212", "-")) in points - {value}:
+            return True
     for _, rest in _continuations(after):
         option = _OPTION.match(rest)
         number = _NUMBER.match(rest[option.end():] if option else rest)
@@ -78,6 +90,12 @@ def words_hedged(after: str, word: str, words: Iterable[str]) -> bool:
 
     ``words``: every label, casefolded."""
     others = sorted((w for w in words if w != word), key=len, reverse=True)  # "probably not" before "probably"
+    if next_sentence := _NEXT_SENTENCE.match(after):  # "Yes. No.": the next sentence is another label
+        start = next_sentence.end()
+        other = next((w for w in others if after.startswith(w, start) and not after[start + len(w):][:1].isalnum()),
+                     None)
+        if other and _SENTENCE_ENDS.match(after, start + len(other)):  # not "Yes. No doubt."
+            return True
     for joined, rest in _continuations(after):
         for other in others:
             if not rest.startswith(other):

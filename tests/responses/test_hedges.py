@@ -34,6 +34,9 @@ HEDGED = [
     # a range that is not the question's scale is two points, colon or not; the scale's range, then a hedge
     ("likert5", "1-4: 3"), ("likert5", "2-5: 4"), ("rating0-10", "1-10: 7"), ("likert5", "1-5: 3 or 4"),
     ("likert5", "1-5:"),
+    # the next sentence is just another label (once read as the first label)
+    ("binary", "Yes. No."), ("binary", "No! Yes"), ("binary", "**Yes.** **No.**"), ("likert5", "3. 4."),
+    ("rating0-10", "7. 8"), ("pick3", "Option 1. Option 2."), ("words", "Probably. Definitely."),
 ]
 
 LEGITIMATE = [
@@ -53,6 +56,10 @@ LEGITIMATE = [
     ("likert5", "1-5: 4", 4), ("rating0-10", "0-10: 7", 7), ("likert5", "1 - 5: 5", 5), ("likert5", "1 to 5: 2.", 2),
     ("rating0-10", "0\u201310: 10", 10), ("likert0-4", "0-4: 0", 0), ("reversed", "1-5: 4", 2),
     ("likert5", "3. I might buy them", 3), ("binary", "Yes. Or at least probably.", 1),
+    # the next sentence goes on after a label, or repeats the same one
+    ("binary", "Yes. No doubt.", 1), ("binary", "Yes. Definitely.", 1), ("binary", "No. No way.", 0),
+    ("binary", "Yes. Yes.", 1), ("likert5", "3. 4 of my friends would buy them.", 3), ("likert5", "4. 4.", 4),
+    ("words", "Probably. Not sure why.", 4),
 ]
 
 # Not hedges, and still invalid, by the rule that a reply starts with its label (unchanged)
