@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import math
 import typing
 from pathlib import Path
 
@@ -32,6 +33,19 @@ def path_error_message(exc: OSError) -> str:
 _PYDANTIC_PREFIXES = ("Value error, ", "Assertion failed, ")
 
 
+def error_text(err: dict) -> str:
+    """One pydantic error's message in the user's terms: without pydantic's own words in front ("Value error, "),
+    and a NaN or an infinity named as such (pydantic checks a bound first: nan "should be less than 1").
+    Every place that turns pydantic's errors into a line goes through here."""
+    value = err.get("input")
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"must be a finite number; got {value}"
+    msg = err.get("msg", "invalid")
+    for prefix in _PYDANTIC_PREFIXES:
+        msg = msg.removeprefix(prefix)
+    return msg
+
+
 def pydantic_message(exc, source: str = "", model=None) -> str:
     """Turn a pydantic ValidationError into one readable line that names each bad field and its fix.
 
@@ -41,9 +55,7 @@ def pydantic_message(exc, source: str = "", model=None) -> str:
     parts = []
     for err in exc.errors():
         loc = tuple(err.get("loc", ()))
-        msg = err.get("msg", "invalid")
-        for prefix in _PYDANTIC_PREFIXES:
-            msg = msg.removeprefix(prefix)
+        msg = error_text(err)
         if err.get("type") == "extra_forbidden" and loc:
             msg = "unknown key" + _suggestion(str(loc[-1]), allowed_keys(model, loc[:-1]) if model else [])
         where = ".".join(str(x) for x in loc)

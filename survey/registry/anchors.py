@@ -24,7 +24,7 @@ from typing import Annotated
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
-from survey.errors import SurveyError
+from survey.errors import SurveyError, error_text
 from survey.registry.files import ID_PATTERN, available, resolve, set_name
 
 EXTS = (".yaml", ".yml")
@@ -87,7 +87,10 @@ def read_anchor_set(path: str | os.PathLike) -> AnchorSet:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(x) for x in first["loc"])
-        raise SurveyError(f"{path}: {where + ': ' if where else ''}{first['msg']}") from None
+        msg = error_text(first)
+        if first.get("type") == "string_type" and isinstance(first.get("input"), dict):  # YAML read `a: b` as a mapping
+            msg += "; quote statements that contain ': '"
+        raise SurveyError(f"{path}: {where + ': ' if where else ''}{msg}") from None
 
 
 def load_anchor_set(name_or_path: str | os.PathLike, study_dir: str | os.PathLike | None = None) -> AnchorSet:

@@ -24,7 +24,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from survey.common.names import ID_PATTERN, ID_RULE, NAME_RE  # noqa: F401  (re-exported)
-from survey.errors import SurveyError, allowed_keys, did_you_mean
+from survey.errors import SurveyError, allowed_keys, did_you_mean, error_text
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 _BUILTIN_ROOT = Path(__file__).resolve().parent / "builtin"
@@ -156,7 +156,7 @@ def located_error(exc: ValidationError, path: Path, line_of: Callable[[tuple], i
         line = line_of(loc)
         where = f"{path}:{line}" if line else str(path)
         field = ".".join(str(x) for x in loc if not isinstance(x, int)) or "(set)"
-        msg = err.get("msg", "invalid").removeprefix("Value error, ")
+        msg = error_text(err)
         fix = _FIXES.get(err.get("type", ""))
         if err.get("type") == "extra_forbidden" and model is not None and loc:
             close = did_you_mean(str(loc[-1]), allowed_keys(model, loc[:-1]))

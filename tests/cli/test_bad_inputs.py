@@ -139,6 +139,12 @@ def files(tmp_path_factory) -> dict[str, Path]:
     f["humans_no_message"].write_text("respondent,answer\nr1,Yes\n")
     f["humans_wide"] = d / "humans_wide.csv"
     f["humans_wide"].write_text("Id,Q1,Q2\nr1,Yes,\nr2,,No\n")
+    # anchor files: a statement with ': ' left unquoted (YAML reads a mapping), a statement repeated
+    ssr = sim.replace('type = "binary"', 'type = "ssr"\nanchors = "{}"').replace("mu = 0.45\n", "")
+    for name, second in (("anchors_colon", "I would: buy it"), ("anchors_repeat", "No")):
+        (d / f"{name}.yaml").write_text(f"points: 5\nsets:\n  - id: a\n    statements:\n      - No\n      - {second}\n"
+                                        "      - Maybe\n      - Likely\n      - Yes\n")
+        studies[f"ssr_{name}"] = ssr.replace("{}", f"{name}.yaml")
     for name, text in studies.items():
         f[name] = d / f"{name}.toml"
         f[name].write_text(text)
@@ -388,6 +394,8 @@ CASES = [
     ("init", "{own_examples}", "--sets"),
     ("demo", "--seed", "-1", "--out", "{dir}/demo"),
     ("demo", "--alpha", "2", "--out", "{dir}/demo"),
+    ("run", "{ssr_anchors_colon}", "--dry-run"),
+    ("run", "{ssr_anchors_repeat}", "--dry-run"),
 ]
 
 
@@ -473,6 +481,9 @@ SAYS = {
         "wider than the scale",
     ("plan-humans", "--r", "0.3", "--cost-human", "1e308", "--cost-query", "0.01", "--effect", "0.1"):
         "give the costs in a larger unit",
+    ("run", "{nan_option}", "--dry-run"): "mu: must be a finite number; got nan",
+    ("run", "{ssr_anchors_colon}", "--dry-run"): "Input should be a valid string; quote statements that contain ': '",
+    ("run", "{ssr_anchors_repeat}", "--dry-run"): "anchors_repeat.yaml: set 'a' repeats a statement",
 }
 
 
