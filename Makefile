@@ -19,8 +19,8 @@ install: $(VENV)/.installed
 demo: install
 	$(VENV)/bin/survey demo
 
-# The human benchmark: six published experiments and a GSS comparison answered by the embedded models (about an hour on 2 cores; the
-# framing study's 135 rendered respondents are most of it), then the report on which model to trust.
+# The human benchmark: six published experiments and a GSS comparison answered by the embedded models, then the report on
+# which model to trust. The framing study's 135 rendered respondents are most of the time; per-study times in docs/humans.md.
 HUMAN_STUDIES := humans humans_pew humans_disease humans_theatre humans_gamble humans_ask humans_gss
 benchmark: install
 	for s in $(HUMAN_STUDIES); do $(VENV)/bin/survey run studies/$$s.toml || exit 1; done
