@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 
 from survey.common.options import options_from, split_keywords
+from survey.errors import SurveyError
 from survey.data.completeness import Completeness
 from survey.data.sources import Source
 from survey.stats.analysis import (
@@ -104,12 +105,19 @@ def validate(data, *args, completeness: Completeness | None = None, **keywords):
     return validate_source(source_of(data, completeness), *args, **keywords)
 
 
-def sequential(data, *args, completeness: Completeness | None = None, **keywords):
+def sequential(data, *args, completeness: Completeness | None = None, pooled: bool = False, **keywords):
     """A sequential design run over each model's pairs of a finished table (survey.stats.sequential.replay, whose
-    arguments it takes); ``data``: a long table or a Source."""
+    arguments it takes); ``data``: a long table or a Source. The replay is of the pooled rule: on the store of a
+    study with [segments] or [target] it is refused unless ``pooled=True`` says the pooled rule is meant."""
     from survey.stats.sequential.table_replay import replay
 
-    return replay(source_of(data, completeness), *args, **keywords)
+    source = source_of(data, completeness)
+    recorded = source.study_context
+    if not pooled and (recorded.segments or recorded.target):
+        what = " and ".join(n for n, v in (("[segments]", recorded.segments), ("[target]", recorded.target)) if v)
+        raise SurveyError(f"the study's {what} cannot be replayed sequentially: pooled=True (--pooled) replays the "
+                          "pooled rule; for the segments, analyze without the sequential replay")
+    return replay(source, *args, **keywords)
 
 
 __all__ = ["analyze", "compare", "estimate", "sequential", "source_of", "study_segments", "validate"]

@@ -118,7 +118,7 @@ def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confid
                           "replayed: run them without --sequential")
     if seq["seq_method"]:
         return analyze_sequential(load_source(table, study, scale=scale), a, b, alternative, alpha, seed,
-                                  probabilities, as_json, seq)
+                                  probabilities, as_json, seq, pooled=pooled)
     src = load_source(table, study, scale=scale, humans=humans_spec(humans, humans_wide, humans_id_column,
                                                                     humans_columns))
     res = survey.analyze(src, a, b, every_pair=every_pair, alternative=alternative, alpha=alpha, confidence=confidence,

@@ -42,12 +42,14 @@ def design_options(seq: dict) -> dict:
     return {names[k]: v for k, v in seq.items() if k in names and v is not None}
 
 
-def analyze_sequential(source, a, b, alternative, alpha, seed, probabilities, as_json, seq: dict) -> None:
-    """`survey analyze --sequential`: replay the rule over the table's pairs in collection order."""
+def analyze_sequential(source, a, b, alternative, alpha, seed, probabilities, as_json, seq: dict,
+                       pooled: bool = False) -> None:
+    """`survey analyze --sequential`: replay the rule over the table's pairs in collection order (the pooled rule:
+    a study's [segments] and [target] are refused unless --pooled)."""
     from survey import sequential as replay
 
     res = replay(source, a, b, alternative=alternative, alpha=alpha, seed=seed, probabilities=probabilities,
-                 **design_options(seq))
+                 pooled=pooled, **design_options(seq))
     if as_json:
         echo_json(res.to_dict())
         return

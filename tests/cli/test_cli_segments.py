@@ -148,3 +148,17 @@ def test_the_demo_study_asks_for_whom(capsys):
     plan = survey.Study.from_toml(find_study("demo")).dry_run()
     assert plan.context["analysis"]["segments"] == "age:18-39,40+"
     assert set(plan.context["analysis"]["target"]["margins"]["gender"]) == {"male", "female", "non-binary"}
+
+
+def test_a_sequential_replay_refuses_the_studys_segments_unless_pooled(store, capsys):
+    """The replay tests the pooled rule: a study's [segments] and [target] are not dropped without a word."""
+    code, out, err = run_cli(capsys, "analyze", store, "--sequential", "betting")
+    assert code == 2 and "--pooled" in err and "[segments] and [target]" in err and len(err.strip().splitlines()) == 1
+    code, out, _ = run_cli(capsys, "analyze", store, "--sequential", "betting", "--json")
+    assert code == 2 and "--pooled" in json.loads(out)["error"]
+    code, out, _ = run_cli(capsys, "analyze", store, "--sequential", "betting", "--pooled", "--json")
+    assert code == 0 and json.loads(out)
+    src = survey.load_source(store)
+    with pytest.raises(survey.SurveyError, match="pooled=True"):
+        survey.sequential(src, method="betting")
+    assert survey.sequential(src, method="betting", pooled=True)
