@@ -28,6 +28,8 @@ _EXPORTS = {
     "InitResult": "survey.registry.examples",
     # studies: specification, running, the result of a run
     "Study": "survey.api.study",
+    "open_source": "survey.api.study",
+    "study_store": "survey.api.study",
     "StudyRun": "survey.api.study",
     "StudySpec": "survey.study.spec",
     "PersonaSpec": "survey.study.spec",

@@ -15,9 +15,9 @@ from __future__ import annotations
 import dataclasses
 
 from survey.common.options import options_from, split_keywords
-from survey.errors import SurveyError
 from survey.data.completeness import Completeness
 from survey.data.sources import Source
+from survey.errors import SurveyError
 from survey.stats.analysis import (
     ANALYZE_DEFAULTS,
     Analysis,

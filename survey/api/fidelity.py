@@ -127,12 +127,10 @@ def _open(source):
 def _study_source(path):
     """A study file stands for its store (the one `survey run` filled), as long as the study's [humans] is the
     one its run recorded: the models answered about the respondents of that file."""
-    from survey.api.study import Study
+    from survey.api.study import Study, open_source
 
     study = Study.from_toml(path)
-    if not study.store_path.exists():
-        raise SurveyError(f"{path}: its store {study.store_path} does not exist yet: `survey run {path}` first")
-    src = study.load()
+    src = open_source(path)
 
     def settings(spec):  # a setting left at its default (None) reads the same as one an older run did not know
         return None if spec is None else {k: v for k, v in spec.items() if v is not None}

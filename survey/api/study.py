@@ -310,3 +310,25 @@ def _check_store_folder(path: Path) -> None:
             if not parent.is_dir():
                 raise SurveyError(f"store {path}: cannot create its folder: {parent} is a file, not a folder")
             return
+
+
+def study_store(path, study: str | None = None) -> tuple[Path, str | None]:
+    """The store and study a reading command reads: a study file (.toml) stands for the store its run filled and
+    its own study; any other path is a store or table, with ``study`` as given."""
+    if Path(path).suffix.lower() != ".toml":
+        return Path(path), study
+    spec = Study.from_toml(path)
+    if study is not None and study != spec.name:
+        raise SurveyError(f"{path} is study '{spec.name}'; --study {study} names another: give its store instead")
+    if not spec.store_path.exists():
+        raise SurveyError(f"{path}: its store {spec.store_path} does not exist yet: `survey run {path}` first")
+    return spec.store_path, spec.name
+
+
+def open_source(path, study: str | None = None, *args, **keywords):
+    """survey.load_source on a table, a store, or a study file (its store, see ``study_store``): one resolver
+    for every command that reads answers."""
+    from survey.data.sources import load_source
+
+    store, name = study_store(path, study)
+    return load_source(store, name, *args, **keywords)

@@ -106,7 +106,7 @@ def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confid
     effect weighted to a target market (a study's [segments] and [target] apply unless --pooled)."""
     require_file(table, "source")
     require_file(humans, "humans")
-    from survey import load_source
+    from survey import open_source
     from survey.cli.kind_output import print_result
 
     segments = segment_arguments(by, filters, target, personas, pooled)
@@ -117,9 +117,9 @@ def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confid
         raise SurveyError("--sequential replays the pooled stopping rule only; --by, --segment and --target are not "
                           "replayed: run them without --sequential")
     if seq["seq_method"]:
-        return analyze_sequential(load_source(table, study, scale=scale), a, b, alternative, alpha, seed,
+        return analyze_sequential(open_source(table, study, scale=scale), a, b, alternative, alpha, seed,
                                   probabilities, as_json, seq, pooled=pooled)
-    src = load_source(table, study, scale=scale, humans=humans_spec(humans, humans_wide, humans_id_column,
+    src = open_source(table, study, scale=scale, humans=humans_spec(humans, humans_wide, humans_id_column,
                                                                     humans_columns))
     res = survey.analyze(src, a, b, every_pair=every_pair, alternative=alternative, alpha=alpha, confidence=confidence,
                   flips=flips, seed=seed, probabilities=probabilities, adjust=adjust, **segments)
@@ -164,10 +164,10 @@ def estimate_cmd(table, message, model, bootstrap, seed, method, scale, study, a
     """Estimate mu, kappa, sigma, rho of the Beta-logit model of Helm & Priebe (2026); on a rating scale
     tau, sigma, rho and the cut points of the ordinal model."""
     require_file(table, "source")
-    from survey import load_source
+    from survey import open_source
     from survey.cli.kind_output import print_estimate
 
-    res = survey.estimate(load_source(table, study, min_perturbations=0, scale=scale), message, model,
+    res = survey.estimate(open_source(table, study, min_perturbations=0, scale=scale), message, model,
                    bootstrap=bootstrap, seed=seed, method=method)
     doc = res.to_dict()
     if as_json:

@@ -82,9 +82,9 @@ def compare_cmd(table, study, scale, a, b, sizes, alpha, holm_models, adjust, fi
         raise SurveyError("--confidence must be between 0 and 1")
     size_map = parse_sizes(sizes)  # before the progress bar starts: a bad flag is one clean line
     require_file(table, "source")
-    from survey import comparison_steps, load_source, progress_bar
+    from survey import comparison_steps, open_source, progress_bar
 
-    src = load_source(table, study, scale=scale)
+    src = open_source(table, study, scale=scale)
     with progress_bar("comparing", comparison_steps(src.table), not as_json) as tick:
         out = survey.compare(src, a, b, sizes=size_map, alpha=alpha, adjust_models="holm" if holm_models else "none",
                             adjust_messages=adjust, fit=fit, ties=ties, kappa_weights=kappa_weights,

@@ -88,7 +88,7 @@ def dbpa_cmd(source, family_file, a, b, study, models, unit, scheme, per_persona
     if not family_file and not source:
         raise SurveyError("give a long table or store (SOURCE), or a family file with --family")
     require_file(source, "source")
-    from survey import DBPAOptions, dbpa, dbpa_family, parse_hist_range, progress_bar
+    from survey import DBPAOptions, dbpa, dbpa_family, parse_hist_range, progress_bar, study_store
 
     given = dict(omegas=list(omegas) or None, embedder=embedder, embed_url=embed_url, n_resamples=n_perm,
                  bins=bins, hist_range=None if hist_range is None else parse_hist_range(hist_range, "--range"),
@@ -103,6 +103,7 @@ def dbpa_cmd(source, family_file, a, b, study, models, unit, scheme, per_persona
         return
     options = DBPAOptions.of(**given, unit=unit, scheme=scheme, per_persona=per_persona or None,
                              max_per_unit=max_per_unit)
+    source, study = study_store(source, study)
     with progress_bar("embedding", None, not as_json) as bar:
         res = dbpa(Path(source), a, b, models=list(models), study=study, options=options, progress=bar.update)
     written = res.write_plots(plot) if plot and not no_plot else []

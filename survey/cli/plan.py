@@ -240,9 +240,9 @@ def validate_cmd(table, message, a, b, model, configs, draws, alpha, confidence,
                  plot, no_plot, scale, study, as_json):
     """Rejection rates of every test on random sub-samples: null split (Type-I error) or A vs B (power)."""
     require_file(table, "source")
-    from survey import load_source, validate
+    from survey import open_source, validate
 
-    res = validate(load_source(table, study, min_perturbations=0, scale=scale), message, a, b, model=model, configs=configs,
+    res = validate(open_source(table, study, min_perturbations=0, scale=scale), message, a, b, model=model, configs=configs,
                    draws=draws, alpha=alpha, confidence=confidence, flips=flips, seed=seed, alternative=alternative,
                    source=str(table), progress=_progress(not as_json))
     doc = res.to_dict()

@@ -66,14 +66,14 @@ def report_cmd(source, out, study, a, b, title, alpha, sizes, plan_json, validat
     """Write OUT/index.html (plots inlined), OUT/results.json and OUT/table.csv."""
     require_file(source, "source")
     require_file(humans, "humans")
-    from survey import load_source, report
+    from survey import open_source, report
     from survey.cli.compare import parse_sizes
 
     extras = {"plan": _read_json(plan_json, "--plan"), "validate": _read_json(validate_json, "--validate"),
               "dbpa": _read_json(dbpa_json, "--dbpa")}
     segments = segment_arguments(by, filters, target, personas, pooled)
     # opened here so the output can say what the report rests on; its table.csv shows the provenance
-    src = load_source(source, study, scale=scale, provenance=True,
+    src = open_source(source, study, scale=scale, provenance=True,
                       humans=humans_spec(humans, humans_wide, humans_id_column, humans_columns))
     results = report(src, out, title=title, a=a, b=b, alpha=alpha, seed=seed, flips=flips,
                      sizes=parse_sizes(sizes), extras=extras, adjust=adjust, **segments)

@@ -172,8 +172,9 @@ def run_cmd(study_file, dry_run, yes, models, max_attempts, poll_interval, drop_
 def export_cmd(store, out, study, include_failed, as_json):
     """Write the long response table (model, message, perturbation, persona, replicate, answer, ...)."""
     require_file(store, "store")
-    from survey import Store, invalid_answers, write_table
+    from survey import Store, invalid_answers, study_store, write_table
 
+    store, study = study_store(store, study)
     with Store(store, read_only=True) as st:
         df = st.to_long_table(study, include_failed=include_failed)
     if df.empty:
@@ -194,8 +195,9 @@ def export_cmd(store, out, study, include_failed, as_json):
 def status_cmd(store, study, as_json):
     """What a store holds: replies, invalid answers, failures and batch jobs per study and model."""
     require_file(store, "store")
-    from survey import Store
+    from survey import Store, study_store
 
+    store, study = study_store(store, study)
     with Store(store, read_only=True) as st:
         summary = st.summary(study)
         jobs = st.batch_jobs(study)

@@ -162,3 +162,26 @@ def test_a_sequential_replay_refuses_the_studys_segments_unless_pooled(store, ca
     with pytest.raises(survey.SurveyError, match="pooled=True"):
         survey.sequential(src, method="betting")
     assert survey.sequential(src, method="betting", pooled=True)
+
+
+def test_a_study_file_reads_as_its_store_in_every_reading_command(store, tmp_path, capsys):
+    """`survey analyze study.toml` read the store the study's run filled, as `survey fidelity` does."""
+    toml = store.parent / "study.toml"
+    by_store = json.loads(run_cli(capsys, "analyze", store, "--json")[1])
+    code, out, err = run_cli(capsys, "analyze", toml, "--json")
+    assert code == 0, err
+    assert json.loads(out)["results"] == by_store["results"]
+    for args in (["estimate", toml, "--message", "boots", "--json"], ["compare", toml, "--json"],
+                 ["export", toml, "--out", tmp_path / "t.csv", "--json"], ["status", toml, "--json"],
+                 ["report", toml, "--out", tmp_path / "rep", "--json"]):
+        code, out, err = run_cli(capsys, *args)
+        assert code == 0, (args, out, err)
+    code, _, err = run_cli(capsys, "analyze", toml, "--study", "other")
+    assert code == 2 and "is study 'seg'" in err
+
+
+def test_an_unknown_suffix_names_stores_and_study_files(tmp_path, capsys):
+    odd = tmp_path / "answers.json"
+    odd.write_text("{}")
+    code, _, err = run_cli(capsys, "analyze", odd)
+    assert code == 2 and ".sqlite store" in err and ".toml" in err
