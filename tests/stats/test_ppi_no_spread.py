@@ -34,3 +34,16 @@ def test_humans_who_vary_get_no_such_caution():
     f, fu = _predictions(3)
     y = np.r_[np.zeros(29), 1.0]
     assert ppi_mean(y, f, fu).caution == ""
+
+
+def test_a_one_sided_result_on_fewer_than_100_humans_is_cautioned():
+    """One-sided bounds of the paired effect covered 0.907-0.945 from 30 to 100 humans: the result says so."""
+    rng = np.random.default_rng(3)
+    for n, warned in ((50, True), (99, True), (100, False)):
+        y_a, y_b = rng.integers(0, 2, n).astype(float), rng.integers(0, 2, n).astype(float)
+        f_a, f_b = np.clip(y_a * 0.6 + 0.2, 0, 1), np.clip(y_b * 0.6 + 0.2, 0, 1)
+        fu = rng.uniform(0.2, 0.8, 400)
+        for alternative in ("greater", "less"):
+            r = ppi_paired_effect(y_a, y_b, f_a, f_b, fu, fu[::-1], alternative=alternative)
+            assert ("One-sided on" in r.caution) is warned, (n, alternative, r.caution)
+        assert "One-sided" not in ppi_paired_effect(y_a, y_b, f_a, f_b, fu, fu[::-1]).caution
