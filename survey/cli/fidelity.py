@@ -23,6 +23,9 @@ from survey.cli.common import (
 )
 
 
+WIDE_TABLE = 100  # terminal columns from which the levels read as one table
+
+
 def _ci(ci) -> str:
     return f"[{ci[0]:+.3f}, {ci[1]:+.3f}]"
 
@@ -85,18 +88,7 @@ def fidelity_cmd(sources, humans, a, b, by, out, confidence, n_boot, seed, scale
     h = res.human_effect
     click.echo(res.basis)
     click.echo(f"human effect {res.a} − {res.b}: {h.estimate:+.4f} {_ci(h.ci)} ({res.unit}; humans alone)")
-    rows = []
-    for x in res.levels:
-        f = x["fidelity"]
-        j, w = f.distances["jsd"], f.distances.get("wasserstein")
-        rows.append([x["model"], x["message"], *([x["segment"]] if res.by else []), f.n_humans,
-                     _mean(f.points, f.human), _mean(f.points, f.persona), f"{j['value']:.3f} {_range(j['ci'])}",
-                     j["noise_floor"], "" if w is None else f"{w['value']:.3f} {_range(w['ci'])}",
-                     level_in_words(f)])
-    print_table("levels: humans vs personas (mean answer; JSD and Wasserstein with bootstrap CIs; floor: two "
-                "halves of the humans)",
-                ["model", "message", *(["segment"] if res.by else []), "humans", "human mean", "persona mean",
-                 "JSD [CI]", "JSD floor", "Wasserstein [CI]", "in words"], rows)
+    _print_levels(res, level_in_words)
     print_table(f"effects {res.a} − {res.b} ({res.unit})",
                 ["model", "personas", "humans", "human − persona", "p", "signs agree"],
                 [[e["model"], f"{e['fidelity'].persona_effect:+.3f}", f"{e['fidelity'].human_effect:+.3f}",
@@ -118,6 +110,31 @@ def fidelity_cmd(sources, humans, a, b, by, out, confidence, n_boot, seed, scale
     click.echo(f"validity: {res.validity}")
     for note in res.notes:
         click.echo(f"note: {note}", err=True)
+
+
+def _print_levels(res, level_in_words) -> None:
+    """The levels table; below WIDE_TABLE columns as two (answers with their words, then distances), as the report
+    shows them: nine columns' headers alone are wider than an 80-column terminal."""
+    from rich.console import Console
+
+    keys, answers, distances = ["model", "message", *(["segment"] if res.by else [])], [], []
+    for x in res.levels:
+        f = x["fidelity"]
+        j, w = f.distances["jsd"], f.distances.get("wasserstein")
+        key = [x["model"], x["message"], *([x["segment"]] if res.by else [])]
+        answers.append([*key, f.n_humans, _mean(f.points, f.human), _mean(f.points, f.persona), level_in_words(f)])
+        distances.append([*key, f"{j['value']:.3f} {_range(j['ci'])}", j["noise_floor"],
+                          "" if w is None else f"{w['value']:.3f} {_range(w['ci'])}"])
+    answer_columns = [*keys, "humans", "human mean", "persona mean", "in words"]
+    distance_columns = [*keys, "JSD [CI]", "JSD floor", "Wasserstein [CI]"]
+    if Console().width >= WIDE_TABLE:
+        print_table("levels: humans vs personas (mean answer; JSD and Wasserstein with bootstrap CIs; floor: two "
+                    "halves of the humans)", [*answer_columns[:-1], *distance_columns[len(keys):], "in words"],
+                    [[*a[:-1], *d[len(keys):], a[-1]] for a, d in zip(answers, distances, strict=True)])
+        return
+    print_table("levels: humans vs personas (mean answer)", answer_columns, answers)
+    print_table("levels: distances (JSD and Wasserstein with bootstrap CIs; floor: two halves of the humans)",
+                distance_columns, distances)
 
 
 def _benchmark(sources, humans, a, b, by, out, confidence, n_boot, seed, scale, study, as_json) -> None:

@@ -227,3 +227,19 @@ def test_fewer_humans_than_the_ppi_interval_was_checked_on_is_said_once():
     assert len(said) == 1 and "per arm" in said[0], res.notes
     table, humans = synthetic("between", seed=4)
     assert not [n for n in human_fidelity(Source.of(table), humans, **FAST).notes if n.startswith("PPI: Only")]
+
+
+def test_the_levels_read_at_80_columns_as_two_tables(tmp_path):
+    """Nine columns' headers alone are wider than 80 columns: below 100 the levels print as answers (with the
+    words), then distances, each header whole; from 100 on, as one table."""
+    t, h = _files(tmp_path)
+    narrow = subprocess.run([sys.executable, "-m", "survey", "fidelity", str(t), "--humans", str(h), "--bootstrap",
+                             "50"], capture_output=True, text=True, cwd=ROOT,
+                            env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "COLUMNS": "80"})
+    assert narrow.returncode == 0, narrow.stderr
+    assert "levels: distances" in narrow.stdout
+    for header in ("persona", "Wasserstein [CI]", "JSD floor", "JSD [CI]"):
+        assert any(header in line for line in narrow.stdout.splitlines()), header
+    assert max(len(line) for line in narrow.stdout.splitlines()) <= 80
+    wide = _cli(t, "--humans", h, "--bootstrap", 50)
+    assert "levels: distances" not in wide.stdout and "Wasserstein [CI]" in wide.stdout
