@@ -22,7 +22,6 @@ from survey.cli.common import (
     study_option,
 )
 
-
 WIDE_TABLE = 100  # terminal columns from which the levels read as one table
 
 
