@@ -14,6 +14,7 @@ from survey import __version__
 from survey.common.formatting import fmt, to_json, yes_no
 from survey.reporting import Section, fig_png
 from survey.reporting.html_env import html_environment
+from survey.reporting.humans import distance, distance_ci
 from survey.stats.humans.in_words import level_in_words, ppi_in_words
 
 TITLE = "Which model to trust? Persona against human effects over experiments"
@@ -61,8 +62,8 @@ def benchmark_sections(bench) -> list[Section]:
                                       "noise floor", "in words"],
                           "rows": [[name, x["model"], x["message"], fmt(_mean(x["fidelity"].points, x["fidelity"].human), 3),
                                     fmt(_mean(x["fidelity"].points, x["fidelity"].persona), 3),
-                                    f"{fmt(x['fidelity'].jsd, 3)} ({_ci(x['fidelity'].distances['jsd']['ci'])})",
-                                    fmt(x["fidelity"].distances["jsd"]["noise_floor"], 3), level_in_words(x["fidelity"])]
+                                    distance_ci(x["fidelity"].jsd, x["fidelity"].distances["jsd"]["ci"]),
+                                    distance(x["fidelity"].distances["jsd"]["noise_floor"]), level_in_words(x["fidelity"])]
                                    for name, res in bench.results.items() for x in res.levels
                                    if x["segment"] == "all"]})
     out = [top, exp, levels]

@@ -24,6 +24,34 @@ def keep_numbers_whole(value):
     return Markup(_SCIENTIFIC.sub(lambda m: f'<span class="num">{m.group(0)}</span>', str(escape(value))))
 
 
+# a cell that reads as a number or an interval of numbers ("0.003 (0.000 to 0.056)", "+0.12", "40%", "—")
+_NUMERIC = re.compile(r"[-+−]?(\d[\d.,]*(e[-+]?\d+)?%?|—|nan|inf)([\s(\[,;]+(to\s+)?[-+−]?(\d[\d.,]*(e[-+]?\d+)?%?|—|nan|inf)"
+                      r"[)\]]?)*", re.IGNORECASE)
+
+
+def column_classes(table) -> list[Markup]:
+    """Per column of a table ({"columns", "rows"}), the class attribute its cells take: none for numbers
+    (right-aligned, as in a ledger), "id" for identifiers (one word each, e.g. a model id: left-aligned and never
+    broken at its hyphens; the table scrolls in its box), "t" for text (left-aligned prose, e.g. "in words")."""
+    return [Markup(f' class="{k}"') if k != "n" else Markup("") for k in _column_kinds(table)]
+
+
+def _column_kinds(table) -> list[str]:
+    columns, rows = (table["columns"], table["rows"]) if isinstance(table, dict) else (table.columns, table.rows)
+    classes = []
+    for i, _ in enumerate(columns):
+        cells = [str(r[i]).strip() for r in rows if i < len(r) and r[i] is not None and str(r[i]).strip()]
+        if cells and all(_NUMERIC.fullmatch(c) for c in cells):
+            classes.append("n")
+        elif all(len(c.split()) == 1 for c in cells):
+            classes.append("id")
+        else:
+            classes.append("t")
+    return classes
+
+
 def html_environment() -> Environment:
-    return Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]),
-                       finalize=keep_numbers_whole)
+    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]),
+                      finalize=keep_numbers_whole)
+    env.globals["column_classes"] = column_classes
+    return env

@@ -4,6 +4,8 @@ estimate about the humans, a plain verdict per model and what validity needs."""
 
 from __future__ import annotations
 
+import math
+
 from survey.common.formatting import fmt, yes_no
 from survey.responses import response_type
 from survey.stats.humans.in_words import level_in_words, ppi_in_words
@@ -13,6 +15,16 @@ TITLE = "Does it match people?"
 
 def _ci(ci) -> str:
     return f"{fmt(ci[0], 3)} to {fmt(ci[1], 3)}"
+
+
+def distance(x) -> str:
+    """A distance (JSD, Wasserstein) with three decimals, however small: one format per column, where fmt's
+    significant digits below 0.001 put 4.28e-06 beside 0.003."""
+    return "—" if x is None or not math.isfinite(x) else f"{x:.3f}"
+
+
+def distance_ci(value, ci) -> str:
+    return f"{distance(value)} ({distance(ci[0])} to {distance(ci[1])})"
 
 
 def _matches(res, model: str) -> bool:
@@ -118,6 +130,6 @@ def _distance_row(x, by) -> list:
     f = x["fidelity"]
     j, w = f.distances["jsd"], f.distances.get("wasserstein")
     return [x["model"], x["message"], *(x["segment"] for _ in by),
-            f"{fmt(j['value'], 3)} ({_ci(j['ci'])})", fmt(j["noise_floor"], 3), fmt(j["baselines"]["uniform"], 3),
-            "" if w is None else f"{fmt(w['value'], 3)} ({_ci(w['ci'])})",
-            "" if w is None else fmt(w["noise_floor"], 3)]
+            distance_ci(j["value"], j["ci"]), distance(j["noise_floor"]), distance(j["baselines"]["uniform"]),
+            "" if w is None else distance_ci(w["value"], w["ci"]),
+            "" if w is None else distance(w["noise_floor"])]

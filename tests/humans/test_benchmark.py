@@ -227,8 +227,9 @@ def test_a_study_declares_its_pair_when_the_humans_saw_more_than_two(stores, tmp
 @pytest.mark.skipif(not (shutil.which("chromium") and shutil.which("chromedriver")) and not os.environ.get("CI"),
                     reason="chromium not installed")
 def test_the_fidelity_reports_fit_an_800_pixel_window(stores, tmp_path):
-    """The benchmark report and a study's report with its humans at 800 px: nothing runs off the page sideways
-    and no table needs scrolling sideways to be read."""
+    """The benchmark report and a study's report with its humans at 800 px: nothing runs off the page sideways,
+    and no table of the benchmark needs scrolling sideways; the study's report keeps model ids unbroken, and a
+    table they widen scrolls in its own box (never the page)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -249,6 +250,7 @@ def test_the_fidelity_reports_fit_an_800_pixel_window(stores, tmp_path):
     try:
         for page in (tmp_path / "b" / "index.html", tmp_path / "r" / "index.html"):
             drv.get(page.as_uri())
-            assert drv.execute_script(OVERFLOWING) == [], page.parent.name
+            over = drv.execute_script(OVERFLOWING)
+            assert [o for o in over if page.parent.name == "b" or o.startswith("page")] == [], (page.parent.name, over)
     finally:
         drv.quit()

@@ -149,3 +149,48 @@ def test_segment_section_renders_for_every_kind(driver, tmp_path, scale):
     assert "segment men under 35" in text and "design effect" in text
     width = driver.execute_script("return document.documentElement.scrollWidth")
     assert width <= 1100, f"the page overflows horizontally ({width} px)"
+
+
+# Per table cell of the section "Does it match people?": its column's header, text, alignment and wrapping
+CELLS = """
+const out = [];
+for (const table of document.querySelectorAll('table')) {
+  const heads = Array.from(table.querySelectorAll('th')).map(t => t.textContent);
+  for (const row of table.querySelectorAll('tr')) {
+    Array.from(row.querySelectorAll('td')).forEach((td, i) => {
+      const s = getComputedStyle(td);
+      out.push({head: heads[i], text: td.textContent, align: s.textAlign, wrap: s.whiteSpace});
+    });
+  }
+}
+return out;
+"""
+
+
+def test_text_left_ids_whole_and_one_format_per_distance_column_at_800_px(driver, tmp_path):
+    """At 800 px: text columns ("message", "in words") read left-aligned, numbers right; a model id never breaks
+    at its hyphens; a JSD interval never mixes 0.003 with 4.28e-06."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests" / "humans"))
+    from synthetic import synthetic
+
+    table, humans = synthetic("between", n_humans=60, n_personas=20, seed=10)
+    table = table.drop(columns="age").assign(model="claude-3-5-haiku-20241022")
+    humans.table.drop(columns="weight").to_csv(tmp_path / "h.csv", index=False)
+    survey.report(table, tmp_path / "rep", humans=tmp_path / "h.csv", flips=999)
+    driver.set_window_size(800, 2400)
+    try:
+        driver.get((tmp_path / "rep" / "index.html").as_uri())
+        cells = driver.execute_script(CELLS)
+    finally:
+        driver.set_window_size(1100, 2400)
+    words = [c for c in cells if c["head"] == "in words"]
+    assert words and all(c["align"] in ("left", "start") for c in words)
+    assert all(c["align"] in ("left", "start") for c in cells if c["head"] == "message")
+    assert all(c["align"] == "right" for c in cells if c["head"] == "humans")
+    ids = [c for c in cells if c["head"] == "model" and c["text"] == "claude-3-5-haiku-20241022"]
+    assert ids and all(c["wrap"] == "nowrap" for c in ids)
+    for c in cells:
+        if c["head"] and ("JSD" in c["head"] or "Wasserstein" in c["head"]):
+            assert "e-" not in c["text"], c
