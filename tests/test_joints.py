@@ -174,8 +174,7 @@ STILL_WIDE = {
     "survey.kinds.pick.table:simulate_pick_arrays", "survey.stats.comparison:top_box_comparison",
     "survey.stats.planning.mixed_subjects:plan_mixed_effect",
     "survey.stats.planning.planner:plan",
-    "survey.stats.planning.segments:plan_segments", "survey.stats.ppi:ppi_paired_effect",
-    "survey.stats.ppi:ppi_between_arrays", "survey.stats.ppi:ppi_between_effect", "survey.stats.ppi:_result",
+    "survey.stats.planning.segments:plan_segments",
 }
 
 

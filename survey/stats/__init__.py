@@ -76,6 +76,7 @@ _LAZY = {
     "dbpa_alignment": "survey.stats.dbpa", "roc_from_pvalues": "survey.stats.dbpa", "DBPAResult": "survey.stats.dbpa",
     "ppi_mean": "survey.stats.ppi", "ppi_paired_effect": "survey.stats.ppi", "ppi_between_effect": "survey.stats.ppi",
     "ppi_mean_arrays": "survey.stats.ppi", "ppi_between_arrays": "survey.stats.ppi", "PPIResult": "survey.stats.ppi",
+    "PPIArm": "survey.stats.ppi", "PPIOptions": "survey.stats.ppi",
     "jsd": "survey.stats.fidelity", "wasserstein_ordinal": "survey.stats.fidelity",
     "level_fidelity": "survey.stats.fidelity", "LevelFidelity": "survey.stats.fidelity",
     "effect_fidelity": "survey.stats.effect_fidelity", "EffectFidelity": "survey.stats.effect_fidelity",

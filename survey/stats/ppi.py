@@ -37,9 +37,10 @@ Within-subjects A - B (each human saw both): ``ppi_paired_effect`` applies the s
 D_i = Y_i(A) - Y_i(B) with predictions g_i = f_i(A) - f_i(B). Between-subjects (each human saw one message):
 ``ppi_between_effect`` subtracts two PPI means, each tuned on its own arm, s.e.s in quadrature (plus the
 covariance of the two imputed means when the same personas answered both messages). It takes weights too
-(``w_a``, ``w_a_unlabeled``, ``w_b``, ``w_b_unlabeled``): each arm is then the weighted PPI mean and the s.e. uses
+(each arm, a ``PPIArm``, carries ``w`` and ``w_unlabeled``): each arm is then the weighted PPI mean and the s.e. uses
 the same weighted variances; at ``lam=0`` it is the humans-alone (weighted) difference of means.
-``ppi_mean_arrays`` and ``ppi_between_arrays`` compute many datasets at once, for simulations.
+``ppi_mean_arrays`` and ``ppi_between_arrays`` (survey.stats.ppi_arrays) compute many datasets at once, for
+simulations. How each estimate is tested (alpha, alternative, lam, null, variance) travels as one ``PPIOptions``.
 
 Validity rests on two things, said in every result: the humans are a random sample of the target population
 (and the personas are drawn from, or weighted to, the same population), and the predictions were fixed before
@@ -57,6 +58,17 @@ from scipy import stats as sps
 from survey.common.display import Display
 from survey.common.formatting import finite
 from survey.errors import SurveyError
+from survey.stats.ppi_arrays import (
+    VARIANCES,
+    PPIArm,
+    humans_part,
+    normalised_weights,
+    ppi_between_arrays,
+    ppi_mean_arrays,
+)
+
+__all__ = ["PPIArm", "PPIOptions", "PPIResult", "ppi_between_arrays", "ppi_between_effect", "ppi_mean",
+           "ppi_mean_arrays", "ppi_paired_effect"]
 
 ALTERNATIVES = ("two-sided", "greater", "less")
 RESTS_ON = ("the humans are a random sample of the target population and the personas are drawn from (or "
@@ -69,6 +81,34 @@ MIN_HUMANS = 30
 MIN_WEIGHTED_HUMANS = 75
 # one-sided bounds of the paired effect covered 0.907-0.918 at 30 humans, 0.918-0.936 at 50, 0.928-0.945 at 100
 ONE_SIDED_HUMANS = 100
+
+
+@dataclass(frozen=True)
+class PPIOptions:
+    """How a PPI estimate is tested, checked once: ``alpha``, ``alternative`` ("two-sided", "greater": H1 above
+    ``null``, "less"), ``lam`` (None: power-tuned and clipped to [0, 1]; 0: humans only; 1: classical PPI),
+    ``null`` and ``variance`` ("linearised", or "ppi_py" for the reference package's arithmetic exactly)."""
+
+    alpha: float = 0.05
+    alternative: str = "two-sided"
+    lam: float | None = None
+    null: float = 0.0
+    variance: str = "linearised"
+
+    def __post_init__(self):
+        if self.alternative not in ALTERNATIVES:
+            raise SurveyError(f"alternative must be one of {', '.join(ALTERNATIVES)}; got '{self.alternative}'")
+        if not 0 < self.alpha < 1:
+            raise SurveyError(f"alpha must be between 0 and 1 (0.05 for a 95% interval); got {self.alpha}")
+        if self.lam is not None and not np.isfinite(self.lam):
+            raise SurveyError(f"lam must be a number (0 humans only, 1 classical PPI) or None to tune it; "
+                              f"got {self.lam}")
+        if self.variance not in VARIANCES:
+            raise SurveyError(f"variance must be one of {', '.join(VARIANCES)}; got '{self.variance}'")
+
+    @property
+    def tuned(self) -> bool:
+        return self.lam is None
 
 
 @dataclass(repr=False)
@@ -133,95 +173,6 @@ class PPIResult(Display):
                 "note": self.note, "arms": None if self.arms is None else [a.to_dict() for a in self.arms]}
 
 
-VARIANCES = ("linearised", "ppi_py")
-
-
-def spread(w, x, variance: str = "linearised"):
-    """Per row, the variance behind a weighted mean's s.e. (weights of mean 1): the linearised (Hajek) form
-    Var(w (x - mean(w x))), or ppi_py's uncentred Var(w x). Equal when the weights are all 1; with varying weights
-    the uncentred form is off by mean(w x)^2 Var(w) plus a cross term of either sign, so it can undercover."""
-    if variance == "ppi_py":
-        return (w * x).var(axis=1)
-    return (w * (x - (w * x).mean(axis=1, keepdims=True))).var(axis=1)
-
-
-def ppi_mean_arrays(y, yhat, yhat_unlabeled, lam=None, w=None, w_unlabeled=None, variance: str = "linearised",
-                    with_df: bool = False):
-    """The PPI estimate, s.e. and lambda of many datasets at once: rows of (S, n), (S, n), (S, N) arrays.
-
-    Returns (estimate, se, lam), each of shape (S,), and with ``with_df`` the degrees of freedom of the t
-    quantile the interval uses (inf under ``variance="ppi_py"``: the normal one). ``lam`` None tunes each row's
-    lambda (clipped to [0, 1]; 0 where the predictions do not vary), a number fixes it. ``w``, ``w_unlabeled``:
-    optional weights of the humans and the personas (e.g. to the target population's make-up), rescaled to sum
-    to n and N as ppi_py does; ``variance`` "linearised" (the default: the weighted means' linearised variance
-    with the small-sample divisors) or "ppi_py" (its arithmetic exactly, kept to check agreement; see
-    ``spread``). No input checks: ``ppi_mean`` checks. Used by simulations, which need thousands of datasets in
-    one pass.
-    """
-    y, f, fu = (np.atleast_2d(np.asarray(a, dtype=float)) for a in (y, yhat, yhat_unlabeled))
-    w, wu = _weights(w, y.shape), _weights(w_unlabeled, fu.shape)
-    tuned = lam is None
-    if tuned:
-        lam = tuned_lambda(y, f, fu, w, wu)
-    lam = np.broadcast_to(np.asarray(lam, dtype=float), (y.shape[0],))
-    resid = y - lam[:, None] * f
-    estimate = lam * (wu * fu).mean(axis=1) + (w * resid).mean(axis=1)
-    humans, humans_df = humans_part(w, resid, variance, tuned)
-    personas = lam ** 2 * personas_part(wu, fu, variance)
-    df = satterthwaite((humans, humans_df), (personas, np.inf if variance == "ppi_py" else fu.shape[1] - 1.0))
-    out = (estimate, np.sqrt(humans + personas), np.array(lam))
-    return (*out, df) if with_df else out
-
-
-def humans_part(w, resid, variance: str, tuned: bool):
-    """The humans' share of the estimate's variance, Var(w (Y - lambda f)) / n per row, and its degrees of freedom:
-    ppi_py's divisor n and infinite degrees of freedom under ``variance="ppi_py"``, else the divisor n_eff - 2
-    for a tuned lambda (n_eff - 1 for a fixed one) on n_eff, the Kish effective number of weighted humans (n
-    without weights). A tuned lambda is a fitted slope: like a regression's, it makes the residuals look less
-    variable than they are, by a factor (n - 2) / n."""
-    n = resid.shape[1]
-    if variance == "ppi_py":
-        return spread(w, resid, "ppi_py") / n, np.full(resid.shape[0], np.inf)
-    n_eff = w.sum(axis=1) ** 2 / (w ** 2).sum(axis=1)
-    df = np.maximum(n_eff - (2 if tuned else 1), 1.0)
-    return spread(w, resid) / n * n_eff / df, df
-
-
-def personas_part(wu, fu, variance: str):
-    """Var(w~ f~) / N per row (before lambda^2): divisor N under ``variance="ppi_py"``, else N - 1."""
-    big_n = fu.shape[1]
-    return spread(wu, fu, variance) / (big_n if variance == "ppi_py" else big_n - 1)
-
-
-def satterthwaite(*parts):
-    """Degrees of freedom of a sum of independent variance estimates ((variance, df) pairs, arrays per row):
-    Welch-Satterthwaite's (sum v)^2 / sum(v^2 / df); inf when every df is."""
-    total = sum(v for v, _ in parts)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        denominator = sum(np.where(v > 0, v ** 2 / df, 0.0) for v, df in parts)
-        return np.where(denominator > 0, total ** 2 / denominator, np.inf)
-
-
-def _weights(w, shape) -> np.ndarray:
-    if w is None:
-        return np.ones(shape)
-    w = np.broadcast_to(np.asarray(w, dtype=float), shape)
-    return w / w.sum(axis=1, keepdims=True) * shape[1]
-
-
-def tuned_lambda(y, f, fu, w=1.0, wu=1.0) -> np.ndarray:
-    """PPI++ lambda = Cov(Y, f) / ((1 + n/N) Var(f)) per row, clipped to [0, 1], with ppi_py's divisors and
-    weighting (the weighted gradients w (Y - theta), w (f - theta) at the lambda = 1 estimate theta)."""
-    n, big_n = y.shape[1], fu.shape[1]
-    theta = ((wu * fu).mean(axis=1) + (w * (y - f)).mean(axis=1))[:, None]
-    gy, gf, gfu = w * (y - theta), w * (f - theta), wu * (fu - theta)
-    cov = ((gy - gy.mean(axis=1, keepdims=True)) * (gf - gf.mean(axis=1, keepdims=True))).mean(axis=1)
-    var_f = np.concatenate([gf, gfu], axis=1).var(axis=1, ddof=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lam = cov / ((1 + n / big_n) * var_f)
-    # constant predictions carry no information about who answers what: the humans alone
-    return np.clip(np.where(var_f > 0, lam, 0.0), 0.0, 1.0)
-
 
 def ppi_mean(y, yhat, yhat_unlabeled, *, alpha: float = 0.05, alternative: str = "two-sided",
              lam: float | None = None, null: float = 0.0, w=None, w_unlabeled=None,
@@ -237,115 +188,87 @@ def ppi_mean(y, yhat, yhat_unlabeled, *, alpha: float = 0.05, alternative: str =
     s.e. uses the linearised variance of the weighted means. ``variance="ppi_py"``: ppi_py's arithmetic exactly
     (its uncentred weighted variance, divisors n and N, a normal quantile).
     """
-    y, f, fu = _checked(y, yhat, yhat_unlabeled, alpha, alternative, lam, "")
-    _check_variance(variance)
-    w, wu = _checked_weights(w, len(y), "humans"), _checked_weights(w_unlabeled, len(fu), "personas")
-    est, se, lam_used, df = ppi_mean_arrays(y[None], f[None], fu[None], lam, w, wu, variance, with_df=True)
-    humans_var, _ = humans_part(_weights(w, (1, len(y))), y[None], variance, tuned=False)
-    return _result("mean", float(est[0]), float(se[0]), float(lam_used[0]), lam is None, len(y), len(fu),
-                   float(np.sqrt(humans_var[0])), alpha, alternative, null, float(df[0]),
+    options = PPIOptions(alpha=alpha, alternative=alternative, lam=lam, null=null, variance=variance)
+    return _mean(PPIArm(y, yhat, yhat_unlabeled, w, w_unlabeled), options)
+
+
+def _mean(arm: PPIArm, options: PPIOptions, which: str = "") -> PPIResult:
+    y, f, fu = _checked(arm, which)
+    w, wu = _checked_weights(arm.w, len(y), "humans"), _checked_weights(arm.w_unlabeled, len(fu), "personas")
+    est, se, lam_used, df = ppi_mean_arrays(y[None], f[None], fu[None], options.lam, w, wu, options.variance,
+                                            with_df=True)
+    humans_var, _ = humans_part(normalised_weights(w, (1, len(y))), y[None], options.variance, tuned=False)
+    return _result("mean", (float(est[0]), float(se[0]), float(df[0])), float(lam_used[0]), (len(y), len(fu)),
+                   float(np.sqrt(humans_var[0])), options,
                    " ".join(filter(None, (_caution([w], [len(y)]), _no_spread(y)))))
 
 
-def ppi_paired_effect(y_a, y_b, f_a, f_b, f_a_unlabeled, f_b_unlabeled, *, alpha: float = 0.05,
-                      alternative: str = "two-sided", lam: float | None = None, null: float = 0.0, w=None,
-                      w_unlabeled=None, variance: str = "linearised") -> PPIResult:
+def ppi_paired_effect(y_a, y_b, f_a, f_b, f_a_unlabeled, f_b_unlabeled, *, w=None, w_unlabeled=None,
+                      options: PPIOptions | None = None) -> PPIResult:
     """Within-subjects human effect E[Y(A) - Y(B)]: PPI on D = Y(A) - Y(B) with predictions f(A) - f(B).
 
     Each of the n humans answered both messages (``y_a[i]``, ``y_b[i]``); ``f_a``, ``f_b`` are the predictions
     for those humans, ``f_a_unlabeled``, ``f_b_unlabeled`` those of N personas that answered both messages;
-    ``w``, ``w_unlabeled`` optional weights of the humans and personas, as in ``ppi_mean``.
+    ``w``, ``w_unlabeled`` optional weights of the humans and personas, as in ``ppi_mean``; ``options`` a
+    PPIOptions (alpha, alternative, lam, null, variance).
     """
-    y_a, f_a, fu_a = _checked(y_a, f_a, f_a_unlabeled, alpha, alternative, lam, " for message A")
-    y_b, f_b, fu_b = _checked(y_b, f_b, f_b_unlabeled, alpha, alternative, lam, " for message B")
+    options = options or PPIOptions()
+    y_a, f_a, fu_a = _checked(PPIArm(y_a, f_a, f_a_unlabeled), " for message A")
+    y_b, f_b, fu_b = _checked(PPIArm(y_b, f_b, f_b_unlabeled), " for message B")
     if len(y_a) != len(y_b) or len(fu_a) != len(fu_b):
         raise SurveyError(f"a within-subjects effect pairs each human's and each persona's two answers: give as "
                           f"many A as B answers (humans {len(y_a)} vs {len(y_b)}, personas {len(fu_a)} vs "
                           f"{len(fu_b)}), or use ppi_between_effect when humans saw one message each")
-    r = ppi_mean(y_a - y_b, f_a - f_b, fu_a - fu_b, alpha=alpha, alternative=alternative, lam=lam, null=null,
-                 w=w, w_unlabeled=w_unlabeled, variance=variance)
+    r = _mean(PPIArm(y_a - y_b, f_a - f_b, fu_a - fu_b, w, w_unlabeled), options)
     r.target = "paired effect A - B"
     return r
 
 
-def ppi_between_arrays(y_a, f_a, f_a_unlabeled, y_b, f_b, f_b_unlabeled, lam=None, *, w_a=None,
-                       w_a_unlabeled=None, w_b=None, w_b_unlabeled=None, same_personas: bool = False,
-                       variance: str = "linearised", with_df: bool = False):
-    """The between-subjects PPI effect A - B of many datasets at once: rows of (S, n_A), (S, N_A), ... arrays.
-
-    Returns (estimate, se, lam_a, lam_b), each of shape (S,), and with ``with_df`` the Welch-Satterthwaite degrees
-    of freedom: each arm is ``ppi_mean_arrays`` on its own humans and personas (with its own weights), and the s.e.
-    adds the arms' variances as ``ppi_mean_arrays`` does for one arm (``humans_part``, ``personas_part``).
-    With ``same_personas`` row j of both persona arrays is one persona (one weight ``w_a_unlabeled``, which
-    must equal ``w_b_unlabeled``): the imputed variance is Var(w~ (lambda_A f~(A) - lambda_B f~(B))) / N.
-    No input checks: ``ppi_between_effect`` checks.
-    """
-    arms = []
-    for y, f, fu, w, wu in ((y_a, f_a, f_a_unlabeled, w_a, w_a_unlabeled), (y_b, f_b, f_b_unlabeled, w_b, w_b_unlabeled)):
-        y, f, fu = (np.atleast_2d(np.asarray(x, dtype=float)) for x in (y, f, fu))
-        est, _, arm_lam = ppi_mean_arrays(y, f, fu, lam, w, wu, variance)
-        w = _weights(w, y.shape)
-        humans = humans_part(w, y - arm_lam[:, None] * f, variance, lam is None)
-        arms.append((est, arm_lam[:, None], humans, fu, _weights(wu, fu.shape)))
-    (est_a, la, humans_a, fu_a, wu_a), (est_b, lb, humans_b, fu_b, wu_b) = arms
-    if same_personas:
-        personas = [(personas_part(wu_a, la * fu_a - lb * fu_b, variance), fu_a.shape[1] - 1.0)]
-    else:
-        personas = [(la[:, 0] ** 2 * personas_part(wu_a, fu_a, variance), fu_a.shape[1] - 1.0),
-                    (lb[:, 0] ** 2 * personas_part(wu_b, fu_b, variance), fu_b.shape[1] - 1.0)]
-    if variance == "ppi_py":
-        personas = [(v, np.inf) for v, _ in personas]
-    parts = [humans_a, humans_b, *personas]
-    out = (est_a - est_b, np.sqrt(sum(v for v, _ in parts)), la[:, 0], lb[:, 0])
-    return (*out, satterthwaite(*parts)) if with_df else out
-
-
-def ppi_between_effect(y_a, f_a, f_a_unlabeled, y_b, f_b, f_b_unlabeled, *, alpha: float = 0.05,
-                       alternative: str = "two-sided", lam: float | None = None, null: float = 0.0,
-                       same_personas: bool = False, w_a=None, w_a_unlabeled=None, w_b=None,
-                       w_b_unlabeled=None, variance: str = "linearised") -> PPIResult:
+def ppi_between_effect(a: PPIArm, b: PPIArm, *, same_personas: bool = False,
+                       options: PPIOptions | None = None) -> PPIResult:
     """Between-subjects human effect E[Y(A)] - E[Y(B)]: two PPI means (humans randomised to A or B).
 
-    Each arm's lambda is tuned on its own humans. The s.e.s add in quadrature when the two arms' personas are
-    different; with ``same_personas=True`` (the same N personas answered both messages, row j of
-    ``f_a_unlabeled`` and ``f_b_unlabeled`` is one persona) the imputed parts are correlated and their
-    variance is that of lambda_A f~(A) - lambda_B f~(B) over the personas. ``w_a``, ``w_a_unlabeled``,
-    ``w_b``, ``w_b_unlabeled``: optional weights of each arm's humans and personas, as in ``ppi_mean`` (each
-    arm is then a weighted PPI mean); shared personas carry one weight each, so there the two persona
-    weights must be equal. ``lam=0`` is the humans-alone effect: the (weighted) difference of the arms' means
-    with their s.e.s in quadrature.
+    ``a``, ``b``: each message's arm (PPIArm: its humans' answers, their predictions, the personas'
+    predictions, and optional weights of its humans and personas, as in ``ppi_mean``: each arm is then a
+    weighted PPI mean). Each arm's lambda is tuned on its own humans. The s.e.s add in quadrature when the two
+    arms' personas are different; with ``same_personas=True`` (the same N personas answered both messages, row
+    j of ``a.f_unlabeled`` and ``b.f_unlabeled`` is one persona) the imputed parts are correlated and their
+    variance is that of lambda_A f~(A) - lambda_B f~(B) over the personas; shared personas carry one weight
+    each, so there the two persona weights must be equal. ``options.lam=0`` is the humans-alone effect: the
+    (weighted) difference of the arms' means with their s.e.s in quadrature.
     """
-    y_a, f_a, fu_a = _checked(y_a, f_a, f_a_unlabeled, alpha, alternative, lam, " for message A")
-    y_b, f_b, fu_b = _checked(y_b, f_b, f_b_unlabeled, alpha, alternative, lam, " for message B")
-    w_a, w_b = _checked_weights(w_a, len(y_a), "A humans"), _checked_weights(w_b, len(y_b), "B humans")
-    wu_a = _checked_weights(w_a_unlabeled, len(fu_a), "A personas")
-    wu_b = _checked_weights(w_b_unlabeled, len(fu_b), "B personas")
+    options = options or PPIOptions()
+    y_a, f_a, fu_a = _checked(a, " for message A")
+    y_b, f_b, fu_b = _checked(b, " for message B")
+    w_a, w_b = _checked_weights(a.w, len(y_a), "A humans"), _checked_weights(b.w, len(y_b), "B humans")
+    wu_a = _checked_weights(a.w_unlabeled, len(fu_a), "A personas")
+    wu_b = _checked_weights(b.w_unlabeled, len(fu_b), "B personas")
     if same_personas and len(fu_a) != len(fu_b):
         raise SurveyError(f"same_personas=True pairs row j of the A and B persona predictions: give as many of "
                           f"each ({len(fu_a)} vs {len(fu_b)}), or set same_personas=False")
-    if same_personas and not np.allclose(_weights(wu_a, (1, len(fu_a))), _weights(wu_b, (1, len(fu_b))),
-                                         rtol=1e-12, atol=0):
+    if same_personas and not np.allclose(normalised_weights(wu_a, (1, len(fu_a))),
+                                         normalised_weights(wu_b, (1, len(fu_b))), rtol=1e-12, atol=0):
         raise SurveyError("same_personas=True: each persona carries one weight, so give w_b_unlabeled equal to "
                           "w_a_unlabeled (or neither), or set same_personas=False")
-    arms = (ppi_mean(y_a, f_a, fu_a, alpha=alpha, alternative=alternative, lam=lam, w=w_a, w_unlabeled=wu_a,
-                     variance=variance),
-            ppi_mean(y_b, f_b, fu_b, alpha=alpha, alternative=alternative, lam=lam, w=w_b, w_unlabeled=wu_b,
-                     variance=variance))
-    est, se, _, _, df = ppi_between_arrays(y_a, f_a, fu_a, y_b, f_b, fu_b, lam, w_a=w_a, w_a_unlabeled=wu_a,
-                                           w_b=w_b, w_b_unlabeled=wu_b, same_personas=same_personas,
-                                           variance=variance, with_df=True)
+    a, b = PPIArm(y_a, f_a, fu_a, w_a, wu_a), PPIArm(y_b, f_b, fu_b, w_b, wu_b)
+    arms = (_mean(a, options), _mean(b, options))
+    est, se, _, _, df = ppi_between_arrays(a, b, options.lam, same_personas=same_personas,
+                                           variance=options.variance, with_df=True)
     humans_se = float(np.hypot(arms[0].humans_only_se, arms[1].humans_only_se))
-    r = _result("between effect A - B", float(est[0]), float(se[0]), (arms[0].lam, arms[1].lam), lam is None,
-                len(y_a) + len(y_b), len(fu_a) if same_personas else len(fu_a) + len(fu_b), humans_se, alpha,
-                alternative, null, float(df[0]),
+    sizes = (len(y_a) + len(y_b), len(fu_a) if same_personas else len(fu_a) + len(fu_b))
+    r = _result("between effect A - B", (float(est[0]), float(se[0]), float(df[0])), (arms[0].lam, arms[1].lam),
+                sizes, humans_se, options,
                 " ".join(filter(None, (_caution([w_a, w_b], [len(y_a), len(y_b)]), _no_spread(y_a, " (message A)"),
                                        _no_spread(y_b, " (message B)")))))
     r.arms = arms
     return r
 
 
-def _result(target, est, se, lam, tuned, n, big_n, humans_se, alpha, alternative, null, df,
-            caution) -> PPIResult:
+def _result(target, estimate_se_df, lam, sizes, humans_se, options: PPIOptions, caution) -> PPIResult:
+    """The interval and p-value of (estimate, s.e., degrees of freedom) under ``options``; ``sizes`` (n, N)."""
+    est, se, df = estimate_se_df
+    n, big_n = sizes
+    alpha, alternative, null = options.alpha, options.alternative, options.null
     statistic = (est - null) / se if se > 0 else float("nan")
     dist = sps.t(df) if np.isfinite(df) else sps.norm
     if alternative == "two-sided":
@@ -363,7 +286,7 @@ def _result(target, est, se, lam, tuned, n, big_n, humans_se, alpha, alternative
             "at 30 humans, 0.918-0.936 at 50 and 0.928-0.945 at 100 (the nominal 0.95 needs more humans; "
             "differences of Yes/No answers are skewed): read the bound and its p-value as optimistic."))))
     return PPIResult(target, est, se, (float(ci[0]), float(ci[1])), float(statistic), float(p), float(null),
-                     alternative, alpha, lam, tuned, n, big_n, float(effective_n), humans_se, df, caution)
+                     alternative, alpha, lam, options.tuned, n, big_n, float(effective_n), humans_se, df, caution)
 
 
 def _caution(weights, sizes) -> str:
@@ -396,11 +319,6 @@ def _no_spread(y, which: str = "") -> str:
             "interval leaves out their sampling error and covers less than it says; more humans are needed.")
 
 
-def _check_variance(variance: str) -> None:
-    if variance not in VARIANCES:
-        raise SurveyError(f"variance must be one of {', '.join(VARIANCES)}; got '{variance}'")
-
-
 def _checked_weights(w, length: int, who: str):
     if w is None:
         return None
@@ -411,15 +329,10 @@ def _checked_weights(w, length: int, who: str):
     return w
 
 
-def _checked(y, f, fu, alpha, alternative, lam, which: str):
-    if alternative not in ALTERNATIVES:
-        raise SurveyError(f"alternative must be one of {', '.join(ALTERNATIVES)}; got '{alternative}'")
-    if not 0 < alpha < 1:
-        raise SurveyError(f"alpha must be between 0 and 1 (0.05 for a 95% interval); got {alpha}")
-    if lam is not None and not np.isfinite(lam):
-        raise SurveyError(f"lam must be a number (0 humans only, 1 classical PPI) or None to tune it; got {lam}")
+def _checked(arm: PPIArm, which: str):
     out = []
-    for name, a in (("human answers", y), ("predictions for the humans", f), ("persona predictions", fu)):
+    for name, a in (("human answers", arm.y), ("predictions for the humans", arm.f),
+                    ("persona predictions", arm.f_unlabeled)):
         a = np.asarray(a, dtype=float)
         if a.ndim != 1:
             raise SurveyError(f"the {name}{which} must be one value per unit (a 1-D array); got shape {a.shape}")

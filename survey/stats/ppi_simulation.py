@@ -26,7 +26,7 @@ import numpy as np
 from scipy import stats as sps
 from scipy.special import expit
 
-from survey.stats.ppi import ppi_between_arrays, ppi_mean_arrays
+from survey.stats.ppi_arrays import PPIArm, ppi_between_arrays, ppi_mean_arrays
 
 SETTINGS = ("unbiased", "biased in level", "attenuated", "reversed effect", "uninformative")
 TYPES = 20
@@ -156,9 +156,9 @@ def small_sample_coverage(setting: str, n: int, big_n: int = 300, datasets: int 
             for name, lam in (("ppi", None), ("humans", 0.0)):
                 if target == "between":
                     est, se, _, _, df = ppi_between_arrays(
-                        d["y_a"][:, one], d["f_a"][:, one], d["fu_a"], d["y_b"][:, two], d["f_b"][:, two], d["fu_b"],
-                        lam, w_a=w, w_b=None if d["w"] is None else d["w"][:, two], same_personas=True,
-                        variance=variance, with_df=True)
+                        PPIArm(d["y_a"][:, one], d["f_a"][:, one], d["fu_a"], w=w),
+                        PPIArm(d["y_b"][:, two], d["f_b"][:, two], d["fu_b"], w=None if d["w"] is None else d["w"][:, two]),
+                        lam, same_personas=True, variance=variance, with_df=True)
                 else:
                     y, f, fu = d["y_a"][:, one], d["f_a"][:, one], d["fu_a"]
                     if target == "paired":

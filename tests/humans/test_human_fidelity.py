@@ -16,7 +16,7 @@ from survey.common.formatting import to_json
 from survey.data.sources import Source
 from survey.errors import SurveyError
 from survey.stats.humans import human_fidelity
-from survey.stats.ppi import ppi_between_effect, ppi_paired_effect
+from survey.stats.ppi import PPIArm, ppi_between_effect, ppi_paired_effect
 
 sys.path.insert(0, str(Path(__file__).parent))
 from synthetic import synthetic  # noqa: E402
@@ -46,9 +46,10 @@ def test_between_subjects_numbers_are_the_statistics_on_hand_built_inputs():
     assert res.human_effect.df == pytest.approx(welch.df, rel=1e-9)
     fa, fb = _predictions(table, "a"), _predictions(table, "b")
     pop = [p for p in fa.index if not p.startswith("human-")]
-    ref = ppi_between_effect(ya["answer"].to_numpy(float), fa[["human-" + r for r in ya["respondent"]]].to_numpy(),
-                             fa[pop].to_numpy(), yb["answer"].to_numpy(float),
-                             fb[["human-" + r for r in yb["respondent"]]].to_numpy(), fb[pop].to_numpy(),
+    ref = ppi_between_effect(PPIArm(ya["answer"].to_numpy(float), fa[["human-" + r for r in ya["respondent"]]].to_numpy(),
+                                    fa[pop].to_numpy()),
+                             PPIArm(yb["answer"].to_numpy(float), fb[["human-" + r for r in yb["respondent"]]].to_numpy(),
+                                    fb[pop].to_numpy()),
                              same_personas=True)
     got = res.ppi["toy"]
     assert (got.estimate, got.se, *got.ci) == pytest.approx((ref.estimate, ref.se, *ref.ci))
@@ -213,11 +214,11 @@ def test_weights_give_the_weighted_human_effect_and_the_weighted_between_ppi():
     pop = [p for p in fa.index if not p.startswith("human-")]
     args = (ya["answer"].to_numpy(float), fa[["human-" + r for r in ya["respondent"]]].to_numpy(), fa[pop].to_numpy(),
             yb["answer"].to_numpy(float), fb[["human-" + r for r in yb["respondent"]]].to_numpy(), fb[pop].to_numpy())
-    ref = ppi_between_effect(*args, same_personas=True, w_a=ya["weight"].to_numpy(float),
-                             w_b=yb["weight"].to_numpy(float))
+    ref = ppi_between_effect(PPIArm(*args[:3], w=ya["weight"].to_numpy(float)),
+                             PPIArm(*args[3:], w=yb["weight"].to_numpy(float)), same_personas=True)
     got = res.ppi["toy"]
     assert (got.estimate, got.se, *got.ci) == pytest.approx((ref.estimate, ref.se, *ref.ci), rel=1e-12)
-    assert got.estimate != pytest.approx(ppi_between_effect(*args, same_personas=True).estimate, rel=1e-6)
+    assert got.estimate != pytest.approx(ppi_between_effect(PPIArm(*args[:3]), PPIArm(*args[3:]), same_personas=True).estimate, rel=1e-6)
 
 
 def test_fewer_humans_than_the_ppi_interval_was_checked_on_is_said_once():

@@ -16,7 +16,7 @@ import pytest
 from survey.data.sources import Source
 from survey.errors import SurveyError
 from survey.stats.planning import plan_mixed_effect, plan_mixed_subjects
-from survey.stats.ppi import ppi_between_arrays, ppi_mean_arrays
+from survey.stats.ppi import PPIArm, ppi_between_arrays, ppi_mean_arrays
 
 sys.path.insert(0, str(Path(__file__).parent))
 from synthetic import synthetic  # noqa: E402
@@ -47,13 +47,13 @@ def test_between_splits_the_target_over_two_arms_and_reaches_it_in_simulation():
     y_a = 0.2 + sigma * (r * x_a + math.sqrt(1 - r * r) * rng.normal(size=(s, n)))
     y_b = sigma * (r * x_b + math.sqrt(1 - r * r) * rng.normal(size=(s, n)))
     x_u2 = rng.normal(size=(s, big_n))  # separate personas per arm: the plan's own assumption
-    est, se, _, _ = ppi_between_arrays(y_a, x_a, x_u, y_b, x_b, x_u2)
+    est, se, _, _ = ppi_between_arrays(PPIArm(y_a, x_a, x_u), PPIArm(y_b, x_b, x_u2))
     half = 1.959964 * se
     assert np.mean(half) == pytest.approx(hw, rel=0.03)  # tuned lambda costs a little; the plan is not wasteful
     cover = np.mean(np.abs(est - 0.2) <= half)
     assert 0.937 <= cover <= 0.963  # the 99% binomial band of 0.95 over 2 000 datasets
     # the same personas answering both messages (what a study does) only narrows it: the plan is conservative
-    _, se_same, _, _ = ppi_between_arrays(y_a, x_a, x_u, y_b, x_b, x_u, same_personas=True)
+    _, se_same, _, _ = ppi_between_arrays(PPIArm(y_a, x_a, x_u), PPIArm(y_b, x_b, x_u), same_personas=True)
     assert np.mean(1.959964 * se_same) < np.mean(half)
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from survey.errors import SurveyError
-from survey.stats.ppi import ppi_between_effect, ppi_mean, ppi_mean_arrays, ppi_paired_effect
+from survey.stats.ppi import PPIArm, ppi_between_effect, ppi_mean, ppi_mean_arrays, ppi_paired_effect
 from survey.stats.ppi_simulation import SETTINGS, coverage, draw, population, theory
 
 REFERENCE = json.loads((Path(__file__).parents[1] / "fixtures" / "ppi_reference.json").read_text())
@@ -99,7 +99,7 @@ def test_between_effect_adds_the_arms_in_quadrature_and_covers_with_shared_perso
     d = draw("biased in level", 1, 60, 300, rng)
     y_a, f_a, fu_a = d["y_a"][0], d["f_a"][0], d["fu_a"][0]
     y_b, f_b, fu_b = d["y_b"][0, :50], d["f_b"][0, :50], d["fu_b"][0, :250]
-    r = ppi_between_effect(y_a, f_a, fu_a, y_b, f_b, fu_b)
+    r = ppi_between_effect(PPIArm(y_a, f_a, fu_a), PPIArm(y_b, f_b, fu_b))
     a, b = r.arms
     assert r.estimate == pytest.approx(a.estimate - b.estimate)
     assert r.se == pytest.approx(np.hypot(a.se, b.se))
@@ -110,8 +110,8 @@ def test_between_effect_adds_the_arms_in_quadrature_and_covers_with_shared_perso
     truth = theory("unbiased", 80, 500)["effect A - B"]["truth"]
     covered = []
     for i in range(1500):
-        r = ppi_between_effect(sim["y_a"][i, :80], sim["f_a"][i, :80], sim["fu_a"][i], sim["y_b"][i, 80:],
-                               sim["f_b"][i, 80:], sim["fu_b"][i], same_personas=True)
+        r = ppi_between_effect(PPIArm(sim["y_a"][i, :80], sim["f_a"][i, :80], sim["fu_a"][i]),
+                               PPIArm(sim["y_b"][i, 80:], sim["f_b"][i, 80:], sim["fu_b"][i]), same_personas=True)
         covered.append(r.ci[0] <= truth <= r.ci[1])
     assert 0.93 <= np.mean(covered) <= 0.97 and r.N == 500
     assert r.se < np.hypot(*(a.se for a in r.arms))  # both means rise and fall with the shared personas
@@ -159,7 +159,7 @@ def test_achieved_precision_matches_the_mixed_subjects_theory(simulated):
     (lambda: ppi_mean([1, 2], [1, 2], [1, 2], w=[1, -1]), "non-negative"),
     (lambda: ppi_mean([1, 2], [1, 2], [1, 2], w_unlabeled=[1, 1, 1]), "one non-negative number per unit"),
     (lambda: ppi_paired_effect([1, 2, 3], [1, 2], [1, 2, 3], [1, 2], [1, 2], [1, 2]), "ppi_between_effect"),
-    (lambda: ppi_between_effect([1, 2], [1, 2], [1, 2, 3], [1, 2], [1, 2], [1, 2], same_personas=True),
+    (lambda: ppi_between_effect(PPIArm([1, 2], [1, 2], [1, 2, 3]), PPIArm([1, 2], [1, 2], [1, 2]), same_personas=True),
      "same_personas=False"),
 ])
 def test_bad_inputs_name_the_fix(call, message):

@@ -9,9 +9,25 @@ import pytest
 from scipy import stats as sps
 
 from survey.errors import SurveyError
-from survey.stats.ppi import ppi_between_arrays, ppi_between_effect, ppi_mean, ppi_mean_arrays
+from survey.stats.ppi import (
+    PPIArm,
+    PPIOptions,
+    ppi_between_arrays,
+    ppi_between_effect,
+    ppi_mean,
+    ppi_mean_arrays,
+)
 
 REFERENCE = json.loads((Path(__file__).parents[1] / "fixtures" / "ppi_reference.json").read_text())
+
+
+def _between(y_a, f_a, fu_a, y_b, f_b, fu_b, *, w_a=None, w_a_unlabeled=None, w_b=None, w_b_unlabeled=None,
+             same_personas=False, arrays=False, **options):
+    """The two arms (and the test's options) as ppi_between_effect / ppi_between_arrays take them."""
+    a, b = PPIArm(y_a, f_a, fu_a, w_a, w_a_unlabeled), PPIArm(y_b, f_b, fu_b, w_b, w_b_unlabeled)
+    if arrays:
+        return ppi_between_arrays(a, b, same_personas=same_personas, **options)
+    return ppi_between_effect(a, b, same_personas=same_personas, options=PPIOptions(**options))
 
 
 def _arms(rng, n_a=40, n_b=55, big_n=300):
@@ -24,11 +40,11 @@ def _arms(rng, n_a=40, n_b=55, big_n=300):
 @pytest.mark.parametrize("lam", [None, 0.0, 0.6])
 def test_unit_weights_reproduce_the_unweighted_effect(same_personas, lam):
     data = _arms(np.random.default_rng(1))
-    plain = ppi_between_effect(*data, lam=lam, same_personas=same_personas, alternative="greater")
+    plain = _between(*data, lam=lam, same_personas=same_personas, alternative="greater")
     for scale in (1.0, 3.0):  # weights are rescaled to mean 1, so any constant is no weighting
         ones = {k: np.full(len(data[i]), scale) for k, i in
                 (("w_a", 0), ("w_a_unlabeled", 2), ("w_b", 3), ("w_b_unlabeled", 2 if same_personas else 5))}
-        weighted = ppi_between_effect(*data, lam=lam, same_personas=same_personas, alternative="greater", **ones)
+        weighted = _between(*data, lam=lam, same_personas=same_personas, alternative="greater", **ones)
         for field in ("estimate", "se", "statistic", "pvalue", "effective_n", "humans_only_se"):
             assert getattr(weighted, field) == pytest.approx(getattr(plain, field), rel=1e-12, abs=1e-12), field
         assert weighted.ci[0] == pytest.approx(plain.ci[0], rel=1e-12) and weighted.lam == pytest.approx(plain.lam)
@@ -40,14 +56,14 @@ def test_weighted_effect_with_separate_personas_is_two_weighted_means_in_quadrat
     y_a, f_a, fu_a, y_b, f_b, fu_b = _arms(rng)
     w = {"w_a": rng.uniform(0.3, 3, len(y_a)), "w_a_unlabeled": rng.uniform(0.3, 3, len(fu_a)),
          "w_b": rng.uniform(0.3, 3, len(y_b)), "w_b_unlabeled": rng.uniform(0.3, 3, len(fu_b))}
-    r = ppi_between_effect(y_a, f_a, fu_a, y_b, f_b, fu_b, lam=lam, **w)
+    r = _between(y_a, f_a, fu_a, y_b, f_b, fu_b, lam=lam, **w)
     a = ppi_mean(y_a, f_a, fu_a, lam=lam, w=w["w_a"], w_unlabeled=w["w_a_unlabeled"])
     b = ppi_mean(y_b, f_b, fu_b, lam=lam, w=w["w_b"], w_unlabeled=w["w_b_unlabeled"])
     assert r.estimate == pytest.approx(a.estimate - b.estimate, rel=1e-12, abs=1e-14)
     assert r.se == pytest.approx(np.hypot(a.se, b.se), rel=1e-12)
     assert r.humans_only_se == pytest.approx(np.hypot(a.humans_only_se, b.humans_only_se), rel=1e-12)
     assert r.lam == (a.lam, b.lam) and r.arms[0].estimate == a.estimate and r.arms[1].se == b.se
-    plain = ppi_between_effect(y_a, f_a, fu_a, y_b, f_b, fu_b, lam=lam)
+    plain = _between(y_a, f_a, fu_a, y_b, f_b, fu_b, lam=lam)
     assert abs(r.estimate - plain.estimate) > 1e-3  # the weights do change the estimate
 
 
@@ -62,7 +78,7 @@ def test_each_weighted_arm_is_ppi_py_s_weighted_mean():
                     if c.get("weighted") and c["what"] == what and c["lam"] == lam)
 
     for lam in (None, 0.0, 0.5, 1.0):
-        r = ppi_between_effect(a["y"], a["yhat"], a["yhat_unlabeled"], b["y"], b["yhat"], b["yhat_unlabeled"],
+        r = _between(a["y"], a["yhat"], a["yhat_unlabeled"], b["y"], b["yhat"], b["yhat_unlabeled"],
                                lam=lam, w_a=a["w"], w_a_unlabeled=a["w_unlabeled"], w_b=b["w"],
                                w_b_unlabeled=b["w_unlabeled"], variance="ppi_py")
         for arm, case in zip(r.arms, (a, b), strict=True):
@@ -79,8 +95,8 @@ def test_shared_personas_take_one_weight_each():
     data = _arms(rng)
     wu = rng.uniform(0.3, 3, len(data[2]))
     with pytest.raises(SurveyError, match="w_b_unlabeled equal to w_a_unlabeled"):
-        ppi_between_effect(*data, same_personas=True, w_a_unlabeled=wu)
-    r = ppi_between_effect(*data, same_personas=True, w_a_unlabeled=wu, w_b_unlabeled=wu)
+        _between(*data, same_personas=True, w_a_unlabeled=wu)
+    r = _between(*data, same_personas=True, w_a_unlabeled=wu, w_b_unlabeled=wu)
     la, lb = r.lam
     wn = wu / wu.mean()
     x = la * data[2] - lb * data[5]
@@ -118,16 +134,16 @@ def test_weighted_interval_covers_the_population_effect_when_humans_oversample_a
     weights = {"w_a": w_a, "w_a_unlabeled": wu, "w_b": w_b, "w_b_unlabeled": wu}
     cover = {}
     for name, kw in (("weighted", weights), ("unweighted", {})):
-        est, se, _, _, df = ppi_between_arrays(y_a, f_a, fu_a, y_b, f_b, fu_b, same_personas=True, with_df=True,
-                                               **kw)
+        est, se, _, _, df = _between(y_a, f_a, fu_a, y_b, f_b, fu_b, same_personas=True, arrays=True,
+                                     with_df=True, **kw)
         cover[name] = np.mean(np.abs(est - truth) <= sps.t.ppf(0.975, df) * se)
     low, high = sps.binom.interval(0.99, datasets, 0.95)
     assert low / datasets <= cover["weighted"] <= high / datasets, cover  # measured: 0.9475 (band 0.937 to 0.962)
     assert cover["unweighted"] < low / datasets, cover  # measured: 0.0065
-    one = ppi_between_effect(y_a[0], f_a[0], fu_a[0], y_b[0], f_b[0], fu_b[0], same_personas=True,
+    one = _between(y_a[0], f_a[0], fu_a[0], y_b[0], f_b[0], fu_b[0], same_personas=True,
                              **{k: v[0] for k, v in weights.items()})
-    est, se, _, _ = ppi_between_arrays(y_a[:1], f_a[:1], fu_a[:1], y_b[:1], f_b[:1], fu_b[:1], same_personas=True,
-                                       **{k: v[:1] for k, v in weights.items()})
+    est, se, _, _ = _between(y_a[:1], f_a[:1], fu_a[:1], y_b[:1], f_b[:1], fu_b[:1], same_personas=True,
+                             arrays=True, **{k: v[:1] for k, v in weights.items()})
     assert one.estimate == pytest.approx(est[0], rel=1e-12) and one.se == pytest.approx(se[0], rel=1e-12)
 
 

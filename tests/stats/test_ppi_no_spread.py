@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from survey.stats.ppi import ppi_between_effect, ppi_mean, ppi_paired_effect
+from survey.stats.ppi import PPIArm, ppi_between_effect, ppi_mean, ppi_paired_effect
 
 
 def _predictions(seed=0):
@@ -26,7 +26,7 @@ def test_paired_and_between_say_which():
     assert "All 30 humans have the same value" in ppi_paired_effect(np.ones(30), np.ones(30), f, f / 2, fu, fu / 2).caution
     rng = np.random.default_rng(2)
     y_b = (rng.uniform(size=30) < 0.5).astype(float)
-    r = ppi_between_effect(np.zeros(30), f, fu, y_b, f, fu)
+    r = ppi_between_effect(PPIArm(np.zeros(30), f, fu), PPIArm(y_b, f, fu))
     assert "(message A)" in r.caution and "(message B)" not in r.caution
 
 

@@ -39,7 +39,7 @@ from survey.stats.humans.inputs import (
 )
 from survey.stats.humans.result import HumanFidelity
 from survey.stats.kinds import CompareOptions
-from survey.stats.ppi import ppi_between_effect, ppi_paired_effect
+from survey.stats.ppi import PPIArm, PPIOptions, ppi_between_effect, ppi_paired_effect
 
 SMALL_SEGMENT = 20  # humans below which a segment's half-split noise floor is itself mostly noise
 
@@ -200,14 +200,14 @@ def _human_effect(humans: Humans, a: str, b: str, design: str, confidence: float
     if design == "within":
         w = paired_humans(humans, a, b)
         zero = np.zeros(len(w))
-        out = ppi_paired_effect(w[a].to_numpy(float), w[b].to_numpy(float), zero, zero, zero, zero, alpha=alpha,
-                                lam=0.0, w=w["weight"].to_numpy(float))
+        out = ppi_paired_effect(w[a].to_numpy(float), w[b].to_numpy(float), zero, zero, zero, zero,
+                                w=w["weight"].to_numpy(float), options=PPIOptions(alpha=alpha, lam=0.0))
     else:
         ya, yb = humans.answers(a), humans.answers(b)
         za, zb = np.zeros(len(ya)), np.zeros(len(yb))
-        out = ppi_between_effect(ya["answer"].to_numpy(float), za, za, yb["answer"].to_numpy(float), zb, zb,
-                                 alpha=alpha, lam=0.0, w_a=ya["weight"].to_numpy(float),
-                                 w_b=yb["weight"].to_numpy(float))
+        out = ppi_between_effect(PPIArm(ya["answer"].to_numpy(float), za, za, w=ya["weight"].to_numpy(float)),
+                                 PPIArm(yb["answer"].to_numpy(float), zb, zb, w=yb["weight"].to_numpy(float)),
+                                 options=PPIOptions(alpha=alpha, lam=0.0))
     out.N = 0
     return out
 
@@ -219,13 +219,14 @@ def _ppi(scores, humans: Humans, a: str, b: str, design: str, confidence: float)
         w = paired_humans(humans, a, b)
         f = require_predictions(scores, list(w.index), [a, b])
         return ppi_paired_effect(w[a].to_numpy(float), w[b].to_numpy(float), f[a].to_numpy(), f[b].to_numpy(),
-                                 pop[a].to_numpy(), pop[b].to_numpy(), alpha=alpha, w=w["weight"].to_numpy(float))
+                                 pop[a].to_numpy(), pop[b].to_numpy(), w=w["weight"].to_numpy(float),
+                                 options=PPIOptions(alpha=alpha))
     ya, yb = humans.answers(a), humans.answers(b)
     fa = require_predictions(scores, list(ya["respondent"]), [a])[a].to_numpy()
     fb = require_predictions(scores, list(yb["respondent"]), [b])[b].to_numpy()
-    return ppi_between_effect(ya["answer"].to_numpy(float), fa, pop[a].to_numpy(), yb["answer"].to_numpy(float), fb,
-                              pop[b].to_numpy(), alpha=alpha, same_personas=True, w_a=ya["weight"].to_numpy(float),
-                              w_b=yb["weight"].to_numpy(float))
+    return ppi_between_effect(PPIArm(ya["answer"].to_numpy(float), fa, pop[a].to_numpy(), w=ya["weight"].to_numpy(float)),
+                              PPIArm(yb["answer"].to_numpy(float), fb, pop[b].to_numpy(), w=yb["weight"].to_numpy(float)),
+                              same_personas=True, options=PPIOptions(alpha=alpha))
 
 
 def _segments(source: Source, humans: Humans, by: str | None) -> dict:
