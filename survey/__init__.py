@@ -62,6 +62,7 @@ _EXPORTS = {
     "MaxDiffPlan": "survey.kinds.maxdiff.power",
     "ChoicePlan": "survey.kinds.choice.power",
     "PlanSource": "survey.stats.planning",
+    "PlanOptions": "survey.stats.planning",
     "validate": "survey.api.analysis",
     "sequential": "survey.api.analysis",
     "SequentialDesign": "survey.stats.sequential.design",

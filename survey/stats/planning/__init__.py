@@ -18,11 +18,11 @@ from survey.stats.planning.mixed_subjects import (
 )
 from survey.stats.planning.model import PowerModel, PowerModelBase
 from survey.stats.planning.params import PlanSource
-from survey.stats.planning.planner import PlanResult, load_params, plan
+from survey.stats.planning.planner import PlanOptions, PlanResult, load_params, plan
 from survey.stats.planning.segments import SegmentPlan, plan_segments
 from survey.stats.planning.validation import Validation, validate
 
-__all__ = ["KindPlan", "MixedEffectPlan", "MixedSubjectsPlan", "PlanResult", "PlanSource", "PowerModel", "PowerModelBase", "SegmentPlan", "Validation",
+__all__ = ["KindPlan", "MixedEffectPlan", "MixedSubjectsPlan", "PlanOptions", "PlanResult", "PlanSource", "PowerModel", "PowerModelBase", "SegmentPlan", "Validation",
            "load_params", "mixed_subjects_se", "plan", "plan_mixed_effect", "plan_mixed_subjects", "plan_segments", "validate"]
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from survey.common.display import Display
+from survey.common.options import options_from
 from survey.data.plan_inputs import PARAMS, estimate_rows, pick_estimate, plan_table
 from survey.data.table import models_in, require_models
 from survey.errors import SurveyError, validated
@@ -25,7 +26,7 @@ from survey.stats.planning.model import PowerModel
 from survey.stats.planning.params import PlanSource
 from survey.stats.planning.paraphrases import ParaphraseLimit, paraphrase_limit
 from survey.stats.planning.power import DEFAULT_BUDGETS, PowerResult, designs_for, estimate_power, mc_error
-from survey.stats.planning.search import PlanOptions, Progress, design_requests, no_progress, recommend
+from survey.stats.planning.search import PlanNumbers, Progress, design_requests, no_progress, recommend
 from survey.stats.sequential import make_design
 
 
@@ -112,11 +113,42 @@ class PlanResult(Display):
                 "warnings": self.warnings, "plot": None}
 
 
-def plan(params: PowerModel, *, source: PlanSource | None = None, budgets: Iterable[int] | None = None,
-         strategies: Iterable[str] | None = None, designs: Iterable[str | tuple] = (), alpha: float = 0.05,
-         simulations: int = 1000, flips: int = 1000, seed: int = 0, alternative: str = "two-sided",
-         target_power: float | None = None, max_paraphrases: int | None = None,
-         sets: Mapping[str, int] | None = None, progress: Progress = no_progress, sequential=None) -> PlanResult:
+@dataclass(frozen=True)
+class PlanOptions:
+    """What plan() searches and how it simulates, checked once when built: the designs (``budgets``,
+    ``strategies``, explicit ``designs``), the simulation (``alpha``, ``simulations``, ``flips``, ``seed``,
+    ``alternative``), the goal (``target_power``), the paraphrase limit (``max_paraphrases``, ``sets``) and an
+    optional ``sequential`` rule. ``plan(model, alpha=0.01)`` and ``plan(model, options=PlanOptions(alpha=0.01))``
+    are the same call."""
+
+    budgets: Iterable[int] | None = None
+    strategies: Iterable[str] | None = None
+    designs: Iterable[str | tuple] = ()
+    alpha: float = 0.05
+    simulations: int = 1000
+    flips: int = 1000
+    seed: int = 0
+    alternative: str = "two-sided"
+    target_power: float | None = None
+    max_paraphrases: int | None = None
+    sets: Mapping[str, int] | None = None
+    sequential: object = None
+
+    def __post_init__(self):
+        for name in ("budgets", "strategies", "designs"):  # an iterator is read once, here
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, tuple(getattr(self, name)))
+        self.numbers()
+
+    def numbers(self) -> PlanNumbers:
+        """The numeric options, checked (a bad one is a SurveyError naming it and its range)."""
+        return validated(PlanNumbers, alpha=self.alpha, simulations=self.simulations, flips=self.flips,
+                         seed=self.seed, budgets=list(DEFAULT_BUDGETS if self.budgets is None else self.budgets),
+                         target_power=self.target_power)
+
+
+def plan(params: PowerModel, *, source: PlanSource | None = None, progress: Progress = no_progress,
+         options: PlanOptions | None = None, **keywords) -> PlanResult:
     """Simulated power of each test for allocation strategies n:m:r at budgets N = prompts·nmr, and explicit
     designs ("n,m,r" or (n, m, r)); with ``target_power``, also the cheapest design reaching it.
 
@@ -130,20 +162,21 @@ def plan(params: PowerModel, *, source: PlanSource | None = None, budgets: Itera
     paraphrases it holds); without either, those that exceed the paraphrases in the source table or estimate
     are flagged (survey.stats.planning.paraphrases). ``sequential`` (Yes/No only): a SequentialDesign (or its
     fields as a dict): each design's m becomes its maximum pairs, and the result's ``sequential`` rows give the
-    rule's power and expected queries beside the fixed design's (survey.stats.sequential.planning)."""
+    rule's power and expected queries beside the fixed design's (survey.stats.sequential.planning). Those
+    settings are PlanOptions' fields, given as keywords or as ``options``."""
     try:
         resolve = params.resolve
     except AttributeError:
         raise SurveyError("plan takes a kind's power model (BinaryPlan, RatingPlan, PickPlan, MaxDiffPlan, ChoicePlan) "
                           f"as its parameters; got {type(params).__name__}") from None
-    opts = validated(PlanOptions, alpha=alpha, simulations=simulations, flips=flips, seed=seed,
-                     budgets=list(DEFAULT_BUDGETS if budgets is None else budgets), target_power=target_power)
+    request = options_from(PlanOptions, options, keywords, where="plan")
+    opts, seed, alternative, sequential = request.numbers(), request.seed, request.alternative, request.sequential
     model, where = resolve(source, sequential)
-    triples, strategy_list = design_requests(strategies, designs)
+    triples, strategy_list = design_requests(request.strategies, request.designs)
     model.check_size(opts.budgets, triples)
     given = (source or PlanSource()).keywords()
-    limit = paraphrase_limit(max_paraphrases, sets, *(given[k] for k in ("from_estimate", "from_table", "model",
-                                                                         "message", "study")))
+    limit = paraphrase_limit(request.max_paraphrases, request.sets,
+                             *(given[k] for k in ("from_estimate", "from_table", "model", "message", "study")))
     grid = designs_for(strategy_list, opts.budgets, triples, model.prompts)
     flips = model.flips_for(opts.flips, opts.alpha)
     model.check_work(grid, opts.simulations, flips)

@@ -28,7 +28,7 @@ def no_progress(label: str, total: int | None) -> AbstractContextManager:
     return nullcontext(lambda k=1: None)
 
 
-class PlanOptions(BaseModel):
+class PlanNumbers(BaseModel):
     """Numeric options of `survey plan`; pydantic names the bad one and its range."""
 
     model_config = ConfigDict(extra="forbid")
@@ -51,7 +51,7 @@ def design_requests(strategies: Iterable[str] | None, designs: Iterable[str | tu
     return triples, strategy_list
 
 
-def recommend(params, results: list[PowerResult], limit: ParaphraseLimit | None, opts: PlanOptions, seed: int,
+def recommend(params, results: list[PowerResult], limit: ParaphraseLimit | None, opts: PlanNumbers, seed: int,
               alternative: str, progress: Progress) -> tuple[dict | None, list[dict], list[str]]:
     """(cheapest design reaching the target power, best strategy per budget, warnings), within the
     paraphrases the sets hold."""
@@ -70,4 +70,4 @@ def recommend(params, results: list[PowerResult], limit: ParaphraseLimit | None,
     return cheapest, best, warnings
 
 
-__all__ = ["PlanOptions", "Progress", "design_requests", "no_progress", "recommend"]
+__all__ = ["PlanNumbers", "Progress", "design_requests", "no_progress", "recommend"]
