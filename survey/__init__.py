@@ -155,6 +155,7 @@ _EXPORTS = {
     "Validation": "survey.stats.planning",
     "humans_phrase": "survey.stats.planning.mixed_subjects:humans",
     "plan_segments": "survey.stats.planning.segments",
+    "SegmentPlanOptions": "survey.stats.planning.segments",
     "CANNOT_REJECT": "survey.stats.planning.validity",
     "comparison_steps": "survey.stats.table_comparison",
     "set_files": "survey.study.context",

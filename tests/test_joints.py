@@ -173,7 +173,6 @@ STILL_WIDE = {
     "survey.kinds.ordinal.direction:compare_directions", "survey.kinds.pick.statistics:pick_test",
     "survey.kinds.pick.table:simulate_pick_arrays", "survey.stats.comparison:top_box_comparison",
     "survey.stats.planning.mixed_subjects:plan_mixed_effect",
-    "survey.stats.planning.segments:plan_segments",
 }
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from survey.common.display import Display
+from survey.common.options import options_from
 from survey.common.limits import PLAN_PAIRS_MAX, SEGMENTS_MAX, WHY, check_count, check_simulation_work
 from survey.common.threads import one_blas_thread
 from survey.errors import SurveyError
@@ -163,7 +164,42 @@ def _design(params: PowerModel, pairs: int, replicates: int,
             f"{params.scale} ({where}): {text}, delta={params.delta:g}")
 
 
-def _check(segments, pairs, replicates, alpha, target_power, simulations, adjustment, max_personas) -> list[int]:
+@dataclass(frozen=True)
+class SegmentPlanOptions:
+    """How plan_segments() designs and simulates, checked once when built: ``pairs`` and ``replicates`` per
+    persona, ``interaction_delta`` (None: no interaction planned), ``target_power``, ``alpha`` and its
+    ``adjustment`` across segments, ``simulations``, ``flips``, ``seed`` and the largest n searched
+    (``max_personas``)."""
+
+    pairs: int = 20
+    replicates: int = 5
+    interaction_delta: float | None = None
+    target_power: float = 0.8
+    alpha: float = 0.05
+    adjustment: str = "holm"
+    simulations: int = 1000
+    flips: int = 1000
+    seed: int = 0
+    max_personas: int = MAX_PERSONAS
+
+    def __post_init__(self):
+        if self.pairs < 2 or self.replicates < 1:
+            raise SurveyError(f"a segment plan needs m >= 2 pairs and r >= 1 replicate; got m={self.pairs}, "
+                              f"r={self.replicates}")
+        check_count(self.pairs, "pairs", 2, PLAN_PAIRS_MAX, WHY["pairs"])
+        if not 0 < self.alpha < 1 or not 0 < self.target_power < 1:
+            raise SurveyError(f"alpha and target power must lie between 0 and 1; got {self.alpha:g} and "
+                              f"{self.target_power:g}")
+        if not 20 <= self.simulations <= 1_000_000:
+            raise SurveyError(f"simulations must be from 20 to 1,000,000; got {self.simulations}")
+        if self.adjustment not in SEGMENT_ADJUSTMENTS:
+            raise SurveyError(f"adjustment across segments must be holm or bonferroni; got '{self.adjustment}'")
+        if self.max_personas < 4:
+            raise SurveyError(f"max_personas must be at least 4; got {self.max_personas}")
+
+
+def _check(segments, options: SegmentPlanOptions) -> list[int]:
+    """The segments' current sizes ([] for a number of segments), checked with the work they would cost."""
     if isinstance(segments, Mapping):
         sizes = [int(v) for v in segments.values()]
         if any(n < 1 for n in sizes):
@@ -176,36 +212,29 @@ def _check(segments, pairs, replicates, alpha, target_power, simulations, adjust
     if k < 2:
         raise SurveyError(f"a segment plan needs at least 2 segments; got {k} (for one group plan without segments)")
     check_count(k, "segments", 2, SEGMENTS_MAX, WHY["segments"])
-    if pairs < 2 or replicates < 1:
-        raise SurveyError(f"a segment plan needs m >= 2 pairs and r >= 1 replicate; got m={pairs}, r={replicates}")
-    check_count(pairs, "pairs", 2, PLAN_PAIRS_MAX, WHY["pairs"])
     # the search may simulate every segment at max_personas: bound that worst case, before anything runs
-    most = max([max_personas, *sizes])
-    check_simulation_work(float(simulations) * k * most * pairs * replicates,
-                          f"{simulations} simulations x {k} segments x up to {most} personas x {pairs} pairs x "
-                          f"{replicates} replicates",
+    o = options
+    most = max([o.max_personas, *sizes])
+    check_simulation_work(float(o.simulations) * k * most * o.pairs * o.replicates,
+                          f"{o.simulations} simulations x {k} segments x up to {most} personas x {o.pairs} pairs x "
+                          f"{o.replicates} replicates",
                           "lower --simulations, --pairs, --replicates or the segments")
-    if not 0 < alpha < 1 or not 0 < target_power < 1:
-        raise SurveyError(f"alpha and target power must lie between 0 and 1; got {alpha:g} and {target_power:g}")
-    if not 20 <= simulations <= 1_000_000:
-        raise SurveyError(f"simulations must be from 20 to 1,000,000; got {simulations}")
-    if adjustment not in SEGMENT_ADJUSTMENTS:
-        raise SurveyError(f"adjustment across segments must be holm or bonferroni; got '{adjustment}'")
-    if max_personas < 4:
-        raise SurveyError(f"max_personas must be at least 4; got {max_personas}")
     return sizes
 
 
-def plan_segments(params: PowerModel, segments: int | Mapping[str, int], *, pairs: int = 20,
-                  replicates: int = 5, interaction_delta: float | None = None, target_power: float = 0.8,
-                  alpha: float = 0.05, adjustment: str = "holm", simulations: int = 1000, flips: int = 1000,
-                  seed: int = 0, max_personas: int = MAX_PERSONAS, source: PlanSource | None = None) -> SegmentPlan:
+def plan_segments(params: PowerModel, segments: int | Mapping[str, int], *, source: PlanSource | None = None,
+                  options: SegmentPlanOptions | None = None, **keywords) -> SegmentPlan:
     """Personas needed per segment for ``target_power`` on each of K segments' effect ``params.delta``
     (adjusted across segments) and, with ``interaction_delta``, on the interaction of two segments whose
     effects differ by it. ``segments``: K, or segment name -> personas it has now (e.g. from a persona set);
     then the plan also gives the power at those sizes and the personas each segment still needs. ``source``
-    (Yes/No only): mu, kappa, sigma, rho not given are read from an estimate or fitted on a table."""
-    sizes = _check(segments, pairs, replicates, alpha, target_power, simulations, adjustment, max_personas)
+    (Yes/No only): mu, kappa, sigma, rho not given are read from an estimate or fitted on a table. The design
+    and simulation settings are SegmentPlanOptions' fields, given as keywords or as ``options``."""
+    o = options_from(SegmentPlanOptions, options, keywords, where="plan_segments")
+    sizes = _check(segments, o)
+    pairs, replicates, interaction_delta, target_power = o.pairs, o.replicates, o.interaction_delta, o.target_power
+    alpha, adjustment, simulations, flips, seed = o.alpha, o.adjustment, o.simulations, o.flips, o.seed
+    max_personas = o.max_personas
     k = len(sizes) or int(segments)
     design, text = _design(params, pairs, replicates, source)
     delta = float(params.delta)
@@ -253,5 +282,5 @@ def plan_segments(params: PowerModel, segments: int | Mapping[str, int], *, pair
                        current, warnings)
 
 
-__all__ = ["MAX_PERSONAS", "SEGMENT_ADJUSTMENTS", "SegmentPlan", "adjusted_rejections", "interaction_power",
+__all__ = ["MAX_PERSONAS", "SEGMENT_ADJUSTMENTS", "SegmentPlan", "SegmentPlanOptions", "adjusted_rejections", "interaction_power",
            "plan_segments", "segment_power", "smallest_n"]
