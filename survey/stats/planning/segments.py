@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from survey.common.display import Display
-from survey.common.options import options_from
 from survey.common.limits import PLAN_PAIRS_MAX, SEGMENTS_MAX, WHY, check_count, check_simulation_work
+from survey.common.options import options_from
 from survey.common.threads import one_blas_thread
 from survey.errors import SurveyError
 from survey.responses import response_type
