@@ -172,7 +172,6 @@ STILL_WIDE = {
     "survey.registry.generate_sets:generate_persona_set_to_target", "survey.kinds.choice.statistics:choice_test",
     "survey.kinds.ordinal.direction:compare_directions", "survey.kinds.pick.statistics:pick_test",
     "survey.kinds.pick.table:simulate_pick_arrays", "survey.stats.comparison:top_box_comparison",
-    "survey.stats.planning.mixed_subjects:plan_mixed_effect",
 }
 
 

@@ -186,12 +186,13 @@ def plan_humans(pilot=None, *, model: str | None = None, scale: str | None = Non
     large as its range) is refused. A pilot's scale is its humans'.
     """
     from survey.common.options import options_from
-    from survey.stats.planning.mixed_subjects import MixedEffectPlans, plan_mixed_effect, r_interval
+    from survey.stats.planning.mixed_effect import MixedEffectPlans, MixedPlanTarget, plan_mixed_effect
+    from survey.stats.planning.mixed_subjects import r_interval
 
     o = options_from(HumansPlanOptions, options, keywords, where="plan_humans")
     r, sigma, sigma_f, design, queries_per_persona = o.r, o.sigma, o.sigma_f, o.design, o.queries_per_persona
-    target = dict(cost_human=o.cost_human, cost_query=o.cost_query, half_width=o.half_width, effect=o.effect,
-                  power=o.power, alpha=o.alpha, max_personas=o.max_personas)
+    target = MixedPlanTarget(cost_human=o.cost_human, cost_query=o.cost_query, half_width=o.half_width,
+                             effect=o.effect, power=o.power, alpha=o.alpha, max_personas=o.max_personas)
     if pilot is None:
         if r is None:
             raise SurveyError("give r (a stated guess of the correlation between a human's answer and the model's "
@@ -202,8 +203,8 @@ def plan_humans(pilot=None, *, model: str | None = None, scale: str | None = Non
         basis += "" if sigma_f is None else f"; predictions' s.d. {sigma_f:g} stated"
         return plan_mixed_effect(design or "mean", r=r, sigma=width / 2 if sigma is None else sigma, sigma_f=sigma_f,
                                  queries_per_persona=1.0 if queries_per_persona is None else queries_per_persona,
-                                 basis=basis, scale=name,
-                                 scale_range=width if sigma is None or scale is not None else None, **target)
+                                 basis=basis, scale=name, target=target,
+                                 scale_range=width if sigma is None or scale is not None else None)
     if scale is not None:
         raise SurveyError("scale: the pilot's humans answered on their study's scale; give either it or a pilot")
     given = [k for k, v in (("r", r), ("sigma", sigma), ("sigma_f", sigma_f), ("design", design)) if v is not None]
@@ -231,8 +232,8 @@ def plan_humans(pilot=None, *, model: str | None = None, scale: str | None = Non
     name, width = _scale_range(src.humans.scale)
     return MixedEffectPlans({m: plan_mixed_effect(
         x.design, r=x.r, sigma=x.sigma, sigma_f=x.sigma_f, basis=basis(x), warnings=x.warnings, scale=name,
-        scale_range=width,
-        queries_per_persona=x.queries_per_persona if queries_per_persona is None else queries_per_persona, **target)
+        scale_range=width, target=target,
+        queries_per_persona=x.queries_per_persona if queries_per_persona is None else queries_per_persona)
         for m, x in measures.items()})
 
 

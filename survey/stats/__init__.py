@@ -84,6 +84,7 @@ _LAZY = {
     "dispersion_ratio": "survey.stats.effect_fidelity", "DispersionRatio": "survey.stats.effect_fidelity",
     "plan_mixed_subjects": "survey.stats.planning", "MixedSubjectsPlan": "survey.stats.planning",
     "plan_mixed_effect": "survey.stats.planning", "MixedEffectPlan": "survey.stats.planning",
+    "MixedPlanTarget": "survey.stats.planning",
     "mixed_subjects_se": "survey.stats.planning",
 }
 

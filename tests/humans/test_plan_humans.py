@@ -15,7 +15,7 @@ import pytest
 
 from survey.data.sources import Source
 from survey.errors import SurveyError
-from survey.stats.planning import plan_mixed_effect, plan_mixed_subjects
+from survey.stats.planning import MixedPlanTarget, plan_mixed_effect, plan_mixed_subjects
 from survey.stats.ppi import PPIArm, ppi_between_arrays, ppi_mean_arrays
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_mean_and_within_are_plan_mixed_subjects_priced_per_query():
     for design in ("mean", "within"):
-        got = plan_mixed_effect(design, r=0.4, sigma=0.8, cost_human=5, cost_query=0.01, queries_per_persona=12,
-                                half_width=0.05)
+        got = plan_mixed_effect(design, r=0.4, sigma=0.8, queries_per_persona=12,
+                                target=MixedPlanTarget(cost_human=5, cost_query=0.01, half_width=0.05))
         ref = plan_mixed_subjects(r=0.4, sigma=0.8, cost_human=5, cost_persona=0.12, half_width=0.05)
         assert (got.humans, got.plan.N, got.cost) == (ref.n, ref.N, pytest.approx(ref.cost))
         assert got.queries == ref.N * 12 and got.to_dict()["half_width"] == pytest.approx(ref.half_width)
@@ -35,8 +35,8 @@ def test_mean_and_within_are_plan_mixed_subjects_priced_per_query():
 
 def test_between_splits_the_target_over_two_arms_and_reaches_it_in_simulation():
     r, sigma, hw = 0.5, 1.0, 0.15
-    plan = plan_mixed_effect("between", r=r, sigma=sigma, cost_human=5, cost_query=0.01, queries_per_persona=12,
-                             half_width=hw)
+    plan = plan_mixed_effect("between", r=r, sigma=sigma, queries_per_persona=12,
+                             target=MixedPlanTarget(cost_human=5, cost_query=0.01, half_width=hw))
     arm = plan_mixed_subjects(r=r, sigma=sigma, cost_human=5, cost_persona=0.06, half_width=hw / math.sqrt(2))
     assert plan.humans == 2 * arm.n and plan.plan.N == arm.N and plan.cost == pytest.approx(2 * arm.cost)
     assert plan.to_dict()["half_width"] <= hw * (1 + 1e-9) and plan.humans < plan.humans_only

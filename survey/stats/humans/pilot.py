@@ -1,6 +1,6 @@
 """What a pilot tells the mixed-subjects planner: per model, the correlation r between the humans' answers and
 the model's predictions for the same respondents, the answers' s.d. and the queries one persona prediction
-costs (survey.stats.planning.mixed_subjects.plan_mixed_effect takes them).
+costs (survey.stats.planning.mixed_effect.plan_mixed_effect takes them).
 
 Broska, Howes & van Loon, "The Mixed Subjects Design: Treating Large Language Models as (Potentially)
 Informative Observations" (Sociological Methods & Research, 2025) plan with r measured on a pilot. For the

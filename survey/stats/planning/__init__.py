@@ -9,20 +9,15 @@ survey.kinds.pick.power.PickPlan, survey.kinds.maxdiff.power.MaxDiffPlan, survey
 
 from survey.common.kinds import Missing, kinds
 from survey.stats.planning.kind_plans import KindPlan
-from survey.stats.planning.mixed_subjects import (
-    MixedEffectPlan,
-    MixedSubjectsPlan,
-    mixed_subjects_se,
-    plan_mixed_effect,
-    plan_mixed_subjects,
-)
+from survey.stats.planning.mixed_effect import MixedEffectPlan, MixedPlanTarget, plan_mixed_effect
+from survey.stats.planning.mixed_subjects import MixedSubjectsPlan, mixed_subjects_se, plan_mixed_subjects
 from survey.stats.planning.model import PowerModel, PowerModelBase
 from survey.stats.planning.params import PlanSource
 from survey.stats.planning.planner import PlanOptions, PlanResult, load_params, plan
 from survey.stats.planning.segments import SegmentPlan, plan_segments
 from survey.stats.planning.validation import Validation, validate
 
-__all__ = ["KindPlan", "MixedEffectPlan", "MixedSubjectsPlan", "PlanOptions", "PlanResult", "PlanSource", "PowerModel", "PowerModelBase", "SegmentPlan", "Validation",
+__all__ = ["KindPlan", "MixedEffectPlan", "MixedPlanTarget", "MixedSubjectsPlan", "PlanOptions", "PlanResult", "PlanSource", "PowerModel", "PowerModelBase", "SegmentPlan", "Validation",
            "load_params", "mixed_subjects_se", "plan", "plan_mixed_effect", "plan_mixed_subjects", "plan_segments", "validate"]
 
 
