@@ -43,12 +43,13 @@ import numpy as np
 
 from survey.common.display import Display
 from survey.common.formatting import finite
-from survey.common.limits import check_alpha, check_flips, check_seed
+from survey.common.options import options_from
 from survey.errors import SurveyError
 from survey.stats.classic import TestResult, sign_test, wilcoxon_test
 from survey.stats.comparison import persona_mean
 from survey.stats.effect import EffectResult, effect_ci
-from survey.stats.permutation import cannot_reject_note, check_alternative, sign_flip_pvalues, sign_flip_test
+from survey.stats.kinds.base import CompareOptions
+from survey.stats.permutation import cannot_reject_note, sign_flip_pvalues, sign_flip_test
 
 POSITION_WARNING = 0.2  # |b - 1/2| above this: most replies follow the position, whatever the content
 PREFERENCE_NOTE = ("valid for any rho and any position bias: under H0 A and B are exchangeable, so each "
@@ -282,10 +283,9 @@ def position_warning(position: ChoiceTest, alpha: float) -> str | None:
     return None
 
 
-def choice_test(first_ab, valid_ab, first_ba, valid_ba, *, a: str = "A", b: str = "B",
-                alternative: str = "two-sided", alpha: float = 0.05, confidence: float | None = None,
-                n_resamples: int = 9999, seed=0, invalid: int = 0, replicates: int | None = None,
-                pairs: list | None = None, weights=None) -> ChoiceResult:
+def choice_test(first_ab, valid_ab, first_ba, valid_ba, *, a: str = "A", b: str = "B", invalid: int = 0,
+                replicates: int | None = None, pairs: list | None = None, weights=None,
+                options: CompareOptions | None = None, **keywords) -> ChoiceResult:
     """The forced-choice tests of A vs B from counts per (persona i, pair j), each (n, m):
 
     ``first_ab`` of ``valid_ab`` valid replies chose the first-shown option when A_j was shown first;
@@ -294,12 +294,12 @@ def choice_test(first_ab, valid_ab, first_ba, valid_ba, *, a: str = "A", b: str 
     replies asked per cell (default the most valid ones seen); ``pairs``: a label per column (default
     its index). Intervals have ``confidence``, by default 1 - ``alpha``; ``alpha`` also decides when
     the position bias is called significant. ``weights``: one per persona (row); the preference and the
-    position bias are then weighted means over personas (the per-persona tests stay unweighted).
+    position bias are then weighted means over personas (the per-persona tests stay unweighted). How it tests
+    (``alternative``, ``alpha``, ``confidence``, ``flips`` resamples, ``seed``) is a CompareOptions, given as
+    ``options`` or as its fields' keywords.
     """
-    check_alternative(alternative)
-    alpha, seed = check_alpha(alpha), check_seed(seed)
-    check_flips(n_resamples)
-    confidence = 1 - alpha if confidence is None else check_alpha(confidence, "confidence")
+    o = options_from(CompareOptions, options, keywords, where="choice_test")
+    alternative, alpha, confidence, n_resamples, seed = o.alternative, o.alpha, o.confidence, o.flips, o.seed
     f_ab, v_ab, f_ba, v_ba = _check_counts((first_ab, valid_ab, first_ba, valid_ba))
     n, m = f_ab.shape
     labels = list(range(m)) if pairs is None else list(pairs)

@@ -14,6 +14,7 @@ from survey.data.pairing import natural_key
 from survey.errors import TableError
 from survey.kinds.choice.statistics import ChoiceResult, choice_test
 from survey.stats.comparison import persona_weights
+from survey.stats.kinds.base import CompareOptions
 
 CHOICE_SCALE = "choice"
 _NEEDED = ("second", "second_perturbation")
@@ -90,10 +91,10 @@ def compare_choice(df: pd.DataFrame, model: str, a: str, b: str, *, alternative:
         return part.reindex(index=personas, columns=index).fillna(0).to_numpy(dtype=float)
 
     result = choice_test(grid("AB", "sum"), grid("AB", "count"), grid("BA", "sum"), grid("BA", "count"),
-                         a=a, b=b, alternative=alternative, alpha=alpha, confidence=confidence,
-                         n_resamples=n_resamples, seed=seed, invalid=int(used["first"].isna().sum()),
-                         replicates=int(cells["size"].max()), pairs=complete,
-                         weights=persona_weights(weights, personas))
+                         a=a, b=b, invalid=int(used["first"].isna().sum()), replicates=int(cells["size"].max()),
+                         pairs=complete, weights=persona_weights(weights, personas),
+                         options=CompareOptions(alternative=alternative, alpha=alpha, confidence=confidence,
+                                                flips=n_resamples, seed=seed))
     result.pairs_one_order = one_order
     result.model = model
     if one_order:
