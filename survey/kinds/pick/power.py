@@ -10,7 +10,7 @@ import numpy as np
 
 from survey.errors import SurveyError
 from survey.kinds.pick.statistics import cell_shares, holm_pair_pvalues, message_shares
-from survey.kinds.pick.table import simulate_pick_arrays
+from survey.kinds.pick.table import PickTruth, simulate_pick_arrays
 from survey.stats.planning.kind_plans import KindPlan, listed, numbers, pair_count, scale_size
 
 
@@ -51,9 +51,9 @@ class PickPlan(KindPlan):
         return len(self.delta) ** 2
 
     def per_set(self, size, n, m, r, rng) -> np.ndarray:
-        chosen, valid, _ = simulate_pick_arrays(size, n, m, r, len(self.delta), deltas=self.delta, sigma=self.sigma,
-                                                rho=self.rho, positions=self.positions, tau=self.tau,
-                                                invalid_rate=self.invalid_rate, seed=rng)
+        truth = PickTruth(deltas=self.delta, sigma=self.sigma, rho=self.rho, positions=self.positions, tau=self.tau,
+                          invalid_rate=self.invalid_rate)
+        chosen, valid, _ = simulate_pick_arrays(size, n, m, r, len(self.delta), truth=truth, seed=rng)
         return message_shares(cell_shares(chosen, valid))
 
     def summary(self) -> dict:

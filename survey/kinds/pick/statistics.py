@@ -36,8 +36,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from survey.common.display import Display
+from survey.common.options import options_from
 from survey.stats.comparison import persona_mean
 from survey.stats.effect import EffectResult, effect_ci
+from survey.stats.kinds.base import CompareOptions
 from survey.stats.multiplicity import adjust_pvalues, holm_rows
 from survey.stats.permutation import sign_flip_pvalues, sign_flip_test
 
@@ -277,11 +279,14 @@ def holm_pair(S, a: int, b: int, alternative: str = "two-sided", n_resamples: in
     return PairTest(test.statistic, float(holm[key]), test.pvalue, test.exact, test.method, alternative, len(d)), d
 
 
-def pick_test(M, at, a: int, b: int, *, messages: list[str], alternative: str = "two-sided", alpha: float = 0.05,
-              confidence: float = 0.95, n_resamples: int = 9999, seed=0, sets: list | None = None,
-              n_personas: int = 0, replicates: int = 0) -> PickResult:
+def pick_test(M, at, a: int, b: int, *, messages: list[str], sets: list | None = None, n_personas: int = 0,
+              replicates: int = 0, options: CompareOptions | None = None, **keywords) -> PickResult:
     """The pick-one-of-k result for messages a vs b (indices into ``messages``) from M (m, k, k) and at (m, k, k)
-    of the complete sets (survey.kinds.pick.table builds them from a long table)."""
+    of the complete sets (survey.kinds.pick.table builds them from a long table). How it tests (``alternative``,
+    ``alpha``, ``confidence``, ``flips`` resamples, ``seed``) is a CompareOptions, given as ``options`` or as its
+    fields' keywords."""
+    o = options_from(CompareOptions, options, keywords, where="pick_test")
+    alternative, alpha, confidence, n_resamples, seed = o.alternative, o.alpha, o.confidence, o.flips, o.seed
     M, at = np.asarray(M, dtype=float), np.asarray(at)
     m, k = M.shape[0], len(messages)
     S = message_shares(M)

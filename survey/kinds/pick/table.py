@@ -14,15 +14,18 @@ eta_i ~ N(0, tau^2) a persona's pull towards the first position; r replicates pe
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from survey.common.options import options_from
 from survey.data.pairing import natural_key
 from survey.data.table import messages_in
 from survey.errors import SurveyError, TableError
 from survey.kinds.pick.statistics import PickResult, cell_shares, nan_sets, pick_test
 from survey.stats.comparison import persona_weights
+from survey.stats.kinds.base import CompareOptions
 
 _NEEDED = ("shown", "shown_perturbations")
 
@@ -133,9 +136,10 @@ def compare_pick(df: pd.DataFrame, model: str, a: str, b: str, *, alternative: s
         raise SurveyError("a and b must name two different messages")
     if len(M) == 0:
         raise TableError(f"model '{model}': no paraphrase set has a valid reply in every arrangement")
-    res = pick_test(M, at, messages.index(a), messages.index(b), messages=messages, alternative=alternative,
-                    alpha=alpha, confidence=1 - alpha if confidence is None else confidence, n_resamples=n_resamples,
-                    seed=seed, sets=info["sets"], n_personas=len(info["personas"]), replicates=info["replicates"])
+    res = pick_test(M, at, messages.index(a), messages.index(b), messages=messages, sets=info["sets"],
+                    n_personas=len(info["personas"]), replicates=info["replicates"],
+                    options=CompareOptions(alternative=alternative, alpha=alpha, confidence=confidence,
+                                           flips=n_resamples, seed=seed))
     res.model, res.invalid, res.sets_left_out = model, info["invalid"], info["left_out"]
     res.scale = f"pick{len(messages)}"
     if info["left_out"]:
@@ -152,12 +156,36 @@ def message_orders(rng: np.random.Generator, S: int, m: int, k: int, random_orde
     return rng.permuted(order, axis=-1) if random_order else order
 
 
-def simulate_pick_arrays(S: int, n: int, m: int, r: int, k: int, *, deltas=None, sigma: float = 1.0,
-                         rho: float = 0.3, positions=None, tau: float = 0.0, invalid_rate: float = 0.0, seed=None,
-                         random_order: bool = True):
+@dataclass(frozen=True)
+class PickTruth:
+    """The population a pick-one-of-k simulation draws from, checked once: the messages' logit utilities
+    ``deltas`` (None: all 0), the utilities' s.d. ``sigma`` and the share ``rho`` of it a paraphrase set shares,
+    the positions' logit shifts ``positions`` (None: none), a persona's pull ``tau`` towards the first position
+    and each reply's chance ``invalid_rate`` of being unusable."""
+
+    deltas: object = None
+    sigma: float = 1.0
+    rho: float = 0.3
+    positions: object = None
+    tau: float = 0.0
+    invalid_rate: float = 0.0
+
+    def __post_init__(self):
+        if not (self.sigma >= 0 and 0 <= self.rho <= 1 and self.tau >= 0 and 0 <= self.invalid_rate < 1):
+            raise SurveyError(f"a pick simulation needs sigma >= 0, rho in [0, 1], tau >= 0 and invalid_rate in "
+                              f"[0, 1); got sigma={self.sigma}, rho={self.rho}, tau={self.tau}, "
+                              f"invalid_rate={self.invalid_rate}")
+
+
+def simulate_pick_arrays(S: int, n: int, m: int, r: int, k: int, *, truth: PickTruth | None = None, seed=None,
+                         random_order: bool = True, **keywords):
     """S simulated pick-one-of-k surveys at once: (chosen (S, n, m, k, k), valid (S, n, m, k), at (S, m, k, k)),
     each set's arrangements the rows of a cyclic Latin square on a random message order (the study design;
-    ``random_order=False``: on the messages' own order in every set, to show what the random order is for)."""
+    ``random_order=False``: on the messages' own order in every set, to show what the random order is for).
+    ``truth``: the simulated population (PickTruth), or its fields as keywords."""
+    truth = options_from(PickTruth, truth, keywords, where="simulate_pick_arrays")
+    deltas, sigma, rho, positions = truth.deltas, truth.sigma, truth.rho, truth.positions
+    tau, invalid_rate = truth.tau, truth.invalid_rate
     rng = np.random.default_rng(seed)
     deltas = np.zeros(k) if deltas is None else np.asarray(deltas, dtype=float)
     beta = np.zeros(k) if positions is None else np.asarray(positions, dtype=float)

@@ -58,7 +58,7 @@ def test_two_messages_are_forced_choice():
     v_a = np.array([[valid[i, j, list(at[j, :, 0]).index(0)] for j in range(8)] for i in range(9)])
     v_b = np.array([[valid[i, j, list(at[j, :, 0]).index(1)] for j in range(8)] for i in range(9)])
     fc = choice_test(first_a, v_a, first_b, v_b, flips=999)
-    res = pick_test(cell_shares(chosen, valid), at, 0, 1, messages=["A", "B"], n_resamples=999)
+    res = pick_test(cell_shares(chosen, valid), at, 0, 1, messages=["A", "B"], flips=999)
     assert res.pair.raw_pvalue == pytest.approx(fc.preference.pvalue, abs=1e-12)
     assert res.pair.pvalue == res.pair.raw_pvalue  # one pair: nothing to adjust
     assert res.shares["A"][0] == pytest.approx(fc.preference.share, abs=1e-12)
