@@ -170,8 +170,6 @@ STILL_WIDE = {
     "survey.collect.engine:__init__",
     "survey.registry.generate:generate_paraphrases", "survey.registry.generate_sets:generate_perturbation_set",
     "survey.registry.generate_sets:generate_persona_set_to_target",
-    "survey.kinds.ordinal.direction:compare_directions",
-    "survey.stats.comparison:top_box_comparison",
 }
 
 

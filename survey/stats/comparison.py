@@ -264,8 +264,8 @@ def compare_messages(df: pd.DataFrame, model: str, a: str, b: str, alternative: 
     samples = {"pairs": (d_valid,), "personas": (d_pers,), "means": (bar_a, bar_b)}
     top = None
     if info.top_box:
-        top = top_box_comparison(sub, model, a, b, personas, pairs, info, alternative, n_resamples, seed,
-                                 confidence, probabilities, w)
+        top = top_box_comparison(sub, model, a, b, personas, pairs, info,
+                                 Resampling(alternative, n_resamples, seed, confidence), probabilities, w)
     return Comparison(
         model=model, a=a, b=b, n_personas=len(personas),
         n_perturbations={a: len(ca.perturbations), b: len(cb.perturbations)},
@@ -281,9 +281,19 @@ def compare_messages(df: pd.DataFrame, model: str, a: str, b: str, alternative: 
     )
 
 
+@dataclass(frozen=True)
+class Resampling:
+    """How a comparison's sign-flip test and effect interval resample, passed on as one: the ``alternative``,
+    ``n_resamples`` flips or bootstrap draws, their ``seed`` and the interval's ``confidence``."""
+
+    alternative: str = "two-sided"
+    n_resamples: int = 9999
+    seed: object = 0
+    confidence: float = 0.95
+
+
 def top_box_comparison(sub: pd.DataFrame, model: str, a: str, b: str, personas: list[str], pairs: Pairing,
-                       info: AnalysisView, alternative: str = "two-sided", n_resamples: int = 9999, seed=0,
-                       confidence: float = 0.95, probabilities: bool = False,
+                       info: AnalysisView, resampling: Resampling = Resampling(), probabilities: bool = False,
                        weights: np.ndarray | None = None) -> TopBox | None:
     """The top-2-box share of A and B per cell, its paired sign-flip test and effect interval (in shares).
 
@@ -307,9 +317,12 @@ def top_box_comparison(sub: pd.DataFrame, model: str, a: str, b: str, personas: 
     if len(d) == 0:
         return None
     bar_a, bar_b = persona_mean(ca.theta, weights), persona_mean(cb.theta, weights)
+    flips = resampling.n_resamples
     return TopBox(a=a, b=b, points=sorted(points), shares={a: _mean(bar_a), b: _mean(bar_b)},
-                  tests=ByTest({DECISION_TEST: sign_flip_test(d, alternative, n_resamples=n_resamples, seed=seed)}),
-                  effect=effect_ci(d, confidence=confidence, n_resamples=n_resamples, seed=seed, bounds=(-1.0, 1.0)),
+                  tests=ByTest({DECISION_TEST: sign_flip_test(d, resampling.alternative, n_resamples=flips,
+                                                              seed=resampling.seed)}),
+                  effect=effect_ci(d, confidence=resampling.confidence, n_resamples=flips, seed=resampling.seed,
+                                   bounds=(-1.0, 1.0)),
                   theta_bar={a: bar_a, b: bar_b}, d_perturbation=d_pert)
 
 

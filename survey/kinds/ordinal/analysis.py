@@ -30,8 +30,7 @@ class Ordinal(Kind):
         if has_directions(df):  # a balanced scale: its direction effect beside the A/B result
             personas = first_appearance(df.loc[(df["model"] == model) & df["message"].isin([a, b]), "persona"])
             c = replace(c, direction=compare_directions(df, model, a, b, c.pairing, personas, span=view.span,
-                                                        probabilities=opts.probabilities, confidence=opts.confidence,
-                                                        n_resamples=opts.flips, seed=opts.seed, alpha=opts.alpha))
+                                                        options=opts))
         return c
 
     def fit(self, df, model, message, view, opts):

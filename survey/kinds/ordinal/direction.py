@@ -36,6 +36,7 @@ from survey.data.pairing import Pairing
 from survey.data.table import cell_counts
 from survey.errors import TableError
 from survey.stats.effect import EffectResult, effect_ci
+from survey.stats.kinds.base import CompareOptions
 from survey.stats.permutation import PermutationResult, sign_flip_test
 
 DIRECTION_COLUMN = "direction"
@@ -129,11 +130,11 @@ def has_directions(df: pd.DataFrame) -> bool:
 
 
 def compare_directions(df: pd.DataFrame, model: str, a: str, b: str, pairing: Pairing, personas: list[str], *,
-                       span: float, probabilities: bool = False, alternative: str = "two-sided",
-                       confidence: float = 0.95, n_resamples: int = 9999, seed=0,
-                       alpha: float = 0.05) -> DirectionResult | None:
+                       span: float, options: CompareOptions) -> DirectionResult | None:
     """The direction test of one model's A vs B rows, on the comparison's own pairs and personas; None when
-    the rows were not asked in both directions. ``probabilities``: exact mode's expected scores."""
+    the rows were not asked in both directions. ``options``: the comparison's own (its alternative, alpha,
+    confidence, flips and seed; ``probabilities``: exact mode's expected scores)."""
+    probabilities = options.probabilities
     sub = df[(df["model"] == model) & df["message"].isin([a, b])]
     if not has_directions(sub):
         return None
@@ -149,5 +150,6 @@ def compare_directions(df: pd.DataFrame, model: str, a: str, b: str, pairing: Pa
             warnings.simplefilter("ignore", RuntimeWarning)
             means[way] = float(np.nanmean(np.concatenate([cells[way, a], cells[way, b]], axis=1)))
     d = direction_differences([cells["forward", a], cells["forward", b]], [cells["reversed", a], cells["reversed", b]])
-    return direction_test(d, means, pairing.pairs[:k], alternative=alternative, confidence=confidence,
-                          n_resamples=n_resamples, seed=seed, span=span, alpha=alpha)
+    return direction_test(d, means, pairing.pairs[:k], alternative=options.alternative,
+                          confidence=options.confidence, n_resamples=options.flips, seed=options.seed, span=span,
+                          alpha=options.alpha)
