@@ -133,6 +133,7 @@ _EXPORTS = {
     "generate_persona_set": "survey.registry.generate_sets",
     "generate_persona_set_to_target": "survey.registry.generate_sets",
     "generate_perturbation_set": "survey.registry.generate_sets",
+    "GenerationOptions": "survey.registry.generate",
     "persona_set_to_target": "survey.registry.quota_sets",
     "benchmark_report": "survey.reporting.benchmark",
     "response_type": "survey.responses",

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from survey.backends.base import Backend, BackendError, Query
+from survey.common.options import options_from
 from survey.errors import SurveyError, pydantic_message
 from survey.registry import Persona
 from survey.registry.dedup import NEAR_THRESHOLD, Deduplicator, Removal, normalise
@@ -257,13 +258,37 @@ async def _rounds(result: GenerationResult, kept: Callable[[], int], max_attempt
         result.attempts, result.interrupted = attempt, True
 
 
+@dataclass(frozen=True)
+class GenerationOptions:
+    """How a generator asks its model, checked once: the sampling ``temperature``, ``max_tokens`` per reply, a
+    ``seed`` (a new one per attempt, derived from it), at most ``max_attempts`` requests, and extra provider
+    ``params``. Every generator takes one as ``options`` or its fields as keywords."""
+
+    temperature: float = 1.0
+    max_tokens: int = 4096
+    seed: int | None = None
+    max_attempts: int = 10
+    params: dict | None = None
+
+    def __post_init__(self):
+        if self.max_attempts < 1:
+            raise SurveyError("--count and --max-attempts must be at least 1")
+        if self.max_tokens < 1 or self.temperature < 0:
+            raise SurveyError(f"--max-tokens must be at least 1 and --temperature at least 0; got "
+                              f"{self.max_tokens} and {self.temperature}")
+
+
+PERSONA_GENERATION = GenerationOptions(max_tokens=8192)  # a persona set's replies are long
+
+
 async def generate_paraphrases(backend: Backend, message: str, count: int, *, model_id: str = "",
-                               model: str = "", temperature: float = 1.0, max_tokens: int = 4096,
-                               seed: int | None = None, max_attempts: int = 10,
-                               threshold: float = NEAR_THRESHOLD, include_message: bool = True,
-                               params: dict | None = None, on_progress: Progress | None = None
-                               ) -> GenerationResult:
-    """Up to `count` distinct paraphrases of `message` (the message itself first, as in the paper)."""
+                               model: str = "", threshold: float = NEAR_THRESHOLD, include_message: bool = True,
+                               on_progress: Progress | None = None, options: GenerationOptions | None = None,
+                               **keywords) -> GenerationResult:
+    """Up to `count` distinct paraphrases of `message` (the message itself first, as in the paper); how the
+    model is asked is a GenerationOptions (``options``, or its fields as keywords)."""
+    o = options_from(GenerationOptions, options, keywords, where="generate_paraphrases")
+    temperature, max_tokens, seed, max_attempts, params = o.temperature, o.max_tokens, o.seed, o.max_attempts, o.params
     if count < 1 or max_attempts < 1:
         raise SurveyError("--count and --max-attempts must be at least 1")
     message = " ".join(message.split())
@@ -292,14 +317,15 @@ async def generate_paraphrases(backend: Backend, message: str, count: int, *, mo
 
 
 async def generate_personas(backend: Backend, count: int, attributes: list[str], *, model_id: str = "",
-                            model: str = "", population: str = "shopper", temperature: float = 1.0,
-                            max_tokens: int = 8192, seed: int | None = None, max_attempts: int = 10,
-                            params: dict | None = None, on_progress: Progress | None = None
-                            ) -> GenerationResult:
+                            model: str = "", population: str = "shopper", on_progress: Progress | None = None,
+                            options: GenerationOptions | None = None, **keywords) -> GenerationResult:
     """Up to `count` distinct personas with exactly `attributes`, ids "0", "1", ... in order of arrival.
 
-    Two personas are duplicates when all their attributes are equal after normalisation.
+    Two personas are duplicates when all their attributes are equal after normalisation. How the model is
+    asked is a GenerationOptions (``options``, or its fields as keywords; by default PERSONA_GENERATION).
     """
+    o = options_from(GenerationOptions, options or PERSONA_GENERATION, keywords, where="generate_personas")
+    temperature, max_tokens, seed, max_attempts, params = o.temperature, o.max_tokens, o.seed, o.max_attempts, o.params
     if count < 1 or max_attempts < 1:
         raise SurveyError("--count and --max-attempts must be at least 1")
     if not attributes:

@@ -14,10 +14,18 @@ from collections.abc import Awaitable, Callable
 from survey.backends.base import Backend
 from survey.common.event_loop import run_coroutine
 from survey.common.limits import PARAPHRASES_MAX, PERSONAS_MAX, WHY, check_count
+from survey.common.options import options_from
 from survey.errors import SurveyError
 from survey.registry.dedup import NEAR_THRESHOLD
 from survey.registry.files import ID_RULE, NAME_RE
-from survey.registry.generate import GenerationResult, Progress, generate_paraphrases, generate_personas
+from survey.registry.generate import (
+    PERSONA_GENERATION,
+    GenerationOptions,
+    GenerationResult,
+    Progress,
+    generate_paraphrases,
+    generate_personas,
+)
 from survey.registry.personas import DEFAULT_TEMPLATE, PersonaSet, template_fields
 from survey.registry.perturbations import PerturbationSet
 
@@ -72,11 +80,13 @@ def generate_persona_set(model_ref: str, count: int, name: str, *, template: str
 def generate_perturbation_set(model_ref: str, message: str, count: int, name: str, *,
                               message_id: str | None = None, similarity: float = NEAR_THRESHOLD,
                               include_message: bool = True, description: str | None = None,
-                              temperature: float = 1.0, max_tokens: int = 4096, seed: int | None = None,
-                              max_attempts: int = 10, params: dict | None = None,
-                              on_progress: Progress | None = None) -> tuple[PerturbationSet | None, GenerationResult]:
+                              on_progress: Progress | None = None, options: GenerationOptions | None = None,
+                              **keywords) -> tuple[PerturbationSet | None, GenerationResult]:
     """Up to ``count`` distinct paraphrases of ``message`` (itself first unless ``include_message`` is
-    False) as the set ``name`` for message ``message_id`` (default ``name``); None when nothing was kept."""
+    False) as the set ``name`` for message ``message_id`` (default ``name``); None when nothing was kept.
+    How the model is asked is a GenerationOptions (``options``, or its fields as keywords)."""
+    o = options_from(GenerationOptions, options, keywords, where="generate_perturbation_set")
+    temperature, seed = o.temperature, o.seed
     check_count(count, "count", 1, PARAPHRASES_MAX, WHY["paraphrases"])
     message_id = message_id or name
     if not NAME_RE.match(message_id):
@@ -84,9 +94,8 @@ def generate_perturbation_set(model_ref: str, message: str, count: int, name: st
 
     def make(backend, model_id):
         return generate_paraphrases(backend, message, count, model_id=model_id, model=model_ref,
-                                    temperature=temperature, max_tokens=max_tokens, seed=seed,
-                                    max_attempts=max_attempts, threshold=similarity,
-                                    include_message=include_message, params=params, on_progress=on_progress)
+                                    threshold=similarity, include_message=include_message,
+                                    on_progress=on_progress, options=o)
 
     result = with_backend(model_ref, count, make, on_progress)
     if not result.kept:
@@ -100,12 +109,16 @@ def generate_perturbation_set(model_ref: str, message: str, count: int, name: st
 
 def generate_persona_set_to_target(model_ref: str, tf, count: int, name: str, *, template: str = DEFAULT_TEMPLATE,
                                    population: str = "shopper", description: str | None = None,
-                                   temperature: float = 1.0, max_tokens: int = 8192, seed: int | None = None,
-                                   max_attempts: int = 10, params: dict | None = None,
-                                   on_progress: Progress | None = None) -> tuple[PersonaSet | None, GenerationResult]:
+                                   on_progress: Progress | None = None, options: GenerationOptions | None = None,
+                                   **keywords) -> tuple[PersonaSet | None, GenerationResult]:
     """``count`` personas whose margins are the quotas of target file ``tf`` (survey.registry.quota_sets), the
     attributes the target does not give written by the model, one quota cell at a time (the prompt names the
-    cell's levels). None when a cell came back short: a set missing part of a quota would not meet the target."""
+    cell's levels). None when a cell came back short: a set missing part of a quota would not meet the target.
+    How the model is asked is a GenerationOptions (``options``, or its fields as keywords; by default
+    PERSONA_GENERATION)."""
+    o = options_from(GenerationOptions, options or PERSONA_GENERATION, keywords,
+                     where="generate_persona_set_to_target")
+    temperature, seed = o.temperature, o.seed
     from survey.registry.quota_sets import quota_cells, target_header
 
     try:
@@ -132,9 +145,7 @@ def generate_persona_set_to_target(model_ref: str, tf, count: int, name: str, *,
                     on_progress(done + kept, count, total.attempts + requests)
 
             res = await generate_personas(backend, len(members), fields, model_id=model_id, model=model_ref,
-                                          population=f"{population} ({who})", temperature=temperature,
-                                          max_tokens=max_tokens, seed=seed, max_attempts=max_attempts,
-                                          params=params, on_progress=progress)
+                                          population=f"{population} ({who})", on_progress=progress, options=o)
             total.attempts += res.attempts
             total.removed += res.removed
             total.invalid += res.invalid
