@@ -16,13 +16,16 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from dataclasses import fields as dataclass_fields
 
 from aiolimiter import AsyncLimiter
 
 from survey.backends.base import Backend, BackendError, Query, Reply, capabilities_of, preflight, stops_run
 from survey.collect.breaker import NO_ANSWER, UNUSABLE, Breaker, server_error
 from survey.collect.reports import ModelReport, RunReport  # noqa: F401  (re-exported: callers import them here)
+from survey.collect.retry_policy import RetryPolicy
 from survey.collect.tokens import CHARS_PER_TOKEN, estimate_tokens  # noqa: F401  (re-exported)
+from survey.common.options import options_from
 from survey.data.store import TERMINAL_BATCH, Store
 from survey.errors import SurveyError
 from survey.responses import BINARY, ResponseType
@@ -48,26 +51,14 @@ class ModelRun:
 
 
 class Engine:
-    def __init__(self, store: Store, *, max_attempts: int = 8, base_delay: float = 1.0,
-                 max_delay: float = 60.0, request_timeout: float | None = 300.0,
-                 poll_interval: float = 10.0, max_poll_interval: float = 120.0, abort_after: int = 50,
-                 breaker_after: int = 20, outage_seconds: float = 120.0, garbage_seconds: float = 10.0,
-                 progress: bool = True, sleep: Callable[[float], Awaitable] = asyncio.sleep,
-                 clock: Callable[[], float] = time.monotonic, rng: random.Random | None = None):
+    def __init__(self, store: Store, *, policy: RetryPolicy | None = None, progress: bool = True,
+                 sleep: Callable[[float], Awaitable] = asyncio.sleep, clock: Callable[[], float] = time.monotonic,
+                 rng: random.Random | None = None, **keywords):
+        """``policy``: when to retry, wait, poll and give up (RetryPolicy; or its fields as keywords)."""
         self.store = store
-        self.max_attempts = max_attempts
-        self.base_delay = base_delay
-        self.max_delay = max_delay
-        self.request_timeout = request_timeout
-        self.poll_interval = poll_interval
-        self.max_poll_interval = max_poll_interval
-        self.abort_after = abort_after  # consecutive hard failures (e.g. a bad key) that stop a model
-        # The circuit breaker (survey.collect.breaker): a model stops when nothing answered for
-        # outage_seconds, or nothing usable came for garbage_seconds, each after at least breaker_after
-        # failures in a row (and at least twice its concurrency, so one burst of in-flight requests is not enough).
-        self.breaker_after = breaker_after
-        self.outage_seconds = outage_seconds
-        self.garbage_seconds = garbage_seconds
+        self.policy = options_from(RetryPolicy, policy, keywords, where="Engine")
+        for f in dataclass_fields(RetryPolicy):  # read as engine.max_attempts, ... by the collection loop
+            setattr(self, f.name, getattr(self.policy, f.name))
         self.progress = progress
         self.sleep = sleep
         self.clock = clock  # judges outages; a test passes a fake one that its sleep advances
