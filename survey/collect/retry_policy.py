@@ -15,7 +15,7 @@ class RetryPolicy:
     failures (e.g. a bad key) that stop a model, and the circuit breaker (survey.collect.breaker): a model stops
     when nothing answered for ``outage_seconds``, or nothing usable came for ``garbage_seconds``, each after at
     least ``breaker_after`` failures in a row (and at least twice its concurrency, so one burst of in-flight
-    requests is not enough)."""
+    requests is not enough; 0 switches the breaker off)."""
 
     max_attempts: int = 8
     base_delay: float = 1.0
@@ -29,9 +29,9 @@ class RetryPolicy:
     garbage_seconds: float = 10.0
 
     def __post_init__(self):
-        if self.max_attempts < 1 or self.abort_after < 1 or self.breaker_after < 1:
-            raise SurveyError(f"max_attempts, abort_after and breaker_after must be at least 1; got "
-                              f"{self.max_attempts}, {self.abort_after} and {self.breaker_after}")
+        if self.max_attempts < 1 or self.abort_after < 1 or self.breaker_after < 0:
+            raise SurveyError(f"max_attempts and abort_after must be at least 1, breaker_after at least 0 (0: no "
+                              f"breaker); got {self.max_attempts}, {self.abort_after} and {self.breaker_after}")
         waits = {"base_delay": self.base_delay, "max_delay": self.max_delay, "poll_interval": self.poll_interval,
                  "max_poll_interval": self.max_poll_interval, "outage_seconds": self.outage_seconds,
                  "garbage_seconds": self.garbage_seconds}
