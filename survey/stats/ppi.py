@@ -57,6 +57,7 @@ from scipy import stats as sps
 
 from survey.common.display import Display
 from survey.common.formatting import finite
+from survey.common.options import options_from
 from survey.errors import SurveyError
 from survey.stats.ppi_arrays import (
     VARIANCES,
@@ -204,15 +205,15 @@ def _mean(arm: PPIArm, options: PPIOptions, which: str = "") -> PPIResult:
 
 
 def ppi_paired_effect(y_a, y_b, f_a, f_b, f_a_unlabeled, f_b_unlabeled, *, w=None, w_unlabeled=None,
-                      options: PPIOptions | None = None) -> PPIResult:
+                      options: PPIOptions | None = None, **keywords) -> PPIResult:
     """Within-subjects human effect E[Y(A) - Y(B)]: PPI on D = Y(A) - Y(B) with predictions f(A) - f(B).
 
     Each of the n humans answered both messages (``y_a[i]``, ``y_b[i]``); ``f_a``, ``f_b`` are the predictions
     for those humans, ``f_a_unlabeled``, ``f_b_unlabeled`` those of N personas that answered both messages;
     ``w``, ``w_unlabeled`` optional weights of the humans and personas, as in ``ppi_mean``; ``options`` a
-    PPIOptions (alpha, alternative, lam, null, variance).
+    PPIOptions (alpha, alternative, lam, null, variance), or its fields as keywords.
     """
-    options = options or PPIOptions()
+    options = options_from(PPIOptions, options, keywords, where="ppi_paired_effect")
     y_a, f_a, fu_a = _checked(PPIArm(y_a, f_a, f_a_unlabeled), " for message A")
     y_b, f_b, fu_b = _checked(PPIArm(y_b, f_b, f_b_unlabeled), " for message B")
     if len(y_a) != len(y_b) or len(fu_a) != len(fu_b):
@@ -225,7 +226,7 @@ def ppi_paired_effect(y_a, y_b, f_a, f_b, f_a_unlabeled, f_b_unlabeled, *, w=Non
 
 
 def ppi_between_effect(a: PPIArm, b: PPIArm, *, same_personas: bool = False,
-                       options: PPIOptions | None = None) -> PPIResult:
+                       options: PPIOptions | None = None, **keywords) -> PPIResult:
     """Between-subjects human effect E[Y(A)] - E[Y(B)]: two PPI means (humans randomised to A or B).
 
     ``a``, ``b``: each message's arm (PPIArm: its humans' answers, their predictions, the personas'
@@ -235,9 +236,10 @@ def ppi_between_effect(a: PPIArm, b: PPIArm, *, same_personas: bool = False,
     j of ``a.f_unlabeled`` and ``b.f_unlabeled`` is one persona) the imputed parts are correlated and their
     variance is that of lambda_A f~(A) - lambda_B f~(B) over the personas; shared personas carry one weight
     each, so there the two persona weights must be equal. ``options.lam=0`` is the humans-alone effect: the
-    (weighted) difference of the arms' means with their s.e.s in quadrature.
+    (weighted) difference of the arms' means with their s.e.s in quadrature. ``options``: a PPIOptions, or its
+    fields as keywords.
     """
-    options = options or PPIOptions()
+    options = options_from(PPIOptions, options, keywords, where="ppi_between_effect")
     y_a, f_a, fu_a = _checked(a, " for message A")
     y_b, f_b, fu_b = _checked(b, " for message B")
     w_a, w_b = _checked_weights(a.w, len(y_a), "A humans"), _checked_weights(b.w, len(y_b), "B humans")
