@@ -29,10 +29,15 @@ _NUMERIC = re.compile(r"[-+−]?(\d[\d.,]*(e[-+]?\d+)?%?|—|nan|inf)([\s(\[,;]+
                       r"[)\]]?)*", re.IGNORECASE)
 
 
+# An identifier up to this long is never broken (a model id such as claude-3-5-haiku-20241022); a longer one may
+# break at its hyphens and slashes, so that a table of several such columns still fits an 800-pixel window.
+ID_WHOLE = 30
+
+
 def column_classes(table) -> list[Markup]:
     """Per column of a table ({"columns", "rows"}), the class attribute its cells take: none for numbers
     (right-aligned, as in a ledger), "id" for identifiers (one word each, e.g. a model id: left-aligned and never
-    broken at its hyphens; the table scrolls in its box), "t" for text (left-aligned prose, e.g. "in words")."""
+    broken at its hyphens when at most ID_WHOLE characters), "t" for text (left-aligned prose, e.g. "in words")."""
     return [Markup(f' class="{k}"') if k != "n" else Markup("") for k in _column_kinds(table)]
 
 
@@ -43,7 +48,7 @@ def _column_kinds(table) -> list[str]:
         cells = [str(r[i]).strip() for r in rows if i < len(r) and r[i] is not None and str(r[i]).strip()]
         if cells and all(_NUMERIC.fullmatch(c) for c in cells):
             classes.append("n")
-        elif all(len(c.split()) == 1 for c in cells):
+        elif all(len(c.split()) == 1 and len(c) <= ID_WHOLE for c in cells):
             classes.append("id")
         else:
             classes.append("t")
@@ -54,4 +59,5 @@ def html_environment() -> Environment:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]),
                       finalize=keep_numbers_whole)
     env.globals["column_classes"] = column_classes
+    env.globals["ID_WHOLE"] = ID_WHOLE
     return env
