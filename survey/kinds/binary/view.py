@@ -11,6 +11,7 @@ from survey.reporting.context import incomplete_note
 from survey.reporting.views.base import (
     ReportView,
     decision_words,
+    design_words,
     interval_words,
     not_at,
     persona_test_warnings,
@@ -78,9 +79,7 @@ class BinaryView(ReportView):
             "model": c.model, "a": c.a, "b": c.b, "template": self.template, "tests": test_rows(c),
             "effect": f"{c.effect.estimate:+.4f}", "confidence": f"{c.effect.confidence:.0%}",
             "ci": f"[{lo:+.4f}, {hi:+.4f}]", "ci_method": interval_words(c.effect),
-            "design": (f"{c.n_personas} personas; perturbations "
-                       + ", ".join(f"{k}: {v}" for k, v in c.n_perturbations.items())
-                       + f" ({c.n_paired} pairs); r = {c.replicates} replicates."),
+            "design": design_words(c),
             "estimates": estimates, "estimate_notes": notes, "figures": figs,
         }
 

@@ -10,7 +10,7 @@ from survey.data.table import messages_in
 from survey.errors import SurveyError
 from survey.kinds.choice.power import ChoicePlan
 from survey.kinds.choice.table import compare_choice
-from survey.stats.kinds.base import Kind
+from survey.stats.kinds.base import Kind, unpaired_options
 
 
 class Choice(Kind):
@@ -20,12 +20,9 @@ class Choice(Kind):
     every_pair = False  # each prompt already shows two messages: analyse each pair that was asked
 
     def compare(self, df, model, a, b, view, opts):
-        if opts.pairing:
-            raise SurveyError("a forced-choice table pairs paraphrases in its rows (each pair was shown together); "
-                              "pairing does not apply")
-        return compare_choice(df, model, a, b, alternative=opts.alternative, alpha=opts.alpha,
-                              confidence=opts.confidence, n_resamples=opts.flips, seed=opts.seed,
-                              probabilities=opts.probabilities, weights=opts.weights)
+        return compare_choice(df, model, a, b, **unpaired_options(
+            opts, "a forced-choice table pairs paraphrases in its rows (each pair was shown together); pairing does "
+                  "not apply"))
 
     def message_pairs(self, df: pd.DataFrame, model: str) -> list[tuple[str, str]]:
         """The (A, B) pairs shown together to ``model``, A the one listed first in the table."""

@@ -12,7 +12,7 @@ from survey.data.table import messages_in
 from survey.errors import SurveyError
 from survey.kinds.maxdiff.power import MaxDiffPlan
 from survey.kinds.maxdiff.statistics import compare_maxdiff
-from survey.stats.kinds.base import ShownSetKind
+from survey.stats.kinds.base import ShownSetKind, unpaired_options
 
 
 class MaxDiff(ShownSetKind):
@@ -22,11 +22,8 @@ class MaxDiff(ShownSetKind):
     weighted = True
 
     def compare(self, df, model, a, b, view, opts):
-        if opts.pairing:
-            raise SurveyError("a best-worst table shows the paraphrases of a set together: pairing does not apply")
-        return compare_maxdiff(df, model, a, b, alternative=opts.alternative, confidence=opts.confidence,
-                               alpha=opts.alpha, n_resamples=opts.flips, seed=opts.seed, weights=opts.weights,
-                               probabilities=opts.probabilities)
+        return compare_maxdiff(df, model, a, b, **unpaired_options(
+            opts, "a best-worst table shows the paraphrases of a set together: pairing does not apply"))
 
     def message_pairs(self, df: pd.DataFrame, model: str) -> list[tuple[str, str]]:
         return list(itertools.combinations(messages_in(df, model), 2))
@@ -45,9 +42,6 @@ class MaxDiff(ShownSetKind):
 
     def heterogeneity_null(self, view, a, b):
         return f"equal effects (every model's score of {a} minus score of {b} the same)"
-
-    def heterogeneity_claim(self, view):
-        return "equal effects"
 
     def effect_words(self, view, a, b):
         return f"best-worst scaling; score = share named best − share named worst; effect = score {a} − score {b}"

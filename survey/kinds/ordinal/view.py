@@ -19,6 +19,7 @@ from survey.reporting.context import incomplete_note
 from survey.reporting.views.base import (
     ReportView,
     decision_words,
+    design_words,
     interval_words,
     not_at,
     persona_test_warnings,
@@ -166,9 +167,7 @@ def ordinal_view(c: Comparison, tb, df: pd.DataFrame, info: AnalysisView, texts:
                               *([f"top-2-box ({info.top_box_words()})"] if box else []),
                               "paraphrases", "invalid replies"], "rows": rows},
         "top_box": top_box, "direction": direction_section(c), "estimates": estimates, "estimate_notes": estimate_notes,
-        "design": (f"{c.n_personas} personas; perturbations "
-                   + ", ".join(f"{k}: {v}" for k, v in c.n_perturbations.items())
-                   + f" ({c.n_paired} pairs); r = {c.replicates} replicates."),
+        "design": design_words(c),
         "figures": figs,
     }
 

@@ -11,7 +11,7 @@ import pandas as pd
 from survey.errors import SurveyError
 from survey.kinds.pick.power import PickPlan
 from survey.kinds.pick.table import compare_pick, pick_messages_shown, simulate_pick_table
-from survey.stats.kinds.base import ShownSetKind
+from survey.stats.kinds.base import ShownSetKind, unpaired_options
 
 
 class Pick(ShownSetKind):
@@ -21,12 +21,8 @@ class Pick(ShownSetKind):
     every_pair = True
 
     def compare(self, df, model, a, b, view, opts):
-        if opts.pairing:
-            raise SurveyError("a pick-one-of-k table shows the j-th paraphrase of every message together; pairing "
-                              "does not apply")
-        return compare_pick(df, model, a, b, alternative=opts.alternative, alpha=opts.alpha,
-                            confidence=opts.confidence, n_resamples=opts.flips, seed=opts.seed,
-                            probabilities=opts.probabilities, weights=opts.weights)
+        return compare_pick(df, model, a, b, **unpaired_options(
+            opts, "a pick-one-of-k table shows the j-th paraphrase of every message together; pairing does not apply"))
 
     def message_pairs(self, df: pd.DataFrame, model: str) -> list[tuple[str, str]]:
         """Every pair of the messages shown together to ``model``, in order of first appearance."""
@@ -55,9 +51,6 @@ class Pick(ShownSetKind):
 
     def heterogeneity_null(self, view, a, b):
         return f"equal effects (every model's share choosing {a} minus share choosing {b} the same)"
-
-    def heterogeneity_claim(self, view):
-        return "equal effects"
 
     def effect_words(self, view, a, b):
         return (f"pick one of {len(view.points)}, positions averaged; effect = share choosing {a} − share choosing "

@@ -83,3 +83,9 @@ def persona_test_warnings(r, alpha: float, what: str = "paraphrase") -> list[str
                        f"treats personas as independent while each {what} shifts every persona at once; "
                        f"it is not valid here. Rely on the {ab_tests.label('sign_flip')} test.")
     return out
+
+
+def design_words(r) -> str:
+    """The design behind one comparison, for a view's section: personas, perturbations, pairs and replicates."""
+    return (f"{r.n_personas} personas; perturbations " + ", ".join(f"{k}: {v}" for k, v in r.n_perturbations.items())
+            + f" ({r.n_paired} pairs); r = {r.replicates} replicates.")

@@ -148,6 +148,15 @@ class Kind:
         return f"<kind {self.name}>"
 
 
+def unpaired_options(opts: CompareOptions, refusal: str) -> dict:
+    """The keyword arguments of a comparison whose rows already pair paraphrases (forced choice, pick one of k,
+    best-worst scaling), where ``opts.pairing`` does not apply and is refused with ``refusal``."""
+    if opts.pairing:
+        raise SurveyError(refusal)
+    return dict(alternative=opts.alternative, alpha=opts.alpha, confidence=opts.confidence, n_resamples=opts.flips,
+                seed=opts.seed, probabilities=opts.probabilities, weights=opts.weights)
+
+
 class ShownSetKind(Kind):
     """A kind whose every row shows a set of messages (column ``shown``: pick one of k, best-worst scaling): a
     comparison of A and B reads every row of the model that showed a set, and exact mode stores each row's answer
@@ -162,3 +171,6 @@ class ShownSetKind(Kind):
 
     def query_rows(self, df, model, a, b):
         return self.exact_rows(df, model, a, b)
+
+    def heterogeneity_claim(self, view):
+        return "equal effects"
