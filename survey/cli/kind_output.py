@@ -76,6 +76,25 @@ def echo_direction(r: Comparison) -> None:
         click.secho(f"WARNING: {d.warning}", fg="yellow", bold=True)
 
 
+def set_header(r, design: str) -> None:
+    """The first line of a result whose rows show a set of messages (pick one of k, best-worst scaling)."""
+    click.echo(f"\nmodel {r.model}: {r.a} vs {r.b} ({design}) — {r.n_personas} personas, {r.n_sets} paraphrase sets, "
+               f"r = {r.replicates}, invalid replies {r.invalid}")
+
+
+def set_effect(r, what: str) -> None:
+    """A shown-set pair's effect (``what`` minus what) with its interval and its sign-flip test, Holm-adjusted."""
+    lo, hi = r.effect.ci
+    click.echo(f"effect = {what} = {r.effect.estimate:+.4f}, {r.effect.confidence:.0%} CI [{lo:+.4f}, {hi:+.4f}]; "
+               f"sign-flip p = {r.pair.raw_pvalue:.4g} over {r.n_sets} sets, Holm-adjusted over the pairs "
+               f"p = {r.pair.pvalue:.4g}")
+
+
+def set_decision(res, r) -> None:
+    verdict = "significant" if res.significant(r) else "not significant"
+    click.echo(f"decision at alpha = {res.alpha:g} (sign-flip test over paraphrase sets, Holm): {verdict}")
+
+
 def echo_fit(row: dict, message: str) -> None:
     """A fitted model of a kind without a printer of its own: every number of its dict."""
     print_table(f"model {row['model']}, message {message}", ["parameter", "estimate"],

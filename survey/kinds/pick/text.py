@@ -5,27 +5,22 @@ from __future__ import annotations
 import click
 
 from survey.cli.common import print_table
-from survey.cli.kind_output import KindText
+from survey.cli.kind_output import KindText, set_decision, set_effect, set_header
 from survey.common.formatting import fmt
 
 
 def echo_pick(res, r) -> None:
     """One model's pick-one-of-k result: every message's share, the pair's test (Holm), the position test."""
-    click.echo(f"\nmodel {r.model}: {r.a} vs {r.b} (pick one of {len(r.messages)}, positions averaged) — "
-               f"{r.n_personas} personas, {r.n_sets} paraphrase sets, r = {r.replicates}, invalid replies {r.invalid}")
+    set_header(r, f"pick one of {len(r.messages)}, positions averaged")
     print_table("shares chosen (order-averaged)", ["message", "share", f"{r.effect.confidence:.0%} CI"],
                 [[m, s, f"[{ci[0]:.4f}, {ci[1]:.4f}]"] for m, (s, ci) in r.shares.items()])
-    lo, hi = r.effect.ci
-    click.echo(f"effect = share choosing {r.a} - share choosing {r.b} = {r.effect.estimate:+.4f}, "
-               f"{r.effect.confidence:.0%} CI [{lo:+.4f}, {hi:+.4f}]; sign-flip p = {r.pair.raw_pvalue:.4g} over "
-               f"{r.n_sets} sets, Holm-adjusted over the pairs p = {r.pair.pvalue:.4g}")
+    set_effect(r, f"share choosing {r.a} - share choosing {r.b}")
     pos = r.position
     click.echo("position shares: " + ", ".join(f"{t + 1}: {s:.3f}" for t, s in enumerate(pos.shares))
                + f"; position test p = {pos.pvalue:.4g} (exchanges {pos.exchanges})")
     if r.warning:
         click.secho(f"WARNING: {r.warning}", fg="yellow", bold=True)
-    verdict = "significant" if res.significant(r) else "not significant"
-    click.echo(f"decision at alpha = {res.alpha:g} (sign-flip test over paraphrase sets, Holm): {verdict}")
+    set_decision(res, r)
 
 
 def pick_line(r: dict, view) -> str:
