@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from survey.data.table import models_in, require_models
 from survey.errors import SurveyError
 
 PARAMS = ("mu", "kappa", "sigma", "rho")
@@ -61,3 +62,17 @@ def plan_table(from_table, study: str | None = None) -> tuple[pd.DataFrame, str]
     from survey.data.sources import load_long_table
 
     return load_long_table(from_table, study, min_perturbations=0), str(from_table)
+
+
+def plan_table_of(from_table, model: str | None, message: str | None,
+                  study: str | None = None) -> tuple[pd.DataFrame, str, str]:
+    """(the long table, its one model or ``model``, what the table is) to fit one message's parameters on."""
+    if not message:
+        raise SurveyError("`from_table=` needs `message=`: the message whose answers are fitted")
+    df, source = plan_table(from_table, study)
+    models = models_in(df)
+    if model is None and len(models) > 1:
+        raise SurveyError(f"{source} has several models ({', '.join(models)}); choose one with `model=`")
+    mdl = model or models[0]
+    require_models(df, [mdl])
+    return df, mdl, source

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from survey.data.plan_inputs import plan_table
-from survey.data.table import models_in, require_models
+from survey.data.plan_inputs import plan_table_of
 from survey.errors import SurveyError
 from survey.kinds.ordinal.estimate import category_counts, estimate_ordinal
 from survey.kinds.ordinal.model import DELTA_MEANING_ORDINAL, OrdinalParams, simulate_score_sums
@@ -104,14 +103,7 @@ class RatingPower(PowerModelBase):
 
 def fit_from_table(scale, from_table, model, message, study) -> tuple[dict, str]:
     """tau, sigma, rho and cuts fitted on one message of a rating table (survey.kinds.ordinal.estimate)."""
-    if not message:
-        raise SurveyError("`from_table=` needs `message=`: the message whose answers are fitted")
-    df, source = plan_table(from_table, study)
-    models = models_in(df)
-    if model is None and len(models) > 1:
-        raise SurveyError(f"{source} has several models ({', '.join(models)}); choose one with `model=`")
-    mdl = model or models[0]
-    require_models(df, [mdl])
+    df, mdl, source = plan_table_of(from_table, model, message, study)
     scales = set(df.loc[(df["model"] == mdl) & (df["message"] == message), "scale"].astype(str)) \
         if "scale" in df.columns else set()
     if scales and scales != {scale}:

@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 
 from survey.common.display import Display
 from survey.common.options import options_from
-from survey.data.plan_inputs import PARAMS, estimate_rows, pick_estimate, plan_table
-from survey.data.table import models_in, require_models
+from survey.data.plan_inputs import PARAMS, estimate_rows, pick_estimate, plan_table_of
 from survey.errors import SurveyError, validated
 from survey.stats import ab_tests
 from survey.stats.ab_tests import DECISION_TEST, label
@@ -49,14 +48,7 @@ def load_params(from_estimate=None, from_table=None, model: str | None = None, m
         return ({p: float(row[p]) for p in PARAMS},
                 f"{source} (model {row.get('model')}, message {row.get('message')})")
     if from_table is not None:
-        if not message:
-            raise SurveyError("`from_table=` needs `message=`: the message whose answers are fitted")
-        df, source = plan_table(from_table, study)
-        models = models_in(df)
-        if model is None and len(models) > 1:
-            raise SurveyError(f"{source} has several models ({', '.join(models)}); choose one with `model=`")
-        mdl = model or models[0]
-        require_models(df, [mdl])
+        df, mdl, source = plan_table_of(from_table, model, message, study)
         res = fit_beta_logit(df, mdl, message, method=method)
         fell_back = f"; {res.note}" if res.method != method else ""
         return ({p: float(getattr(res, p)) for p in PARAMS},
