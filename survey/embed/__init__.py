@@ -20,13 +20,19 @@ EMBEDDERS = {
 }
 
 
-def create_embedder(name: str, **options) -> Embedder:
+def _embedder_class(name: str) -> type:
+    """The class of a registered embedder, imported; an unknown name or a module that does not import refused."""
     check_embedder_name(name)
     module, _, attr = EMBEDDERS[name].partition(":")
     try:
         cls = getattr(importlib.import_module(module), attr)
     except ImportError as exc:
         raise SurveyError(f"embedder '{name}' is not available: {exc}") from exc
+    return cls
+
+
+def create_embedder(name: str, **options) -> Embedder:
+    cls = _embedder_class(name)
     try:
         return cls(**options)
     except TypeError as exc:
@@ -43,12 +49,7 @@ def check_embedder_ready(name: str) -> None:
     """Refuse, before a run sends anything, an embedder that could not rate its replies afterwards: an unknown
     name, a module that does not import, or what its class's ``check_ready()`` finds missing (the local model's
     wheel, a provider's API key). Nothing is loaded or sent."""
-    check_embedder_name(name)
-    module, _, attr = EMBEDDERS[name].partition(":")
-    try:
-        cls = getattr(importlib.import_module(module), attr)
-    except ImportError as exc:
-        raise SurveyError(f"embedder '{name}' is not available: {exc}") from exc
+    cls = _embedder_class(name)
     ready = getattr(cls, "check_ready", None)
     if ready is not None:
         try:
