@@ -13,6 +13,17 @@ from survey.backends import Query
 THREADS = 1
 PERSONA = ("You are roleplaying as a shopper. Your profile: Age 59, female, Professor, income: high, "
            "marital status: single. Answer ONLY 'Yes' or 'No'. Do not explain.")
+# a study's [[models]] table for the local model in exact mode (appended to tests/shoe_study.py's study)
+LOCAL_EXACT_MODEL_TOML = f"""
+[[models]]
+name = "smollm2"
+backend = "local"
+model_id = "smollm2"
+seed = 11
+[models.options]
+mode = "exact"
+n_threads = {THREADS}
+"""
 QUESTION = ('A customer said: "{p}" Based on this, would you personally be interested in buying the '
             'product they are describing?')
 PERTURBATIONS = ["I'd like to buy a pair of sneakers.", "I'm looking to purchase some new trainers.",

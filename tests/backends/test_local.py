@@ -8,6 +8,7 @@ import sys
 import numpy as np
 import pytest
 from llama_reference import (
+    LOCAL_EXACT_MODEL_TOML,
     PERSONA,
     PERTURBATIONS,
     QUESTION,
@@ -233,17 +234,7 @@ def test_prompt_longer_than_the_context_is_a_final_backend_error():
         backend.close()
 
 
-STUDY = shoe_study_toml("local-tiny", "tiny.sqlite", replicates=3, personas=2, paraphrases=2) + f"""
-[[models]]
-name = "smollm2"
-backend = "local"
-model_id = "smollm2"
-seed = 11
-
-[models.options]
-mode = "exact"
-n_threads = {THREADS}
-"""
+STUDY = shoe_study_toml("local-tiny", "tiny.sqlite", replicates=3, personas=2, paraphrases=2) + LOCAL_EXACT_MODEL_TOML
 
 
 def test_a_tiny_study_runs_on_the_local_backend_with_one_forward_pass_per_cell(tmp_path, monkeypatch):

@@ -4,7 +4,7 @@ the design's order (tests/collect/test_prompt_order.py checks the order itself).
 from __future__ import annotations
 
 import pytest
-from llama_reference import THREADS
+from llama_reference import LOCAL_EXACT_MODEL_TOML
 from shoe_study import shoe_study_toml
 
 from survey.api.study import Study
@@ -14,16 +14,7 @@ from survey.backends.local import LocalBackend
 
 def test_sorted_by_prompt_the_local_model_answers_exactly_as_in_design_order(tmp_path, monkeypatch):
     pytest.importorskip("llama_cpp")
-    study = shoe_study_toml("order", "order.sqlite", replicates=2, personas=3, paraphrases=2) + f"""
-[[models]]
-name = "smollm2"
-backend = "local"
-model_id = "smollm2"
-seed = 11
-[models.options]
-mode = "exact"
-n_threads = {THREADS}
-"""
+    study = shoe_study_toml("order", "order.sqlite", replicates=2, personas=3, paraphrases=2) + LOCAL_EXACT_MODEL_TOML
     sent = []
     original = LocalBackend.complete_sync
 
