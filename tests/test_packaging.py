@@ -16,6 +16,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+from shoe_study import shoe_messages_toml
 
 REPO = Path(__file__).resolve().parent.parent
 SKIP = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "reports",
@@ -30,16 +31,7 @@ replicates = 2
 set = "shoppers"
 count = 10
 
-[[messages]]
-id = "sneakers"
-perturbations = "sneakers"
-count = 6
-
-[[messages]]
-id = "boots"
-perturbations = "boots"
-count = 6
-
+""" + shoe_messages_toml() + """
 [[models]]
 name = "sim"
 backend = "simulated"

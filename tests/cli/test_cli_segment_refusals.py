@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from cli_result import run_cli
+from shoe_study import shoe_messages_toml
 
 import survey
 
@@ -30,16 +31,7 @@ replicates = 1
 [personas]
 set = "tied.jsonl"
 
-[[messages]]
-id = "sneakers"
-perturbations = "sneakers"
-count = 6
-
-[[messages]]
-id = "boots"
-perturbations = "boots"
-count = 6
-
+""" + shoe_messages_toml() + """
 {extra}
 
 [[models]]

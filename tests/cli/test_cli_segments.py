@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from cli_result import run_cli
+from shoe_study import shoe_messages_toml
 
 import survey
 
@@ -22,16 +23,7 @@ set = "shoppers"
 count = 40
 sample_seed = 1
 
-[[messages]]
-id = "sneakers"
-perturbations = "sneakers"
-count = 6
-
-[[messages]]
-id = "boots"
-perturbations = "boots"
-count = 6
-
+""" + shoe_messages_toml() + """
 {segments}
 
 [[models]]

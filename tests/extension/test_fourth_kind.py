@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from cli_result import run_cli
+from shoe_study import shoe_messages_toml
 
 import survey
 from survey.common import kinds
@@ -29,16 +30,7 @@ set = "shoppers"
 count = 12
 sample_seed = 1
 
-[[messages]]
-id = "sneakers"
-perturbations = "sneakers"
-count = 6
-
-[[messages]]
-id = "boots"
-perturbations = "boots"
-count = 6
-
+""" + shoe_messages_toml() + """
 [question]
 type = "slider"
 

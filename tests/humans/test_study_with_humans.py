@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from shoe_study import shoe_messages_toml
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,16 +21,7 @@ humans = "answers.csv"
 [personas]
 set = "panel.jsonl"
 
-[[messages]]
-id = "sneakers"
-perturbations = "sneakers"
-count = 6
-
-[[messages]]
-id = "boots"
-perturbations = "boots"
-count = 6
-
+""" + shoe_messages_toml() + """
 [[models]]
 name = "sim"
 backend = "simulated"
