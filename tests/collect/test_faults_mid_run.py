@@ -188,7 +188,10 @@ def test_a_ten_second_server_restart_is_ridden_through(tmp_path, monkeypatch, ch
         path = study_for(tmp_path, chat, fake, monkeypatch, personas=16, concurrency=16)
         total = 4 * TOTAL
         fake.down_after = 12  # the server goes down once it has answered 12 queries
-        report, study = run_engine(path, sleep=sleep, clock=vt.clock, base_delay=1, max_delay=60)
+        # each task keeps its own simulated clock, so a task the event loop happens to favour on a busy machine
+        # could back off 1 + 2 + ... + 60 s alone and reach the breaker's 120 s before the others had failed 48
+        # times; with waits of at most 2 s no task gets there before the server is back, however tasks interleave
+        report, study = run_engine(path, sleep=sleep, clock=vt.clock, base_delay=1, max_delay=2)
         m = report.models["m1"]
         assert fake.restarts == 1 and went_down and vt.latest >= went_down[0] + 10  # it was down 10 s
         assert m.calls - total >= 48  # failed requests: more than used to trip the breaker
