@@ -119,4 +119,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    import time
+
+    start = time.process_time()
     main()
+    print(f"seconds: {time.process_time() - start:.1f}")  # CPU time of the whole measurement
