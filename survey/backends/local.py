@@ -260,7 +260,7 @@ class LocalBackend:
         theta = rtype.exact_score(mass)
         if theta is None:  # no mass at all on the labels (float underflow): an invalid answer, kept as such
             return Reply(text="", model_id=self._model_label(rt), completion_tokens=0, extra=extra)
-        if rtype.scale != "binary":  # the distribution over scores (for Yes/No, p_yes says it all)
+        if not rtype.p_yes_says_all:  # the distribution over scores (for Yes/No, p_yes says it all)
             total = sum(mass.values())
             extra["distribution"] = {v: m / total for v, m in mass.items()}
         text = rtype.labels[rtype.draw(mass, rng.random())]

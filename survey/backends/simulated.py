@@ -205,7 +205,7 @@ class SimulatedBackend:
             return self._rated_text(seed, query, rtype)
         if getattr(rtype, "best_worst", False):
             return self._best_worst(seed, query, rtype)
-        if rtype.ordered or rtype.scale == "choice" or query.options is not None:
+        if rtype.ordered or rtype.simulated_as_score or query.options is not None:
             return self._scored(seed, query, rtype)
         p = self.cell_probability(seed, query.persona, query.message, query.perturbation)
         u_invalid, u_yes = _rng(seed, "y", query.message, query.perturbation, query.persona,

@@ -236,7 +236,7 @@ class Engine:
         answer = rtype.parse(reply.text)
         p_yes = reply.p_yes if reply.p_yes is not None else rtype.score_from_logprobs(reply.logprobs)
         extra = dict(reply.extra)
-        if p_yes is not None and "distribution" not in extra and rtype.scale != "binary":
+        if p_yes is not None and "distribution" not in extra and not rtype.p_yes_says_all:
             extra["distribution"] = rtype.distribution_from_logprobs(reply.logprobs)
         elif p_yes is None and reply.logprobs and (note := rtype.logprobs_note(reply.logprobs)):
             extra["expected_note"] = note  # e.g. "1" on a 0-10 scale: "1" or the start of "10"

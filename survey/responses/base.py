@@ -68,6 +68,10 @@ class ResponseType:
     ordered: bool = False
     direction: str = "forward"  # a reversed rating scale (survey.kinds.ordinal.balanced) says "reversed"
     rated_text: bool = False  # replies are free text rated onto the view's points after collection (ssr)
+    # the exact score is P(first label) and says it all: no distribution over scores is stored (Yes/No)
+    p_yes_says_all: bool = False
+    # a simulated respondent answers with a drawn score, as on an ordered scale (forced choice's position)
+    simulated_as_score: bool = False
 
     @cached_property
     def view(self) -> AnalysisView:

@@ -20,6 +20,7 @@ class Binary(ResponseType):
     kind = "binary"
     quantity = "P(Yes)"
     ranged = False
+    p_yes_says_all = True
 
 
 def from_name(scale: str) -> Binary | None:

@@ -27,6 +27,7 @@ class Choice(NumericLabels):
     labels = MappingProxyType({1: "1", 2: "2"})
     template = CHOICE_QUESTION
     slots = ("first", "second")
+    simulated_as_score = True
     max_tokens = 2
     kind = "choice"
     quantity = "share choosing A"

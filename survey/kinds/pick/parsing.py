@@ -46,6 +46,7 @@ class PickOne(Choice):
     ranged = False
     slots = ("options",)
     max_tokens = 2
+    simulated_as_score = False  # the simulated respondent picks by its own rule, not as forced choice
 
     def __init__(self, k: int = 3, template: str | None = None, max_tokens: int | None = None):
         if not 2 <= int(k) <= PICK_MAX:
