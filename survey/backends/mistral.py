@@ -199,12 +199,7 @@ class MistralBackend(ClientPerLoop):
         if isinstance(exc, BackendError):
             return exc
         if isinstance(exc, errors.ResponseValidationError):
-            garbled = _not_json(exc.body)
-            err = http_error(exc.status_code, ("malformed JSON from the provider: " if garbled else
-                                               "unexpected response shape: ") + str(exc.cause),
-                             code="malformed_response" if garbled else "bad_response", secret=self._key)
-            err.retryable = garbled or exc.status_code >= 500
-            return err
+            return self._unreadable_shape(exc)
         if isinstance(exc, errors.MistralError) and 200 <= exc.status_code < 300:  # a 2xx the SDK cannot read
             return unreadable_reply(request_line(exc.raw_response) or self.server, exc.body, self.url_hint(), self._key)
         if isinstance(exc, errors.MistralError):  # SDKError, HTTPValidationError (422)
@@ -228,6 +223,30 @@ class MistralBackend(ClientPerLoop):
             return BackendError(redact(f"connection error to {self.server}: {type(exc).__name__}: {exc}; "
                                        f"{self._connect_hint}", self._key), retryable=True, code="connection")
         return BackendError(redact(f"{type(exc).__name__}: {exc}", self._key), retryable=False, code="client_error")
+
+    def _unreadable_shape(self, exc) -> BackendError:
+        """A reply the SDK cannot read as a chat completion, retried as the openai backend's paths retry it:
+        broken JSON or JSON that is no object is a malformed reply, an object without choices an empty one
+        (a flaky proxy), any other shape a bad response; the engine's breaker stops a model that gets
+        nothing else. A 4xx of an unreadable shape stays an error that no retry mends."""
+        try:
+            data = json.loads(exc.body or "")
+        except ValueError:
+            data = None
+            garbled = True
+        else:
+            garbled = not isinstance(data, dict)
+        if garbled:
+            what, code = "malformed JSON from the provider (not a JSON object)", "malformed_response"
+        elif not data.get("choices"):
+            return empty_reply(self.server)
+        else:
+            what, code = "unexpected response shape", "bad_response"
+        cause = " ".join(" ".join(line.split()) for line in str(exc.cause).splitlines()
+                         if "errors.pydantic.dev" not in line)[:300]
+        err = http_error(exc.status_code, f"{what}: {cause}", code=code, secret=self._key, hint=self.url_hint())
+        err.retryable = 200 <= exc.status_code < 300 or exc.status_code >= 500
+        return err
 
     @property
     def server(self) -> str:
@@ -368,14 +387,6 @@ def _flatten(content) -> tuple[str | None, str]:
         elif isinstance(chunk, models.ThinkChunk):
             thinking += [t.text for t in chunk.thinking if isinstance(t, models.TextChunk)]
     return "".join(text), "".join(thinking)
-
-
-def _not_json(body: str | None) -> bool:
-    try:
-        json.loads(body or "")
-    except ValueError:
-        return True
-    return False
 
 
 def _error_fields(body: str | None) -> tuple[str | None, str]:

@@ -6,6 +6,7 @@ import json
 import math
 
 import pytest
+from aiohttp import web
 from fakes.common import answer_for, complete_once, injected_error, query_cell, run_batch, shopper_query
 from fakes.mistral_server import MistralFake
 from mistralai.client import Mistral
@@ -73,6 +74,40 @@ def test_each_fault_maps_to_backend_error_after_exactly_one_request(fake, kind, 
     assert err.retry_after == (7.0 if kind == "rate_limit" else None) and KEY not in str(err)
     assert sum(fake.requests.values()) == 1  # SDK retries are off: the engine owns backoff
     assert fake.served[query_cell(q)] == 0
+
+
+class WrongShapeFake(MistralFake):
+    """Answers every chat request 200 with ``body``: JSON the SDK cannot read as a chat completion."""
+
+    body = b"{}"
+
+    async def _chat(self, request):
+        if (denied := self._admit(request, "chat")) is not None:
+            return denied
+        await request.read()
+        return web.Response(body=self.body, content_type="application/json")
+
+
+_CHOICE = b'[{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Yes"}}]'
+WRONG_SHAPES = [  # body, code: each retried as the openai backend's paths retry it (test_openai_paths.py)
+    (b"[]", "malformed_response"),
+    (b'"ok"', "malformed_response"),
+    (b"{}", "empty_response"),  # an object without choices holds no answer: retried, never stored
+    (b'{"choices": []}', "empty_response"),
+    (b'{"choices": ' + _CHOICE + b"}", "bad_response"),  # no id, object, model, usage
+    (b'{"id": "x", "object": "chat.completion", "model": "m", "created": 1, "usage": {"prompt_tokens": "many"}, '
+     b'"choices": ' + _CHOICE + b"}", "bad_response"),
+]
+
+
+@pytest.mark.parametrize("body,code", WRONG_SHAPES, ids=[w[0][:14].decode() for w in WRONG_SHAPES])
+def test_a_2xx_reply_of_the_wrong_shape_is_retried(monkeypatch, body, code):
+    monkeypatch.setenv("MISTRAL_API_KEY", KEY)
+    with WrongShapeFake(api_key=KEY) as fake:
+        fake.body = body
+        with pytest.raises(BackendError) as info:
+            complete_once(backend(fake), query())
+    assert info.value.retryable and info.value.code == code and KEY not in str(info.value)
 
 
 def test_timeout_is_retryable(fake):
