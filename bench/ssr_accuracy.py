@@ -21,7 +21,6 @@ or "unrated") and the accuracies; docs/question-kinds.md quotes them. About 10 s
 from __future__ import annotations
 
 import csv
-import itertools
 import sys
 from pathlib import Path
 
@@ -30,7 +29,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from survey.backends.simulated import _OPENINGS, _REASONS  # noqa: E402
+from survey.backends.simulated import worded_replies  # noqa: E402
 from survey.collect.similarity_rating import rate_texts  # noqa: E402
 from survey.embed import create_embedder  # noqa: E402
 from survey.registry.anchors import AnchorSet, load_anchor_set  # noqa: E402
@@ -58,8 +57,8 @@ def labelled() -> list[dict]:
 
 
 def simulated() -> list[dict]:
-    return [{"reply": f"{o} {r}", "label": str(level + 1), "group": "simulated"}
-            for level in range(5) for o, r in itertools.product(_OPENINGS[level], _REASONS[level])]
+    return [{"reply": reply, "label": str(level + 1), "group": "simulated"}
+            for level in range(5) for reply in worded_replies(level)]
 
 
 def rate(rows: list[dict], anchors: AnchorSet, embedder, floor: float | None) -> list[str]:

@@ -27,3 +27,15 @@ def test_every_bench_script_ends_with_a_named_figure():
     for p in scripts():
         prints = re.findall(r'print\(f"([a-z_]+): \{', p.read_text(encoding="utf-8"))
         assert prints and prints[-1] in {"ratio", "seconds", "accuracy"}, (p.name, prints[-1:])
+
+
+def test_bench_scripts_use_only_public_names_of_the_package():
+    """A benchmark measures what a user can call: it imports no private name (``_x``) from survey."""
+    import ast
+
+    private = []
+    for p in sorted(BENCH.glob("*.py")):
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("survey"):
+                private += [f"{p.name}: {node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+    assert private == [], f"private names imported by bench/: {private}"

@@ -274,15 +274,16 @@ class SimulatedBackend:
 
 
 # Replies of simulated respondents in words, from "would not buy" (0) to "would buy" (4): an opening and a
-# reason each, so that replies of one level differ in wording as a model's do.
-_OPENINGS = (
+# reason each, so that replies of one level differ in wording as a model's do. Public: the semantic-similarity
+# rating's benchmark and tests rate them against their known level (worded_replies).
+REPLY_OPENINGS = (
     ("No, I would not buy this.", "Not for me, I'd never buy it.", "I definitely wouldn't purchase this."),
     ("Probably not, I doubt I'd buy it.", "I'm unlikely to buy this.", "I don't think I would purchase it."),
     ("Maybe, I'm undecided.", "I might or might not buy it.", "I'm on the fence about buying this."),
     ("Yes, I'd probably buy it.", "I'm fairly likely to buy this.", "I think I would purchase it."),
     ("Yes, I would definitely buy this!", "I'd buy it right away.", "Absolutely, I would purchase it."),
 )
-_REASONS = (
+REPLY_REASONS = (
     ("It does nothing for me.", "I have no use for it.", "It's not my style at all."),
     ("It doesn't really appeal to me.", "The price seems too high for what it is.", "I'm not convinced I need it."),
     ("It depends on the price.", "I'd want to see more first.", "It has good and bad points."),
@@ -294,4 +295,9 @@ _REASONS = (
 def simulated_words(score: int, low: int, high: int, rng: np.random.Generator) -> str:
     """A short free-text reply that says ``score`` on the low..high scale in words."""
     level = int(round(4 * (score - low) / max(high - low, 1)))
-    return f"{_OPENINGS[level][rng.integers(3)]} {_REASONS[level][rng.integers(3)]}"
+    return f"{REPLY_OPENINGS[level][rng.integers(3)]} {REPLY_REASONS[level][rng.integers(3)]}"
+
+
+def worded_replies(level: int) -> list[str]:
+    """Every reply simulated_words can give at ``level`` (0: would not buy .. 4: would buy), opening by reason."""
+    return [f"{o} {r}" for o in REPLY_OPENINGS[level] for r in REPLY_REASONS[level]]

