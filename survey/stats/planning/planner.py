@@ -125,18 +125,20 @@ class PlanOptions:
     max_paraphrases: int | None = None
     sets: Mapping[str, int] | None = None
     sequential: object = None
+    _numbers: PlanNumbers | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         for name in ("budgets", "strategies", "designs"):  # an iterator is read once, here
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, tuple(getattr(self, name)))
-        self.numbers()
+        # checked once, here (dataclasses.replace builds a new instance, which checks its own)
+        object.__setattr__(self, "_numbers", validated(
+            PlanNumbers, alpha=self.alpha, simulations=self.simulations, flips=self.flips, seed=self.seed,
+            budgets=list(DEFAULT_BUDGETS if self.budgets is None else self.budgets), target_power=self.target_power))
 
     def numbers(self) -> PlanNumbers:
-        """The numeric options, checked (a bad one is a SurveyError naming it and its range)."""
-        return validated(PlanNumbers, alpha=self.alpha, simulations=self.simulations, flips=self.flips,
-                         seed=self.seed, budgets=list(DEFAULT_BUDGETS if self.budgets is None else self.budgets),
-                         target_power=self.target_power)
+        """The numeric options, checked when the options were built (a bad one is a SurveyError naming it)."""
+        return self._numbers
 
 
 def plan(params: PowerModel, *, source: PlanSource | None = None, progress: Progress = no_progress,

@@ -304,3 +304,26 @@ def test_plan_from_estimate_rejects_another_commands_json(tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:
         main(["plan", "--delta", "0.3", "--no-plot", "--from-estimate", str(other)])
     assert exc.value.code == 2 and "as written by `survey estimate --json`" in capsys.readouterr().err
+
+
+def test_plan_options_are_checked_once_per_plan_call(monkeypatch):
+    """PlanOptions checks its numbers when built; plan() reuses that check instead of running it again."""
+    from survey.kinds.binary.power import BinaryPlan
+    from survey.stats.planning import PlanOptions, plan, planner
+
+    checks = []
+    real = planner.validated
+
+    def counting(cls, **values):
+        checks.append(cls.__name__)
+        return real(cls, **values)
+
+    monkeypatch.setattr(planner, "validated", counting)
+    plan(BinaryPlan(0.5), designs=["10,6,1"], simulations=20, flips=50)
+    assert checks == ["PlanNumbers"]
+    checks.clear()
+    options = PlanOptions(designs=["10,6,1"], simulations=20, flips=50)
+    plan(BinaryPlan(0.5), options=options)
+    assert checks == ["PlanNumbers"] and options.numbers() is options.numbers()
+    with pytest.raises(SurveyError, match="alpha"):
+        PlanOptions(alpha=2)
