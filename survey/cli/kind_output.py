@@ -130,8 +130,10 @@ def _text(kind: str) -> KindText:
 
 
 def print_result(res, r) -> None:
-    """`survey analyze`'s text for one result of ``res`` (survey.stats.analysis.Analysis)."""
+    """`survey analyze`'s text for one result of ``res`` (survey.stats.analysis.Analysis), then its warnings."""
     (_text(res.view.kind).result or echo_scored)(res, r)
+    for warning in r.warnings:
+        click.secho(f"WARNING: {warning}", fg="yellow", bold=True)
 
 
 def print_estimate(view, row: dict, message: str) -> None:

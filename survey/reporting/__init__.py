@@ -91,7 +91,7 @@ def build_report(source: Source, out_dir: str | Path, *, title: str | None = Non
     headlines = [rv.headline(r, view, alpha, completeness) for r in res.results]
     views = [{**rv.section(r, df, view, paraphrase_texts(context), fits[r.model]), "template": rv.template}
              for r in res.results]
-    found = [w for r in res.results for w in rv.warnings(r, view, alpha)]
+    found = [w for r in res.results for w in [*r.warnings, *rv.warnings(r, view, alpha)]]
     table = _compare_table(source, a, b, sizes, res)
     summary = study_summary(df)
     sections, extra_json = extra_sections(df, extras, table=table, alpha=alpha)

@@ -31,6 +31,7 @@ from survey.data.table import models_in, pick_messages, require_messages, requir
 from survey.errors import SurveyError, TableError
 from survey.responses import response_type
 from survey.responses.view import AnalysisView
+from survey.stats.invalid_rates import invalid_rate_warnings
 from survey.stats.kinds import CompareOptions, FitOptions, kind_of, table_view
 from survey.stats.sequential_decision import StoredSequential
 
@@ -108,6 +109,7 @@ class Analysis(Display, dict):
                                                          else self.kind.decided_by.replace("_", "-") + " test"),
                  "significant": self.significant(r)} for r in self.results]
         notes = [f"effect: {self.view.effect_unit}, A − B"]
+        notes += [f"WARNING: {w}" for r in self.results for w in r.warnings]
         notes += [r.segments.sentence() for r in self.results if r.segments is not None]
         notes += (self.completeness.warnings() if self.completeness else []) + [f"left out: {x}" for x in self.left_out]
         return f"Analysis of {len(self.results)} comparison(s) on {self.scale} at α = {self.alpha}", rows, notes
@@ -125,11 +127,12 @@ def decision_pvalue(result) -> float:
 
 
 def result_dict(result) -> dict:
-    """One A/B result as `survey analyze --json` prints it: model, scale and unit first, then its own keys;
-    with segments or weights (survey.stats.segments) its ``segments``, ``interaction`` and ``population``."""
+    """One A/B result as `survey analyze --json` prints it: model, scale and unit first, then its own keys and
+    its ``warnings`` (what makes it doubtful, survey.stats.results.ABResult); with segments or weights
+    (survey.stats.segments) its ``segments``, ``interaction`` and ``population``."""
     seg = result.segments
     return {"model": result.model, "scale": result.scale, "unit": result.unit, **result.to_dict(),
-            **(seg.to_dict() if seg is not None else {})}
+            "warnings": list(result.warnings), **(seg.to_dict() if seg is not None else {})}
 
 
 class Estimates(Display, dict):
@@ -246,6 +249,7 @@ def _compare(source: Source, kind, view, work: list, options: CompareOptions, ca
                 left_out.append(str(exc) if not every_pair else f"model '{model}', {x} vs {y}: {exc}")
                 continue
             sequential = None if options.probabilities else _stored_sequential(r, source.study_context.sequential)
+            warnings = [*r.warnings, *invalid_rate_warnings(kind, df, model, x, y, options)]
             seg = None
             if segmenting is not None:
                 from survey.stats.segments import segment_analysis
@@ -255,8 +259,9 @@ def _compare(source: Source, kind, view, work: list, options: CompareOptions, ca
                     seg.warnings.append("the data were collected in rounds until the pooled sequential test "
                                         "decided: the segment, interaction and population p-values are "
                                         "fixed-design ones and do not account for that stopping rule")
-            results.append(dataclasses.replace(r, sequential=sequential, segments=seg)
-                           if sequential is not None or seg is not None else r)
+            changed = sequential is not None or seg is not None or warnings != r.warnings
+            results.append(dataclasses.replace(r, sequential=sequential, segments=seg, warnings=warnings)
+                           if changed else r)
     return results, left_out
 
 

@@ -103,6 +103,7 @@ class Comparison(Display):
     # a balanced scale (asked in both directions): the direction effect and its test (survey.kinds.ordinal.direction)
     direction: object | None = None
     segments: object | None = None  # survey.stats.segments.SegmentAnalysis, when analyze was asked for whom
+    warnings: list = field(default_factory=list)  # what makes the result doubtful, e.g. unequal invalid rates (analyze)
 
     @property
     def means(self) -> dict:

@@ -26,7 +26,10 @@ class ABResult(Protocol):
     - ``n_personas``, ``n_paired``, ``replicates``; ``to_dict()``: the JSON `survey analyze` prints;
     - ``sequential``: the stored sequential test that decides on data collected in rounds, else None;
       ``segments``: the comparison per segment and in the target population (survey.stats.segments), else
-      None. A result is a dataclass: analyze builds it with both (dataclasses.replace), never adds them later.
+      None. A result is a dataclass: analyze builds it with both (dataclasses.replace), never adds them later;
+    - ``warnings``: what makes the result doubtful, in words, set by analyze the same way (e.g. A's and B's
+      replies invalid at different rates, survey.stats.invalid_rates); shown by the command line, its
+      ``--json`` (``warnings``) and the report.
     """
 
     model: str
@@ -39,6 +42,7 @@ class ABResult(Protocol):
     replicates: int
     sequential: object | None
     segments: object | None
+    warnings: list
 
     @property
     def decision(self): ...

@@ -63,5 +63,8 @@ class Choice(Kind):
     def query_rows(self, df, model, a, b):
         return self.exact_rows(df, model, a, b)
 
+    def invalid_counts(self, df, model, a, b, opts):
+        return None  # every reply shows A and B: one invalid rate for both
+
 
 CHOICE = Choice()

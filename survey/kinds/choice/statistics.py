@@ -127,6 +127,7 @@ class ChoiceResult(Display):
     model: str = ""  # the model that answered (compare_choice sets it)
     sequential: object | None = None  # a stored sequential decision (analyze; never set for this kind)
     segments: object | None = None  # survey.stats.segments.SegmentAnalysis, when analyze was asked for whom
+    warnings: list = field(default_factory=list)  # what makes the result doubtful, e.g. unequal invalid rates (analyze)
 
     # The A/B result protocol (survey.stats.results): what every kind's comparison answers alike.
     scale = "choice"

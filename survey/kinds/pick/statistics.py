@@ -193,6 +193,7 @@ class PickResult(Display):
     model: str = ""
     sequential: object | None = None  # a stored sequential decision (analyze; never set for this kind)
     segments: object | None = None  # survey.stats.segments.SegmentAnalysis, when analyze was asked for whom
+    warnings: list = field(default_factory=list)  # what makes the result doubtful, e.g. unequal invalid rates (analyze)
     unit = "share choosing A − share choosing B"
 
     @property

@@ -29,6 +29,11 @@ class SemanticRating(Ordinal):
                               "`survey run` on the study file rates stored replies (it sends nothing new)")
         return super().compare(df, model, a, b, view, replace(opts, probabilities=True))
 
+    def invalid_counts(self, df, model, a, b, opts):
+        from dataclasses import replace
+
+        return super().invalid_counts(df, model, a, b, replace(opts, probabilities=True))  # unrated: no expected score
+
     def fit(self, df, model, message, view, opts):
         fit = super().fit(df, model, message, view, opts)
         notes = getattr(fit, "notes", None)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from survey.common.limits import BOOTSTRAP_MAX, WHY, check_alpha, check_count, check_flips, check_seed
-from survey.data.table import messages_in
+from survey.data.table import expected_column, messages_in
 from survey.errors import SurveyError
 from survey.responses.view import AnalysisView
 from survey.stats.permutation import check_alternative
@@ -144,6 +144,15 @@ class Kind:
         """The rows (queries) behind one comparison, valid or not: what its invalid rate counts."""
         return df[(df["model"] == model) & df["message"].isin([a, b])]
 
+    def invalid_counts(self, df: pd.DataFrame, model: str, a: str, b: str, opts: CompareOptions) -> dict | None:
+        """message -> (queries, replies the comparison leaves out) of A and of B: an invalid answer, or in exact
+        mode a row without its exact score (survey.stats.invalid_rates compares the two rates). None for a
+        kind whose every reply shows A and B together (forced choice, a shown set): they share one rate."""
+        rows = self.query_rows(df, model, a, b)
+        read = expected_column(rows) if opts.probabilities else rows["answer"]
+        left_out = rows["answer"].isna() if read is None else read.isna()
+        return {m: (int((rows["message"] == m).sum()), int(left_out[rows["message"] == m].sum())) for m in (a, b)}
+
     def __repr__(self) -> str:
         return f"<kind {self.name}>"
 
@@ -171,6 +180,9 @@ class ShownSetKind(Kind):
 
     def query_rows(self, df, model, a, b):
         return self.exact_rows(df, model, a, b)
+
+    def invalid_counts(self, df, model, a, b, opts):
+        return None  # every reply shows A and B: one invalid rate for both
 
     def heterogeneity_claim(self, view):
         return "equal effects"
