@@ -132,7 +132,7 @@ class Comparison(Display):
             notes.append(self.sequential.to_dict()["note"])
         if self.direction is not None:
             notes.append(self.direction.display_parts()[0])
-        return title, rows, notes
+        return title, rows, notes + [f"WARNING: {w}" for w in self.warnings]
 
     @property
     def warning(self) -> str | None:

@@ -62,6 +62,7 @@ def test_invalid_replies_of_b_only_are_warned_in_python_json_text_and_report(tmp
     assert "0.0% of A's (0 of 480)" in warning and "15.0% of B's (72 of 480)" in warning and "biased" in warning
     assert res.to_dict()["results"][0]["warnings"] == [warning]
     assert any(warning in note for note in res.display_parts()[2])
+    assert f"WARNING: {warning}" in res["simulated"].display_parts()[2]
     path = tmp_path / "balks.csv"
     balks.to_csv(path, index=False)
     code, out, _ = run_cli(capsys, "analyze", path, "--a", "A", "--b", "B", "--json")
