@@ -132,6 +132,20 @@ class Source(Display):
         t = self.table
         return str(t["scale"].iloc[0]) if "scale" in t.columns and len(t) else None
 
+    @property
+    def questions(self) -> list[str]:
+        """The question ids in table order; a table without a ``question`` column asks one question, "q"."""
+        t = self.table
+        return list(dict.fromkeys(t["question"].astype(str))) if "question" in t.columns else ["q"]
+
+    def for_question(self, qid: str) -> Source:
+        """The rows of one question (a table without a ``question`` column: all of them, as question "q")."""
+        if qid not in self.questions:
+            raise SurveyError(f"no question '{qid}': the source asks {', '.join(self.questions)}")
+        if "question" not in self.table.columns:
+            return self
+        return self.with_table(self.table[self.table["question"].astype(str) == qid].reset_index(drop=True))
+
     def display_parts(self):
         t = self.table
         rows = [{"model": m, "rows": int(n), "messages": int(t.loc[t["model"] == m, "message"].nunique()),
