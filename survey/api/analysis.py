@@ -55,7 +55,8 @@ def study_segments(source: Source, segments: SegmentOptions) -> SegmentOptions:
 def analyze(data, a: str | None = None, b: str | None = None, *, models: list[str] | None = None,
             every_pair: bool = False, pairs: list[tuple[str, str]] | None = None, strict: bool = False,
             completeness: Completeness | None = None, scale: str | None = None,
-            options: AnalyzeOptions | None = None, **keywords) -> Analysis:
+            options: AnalyzeOptions | None = None, question: str | None = None, family: str | None = None,
+            primary: str | None = None, **keywords) -> Analysis:
     """Message A vs B for every model (or those named): the kind's tests and the effect with its CI
     (survey.stats.analysis.analyze says what each is).
 
@@ -65,13 +66,21 @@ def analyze(data, a: str | None = None, b: str | None = None, *, models: list[st
     ``flips``, ``seed``, ``probabilities``, ``pairing``. For whom, and in which market (survey.stats.segments),
     the keywords ``by``, ``weights``, ``personas`` and ``adjust`` (SegmentOptions); on the store of a study with
     [segments] or [target], ``by`` and ``weights`` left at None are the study's (False: none).
+
+    A source that asks several questions (survey.stats.questions): every question is analysed and the family of
+    (question, pair) tests adjusted by ``family`` ("holm" or "bh"; default the study's [analysis] family, else
+    Holm), ``primary`` deciding at alpha unadjusted (default the study's [analysis] primary); ``res.scorecard()``.
+    ``question``: analyse that question alone, as a one-question study.
     """
     segment_keywords = split_keywords(keywords, SegmentOptions)  # ``weights``: a target population, a segment option
     source = source_of(data, completeness, scale)
+    if question is not None:
+        source = source.for_question(question)
     opts = options_from(AnalyzeOptions, options, keywords, where="analyze") if options or keywords else ANALYZE_DEFAULTS
     segments = study_segments(source, SegmentOptions(**segment_keywords))
     return analyze_source(source, a, b, models=models, every_pair=every_pair, pairs=pairs, strict=strict,
-                          options=opts, segments=segments if segments.active else None)
+                          options=opts, segments=segments if segments.active else None, family=family,
+                          primary=primary)
 
 
 def estimate(data, message: str, model: str | None = None, *, completeness: Completeness | None = None,

@@ -182,7 +182,8 @@ def with_scale(df, scale: str | None):
 
 def analyze(source: Source, a: str | None = None, b: str | None = None, *, models: list[str] | None = None,
             every_pair: bool = False, pairs: list[tuple[str, str]] | None = None, strict: bool = False,
-            options: CompareOptions = ANALYZE_DEFAULTS, segments: SegmentOptions | None = None) -> Analysis:
+            options: CompareOptions = ANALYZE_DEFAULTS, segments: SegmentOptions | None = None,
+            family: str | None = None, primary: str | None = None) -> Analysis:
     """Message A vs B for every model (or those named) of ``source``: the kind's tests and the effect with its CI.
 
     With two messages in the table, a and b may be left out (or one of them). ``pairs``: the (A, B) pairs
@@ -205,7 +206,16 @@ def analyze(source: Source, a: str | None = None, b: str | None = None, *, model
     Bonferroni) with simultaneous intervals, and the segments' interaction test; with weights the weighted
     population effect. On data collected in rounds and stopped by a sequential test, that test decides A vs B
     for the messages it monitored (``result.sequential``; survey.stats.sequential_decision).
+
+    A source that asks several questions gives a survey.stats.questions.QuestionsAnalysis: each question analysed
+    as above, then per model the family of (question, pair) tests adjusted by ``family`` ("holm" or "bh"; default
+    the study's [analysis] family, else Holm) with ``primary`` (default the study's) deciding at alpha.
     """
+    if len(source.questions) > 1:
+        from survey.stats.questions import analyze_questions
+
+        return analyze_questions(source, analyze, family=family, primary=primary, a=a, b=b, models=models,
+                                 every_pair=every_pair, pairs=pairs, strict=strict, options=options, segments=segments)
     segmenting = _segmenting(source, segments) if segments is not None and segments.active else None
     df, completeness = source.table, source.completeness
     view = table_view(df)
