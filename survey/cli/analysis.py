@@ -89,6 +89,11 @@ def simulate_cmd(n, m, m_b, r, scale, mu, kappa, tau, cuts, sigma, rho, delta, s
 @click.option("--humans", "humans", type=click.Path(dir_okay=False), default=None,
               help="human answers to the same messages: adds the human effect by prediction-powered inference "
                    "(`survey fidelity` compares levels and effects)")
+@click.option("--family", "family", type=click.Choice(["holm", "bh"]), default=None,
+              help="several questions: the adjustment over questions x pairs, Holm (family-wise error) or "
+                   "Benjamini-Hochberg (false discovery rate)  [default: the study's [analysis] family, else holm]")
+@click.option("--question", "question", default=None,
+              help="several questions: analyse this question alone, as a one-question study")
 @humans_file_options
 @sequential_options("replay a stopping rule over the pairs in collection order")
 @segment_options
@@ -97,13 +102,15 @@ def simulate_cmd(n, m, m_b, r, scale, mu, kappa, tau, cuts, sigma, rho, delta, s
 @json_option
 def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confidence, probabilities, scale, study, as_json,
                 by, filters, target, personas, adjust, pooled, humans, humans_wide, humans_id_column, humans_columns,
-                **seq):
+                family, question, **seq):
     """Test message A vs B for every model in a long table (one independent analysis per model).
 
     Yes/No compares P(Yes); a rating scale compares mean scores (effect in scale points) and the top-2-box;
     forced choice tests the preference for A with both orders averaged, and reports the position bias.
     --by/--segment: the same per segment of personas, with the segments' interaction test; --target: the
-    effect weighted to a target market (a study's [segments] and [target] apply unless --pooled)."""
+    effect weighted to a target market (a study's [segments] and [target] apply unless --pooled).
+    A study of several questions prints a scorecard per message pair: each question's effect, its adjusted
+    p-value over the family of questions and which message wins (--family; --question for one alone)."""
     require_file(table, "source")
     require_file(humans, "humans")
     from survey import open_source
@@ -117,17 +124,27 @@ def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confid
         raise SurveyError("--sequential replays the pooled stopping rule only; --by, --segment and --target are not "
                           "replayed: run them without --sequential")
     if seq["seq_method"]:
-        return analyze_sequential(open_source(table, study, scale=scale), a, b, alternative, alpha, seed,
+        src = open_source(table, study, scale=scale)
+        return analyze_sequential(_one_question(src, question, "--sequential"), a, b, alternative, alpha, seed,
                                   probabilities, as_json, seq, pooled=pooled)
     src = open_source(table, study, scale=scale, humans=humans_spec(humans, humans_wide, humans_id_column,
                                                                     humans_columns))
+    if question is not None:
+        src = src.for_question(question)
+    if humans and len(src.questions) > 1:
+        raise SurveyError(f"--humans compares one question with the people's answers; the study asks "
+                          f"{', '.join(src.questions)}: name one with --question")
     res = survey.analyze(src, a, b, every_pair=every_pair, alternative=alternative, alpha=alpha, confidence=confidence,
-                  flips=flips, seed=seed, probabilities=probabilities, adjust=adjust, **segments)
+                  flips=flips, seed=seed, probabilities=probabilities, adjust=adjust, family=family, **segments)
     people = _about_humans(src, a, b, confidence or 1 - alpha) if humans else None
     if as_json:
         echo_json({**res.to_dict(), **({"humans": people} if people else {})})
         return
     echo_basis(res)
+    if hasattr(res, "scorecard"):
+        from survey.cli.scorecard import echo_scorecard
+
+        return echo_scorecard(res)
     for r in res.results:
         print_result(res, r)
         echo_segments(r.segments)
@@ -135,6 +152,18 @@ def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confid
         from survey.cli.humans_output import echo_about_humans
 
         echo_about_humans(people)
+
+
+def _one_question(src, question: str | None, what: str):
+    """The source of the question named, else of the primary question (a study's stopping rule monitors the
+    primary question only), said on stderr when it was chosen here."""
+    if question is not None:
+        return src.for_question(question)
+    if len(src.questions) == 1:
+        return src
+    chosen = getattr(src.study_context, "primary", None) or src.questions[0]
+    click.echo(f"{what}: on the primary question '{chosen}' (--question names another)", err=True)
+    return src.for_question(chosen)
 
 
 def _about_humans(src, a, b, confidence) -> dict:

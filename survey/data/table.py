@@ -72,11 +72,12 @@ def validate_table(df: pd.DataFrame, min_perturbations: int = 2, *, rows: str = 
     out["answer"] = _parse_answers(out["answer"], out.get("scale"), rows)
     if scale is not None and "scale" not in df.columns:
         _check_declared_range(out["answer"], response_type(scale))
-    dup = out.duplicated(KEY, keep=False)
+    key = [*KEY, "question"] if "question" in out.columns else KEY  # several questions: one row per question
+    dup = out.duplicated(key, keep=False)
     if dup.any():
-        first = out.loc[dup, KEY].iloc[0].to_dict()
+        first = out.loc[dup, key].iloc[0].to_dict()
         raise TableError(
-            f"{int(dup.sum())} rows share a key ({', '.join(KEY)}), e.g. {first} in {_rows(out.index[dup], rows)}; "
+            f"{int(dup.sum())} rows share a key ({', '.join(key)}), e.g. {first} in {_rows(out.index[dup], rows)}; "
             "each query must appear once"
         )
     if min_perturbations:
