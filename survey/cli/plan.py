@@ -102,12 +102,20 @@ CUTS_HELP = "rating scales: K-1 increasing cut points on the latent logit scale,
 @click.option("--plot", type=click.Path(dir_okay=False), default=None,
               help="also save the power curves here (none unless given, or next to --out)")
 @click.option("--no-plot", is_flag=True, help="draw no plot, even next to --out")
+@click.option("--questions", type=count_type(2, 20, "a family of more questions is planned in parts"), default=None,
+              help="Yes/No: a study of K questions with this effect each: also the family's power (the primary "
+                   "question alone, and each question after the --family adjustment over the K)")
+@click.option("--question-correlation", type=float, default=0.5, show_default=True,
+              help="--questions: correlation of a persona's levels across the questions (Gaussian copula)")
+@click.option("--family", type=click.Choice(["holm", "bh"]), default="holm", show_default=True,
+              help="--questions: the adjustment over the questions")
 @sequential_options("also simulate a sequential rule whose maximum is each design's m")
 @segment_options
 @json_option
 def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, positions, n_messages, from_estimate, from_table, model, message, study, method, budgets, strategies,
              designs, max_paraphrases, sets, alpha, simulations, flips, seed, alternative, target_power, out, plot,
-             no_plot, as_json, segments, persona_set, by, interaction_delta, pairs, replicates, adjustment, **seq):
+             no_plot, as_json, segments, persona_set, by, interaction_delta, pairs, replicates, adjustment, questions,
+             question_correlation, family, **seq):
     """Simulate the power of each test for allocation strategies and budgets; find the cheapest design.
     With --segments K (or --personas SET --by ATTR): the personas needed per segment."""
     from survey import BinaryPlan, PlanSource, RatingPlan, parse_cuts, plan, plan_params, simulation_view
@@ -151,14 +159,16 @@ def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, positions, n_messag
         budget_only = {"--budget": budgets, "--strategy": strategies, "--design": designs,
                        "--max-paraphrases": max_paraphrases, "--sets": sets, "--out": out, "--plot": plot,
                        "--cuts": cuts,
-                       "--alternative": alternative != "two-sided", "--sequential": seq["seq_method"]}
+                       "--alternative": alternative != "two-sided", "--sequential": seq["seq_method"],
+                       "--questions": questions}
         run_segment_plan(params, source, seg, budget_only, as_json)
         return
     res = plan(params, source=source, budgets=_ints(budgets, "--budget") if budgets else None,
                strategies=strategies, designs=designs, alpha=alpha, simulations=simulations, flips=flips, seed=seed,
                alternative=alternative, target_power=target_power, max_paraphrases=max_paraphrases,
                sets=_set_sizes(sets), progress=_progress(not as_json),
-               sequential=design_options(seq) if seq["seq_method"] else None)
+               sequential=design_options(seq) if seq["seq_method"] else None, questions=questions,
+               question_correlation=question_correlation, family=family)
     doc = res.to_dict()
     if (plot or out) and not no_plot:  # a file only where one was asked for: --plot, or beside --out
         from survey import power_curves
@@ -175,6 +185,19 @@ def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, positions, n_messag
         echo_json(doc)
         return
     _print_plan(res, doc["plot"])
+
+
+def _print_family(family: dict, alpha: float) -> None:
+    """The power of K questions with and without the adjustment, per design."""
+    k, method = family["questions"], {"holm": "Holm", "bh": "BH"}[family["method"]]
+    print_table(f"power of each of {k} questions (persona correlation {family['correlation']:g}, alpha = {alpha:g})",
+                ["n", "m", "r", "queries", "primary", "unadjusted", f"{method} over {k}", "gated", f"all {k}"],
+                [[row["n"], row["m"], row["r"], row["queries"], row["primary"], row["unadjusted"], row["adjusted"],
+                  row["secondary_gated"], row["all_adjusted"]] for row in family["rows"]])
+    click.echo(f"queries: all {k} questions; primary: the deciding question at alpha alone; unadjusted: one question "
+               f"at alpha alone; {method} over {k}: one question after the adjustment over all {k}; gated: a "
+               f"secondary question after the primary's gate and {method} over the other {k - 1}; all {k}: every "
+               f"question found after {method}")
 
 
 def _floats(text: str, flag: str) -> list[float]:
@@ -210,6 +233,8 @@ def _print_plan(res: PlanResult, plot: str | None) -> None:
                    f"power {c['power'][DECISION_TEST]:.3f})")
     if getattr(res, "sequential", None):
         print_sequential_plan(res.sequential)
+    if getattr(res, "family", None):
+        _print_family(res.family, res.alpha)
     for w in res.warnings:
         click.echo(f"warning: {w}")
     if plot:

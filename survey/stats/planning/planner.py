@@ -76,6 +76,7 @@ class PlanResult(Display):
     warnings: list[str] = field(default_factory=list)
     paraphrases: ParaphraseLimit | None = None  # the most paraphrases the sets hold, when known
     sequential: list[dict] | None = None  # per design: the sequential rule's power and expected queries
+    family: dict | None = None  # several questions: the family's power with and without the adjustment
 
     @property
     def params(self):
@@ -102,7 +103,7 @@ class PlanResult(Display):
                 **self.model.result_fields(self),
                 "results": [r.to_dict() for r in self.results], "best": self.best,
                 "cheapest": self.cheapest, "target_power": self.target_power,
-                "warnings": self.warnings, "plot": None}
+                "warnings": self.warnings, "plot": None, **({"family": self.family} if self.family else {})}
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,9 @@ class PlanOptions:
     max_paraphrases: int | None = None
     sets: Mapping[str, int] | None = None
     sequential: object = None
+    questions: int | None = None  # several questions: plan the family's power too (survey.stats.planning.family)
+    question_correlation: float = 0.5
+    family: str = "holm"
     _numbers: PlanNumbers | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -135,6 +139,14 @@ class PlanOptions:
         object.__setattr__(self, "_numbers", validated(
             PlanNumbers, alpha=self.alpha, simulations=self.simulations, flips=self.flips, seed=self.seed,
             budgets=list(DEFAULT_BUDGETS if self.budgets is None else self.budgets), target_power=self.target_power))
+        if self.questions is not None:  # several questions: refused before anything is simulated
+            from survey.stats.family import check_family
+
+            check_family(self.family)
+            if isinstance(self.questions, bool) or not isinstance(self.questions, int) or self.questions < 2:
+                raise SurveyError(f"questions: a family needs at least 2 questions; got {self.questions!r}")
+            if not -1 < self.question_correlation <= 1:
+                raise SurveyError(f"question_correlation must lie in (-1, 1]; got {self.question_correlation}")
 
     def numbers(self) -> PlanNumbers:
         """The numeric options, checked when the options were built (a bad one is a SurveyError naming it)."""
@@ -166,6 +178,9 @@ def plan(params: PowerModel, *, source: PlanSource | None = None, progress: Prog
     request = options_from(PlanOptions, options, keywords, where="plan")
     opts, seed, alternative, sequential = request.numbers(), request.seed, request.alternative, request.sequential
     model, where = resolve(source, sequential)
+    if request.questions is not None and not hasattr(model, "model_params"):
+        raise SurveyError(f"questions: the family's power is simulated for Yes/No questions (the Beta-logit model); "
+                          f"scale '{model.scale}' is planned one question at a time for now")
     triples, strategy_list = design_requests(request.strategies, request.designs)
     model.check_size(opts.budgets, triples)
     given = (source or PlanSource()).keywords()
@@ -182,6 +197,7 @@ def plan(params: PowerModel, *, source: PlanSource | None = None, progress: Prog
         seq_design = make_design(sequential, alpha=opts.alpha, alternative=alternative)
         with progress("simulating the sequential rule", len(grid)) as advance:
             seq_rows = model.sequential_rows(grid, seq_design, opts.simulations, seed, advance)
+    family = _family_plan(model, grid, request, opts, seed, flips) if request.questions is not None else None
     opts = opts.model_copy(update={"flips": flips})
     cheapest, best, warnings = recommend(model, results, limit, opts, seed, alternative, progress)
     invalid = [label(t) for t in results[0].power if not ab_tests.get(t).valid_when_rho_positive]
@@ -189,4 +205,15 @@ def plan(params: PowerModel, *, source: PlanSource | None = None, progress: Prog
         warnings.insert(0, f"rho = {model.rho:g} > 0: the {' and '.join(invalid)} tests are INVALID (oversized); "
                         f"their 'power' includes false positives. Plan with the {label(DECISION_TEST)} test.")
     return PlanResult(model, where, opts.alpha, opts.simulations, seed, alternative, flips, results, best, cheapest,
-                      opts.target_power, warnings, limit, seq_rows)
+                      opts.target_power, warnings, limit, seq_rows, family)
+
+
+def _family_plan(model, grid, request: PlanOptions, opts, seed: int, flips: int) -> dict:
+    """Several questions of the same effect (survey.stats.planning.family): per design the primary's power at
+    alpha alone and each question's with and without the family's adjustment."""
+    from survey.stats.planning.family import family_power
+
+    rows = family_power(model.model_params, request.questions, [(d.n, d.m, d.r) for d in grid], opts.simulations,
+                        opts.alpha, seed, request.question_correlation, request.family, flips)
+    return {"questions": request.questions, "method": request.family, "correlation": request.question_correlation,
+            "rows": rows}
