@@ -39,6 +39,17 @@ def source_of(data, completeness: Completeness | None = None, scale: str | None 
     return source if scale is None else source.with_table(with_scale(source.table, scale))
 
 
+def one_question(source: Source, what: str, question: str | None = None) -> Source:
+    """The Source of ``question``, or the source itself when it asks one question; a source of several questions
+    without a choice is refused in one line (``what`` reads one question at a time)."""
+    if question is not None:
+        return source.for_question(question)
+    if len(source.questions) == 1:
+        return source
+    raise SurveyError(f"{what} reads one question at a time; the source asks {', '.join(source.questions)}: name "
+                      "one (question=... in Python, --question on the command line)")
+
+
 def study_segments(source: Source, segments: SegmentOptions) -> SegmentOptions:
     """``segments`` with ``by`` and ``weights`` left at None read from the study's recorded [segments] and
     [target] (a table file records none); False turns either off."""
@@ -84,43 +95,50 @@ def analyze(data, a: str | None = None, b: str | None = None, *, models: list[st
 
 
 def estimate(data, message: str, model: str | None = None, *, completeness: Completeness | None = None,
-             scale: str | None = None, options: EstimateOptions | None = None, **keywords) -> Estimates:
+             scale: str | None = None, options: EstimateOptions | None = None, question: str | None = None,
+             **keywords) -> Estimates:
     """The kind's response model fitted on one message's answers, for every model or the one named
     (survey.stats.analysis.estimate). ``options``: an EstimateOptions; or its fields as keywords: ``bootstrap``
     (resamples for standard errors; 0: none), ``seed``, ``method`` ("moments" or "appendix-c"). ``data``,
-    ``completeness`` and ``scale`` as in analyze."""
-    source = source_of(data, completeness, scale)
+    ``completeness`` and ``scale`` as in analyze; ``question``: the question fitted, on a source of several."""
+    source = one_question(source_of(data, completeness, scale), "estimate", question)
     opts = options_from(EstimateOptions, options, keywords, where="estimate")
     return estimate_source(source, message, model, options=opts)
 
 
 def compare(data, a: str | None = None, b: str | None = None, *, sizes: dict | None = None,
             completeness: Completeness | None = None, progress=None, options: CompareTableOptions | None = None,
-            **keywords) -> TableComparison:
+            question: str | None = None, **keywords) -> TableComparison:
     """What `survey compare` reports: A vs B across the models, their agreement, and every pair of messages per
     model (survey.stats.table_comparison.compare_table). ``options``: a CompareTableOptions; or its fields as
     keywords (``alpha``, ``confidence``, ``n_resamples``, ``seed``, ``adjust_models``, ``adjust_messages``,
     ``fit``, ``ties``, ``kappa_weights``). ``sizes``: model -> size, to order the plot; ``progress()`` is called
-    once per step (survey.stats.table_comparison.comparison_steps)."""
+    once per step (survey.stats.table_comparison.comparison_steps). ``question``: the question compared, on a
+    source of several."""
     opts = options_from(CompareTableOptions, options, keywords, where="compare")
-    return compare_table(source_of(data, completeness), a, b, sizes=sizes, options=opts, progress=progress)
+    source = one_question(source_of(data, completeness), "compare", question)
+    return compare_table(source, a, b, sizes=sizes, options=opts, progress=progress)
 
 
-def validate(data, *args, completeness: Completeness | None = None, **keywords):
+def validate(data, *args, completeness: Completeness | None = None, question: str | None = None, **keywords):
     """Rejection rates of every test on random sub-samples of the table (survey.stats.planning.validate, whose
-    arguments it takes); ``data``: a long table or a Source."""
+    arguments it takes); ``data``: a long table or a Source; ``question``: the question, on a source of several."""
     from survey.stats.planning import validate as validate_source
 
-    return validate_source(source_of(data, completeness), *args, **keywords)
+    return validate_source(one_question(source_of(data, completeness), "validate", question), *args, **keywords)
 
 
-def sequential(data, *args, completeness: Completeness | None = None, pooled: bool = False, **keywords):
+def sequential(data, *args, completeness: Completeness | None = None, pooled: bool = False,
+               question: str | None = None, **keywords):
     """A sequential design run over each model's pairs of a finished table (survey.stats.sequential.replay, whose
     arguments it takes); ``data``: a long table or a Source. The replay is of the pooled rule: on the store of a
-    study with [segments] or [target] it is refused unless ``pooled=True`` says the pooled rule is meant."""
+    study with [segments] or [target] it is refused unless ``pooled=True`` says the pooled rule is meant. On a
+    source of several questions the rule monitors one, ``question``, by default the study's primary question."""
     from survey.stats.sequential.table_replay import replay
 
     source = source_of(data, completeness)
+    primary = getattr(source.study_context, "primary", None)
+    source = one_question(source, "a sequential replay", question or (primary if len(source.questions) > 1 else None))
     recorded = source.study_context
     if not pooled and (recorded.segments or recorded.target):
         what = " and ".join(n for n, v in (("[segments]", recorded.segments), ("[target]", recorded.target)) if v)
@@ -129,4 +147,4 @@ def sequential(data, *args, completeness: Completeness | None = None, pooled: bo
     return replay(source, *args, **keywords)
 
 
-__all__ = ["analyze", "compare", "estimate", "sequential", "source_of", "study_segments", "validate"]
+__all__ = ["analyze", "compare", "estimate", "one_question", "sequential", "source_of", "study_segments", "validate"]

@@ -11,14 +11,15 @@ from survey.errors import SurveyError
 
 def fidelity(source, humans=None, *, a: str | None = None, b: str | None = None, study: str | None = None,
              by: str | None = None, confidence: float = 0.95, n_boot: int = 1000, seed: int = 0, flips: int = 9999,
-             scale: str | None = None):
+             scale: str | None = None, question: str | None = None):
     """Levels, effects, dispersion and the PPI estimate about humans, per model (survey.stats.humans).
 
     ``source``: a study file (its store), a store or long-table path, or a Source (survey.load_source); ``humans``: a human file path, a
     study's [humans] table as a dict (``{"file": ..., "wide": ..., "id_column": ..., "columns": {...}}``), a
     survey.data.humans.Humans, or None for the one the store's study names (``humans = ...`` in its file).
     ``a``, ``b``: the messages (default: the two the humans saw); ``by``: an attribute of both the respondents
-    and the personas, whose levels each get a level comparison.
+    and the personas, whose levels each get a level comparison. ``question``: the question the humans answered, on
+    a source of several.
     """
     import pandas as pd
 
@@ -44,6 +45,9 @@ def fidelity(source, humans=None, *, a: str | None = None, b: str | None = None,
         messages = sorted(set(source.table["message"].astype(str)))
         humans = (load_humans(humans, scale_name, messages) if a_file
                   else validate_humans(humans, scale_name, messages))
+    from survey.api.analysis import one_question
+
+    source = one_question(source, "fidelity", question)
     people = humans if isinstance(humans, Humans) else source.humans
     if people is None:
         raise SurveyError("no human answers: give a human file (`humans=`), or name one in the study file "
@@ -52,13 +56,17 @@ def fidelity(source, humans=None, *, a: str | None = None, b: str | None = None,
     return human_fidelity(source, people, a, b, by=by, confidence=confidence, n_boot=n_boot, seed=seed, flips=flips)
 
 
-def about_humans(source, a: str | None = None, b: str | None = None, *, confidence: float = 0.95) -> dict:
+def about_humans(source, a: str | None = None, b: str | None = None, *, confidence: float = 0.95,
+                 question: str | None = None) -> dict:
     """Only the statements about people of a Source whose study names its humans (what `survey analyze --humans`
     adds): the design, the humans-alone effect and, per model whose store holds predictions for the respondents,
-    the PPI effect (survey.stats.humans.compare.ppi_about_humans)."""
+    the PPI effect (survey.stats.humans.compare.ppi_about_humans). ``question``: the one the humans answered, on a
+    source of several."""
+    from survey.api.analysis import one_question
     from survey.stats.humans.compare import ppi_about_humans
 
     _check_confidence(confidence)
+    source = one_question(source, "the statements about humans", question)
     return ppi_about_humans(source, source.humans, *declared_pair(source, a, b), confidence=confidence)
 
 

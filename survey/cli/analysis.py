@@ -124,9 +124,9 @@ def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confid
         raise SurveyError("--sequential replays the pooled stopping rule only; --by, --segment and --target are not "
                           "replayed: run them without --sequential")
     if seq["seq_method"]:
-        src = open_source(table, study, scale=scale)
-        return analyze_sequential(_one_question(src, question, "--sequential"), a, b, alternative, alpha, seed,
-                                  probabilities, as_json, seq, pooled=pooled)
+        src = open_source(table, study, scale=scale)  # several questions: the rule monitors the primary one
+        return analyze_sequential(src if question is None else src.for_question(question), a, b, alternative, alpha,
+                                  seed, probabilities, as_json, seq, pooled=pooled)
     src = open_source(table, study, scale=scale, humans=humans_spec(humans, humans_wide, humans_id_column,
                                                                     humans_columns))
     if question is not None:
@@ -154,18 +154,6 @@ def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confid
         echo_about_humans(people)
 
 
-def _one_question(src, question: str | None, what: str):
-    """The source of the question named, else of the primary question (a study's stopping rule monitors the
-    primary question only), said on stderr when it was chosen here."""
-    if question is not None:
-        return src.for_question(question)
-    if len(src.questions) == 1:
-        return src
-    chosen = getattr(src.study_context, "primary", None) or src.questions[0]
-    click.echo(f"{what}: on the primary question '{chosen}' (--question names another)", err=True)
-    return src.for_question(chosen)
-
-
 def _about_humans(src, a, b, confidence) -> dict:
     """The PPI statements about people for `analyze --humans` (survey.stats.humans), as JSON-ready dicts."""
     from survey import DESIGNS, VALIDITY
@@ -186,10 +174,11 @@ def _about_humans(src, a, b, confidence) -> dict:
 @click.option("--method", type=click.Choice(["moments", "appendix-c"]), default="moments", show_default=True,
               help="moments: unbiased on the probability scale (needs r >= 2, else appendix C with a note); "
                    "appendix-c: the paper's estimator, biased, for comparison (Yes/No only)")
+@click.option("--question", "question", default=None, help="several questions: the question whose answers are fitted")
 @scale_option
 @study_option
 @json_option
-def estimate_cmd(table, message, model, bootstrap, seed, method, scale, study, as_json):
+def estimate_cmd(table, message, model, bootstrap, seed, method, scale, study, question, as_json):
     """Estimate mu, kappa, sigma, rho of the Beta-logit model of Helm & Priebe (2026); on a rating scale
     tau, sigma, rho and the cut points of the ordinal model."""
     require_file(table, "source")
@@ -197,7 +186,7 @@ def estimate_cmd(table, message, model, bootstrap, seed, method, scale, study, a
     from survey.cli.kind_output import print_estimate
 
     res = survey.estimate(open_source(table, study, min_perturbations=0, scale=scale), message, model,
-                   bootstrap=bootstrap, seed=seed, method=method)
+                   bootstrap=bootstrap, seed=seed, method=method, question=question)
     doc = res.to_dict()
     if as_json:
         echo_json(doc)

@@ -70,9 +70,10 @@ def parse_sizes(text: str | None) -> dict[str, float] | None:
 @click.option("--confidence", type=float, default=None, help="level of the effect CIs  [default: 1 - alpha]")
 @click.option("--plot", "plot", type=click.Path(dir_okay=False), default=None,
               help="also save the effect-by-model plot (.png, .svg or .pdf)")
+@click.option("--question", "question", default=None, help="several questions: the question compared")
 @json_option
 def compare_cmd(table, study, scale, a, b, sizes, alpha, holm_models, adjust, fit, ties, kappa_weights, flips, seed,
-                confidence, plot, as_json):
+                confidence, plot, question, as_json):
     """Compare A vs B across the models of TABLE (a long table or a store), and every pair of messages.
 
     Flags "conclusion depends on the model" when significant effects disagree in sign or the
@@ -84,7 +85,7 @@ def compare_cmd(table, study, scale, a, b, sizes, alpha, holm_models, adjust, fi
     require_file(table, "source")
     from survey import comparison_steps, open_source, progress_bar
 
-    src = open_source(table, study, scale=scale)
+    src = survey.one_question(open_source(table, study, scale=scale), "compare", question)
     with progress_bar("comparing", comparison_steps(src.table), not as_json) as tick:
         out = survey.compare(src, a, b, sizes=size_map, alpha=alpha, adjust_models="holm" if holm_models else "none",
                             adjust_messages=adjust, fit=fit, ties=ties, kappa_weights=kappa_weights,

@@ -51,12 +51,13 @@ def _mean(points, shares) -> float:
 @click.option("--confidence", type=float, default=0.95, show_default=True, help="level of every interval")
 @click.option("--bootstrap", "n_boot", type=count_type(1, BOOTSTRAP_MAX, WHY["bootstrap"]), default=1000, show_default=True,
               help="bootstrap resamples of the level distances and the dispersion ratio")
+@click.option("--question", "question", default=None, help="several questions: the one the humans answered")
 @humans_file_options
 @seed_option()
 @scale_option
 @study_option
 @json_option
-def fidelity_cmd(sources, humans, a, b, by, out, confidence, n_boot, seed, scale, study, as_json, humans_wide,
+def fidelity_cmd(sources, humans, a, b, by, out, confidence, n_boot, seed, scale, study, question, as_json, humans_wide,
                  humans_id_column, humans_columns):
     """Compare the personas with human answers to the same messages, per model: answer levels (JSD,
     Wasserstein, human noise floor, baselines), the A - B effect (persona vs human, sign agreement), the
@@ -80,7 +81,7 @@ def fidelity_cmd(sources, humans, a, b, by, out, confidence, n_boot, seed, scale
     from survey import fidelity, level_in_words, ppi_in_words
 
     res = fidelity(source, humans, a=a, b=b, study=study, by=by, confidence=confidence, n_boot=n_boot, seed=seed,
-                   scale=scale)
+                   scale=scale, question=question)
     if as_json:
         echo_json(res.to_dict())
         return

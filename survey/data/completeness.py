@@ -159,12 +159,13 @@ def describe_outside(outside: dict, study: str | None) -> str:
 
 def grid_counts(keys: pd.DataFrame) -> dict[str, int]:
     """model -> size of its own persona × paraphrase × replicate grid (personas × paraphrases summed
-    over messages × replicates), from rows with key columns."""
+    over messages × replicates, × questions when the rows carry a ``question`` column), from rows with key columns."""
     out = {}
     for model, sub in keys.groupby("model", sort=False):
         n_personas = sub["persona"].nunique()
         n_paraphrases = sub.groupby("message")["perturbation"].nunique().sum()
-        out[model] = int(n_personas * n_paraphrases * sub["replicate"].nunique())
+        questions = sub["question"].nunique() if "question" in sub else 1
+        out[model] = int(n_personas * n_paraphrases * sub["replicate"].nunique() * questions)
     return out
 
 
