@@ -114,6 +114,12 @@ class QuestionsAnalysis(Analysis):
     def questions(self) -> list[str]:
         return list(self.by_question)
 
+    def result(self, model: str, a: str, b: str, question: str | None = None):
+        """The QuestionResult of ``model``'s comparison of ``a`` with ``b`` on ``question`` (default: the primary
+        question, else the first), or None when not computed here."""
+        question = question or self.primary or self.questions[0]
+        return next((r for r in self.results if (r.model, r.a, r.b, r.question) == (model, a, b, question)), None)
+
     def significant(self, result_or_model) -> bool:
         r = self[result_or_model] if isinstance(result_or_model, str) else result_or_model
         return bool(r.significant) if isinstance(r, QuestionResult) else super().significant(r)

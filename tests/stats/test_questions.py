@@ -92,3 +92,15 @@ def test_segments_work_per_question():
     res = survey.analyze(table, by="age", personas=personas)
     assert all(r.segments is not None and {s.segment for s in r.segments.segments} == {"young", "old"}
                for r in res.results)
+
+
+def test_what_reads_one_question_names_it_or_is_refused():
+    table = several()
+    with pytest.raises(SurveyError, match="estimate reads one question at a time; the source asks intent, appeal"):
+        survey.estimate(table, "sneakers")
+    assert survey.estimate(table, "sneakers", question="intent", bootstrap=0)["simulated"].params
+    with pytest.raises(SurveyError, match="a sequential replay reads one question"):
+        survey.sequential(table, "sneakers", "boots")
+    res = survey.analyze(table, primary="appeal")
+    assert res.result("simulated", "sneakers", "boots").question == "appeal"
+    assert res.result("simulated", "sneakers", "boots", "believe").question == "believe"
