@@ -207,11 +207,10 @@ def analyze(source: Source, a: str | None = None, b: str | None = None, *, model
     population effect. On data collected in rounds and stopped by a sequential test, that test decides A vs B
     for the messages it monitored (``result.sequential``; survey.stats.sequential_decision).
 
-    A source that asks several questions gives a survey.stats.questions.QuestionsAnalysis: each question analysed
-    as above, then per model the family of (question, pair) tests adjusted by ``family`` ("holm" or "bh"; default
-    the study's [analysis] family, else Holm) with ``primary`` (default the study's) deciding at alpha.
+    A source of several questions gives a QuestionsAnalysis: each question as above, then per model the family of
+    (question, pair) tests adjusted by ``family`` with ``primary`` deciding (survey.stats.questions).
     """
-    if len(source.questions) > 1:
+    if len(source.questions) > 1 or primary is not None:
         from survey.stats.questions import analyze_questions
 
         return analyze_questions(source, analyze, family=family, primary=primary, a=a, b=b, models=models,
@@ -284,7 +283,8 @@ def reuse_or_analyze(prior: Analysis | None, source: Source, models: list[str], 
     what the prior results carry from the study (its sequential decision, its segments); without it they
     read as the fixed-design comparison a table alone gives. ``effects_only``: the caller reads only each
     result's effect and interval, which ``alpha`` does not change: a prior run at another alpha serves."""
-    same = prior is not None and (prior.options == options or effects_only and
+    # a prior of several questions holds each (model, pair) once per question: it is analysed again here
+    same = prior is not None and not hasattr(prior, "by_question") and (prior.options == options or effects_only and
                                   dataclasses.replace(prior.options, alpha=options.alpha) == options)
     if not same:
         return analyze(source, models=models, pairs=pairs, options=options, strict=strict)

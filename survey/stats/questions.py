@@ -84,7 +84,7 @@ class QuestionCorrelation:
     def sentence(self) -> str:
         if self.r is None:
             return (f"{self.model}, {self.a} vs {self.b}: {self.first} and {self.second} share {self.n} paraphrase "
-                    "pair(s) with effects that vary: too few for a correlation")
+                    "pair(s): too few, or effects without spread, for a correlation")
         strength = ("largely the same signal" if self.r >= 0.7 else "opposed signals" if self.r <= -0.7
                     else "not the same signal, or too few pairs to tell")
         return (f"{self.model}, {self.a} vs {self.b}: the per-pair effects of {self.first} and {self.second} "
@@ -184,15 +184,18 @@ def verdict(r, significant: bool) -> str:
 
 
 def analyze_questions(source, analyze_one, *, family: str | None = None, primary: str | None = None,
-                      **keywords) -> QuestionsAnalysis:
+                      **keywords) -> Analysis:
     """Every question of ``source`` through ``analyze_one(question source, **keywords)`` (the one-question
-    analyze), then the family per model. ``family``/``primary`` default to the study's recorded [analysis]."""
+    analyze), then the family per model (``family`` "holm" or "bh"; default the study's recorded [analysis]
+    family, else Holm; ``primary`` the deciding question, default the study's). One question: its Analysis."""
     recorded = source.study_context
     family = check_family(family or getattr(recorded, "family", None) or "holm")
     primary = primary if primary is not None else getattr(recorded, "primary", None)
     questions = source.questions
     if primary is not None and primary not in questions:
         raise SurveyError(f"primary: no question '{primary}'; the source asks {', '.join(questions)}")
+    if len(questions) == 1:  # one question: no family, the analysis as it always was
+        return analyze_one(source, **keywords)
     by_question, tables, left_out = {}, {}, []
     for q in questions:
         src = _question_source(source, q, q == (primary or questions[0]))

@@ -60,6 +60,8 @@ def test_primary_decides_at_alpha_and_gates_the_secondary_family():
 def test_primary_naming_no_question_is_one_clear_error():
     with pytest.raises(SurveyError, match="no question 'price'"):
         survey.analyze(several(), primary="price")
+    with pytest.raises(SurveyError, match="no question 'price'; the source asks q"):
+        survey.analyze(several([("q", "binary", 0.0, 0)]).drop(columns="question"), primary="price")
 
 
 def test_scorecard_in_words():
