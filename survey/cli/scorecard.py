@@ -25,6 +25,9 @@ def echo_scorecard(res) -> None:
         print_table(f"model {model}: {a} vs {b} (effect = {a} − {b})",
                     ["question", *(["role"] if roles else []), "effect", f"{level:.0%} CI", "family CI", "adjusted p",
                      "verdict"], table)
+        for r in rows:
+            for warning in r.warnings:
+                click.secho(f"WARNING: question {r.question}: {warning}", fg="yellow", bold=True)
     click.echo(_level_note(res))
     for note in res.notes():
         click.echo(note)

@@ -145,7 +145,8 @@ class QuestionsAnalysis(Analysis):
     def display_parts(self):
         rows = [{"model": r.model, "messages": f"{r.a} vs {r.b}", "question": r.question, "effect": r.effect.estimate,
                  "CI": r.effect.ci, "adjusted p": r.pvalue_adjusted, "verdict": r.verdict} for r in self.results]
-        notes = self.notes() + (self.completeness.warnings() if self.completeness else [])
+        notes = [f"WARNING: question {r.question}: {w}" for r in self.results for w in r.warnings]
+        notes += self.notes() + (self.completeness.warnings() if self.completeness else [])
         notes += [f"left out: {x}" for x in self.left_out]
         return (f"Analysis of {len(self.questions)} questions, {len(self.results)} comparison(s) at α = {self.alpha}",
                 rows, notes)
