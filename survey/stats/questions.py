@@ -215,20 +215,30 @@ def analyze_questions(source, analyze_one, *, family: str | None = None, primary
     results, gates = [], {}
     for model in dict.fromkeys(r.model for a in by_question.values() for r in a.results):
         placed = [(q, r) for q, a in by_question.items() for r in a.results if r.model == model]
-        decision = decide_family([decision_pvalue(r) for _, r in placed], [q == primary for q, _ in placed],
-                                 alpha, family)
+        decision = decide_family([_gate_input(r) if q == primary else decision_pvalue(r) for q, r in placed],
+                                 [q == primary for q, _ in placed], alpha, family)
         if decision.gate_open is not None:
             gates[model] = decision.gate_open
         for i, (q, r) in enumerate(placed):
             level = decision.levels[i]
+            adjusted = decision_pvalue(r) if q == primary and r.sequential is not None else decision.pvalue_adjusted[i]
             results.append(QuestionResult(
-                q, r.model, r.a, r.b, r.scale, r.unit, r.effect, decision_pvalue(r), decision.pvalue_adjusted[i],
-                _family_interval(by_question[q], tables[q], r, level), level, decision.decides[i], decision.significant[i],
+                q, r.model, r.a, r.b, r.scale, r.unit, r.effect, decision_pvalue(r), adjusted,
+                _family_interval(by_question[q], tables[q], r, level), level, decision.decides[i],
+                decision.significant[i],
                 verdict(r, decision.significant[i]),
                 "family" if primary is None else "primary" if decision.decides[i] else "secondary", r))
         left_out += [f"question '{q}': {x}" for q, a in by_question.items() for x in a.left_out]
     return QuestionsAnalysis(results, by_question, family, primary, _correlations(results), gates,
                              list(dict.fromkeys(left_out)), source.completeness, alpha)
+
+
+def _gate_input(r) -> float:
+    """The primary's p-value as the gate reads it: a primary stopped by its sequential test decided by that test's
+    decision (rejected: 0, else 1), not by comparing its p-value with alpha."""
+    if r.sequential is None:
+        return decision_pvalue(r)
+    return 0.0 if r.sequential.rejects else 1.0
 
 
 def _question_source(source, qid: str, keeps_sequential: bool):

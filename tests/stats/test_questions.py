@@ -106,3 +106,21 @@ def test_what_reads_one_question_names_it_or_is_refused():
     res = survey.analyze(table, primary="appeal")
     assert res.result("simulated", "sneakers", "boots").question == "appeal"
     assert res.result("simulated", "sneakers", "boots", "believe").question == "believe"
+
+
+def test_a_stopping_rule_decides_the_primary_question_only():
+    from survey.data.completeness import table_completeness
+    from survey.data.sources import Source
+
+    table = several([("intent", "binary", 0.0, 0), ("appeal", "binary", -1.5, 1)])
+    completeness = table_completeness(table)
+    completeness.sequential = {"simulated": {"a": "sneakers", "b": "boots", "method": "betting", "decision": "reject",
+                                             "pvalue": 0.01, "statistic": 0.1, "look": 2, "pairs": 8, "max_pairs": 12}}
+    res = survey.analyze(Source.of(table, completeness), primary="intent")
+    first, second = res.results
+    assert first.sequential is not None and first.significant and first.pvalue_adjusted == 0.01
+    assert second.sequential is None and second.pvalue_adjusted == second.pvalue  # the gate is open
+    completeness.sequential["simulated"]["decision"] = "futility"
+    closed = survey.analyze(Source.of(table, completeness), primary="intent")
+    assert not closed.results[0].significant and closed.results[1].pvalue_adjusted == 1.0
+    assert closed.gates == {"simulated": False}
