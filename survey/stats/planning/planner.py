@@ -145,8 +145,10 @@ class PlanOptions:
             check_family(self.family)
             if isinstance(self.questions, bool) or not isinstance(self.questions, int) or self.questions < 2:
                 raise SurveyError(f"questions: a family needs at least 2 questions; got {self.questions!r}")
-            if not -1 < self.question_correlation <= 1:
-                raise SurveyError(f"question_correlation must lie in (-1, 1]; got {self.question_correlation}")
+            low = -1 / (self.questions - 1)  # the least correlation K questions can share pairwise
+            if not low <= self.question_correlation <= 1:
+                raise SurveyError(f"question correlation (--question-correlation) must lie in [{low:.3g}, 1] for "
+                                  f"{self.questions} questions; got {self.question_correlation}")
 
     def numbers(self) -> PlanNumbers:
         """The numeric options, checked when the options were built (a bad one is a SurveyError naming it)."""

@@ -22,3 +22,8 @@ def test_family_of_another_kind_is_refused_in_one_line():
         plan(RatingPlan(0.5, "likert5"), designs=["30,12,1"], simulations=50, questions=3)
     with pytest.raises(SurveyError, match="family must be one of"):
         plan(BinaryPlan(delta=0.8), designs=["30,12,1"], simulations=50, questions=3, family="bonferroni")
+
+
+def test_an_impossible_correlation_is_refused_before_simulating():
+    with pytest.raises(SurveyError, match=r"must lie in \[-0.5, 1\] for 3 questions"):
+        plan(BinaryPlan(delta=0.8), designs=["30,12,1"], simulations=50, questions=3, question_correlation=-0.9)
