@@ -124,3 +124,14 @@ def test_a_stopping_rule_decides_the_primary_question_only():
     closed = survey.analyze(Source.of(table, completeness), primary="intent")
     assert not closed.results[0].significant and closed.results[1].pvalue_adjusted == 1.0
     assert closed.gates == {"simulated": False}
+
+
+def test_bh_gives_false_coverage_rate_intervals_to_the_selected_only():
+    res = survey.analyze(several(), family="bh")
+    selected = [r for r in res.results if r.significant]
+    assert selected and len(selected) < len(res.results)
+    for r in res.results:
+        if r.significant:
+            assert r.simultaneous_level == pytest.approx(1 - len(selected) * 0.05 / 3)
+        else:
+            assert r.simultaneous_ci is None and r.simultaneous_level is None
