@@ -107,6 +107,8 @@ class RankOrder(ResponseType):
     quantity = "Borda score"
     ranged = True
     slots = ("options",)
+    # where people's rankings are set beside the models' (the per-message comparison with humans does not apply)
+    human_comparison = "compare a ranking with people's by survey.compare_rankings_with_humans"
 
     def __init__(self, k: int = 3, template: str | None = None, max_tokens: int | None = None):
         if not RANK_MIN <= int(k) <= RANK_MAX:
@@ -141,6 +143,28 @@ class RankOrder(ResponseType):
     def answer_instruction(self) -> str:
         return (f"Answer ONLY with the {self.k} option numbers in order of preference, best first, separated by "
                 "'>'. Do not explain.")
+
+    def human_answers(self, table, source: str = "humans"):
+        """Human answers to a ranking (survey.data.humans): one row per respondent and message, ``answer`` the rank
+        the respondent gave that message, 1 = best; every respondent ranks each of the k messages once (ranks 1..k,
+        no ties). The ranks are kept as given; one clear line for the first respondent who breaks the rule."""
+        ranks = table["answer"].map(lambda v: int(v) if str(v).strip().isdigit() else None)
+        bad = ranks.isna() | ~ranks.isin(range(1, self.k + 1))
+        if bad.any():
+            line = table.index[bad][0]
+            raise SurveyError(f"{source}: line {line}: a ranking's human answer is the rank given to the row's message, "
+                              f"a whole number from 1 (best) to {self.k}; found {table['answer'][line]!r}")
+        messages = sorted(set(table["message"]))
+        if len(messages) != self.k:
+            raise SurveyError(f"{source}: a ranking of {self.k} needs every respondent's rank of each of {self.k} "
+                              f"messages; the file names {len(messages)} ({', '.join(messages)})")
+        for rid, rows in ranks.groupby(table["respondent"], sort=False):
+            given = sorted(rows.astype(int))
+            if given != list(range(1, self.k + 1)) or len(set(table.loc[rows.index, "message"])) != self.k:
+                raise SurveyError(f"{source}: respondent '{rid}' gave ranks {', '.join(map(str, given))} (lines "
+                                  f"{', '.join(map(str, rows.index[:8]))}); a ranking gives each of the {self.k} "
+                                  f"messages one of the ranks 1 to {self.k}, each once")
+        return ranks.astype("int64")
 
     @staticmethod
     def simulated_answer(logits: np.ndarray, rng: np.random.Generator) -> str:
