@@ -12,6 +12,8 @@ a random message order per set, as the study design asks them.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 
@@ -20,6 +22,7 @@ from survey.kinds.pick.statistics import cell_shares, message_shares, pair_pvalu
 from survey.kinds.pick.table import PickTruth, message_orders
 from survey.kinds.rank.parsing import code_of
 from survey.kinds.rank.statistics import borda_total
+from survey.stats.multiplicity import holm_rows
 
 
 def simulate_rank_arrays(S: int, n: int, m: int, r: int, k: int, *, truth: PickTruth | None = None, seed=None,
@@ -77,19 +80,22 @@ def simulate_rank_table(n: int, m: int, r: int, messages: list[str], seed=None, 
 def rejection_rates(surveys: int, n: int, m: int, r: int, k: int, *, pair: tuple[int, int] = (0, 1),
                     alpha: float = 0.05, n_resamples: int = 499, seed=0, batch: int = 250, **params) -> dict:
     """Share of ``surveys`` simulated surveys in which the raw pairwise test of messages ``pair`` and the position
-    test reject at ``alpha`` (``pair_greater`` / ``pair_less``: with a's Borda score above / below b's).
-    ``params``: PickTruth's fields."""
+    test reject at ``alpha`` (``pair_greater`` / ``pair_less``: with a's Borda score above / below b's);
+    ``holm_any``: in which any pair rejects after Holm over every pair (the family-wise error rate when no
+    message differs). ``params``: PickTruth's fields."""
     rng = np.random.default_rng(seed)
-    pair_p, pos_p, sign = [], [], []
+    pairs = list(itertools.combinations(range(k), 2))
+    raw_p, pos_p, sign = [], [], []
     for start in range(0, surveys, batch):
         borda, valid, at = simulate_rank_arrays(min(batch, surveys - start), n, m, r, k, seed=rng, **params)
         M = cell_shares(borda, valid)
         B = message_shares(M)
-        pair_p.append(pair_pvalues(B, *pair, n_resamples=n_resamples, seed=rng))
+        test_seed = int(rng.integers(2**63))
+        raw_p.append(np.stack([pair_pvalues(B, *p, n_resamples=n_resamples, seed=test_seed) for p in pairs], axis=-1))
         sign.append(np.sign((B[..., pair[0]] - B[..., pair[1]]).mean(axis=-1)))
         pos_p.append(position_pvalues(M, at, n_resamples=n_resamples, seed=rng))
-    pair_p, pos_p, sign = (np.concatenate(x) for x in (pair_p, pos_p, sign))
-    reject = pair_p <= alpha
+    raw_p, pos_p, sign = (np.concatenate(x) for x in (raw_p, pos_p, sign))
+    reject = raw_p[:, pairs.index(tuple(sorted(pair)))] <= alpha
     return {"pair": float(reject.mean()), "pair_greater": float((reject & (sign > 0)).mean()),
             "pair_less": float((reject & (sign < 0)).mean()), "position": float((pos_p <= alpha).mean()),
-            "surveys": surveys}
+            "holm_any": float((holm_rows(raw_p) <= alpha).any(axis=1).mean()), "surveys": surveys}
