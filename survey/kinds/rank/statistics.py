@@ -38,7 +38,7 @@ from survey.kinds.pick.statistics import PairTest, message_shares, position_pval
 from survey.stats.effect import EffectResult, effect_ci
 from survey.stats.kinds.base import CompareOptions
 from survey.stats.multiplicity import adjust_pvalues
-from survey.stats.permutation import sign_flip_test
+from survey.stats.permutation import sign_flip_test, smallest_pvalue
 
 PAIR_NOTE = ("valid for any rho and any position bias: the message order is drawn at random per paraphrase set, so "
              "under H0 each set's difference of order-averaged Borda scores is symmetric about 0; sets are "
@@ -207,9 +207,15 @@ def rank_test(M, at, a: int, b: int, *, messages: list[str], sets: list | None =
                                 [(k - hi, k - lo) for _, (lo, hi) in pos], o.flips, m)
     pairs = [{"a": messages[x], "b": messages[y], "difference": float(B[:, x].mean() - B[:, y].mean()),
               "raw_pvalue": float(t.pvalue), "pvalue": p} for (x, y), (t, p) in table.items()]
+    notes = [f"pairwise tests: {PAIR_NOTE}"]
+    floor = len(pairs) * smallest_pvalue(m, o.alternative)  # Holm's smallest adjusted p-value
+    if floor > o.alpha:
+        notes.append(f"with {m} paraphrase sets the smallest sign-flip p-value is {smallest_pvalue(m, o.alternative):.3g}, "
+                     f"so Holm over the {len(pairs)} pairs cannot go below {min(floor, 1):.3g} and no pair can be "
+                     f"called different at alpha = {o.alpha:g}: add paraphrase sets")
     return RankResult(a=messages[a], b=messages[b], messages=list(messages), borda=borda, mean_rank=mean_rank,
                       pair=pair, pairs=pairs, effect=effect, position=position, n_personas=n_personas, n_sets=m,
-                      replicates=replicates, notes=[f"pairwise tests: {PAIR_NOTE}"],
+                      replicates=replicates, notes=notes,
                       warning=position_warning(position, o.alpha), d_set=d,
                       sets=list(range(m)) if sets is None else list(sets), set_scores=B)
 
