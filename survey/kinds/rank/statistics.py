@@ -127,6 +127,7 @@ class RankResult(Display):
     model: str = ""
     sequential: object | None = None  # a stored sequential decision (analyze; never set for this kind)
     segments: object | None = None  # survey.stats.segments.SegmentAnalysis, when analyze was asked for whom
+    warnings: list = field(default_factory=list)  # what makes the result doubtful, e.g. unequal invalid rates (analyze)
     unit = "Borda score A − Borda score B"
 
     statistic = property(lambda self: self.pair.statistic)
