@@ -137,3 +137,16 @@ def test_duplicate_message_ids_are_refused(tmp_path):
         "positions = [0.6, 0.0, 0.0, -0.2]", ""))
     with pytest.raises(SurveyError, match="sneakers"):
         survey.Study.from_toml(tmp_path / "study.toml").run(yes=True, progress=False)
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--scale", "rank8", "--delta", "0.5"], "a ranking shows 3 to 7 messages; got 8"),
+    (["--scale", "rank3", "--delta", "0.5", "--messages", "4"], "ranks its 3 messages together"),
+    (["--scale", "rank3", "--delta", "0.5,0"], "3 finite numbers"),
+    (["--scale", "rank3", "--delta", "0.5", "--mu", "0.4"], "--mu does not apply to scale 'rank3'"),
+])
+def test_plan_mistakes_are_one_line(capsys, args, says):
+    code, out, err = run_cli(capsys, "plan", *args, "--design", "4,4,1", "--simulations", "50", "--json")
+    assert code == 2 and says in json.loads(out)["error"]
+    code, out, err = run_cli(capsys, "plan", *args, "--design", "4,4,1", "--simulations", "50")
+    assert code == 2 and says in err and len(err.strip().splitlines()) == 1
