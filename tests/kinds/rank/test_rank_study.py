@@ -150,3 +150,10 @@ def test_plan_mistakes_are_one_line(capsys, args, says):
     assert code == 2 and says in json.loads(out)["error"]
     code, out, err = run_cli(capsys, "plan", *args, "--design", "4,4,1", "--simulations", "50")
     assert code == 2 and says in err and len(err.strip().splitlines()) == 1
+
+
+def test_unequal_paraphrase_counts_are_refused_in_the_rank_words(tmp_path):
+    toml = study_toml(["sneakers", "boots", "sandals"]).replace("positions = [0.6, 0.0, 0.0, -0.2]", "")
+    (tmp_path / "study.toml").write_text(toml.replace('perturbations = "boots"\ncount = 8', 'perturbations = "boots"\ncount = 7'))
+    with pytest.raises(SurveyError, match="type = 'rank3' shows the j-th paraphrase of every message together"):
+        survey.Study.from_toml(tmp_path / "study.toml").run(yes=True, progress=False)
