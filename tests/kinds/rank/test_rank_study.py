@@ -157,3 +157,31 @@ def test_unequal_paraphrase_counts_are_refused_in_the_rank_words(tmp_path):
     (tmp_path / "study.toml").write_text(toml.replace('perturbations = "boots"\ncount = 8', 'perturbations = "boots"\ncount = 7'))
     with pytest.raises(SurveyError, match="type = 'rank3' shows the j-th paraphrase of every message together"):
         survey.Study.from_toml(tmp_path / "study.toml").run(yes=True, progress=False)
+
+
+def test_a_study_with_human_rankings(tmp_path, capsys):
+    """A wide human file (one column per message, each cell the rank given): read through the study, set beside
+    the model by survey.compare_rankings_with_humans; the per-message comparison with people says in one line
+    why it does not apply, and the report keeps its other sections."""
+    rows = ["respondent,age,sneakers,boots,sandals"] + [f"r{i},{30 + i},{a},{b},{c}" for i, (a, b, c) in
+                                                      enumerate([(1, 2, 3), (1, 3, 2), (2, 1, 3), (1, 2, 3)])]
+    (tmp_path / "ranks.csv").write_text("\n".join(rows) + "\n")
+    toml = study_toml(["sneakers", "boots", "sandals"]).replace("positions = [0.6, 0.0, 0.0, -0.2]", "").replace(
+        ", loafers = -0.8", "")
+    (tmp_path / "study.toml").write_text(toml.replace('replicates = 2', 'replicates = 1\n\n[humans]\nfile = "ranks.csv"\n'
+                                                                      'ask = false'))
+    study = survey.Study.from_toml(tmp_path / "study.toml")
+    study.run(yes=True, progress=False)
+    src = survey.load_source(tmp_path / "store.sqlite")
+    assert src.humans is not None and sorted(src.humans.table["answer"].unique()) == [1, 2, 3]
+    res = survey.analyze(src, every_pair=True, flips=99)
+    people = survey.compare_rankings_with_humans(res, src.humans)
+    assert people.mean_rank["sneakers"][0] == pytest.approx(1.25) and -1 <= people.models["sim"]["spearman"] <= 1
+    assert people.to_dict()["models"]["sim"]["pair"]["humans"] == people.pair(res.results[0].a,
+                                                                               res.results[0].b)["difference"]
+    with pytest.raises(SurveyError, match="compare_rankings_with_humans"):
+        survey.fidelity(src)
+    survey.report(src, out=tmp_path / "r")
+    assert "No comparison with people" in (tmp_path / "r" / "index.html").read_text()
+    code, out, err = run_cli(capsys, "fidelity", tmp_path / "store.sqlite", "--json")
+    assert code == 2 and "about the messages shown together" in json.loads(out)["error"]
