@@ -64,6 +64,8 @@ _EXPORTS = {
     "PickPlan": "survey.kinds.pick.power",
     "MaxDiffPlan": "survey.kinds.maxdiff.power",
     "ChoicePlan": "survey.kinds.choice.power",
+    "RankPlan": "survey.kinds.rank.power",
+    "compare_rankings_with_humans": "survey.kinds.rank.humans",  # people's rankings beside the models'
     "PlanSource": "survey.stats.planning",
     "PlanOptions": "survey.stats.planning",
     "validate": "survey.api.analysis",

@@ -205,6 +205,8 @@ class SimulatedBackend:
             return self._rated_text(seed, query, rtype)
         if getattr(rtype, "best_worst", False):
             return self._best_worst(seed, query, rtype)
+        if getattr(rtype, "simulated_answer", None) is not None and query.options is not None:
+            return self._own_answer(seed, query, rtype)
         if rtype.ordered or rtype.simulated_as_score or query.options is not None:
             return self._scored(seed, query, rtype)
         p = self.cell_probability(seed, query.persona, query.message, query.perturbation)
@@ -251,6 +253,15 @@ class SimulatedBackend:
         text = NO_ANSWER if u_invalid < o.invalid_rate else f"{best + 1} {worst + 1}"
         return Reply(text=text, model_id=f"simulated/{self.model_id}",
                      prompt_tokens=(len(query.system) + len(query.user)) // 4, completion_tokens=2)
+
+    def _own_answer(self, seed: int, query: Query, rtype) -> Reply:
+        """A kind that draws its own reply from the options shown (a ranking: survey.kinds.rank.parsing): given each
+        position's logit, as pick_probabilities has them (utility, position shift, the persona's pull to 1)."""
+        logits = np.log(np.maximum(list(self.pick_probabilities(seed, query).values()), 1e-300))
+        rng = _rng(seed, "y", query.message, query.perturbation, query.persona, query.options, query.replicate)
+        text = NO_ANSWER if rng.random() < self.options.invalid_rate else rtype.simulated_answer(logits, rng)
+        return Reply(text=text, model_id=f"simulated/{self.model_id}",
+                     prompt_tokens=(len(query.system) + len(query.user)) // 4, completion_tokens=len(text.split()))
 
     def _rated_text(self, seed: int, query: Query, rtype) -> Reply:
         """A free-text reply for semantic-similarity rating: a score drawn from the ordinal model on the view's

@@ -58,10 +58,11 @@ def _progress(enabled: bool):
 
 
 SCALE_HELP = (f"answer scale: {SCALE_CHOICES}; a rating scale is simulated from the ordinal model; pickK (pick one "
-              "of K = 2..9), maxdiffS (best-worst, S = 3..9 per block) and choice from their kind's simulator")
-TAU_HELP = ("rating scales: persona s.d. on the latent logit scale (default 1); pickK, choice: s.d. of a persona's pull "
-            "towards position 1 (default 0)")
-KIND_DELTA_HELP = "; pickK/maxdiffS: message A's logit utility over the others, or one per message (comma-separated)"
+              "of K = 2..9), maxdiffS (best-worst, S = 3..9 per block), rankK (a ranking of K = 3..7) and choice from "
+              "their kind's simulator")
+TAU_HELP = ("rating scales: persona s.d. on the latent logit scale (default 1); pickK, rankK, choice: s.d. of a "
+            "persona's pull towards position 1 (default 0)")
+KIND_DELTA_HELP = "; pickK/maxdiffS/rankK: message A's logit utility over the others, or one per message (comma-separated)"
 CUTS_HELP = "rating scales: K-1 increasing cut points on the latent logit scale, comma-separated [default: logit(c/K)]"
 
 
@@ -74,7 +75,7 @@ CUTS_HELP = "rating scales: K-1 increasing cut points on the latent logit scale,
 @click.option("--sigma", type=float, help="perturbation s.d. on the logit scale (default 1)")
 @click.option("--rho", type=float, help="shared share of the perturbation variance (default 0.3)")
 @click.option("--delta", required=True, help=f"effect to detect (0 gives the size): {DELTA_HELP}{KIND_DELTA_HELP}")
-@click.option("--positions", default=None, help="pickK/maxdiffS: a logit shift per position, comma-separated "
+@click.option("--positions", default=None, help="pickK/maxdiffS/rankK: a logit shift per position, comma-separated "
               "[default: none]")
 @click.option("--messages", "n_messages", type=count_type(3, 26, "messages are named A..Z"), default=None,
               help="maxdiffS: how many messages the study compares (or give one --delta per message)")
@@ -137,9 +138,9 @@ def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, positions, n_messag
                               "--sigma, --rho, --positions" + (", --tau" if tau is not None else "")
                               + " and the designs")
     elif positions is not None or n_messages is not None:
-        raise SurveyError("--positions and --messages belong to pickK, maxdiffS and choice scales (e.g. --scale pick3)")
+        raise SurveyError("--positions and --messages belong to pickK, maxdiffS, rankK and choice scales (e.g. --scale pick3)")
     elif len(deltas) > 1:
-        raise SurveyError(f"--delta takes one number for scale '{scale}'; one per message is for pickK and maxdiffS")
+        raise SurveyError(f"--delta takes one number for scale '{scale}'; one per message is for pickK, maxdiffS and rankK")
     else:
         delta = deltas[0]
     view = simulation_view(scale) if kind_params is None else None  # a bad --scale stops here, before any file is read

@@ -1,7 +1,7 @@
 """The question kinds: one manifest per kind names every part of it, and one registry holds the manifests.
 
-A kind (Yes/No, rating scales, forced choice, pick one of k, best-worst scaling, semantic-similarity rating, or
-your own) lives in one folder (survey/kinds/<name>/ for the built-in ones) whose ``MANIFEST`` names its parts as
+A kind (Yes/No, rating scales, forced choice, pick one of k, best-worst scaling, ranking, semantic-similarity
+rating, or your own) lives in one folder (survey/kinds/<name>/ for the built-in ones) whose ``MANIFEST`` names its parts as
 "module:object" strings, imported on first use:
 
     parsing    scale name -> its ResponseType, or None for another kind's name (survey.responses asks each kind)
@@ -83,6 +83,7 @@ KINDS = Registry("question kind", base=KindManifest, entries={
     "ssr": "survey.kinds.ssr:MANIFEST",
     "pick": "survey.kinds.pick:MANIFEST",
     "maxdiff": "survey.kinds.maxdiff:MANIFEST",
+    "rank": "survey.kinds.rank:MANIFEST",
 })
 _entry_points_loaded = False
 

@@ -4,7 +4,9 @@ Columns (long form, a plain CSV): ``respondent``, ``message``, ``answer``, optio
 humans saw paraphrases), optional ``weight`` (the respondent's survey weight, one value per respondent) and
 any number of attribute columns (age, gender, ...: the persona template's fields where they exist, one value
 per respondent). ``answer`` is in the study's response type: the score (1/0 for Yes/No, the point of a
-likert or rating scale) or the type's word ("Yes", "No"), read as survey.responses reads a model's reply.
+likert or rating scale) or the type's word ("Yes", "No"), read as survey.responses reads a model's reply. A
+type may read its human answers its own way (``human_answers``): a ranking's are each message's rank, 1 = best
+(survey.kinds.rank.parsing).
 
 A Qualtrics-style wide export (``read_humans_wide``) has one row per respondent and one column per message
 (the column named after the message id, or mapped with ``columns=``), empty where the respondent was not
@@ -148,7 +150,8 @@ def validate_humans(df: pd.DataFrame, scale: str | None = None, messages=None, *
             vals = ", ".join(sorted(set(out.loc[bad, "message"]))[:5])
             raise SurveyError(f"{source}: unknown message(s) {vals} in {_where(out.index[bad])}; the study's messages "
                               f"are {', '.join(known)}: rename them in the human file or drop those rows")
-    out["answer"] = _answers(out["answer"], rtype, source)
+    own = getattr(rtype, "human_answers", None)  # a kind whose human answers are read its own way (a ranking)
+    out["answer"] = own(out, source) if own is not None else _answers(out["answer"], rtype, source)
     out["weight"] = _weights(out, source)
     dup = out.duplicated(["respondent", "message"], keep=False)
     if dup.any():

@@ -12,7 +12,8 @@
   by "|": "sneakers|boots|sandals") and ``chosen`` (the message at the position answered; empty for an
   invalid reply). ``message``/``perturbation`` are what was shown first and ``answer`` the position, 1..k.
   Best-worst scaling has the same ``shown`` columns, ``answer`` = 10 * best + worst position, and ``best``
-  and ``worst`` (the messages) instead of ``chosen``.
+  and ``worst`` (the messages) instead of ``chosen``. A ranking has ``answer`` = the positions' digits, best
+  first (213), and ``ranking`` (the messages in ranked order, "boots|sneakers|sandals") instead of ``chosen``.
 * a balanced scale (question order "both"): ``direction`` ("forward" or "reversed"), the direction the
   row's scale was shown in; its ``answer`` is already mapped back to the forward scale's score and its
   ``response`` keeps what the model said.
@@ -88,11 +89,23 @@ def _add_shown(df: pd.DataFrame, shown: pd.Series, perturbations: pd.Series) -> 
     answers = pd.to_numeric(df["answer"], errors="coerce")
     df["chosen"] = pd.Series([v[int(a) - 1] if isinstance(v, list) and pd.notna(a) and 1 <= a <= len(v) else None
                               for v, a in zip(shown, answers, strict=True)], index=df.index, dtype=object)
-    if (answers >= 10).any():  # best-worst scaling: the answer is 10 * best + worst (survey.kinds.maxdiff.parsing)
+    if answers.between(10, 99).any():  # best-worst scaling: 10 * best + worst (survey.kinds.maxdiff.parsing)
         for col, position in (("best", answers // 10), ("worst", answers % 10)):
             df[col] = pd.Series([v[int(t) - 1] if isinstance(v, list) and pd.notna(t) and 1 <= t <= len(v) else None
                                  for v, t in zip(shown, position, strict=True)], index=df.index, dtype=object)
         df["chosen"] = None
+    if (answers >= 100).any():  # a ranking: the positions' digits, best first (survey.kinds.rank.parsing)
+        df["ranking"] = pd.Series([_ranked(v, a) for v, a in zip(shown, answers, strict=True)], index=df.index,
+                                  dtype=object)
+        df["chosen"] = None
+
+
+def _ranked(shown, code) -> str | None:
+    """The messages of a ranking, best first ("boots|sneakers|sandals"), from its code and what was shown."""
+    if not isinstance(shown, list) or pd.isna(code) or code < 100:
+        return None
+    order = [int(c) for c in str(int(code))]
+    return "|".join(shown[t - 1] for t in order) if all(1 <= t <= len(shown) for t in order) else None
 
 
 def scales_in(df: pd.DataFrame) -> list[str]:

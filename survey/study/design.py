@@ -226,7 +226,7 @@ def build_design(study: StudySpec, load_personas: Callable | None = None,
     if "first" in getattr(study.question.response, "slots", ()):
         _choice_messages(messages)
     if "options" in getattr(study.question.response, "slots", ()):
-        _pick_messages(messages)
+        _pick_messages(messages, study.question.type)
     humans = study.load_humans()
     rendered = _human_personas(humans, pset) if humans is not None and study.humans.ask else []
     personas = personas + rendered
@@ -275,11 +275,12 @@ def _choice_messages(messages: list[MessageDesign]) -> None:
                           f"{len(a.items)} and {len(b.items)}: set the same count for both messages")
 
 
-def _pick_messages(messages: list[MessageDesign]) -> None:
-    """Pick one of k shows the j-th paraphrase of every message together: as many paraphrases each."""
+def _pick_messages(messages: list[MessageDesign], scale: str = "pick") -> None:
+    """Pick one of k (a ranking, best-worst scaling) shows the j-th paraphrase of every message together: as many
+    paraphrases each."""
     counts = {m.id: len(m.items) for m in messages}
     if len(set(counts.values())) > 1:
-        raise SurveyError("type = 'pick' shows the j-th paraphrase of every message together; the messages have "
+        raise SurveyError(f"type = '{scale}' shows the j-th paraphrase of every message together; the messages have "
                           + ", ".join(f"{k} ({n})" for k, n in counts.items()) + ": set the same count for all")
 
 

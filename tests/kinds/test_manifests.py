@@ -37,7 +37,7 @@ def test_every_registered_kind_has_every_part(manifest):
     assert manifest.has("knobs") and manifest.has("view") and manifest.has("text")
 
 
-@pytest.mark.parametrize("scale", ["binary", "likert5", "rating0-10", "choice", "pick3", "maxdiff3", "ssr5"])
+@pytest.mark.parametrize("scale", ["binary", "likert5", "rating0-10", "choice", "pick3", "maxdiff3", "rank4", "ssr5"])
 def test_each_scale_is_parsed_by_its_kind(scale):
     rtype = response_type(scale)
     assert isinstance(rtype, ResponseType) and KINDS[rtype.view.kind].name == rtype.view.kind

@@ -41,14 +41,14 @@ def pick_messages_shown(df: pd.DataFrame, model: str) -> list[str]:
     return sorted(seen, key=lambda msg: order.get(msg, len(order)))
 
 
-def _rows(df: pd.DataFrame, model: str) -> pd.DataFrame:
+def _rows(df: pd.DataFrame, model: str, what: str = "pick-one-of-k") -> pd.DataFrame:
     missing = [c for c in _NEEDED if c not in df.columns]
     if missing:
-        raise TableError(f"missing column(s) {', '.join(missing)}: a pick-one-of-k table names what each position "
+        raise TableError(f"missing column(s) {', '.join(missing)}: a {what} table names what each position "
                          "showed")
     sub = df[(df["model"] == model) & df["shown"].notna()]
     if sub.empty:
-        raise TableError(f"no pick-one-of-k rows for model '{model}'")
+        raise TableError(f"no {what} rows for model '{model}'")
     return sub
 
 
@@ -71,16 +71,19 @@ def _mass(sub: pd.DataFrame, k: int, probabilities: bool) -> np.ndarray:
     return out
 
 
-def pick_arrays(df: pd.DataFrame, model: str, probabilities: bool = False, weights=None):
+def pick_arrays(df: pd.DataFrame, model: str, probabilities: bool = False, weights=None, *, mass=None,
+                what: str = "pick-one-of-k"):
     """(M, at, info) for one model: M (m, k, k) persona-mean shares per set, arrangement and message; at
-    (m, k, k) the message index at each position; info the labels, counts and sets left out."""
-    sub = _rows(df, model)
+    (m, k, k) the message index at each position; info the labels, counts and sets left out. ``mass``: another
+    kind's per-row mass on each position, (rows, k) with NaN rows invalid (a ranking's Borda shares), in place
+    of the one-hot choice; ``what`` names the kind in messages."""
+    sub = _rows(df, model, what)
     messages = pick_messages_shown(df, model)
     k, index = len(messages), {msg: i for i, msg in enumerate(messages)}
     shown = [str(v).split("|") for v in sub["shown"]]
     perts = [str(v).split("|") for v in sub["shown_perturbations"]]
     if any(len(s) != k or set(s) != set(messages) for s in shown):
-        raise TableError(f"model '{model}': every pick row must show the same {k} messages ({', '.join(messages)})")
+        raise TableError(f"model '{model}': every {what} row must show the same {k} messages ({', '.join(messages)})")
     positions = [[index[msg] for msg in s] for s in shown]
     set_label = ["|".join(dict(zip(s, p, strict=True))[msg] for msg in messages) for s, p in zip(shown, perts, strict=True)]
     frame = pd.DataFrame({"persona": sub["persona"].astype(str).to_numpy(), "set": set_label,
@@ -96,7 +99,7 @@ def pick_arrays(df: pd.DataFrame, model: str, probabilities: bool = False, weigh
     if not complete:
         raise TableError(f"model '{model}': no paraphrase set was asked in {k} arrangements that put every message "
                          "in every position (a Latin square)")
-    mass = _mass(sub, k, probabilities)
+    mass = (mass or _mass)(sub, k, probabilities)
     n, m = len(personas), len(complete)
     chosen, valid = np.zeros((n, m, k, k)), np.zeros((n, m, k))
     at = np.array([[rows_of[a] for a in arrangements[label]] for label in complete])

@@ -55,6 +55,7 @@ def human_fidelity(source: Source, humans: Humans, a: str | None = None, b: str 
     table = source.table
     scale = str(table["scale"].iloc[0]) if "scale" in table.columns else "binary"
     rtype = response_type(scale)
+    _one_answer_per_message(rtype)
     if response_type(humans.scale).scale != rtype.scale:
         raise SurveyError(f"the humans answered on {humans.scale}, the personas on {rtype.scale}: compare answers "
                           "on one scale (give the human file's scale as the study's)")
@@ -140,6 +141,7 @@ def ppi_about_humans(source: Source, humans: Humans, a: str | None = None, b: st
     """Only the statements about people: the design, the humans-alone effect and, per model whose store holds
     predictions for the respondents, the PPI effect (what `survey analyze --humans` adds)."""
     table = source.table
+    _one_answer_per_message(response_type(str(table["scale"].iloc[0]) if "scale" in table.columns else "binary"))
     a, b = pair_in_order(source, humans, a, b)
     design = humans.design(a, b)
     if design == "mixed":
@@ -153,6 +155,15 @@ def ppi_about_humans(source: Source, humans: Humans, a: str | None = None, b: st
             out["notes"].append(f"{model}: no PPI estimate ({exc})")
     out["notes"] += _cautions(out["ppi"].values())
     return out
+
+
+def _one_answer_per_message(rtype) -> None:
+    """Levels, effects and PPI set one answer per message beside people's; a reply about the messages shown
+    together (pick one of k, best-worst, a ranking) has none: refused in one line rather than compared wrongly."""
+    if not rtype.view.per_message:
+        raise SurveyError(f"a {rtype.scale} reply is about the messages shown together, not one message, so levels, "
+                          "effects and PPI per message do not apply"
+                          + (f" ({rtype.human_comparison})" if getattr(rtype, "human_comparison", None) else ""))
 
 
 def _cautions(results) -> list[str]:

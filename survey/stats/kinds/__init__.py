@@ -51,10 +51,12 @@ def plan_params(scale: str, delta, **given):
     ``given``: sigma, rho, tau, positions, messages (Kind.plan_params)."""
     try:
         view = scale_view(scale)
-    except SurveyError:
+    except SurveyError as exc:
         if re.fullmatch(r"(pick|maxdiff)\d+", str(scale)):
             raise SurveyError(f"scale '{scale}': pick one of k shows 2 to 9 messages (pick2 .. pick9), best-worst "
                               "scaling 3 to 9 per block (maxdiff3 .. maxdiff9)") from None
+        if not str(exc).startswith("unknown response type"):
+            raise  # a kind refused the name in its own words ("rank8": a ranking shows 3 to 7 messages)
         return None
     kind = kind_part(view.kind, "analysis", Kind)
     return kind.plan_params(view, delta, **given) if kind else None

@@ -115,7 +115,7 @@ def test_bad_parameters_raise_survey_errors(make, needle):
     (["--scale", "pick3", "--delta", "0.5", "--mu", "0.4"], "--mu does not apply to scale 'pick3'"),
     (["--scale", "pick3", "--delta", "0.5", "--cuts", "0,1"], "--cuts does not apply"),
     (["--scale", "maxdiff3", "--delta", "0.5", "--messages", "4", "--tau", "1"], "belongs to pick one of k"),
-    (["--scale", "binary", "--delta", "0.4", "--positions", "1,0"], "belong to pickK, maxdiffS and choice"),
+    (["--scale", "binary", "--delta", "0.4", "--positions", "1,0"], "belong to pickK, maxdiffS, rankK and choice"),
     (["--scale", "binary", "--delta", "0.4,0"], "one number for scale 'binary'"),
     (["--scale", "pick3", "--delta", "x"], "--delta takes numbers"),
 ])

@@ -1,0 +1,17 @@
+"""Rank the k messages shown together: mean rank and Borda score per message, Holm-adjusted pairwise tests,
+position bias."""
+
+from survey.common.kinds import KindManifest, Missing  # noqa: F401
+
+MANIFEST = KindManifest(
+    name="rank",
+    parsing="survey.kinds.rank.parsing:rank_from_name",
+    analysis="survey.kinds.rank.analysis:RANK",
+    power="survey.kinds.rank.power:RankPlan",
+    view="survey.kinds.rank.view:VIEW",
+    text="survey.kinds.rank.text:TEXT",
+    knobs="survey.kinds.rank.knobs:KNOBS",
+    segments=Missing("a ranking has no segment simulator (Yes/No, rating scales and forced choice have); "
+                     "analyze's segments (by = ...) work on it"),
+    scale_names=("rankK (e.g. rank4)",),
+)
