@@ -66,8 +66,7 @@ def study_segments(source: Source, segments: SegmentOptions) -> SegmentOptions:
 def analyze(data, a: str | None = None, b: str | None = None, *, models: list[str] | None = None,
             every_pair: bool = False, pairs: list[tuple[str, str]] | None = None, strict: bool = False,
             completeness: Completeness | None = None, scale: str | None = None,
-            options: AnalyzeOptions | None = None, question: str | None = None, family: str | None = None,
-            primary: str | None = None, **keywords) -> Analysis:
+            options: AnalyzeOptions | None = None, question: str | None = None, **keywords) -> Analysis:
     """Message A vs B for every model (or those named): the kind's tests and the effect with its CI
     (survey.stats.analysis.analyze says what each is).
 
@@ -84,6 +83,7 @@ def analyze(data, a: str | None = None, b: str | None = None, *, models: list[st
     ``question``: analyse that question alone, as a one-question study.
     """
     segment_keywords = split_keywords(keywords, SegmentOptions)  # ``weights``: a target population, a segment option
+    family, primary = keywords.pop("family", None), keywords.pop("primary", None)  # the family's, not a comparison's
     source = source_of(data, completeness, scale)
     if question is not None:
         source = source.for_question(question)

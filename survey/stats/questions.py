@@ -23,7 +23,7 @@ import pandas as pd
 
 from survey.common.formatting import fmt
 from survey.errors import SurveyError
-from survey.stats.analysis import Analysis, decision_pvalue, provenance, result_dict
+from survey.stats.analysis_results import Analysis, decision_pvalue, provenance, result_dict
 from survey.stats.effect import EffectResult
 from survey.stats.family import FAMILY_WORDS, check_family, decide_family, effect_correlation
 
