@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import math
 
 import numpy as np
@@ -207,6 +208,8 @@ class SimulatedBackend:
             return self._best_worst(seed, query, rtype)
         if getattr(rtype, "simulated_answer", None) is not None and query.options is not None:
             return self._own_answer(seed, query, rtype)
+        if rtype.elicit == "distribution":
+            return self._stated(seed, query, rtype)
         if rtype.ordered or rtype.simulated_as_score or query.options is not None:
             return self._scored(seed, query, rtype)
         p = self.cell_probability(seed, query.persona, query.message, query.perturbation)
@@ -220,11 +223,32 @@ class SimulatedBackend:
                      prompt_tokens=(len(query.system) + len(query.user)) // 4, completion_tokens=1,
                      logprobs=logprobs, p_yes=p)
 
+    def _distribution(self, seed: int, query: Query, rtype) -> dict[int, float]:
+        """The cell's true distribution over scores (Yes/No: P(Yes) and P(No))."""
+        if rtype.ordered:
+            return self.rating_probabilities(seed, query)
+        if query.options is not None:
+            return self.pick_probabilities(seed, query)
+        if rtype.simulated_as_score:
+            return self.choice_probabilities(seed, query)
+        p = self.cell_probability(seed, query.persona, query.message, query.perturbation)
+        return {1: p, 0: 1.0 - p}
+
+    def _stated(self, seed: int, query: Query, rtype) -> Reply:
+        """A stated distribution (elicit = "distribution"): the cell's true one as JSON, each probability
+        rounded to three decimals as a model writes them (the sum is then off 1 by rounding, which the parser
+        renormalises); ``invalid_rate`` of the replies state probabilities that sum to 2 (invalid)."""
+        dist = self._distribution(seed, query, rtype)
+        u_invalid = _rng(seed, "y", query.message, query.perturbation, query.persona, query.second,
+                         query.second_perturbation, query.replicate).random()
+        scale = 2.0 if u_invalid < self.options.invalid_rate else 1.0
+        text = json.dumps({rtype.labels[s]: round(scale * p, 3) for s, p in dist.items()})
+        return Reply(text=text, model_id=f"simulated/{self.model_id}",
+                     prompt_tokens=(len(query.system) + len(query.user)) // 4, completion_tokens=len(text) // 3)
+
     def _scored(self, seed: int, query: Query, rtype) -> Reply:
         """A rating or a forced choice: the score drawn from the cell's distribution, stored with it."""
-        dist = (self.rating_probabilities(seed, query) if rtype.ordered
-                else self.pick_probabilities(seed, query) if query.options is not None
-                else self.choice_probabilities(seed, query))
+        dist = self._distribution(seed, query, rtype)
         u_invalid, u = _rng(seed, "y", query.message, query.perturbation, query.persona, query.second,
                             query.second_perturbation, query.replicate).random(2)
         text = NO_ANSWER if u_invalid < self.options.invalid_rate else rtype.labels[rtype.draw(dist, u)]

@@ -182,6 +182,8 @@ class Engine:
             except Exception as exc:  # noqa: BLE001 - every failure becomes a row or a retry
                 err = as_backend_error(exc)
             else:
+                err = empty_statement(q, reply)
+            if err is None:
                 self._store_reply(run, q, reply, rep, tries)
                 breaker.success()
                 task.advance(ok=True)
@@ -233,13 +235,17 @@ class Engine:
     def _store_reply(self, run: ModelRun, q: Query | None, reply: Reply, rep: ModelReport, attempts: int,
                      batch_job: str | None = None, key: tuple | None = None) -> None:
         rtype = self._asked_with(run, q, key)
-        answer = rtype.parse(reply.text)
-        p_yes = reply.p_yes if reply.p_yes is not None else rtype.score_from_logprobs(reply.logprobs)
         extra = dict(reply.extra)
-        if p_yes is not None and "distribution" not in extra and not rtype.p_yes_says_all:
-            extra["distribution"] = rtype.distribution_from_logprobs(reply.logprobs)
-        elif p_yes is None and reply.logprobs and (note := rtype.logprobs_note(reply.logprobs)):
-            extra["expected_note"] = note  # e.g. "1" on a 0-10 scale: "1" or the start of "10"
+        if rtype.elicit == "distribution":  # a stated distribution (survey.responses.stated), stored as exact mode's
+            answer, p_yes, stated = rtype.read(reply.text, key or q.key)
+            extra.update(stated)
+        else:
+            answer = rtype.parse(reply.text)
+            p_yes = reply.p_yes if reply.p_yes is not None else rtype.score_from_logprobs(reply.logprobs)
+            if p_yes is not None and "distribution" not in extra and not rtype.p_yes_says_all:
+                extra["distribution"] = rtype.distribution_from_logprobs(reply.logprobs)
+            elif p_yes is None and reply.logprobs and (note := rtype.logprobs_note(reply.logprobs)):
+                extra["expected_note"] = note  # e.g. "1" on a 0-10 scale: "1" or the start of "10"
         if q is not None:
             extra.update(q.shown)  # forced choice: what was shown second; a balanced scale: its direction
         elif run.response_for is not None:
@@ -351,6 +357,16 @@ class Engine:
                 if not err.retryable or attempts >= self.max_attempts:
                     raise err from exc
                 await self.sleep(self.backoff(attempts, err.retry_after))
+
+
+def empty_statement(q: Query, reply: Reply) -> BackendError | None:
+    """An empty reply to a stated-distribution question holds nothing to parse (a flaky server, a reply cut
+    before its first character): a transient failure, retried, never stored as the persona's invalid answer.
+    A reply with text that is no valid distribution is an invalid answer (survey.responses.stated)."""
+    if q.response_type.elicit != "distribution" or (reply.text or "").strip():
+        return None
+    return BackendError("an empty reply to a stated-distribution question (nothing to parse; retried)",
+                        retryable=True, code="empty_response")
 
 
 def as_backend_error(exc: BaseException) -> BackendError:

@@ -72,6 +72,10 @@ class ResponseType:
     p_yes_says_all: bool = False
     # a simulated respondent answers with a drawn score, as on an ordered scale (forced choice's position)
     simulated_as_score: bool = False
+    # how the question is asked (survey.responses.stated): "answer" (one label) or "distribution" (a stated
+    # probability per label, as JSON); a type whose reply is one of its labels may be asked for a distribution
+    elicit: str = "answer"
+    states_distribution: bool = False
 
     @cached_property
     def view(self) -> AnalysisView:
@@ -81,6 +85,10 @@ class ResponseType:
         return AnalysisView(self.kind, self.scale, self.quantity, low, high, points,
                             MappingProxyType(dict(self.labels)), tuple(sorted(self.top_box)), ranged=self.ranged,
                             ordered=self.ordered)
+
+    def question(self, template: str) -> str:
+        """The question template as asked (a stated distribution appends its request)."""
+        return template
 
     def answer_instruction(self) -> str:
         """How the persona prompt tells the model to answer; Yes/No's sentence is the persona sets' own."""

@@ -176,7 +176,7 @@ def answer_in_kind(prompt: str, response) -> str:
     from survey.responses import BINARY
 
     yes_no = BINARY.answer_instruction()
-    if not response.answer_instruction() or response.scale == BINARY.scale or yes_no not in prompt:
+    if not response.answer_instruction() or response.answer_instruction() == yes_no or yes_no not in prompt:
         return prompt  # free text keeps the prompt it always had: stored replies' hashes stay valid
     return prompt.replace(yes_no, response.answer_instruction())
 

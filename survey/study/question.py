@@ -20,6 +20,7 @@ from pydantic import (
 
 from survey.errors import SurveyError
 from survey.responses import DEFAULT_SCALE, ResponseType, response_type
+from survey.responses.stated import StatedDistribution, stated
 from survey.study.knobs import POINT_KNOBS, every_knobs, family_knobs, kind_knobs, owner_knobs
 
 
@@ -85,6 +86,10 @@ class QuestionSpec(_Strict):
                                           "answer (default: the embedder's, 0.2 for minilm; -1 turns it off)")
     subset: int | None = Field(None, ge=3, le=9, description="maxdiff: messages shown per prompt (default 3), a "
                                "cyclic block design on the study's messages")
+    elicit: Literal["answer", "distribution"] = Field(
+        "answer", description="'distribution' asks Yes/No, rating-scale and forced-choice questions for a "
+                              "probability per answer option as JSON (survey.responses.stated): a stand-in for "
+                              "exact mode where a model gives no log-probabilities")
     _response: ResponseType | None = PrivateAttr(None)
     _reversed: ResponseType | None = PrivateAttr(None)
     # the type is named in full ("likert5", "pick3"), or completed once the study's messages are known
@@ -160,7 +165,14 @@ class QuestionSpec(_Strict):
         self.type = rtype.scale
         self._response = rtype
         self._build_reversed(rtype)
+        self._build_elicit()
         return self
+
+    def _build_elicit(self) -> None:
+        """elicit = "distribution": the type (and its reversed direction) asked for a stated distribution."""
+        self._response = stated(self._response, self.elicit)
+        if self._reversed is not None and self.elicit == "distribution":
+            self._reversed = StatedDistribution(self._reversed)
 
     @property
     def named(self) -> bool:
@@ -208,7 +220,7 @@ class QuestionSpec(_Strict):
         rtype = self.response_for(replicate)
         if rtype is self.response:
             return self.resolved_template
-        return rtype.template
+        return rtype.question(rtype.template)
 
     @property
     def response(self) -> ResponseType:
@@ -228,7 +240,7 @@ class QuestionSpec(_Strict):
 
     @property
     def resolved_template(self) -> str:
-        return self.template or self.response.template
+        return self.response.question(self.template or self.response.template)
 
     @property
     def default_max_tokens(self) -> int:

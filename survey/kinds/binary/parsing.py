@@ -21,6 +21,7 @@ class Binary(ResponseType):
     quantity = "P(Yes)"
     ranged = False
     p_yes_says_all = True
+    states_distribution = True
 
 
 def from_name(scale: str) -> Binary | None:

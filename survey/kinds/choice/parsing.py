@@ -28,6 +28,7 @@ class Choice(NumericLabels):
     template = CHOICE_QUESTION
     slots = ("first", "second")
     simulated_as_score = True
+    states_distribution = True
     max_tokens = 2
     kind = "choice"
     quantity = "share choosing A"

@@ -69,6 +69,7 @@ class OrdinalScale(ResponseType):
 
     kind = "ordinal"
     ordered = True
+    states_distribution = True
     family: str  # "likert" or "rating"
 
     def __init__(self, kind: str, scores: Sequence[int], labels: Sequence[str] | None, template: str | None,

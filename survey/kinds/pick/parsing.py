@@ -47,6 +47,7 @@ class PickOne(Choice):
     slots = ("options",)
     max_tokens = 2
     simulated_as_score = False  # the simulated respondent picks by its own rule, not as forced choice
+    states_distribution = False  # the options are the messages shown, not answers of their own
 
     def __init__(self, k: int = 3, template: str | None = None, max_tokens: int | None = None):
         if not 2 <= int(k) <= PICK_MAX:
