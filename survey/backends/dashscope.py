@@ -35,6 +35,7 @@ from survey.backends.provider import (
     merge_top_logprobs,
     parse_options,
     redact,
+    reply_format,
     status_hint,
 )
 
@@ -103,6 +104,8 @@ class DashScopeBackend(SessionPerLoop):
                 kwargs["top_logprobs"] = q.top_logprobs
         if model.lower().startswith(THINKING_HYBRID):
             kwargs["enable_thinking"] = False
+        if (fmt := reply_format(q, "json_object")) is not None:  # JSON mode: a schema only on some models
+            kwargs["response_format"] = fmt
         kwargs.update(q.params)  # the study's params win, e.g. enable_thinking = true
         return kwargs
 

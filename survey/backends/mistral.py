@@ -40,6 +40,7 @@ from survey.backends.provider import (
     parse_options,
     pooled_http_client,
     redact,
+    reply_format,
     request_line,
     status_hint,
     unreadable_reply,
@@ -175,6 +176,8 @@ class MistralBackend(ClientPerLoop):
             body["logprobs"] = True
             if q.top_logprobs:
                 body["top_logprobs"] = q.top_logprobs
+        if (fmt := reply_format(q)) is not None:  # custom structured output, on every Mistral model
+            body["response_format"] = fmt
         body.update(q.params)
         return body
 

@@ -20,7 +20,14 @@ import json
 from collections.abc import Iterable
 
 from survey.backends.base import BackendError, Query, Reply
-from survey.backends.provider import empty_reply, field, first_token_logprobs, http_error, redact
+from survey.backends.provider import (
+    empty_reply,
+    field,
+    first_token_logprobs,
+    http_error,
+    redact,
+    reply_format,
+)
 
 CHAT_URL = "/v1/chat/completions"
 # OpenAI batch status -> the engine's terms (survey.data.store.TERMINAL_BATCH); others upper-cased
@@ -28,9 +35,11 @@ STATUS = {"completed": "SUCCESS", "failed": "FAILED", "expired": "EXPIRED", "can
 _DEAD_JOB = {"failed", "expired", "cancelled", "cancelling"}
 
 
-def request_body(q: Query, default_model: str = "", *, thinking_off: bool = False) -> dict:
+def request_body(q: Query, default_model: str = "", *, thinking_off: bool = False,
+                 json_mode: str = "json_schema") -> dict:
     """Chat request fields of one query. ``logprobs`` always comes with ``top_logprobs >= 1``: llama.cpp's
-    server returns no log-probabilities otherwise. The study's ``params`` are added last and win."""
+    server returns no log-probabilities otherwise. A stated-distribution question asks for JSON (``json_mode``,
+    survey.backends.provider.reply_format). The study's ``params`` are added last and win."""
     msgs = [{"role": "system", "content": q.system}] if q.system else []
     body: dict = {"model": q.model_id or default_model, "messages": msgs + [{"role": "user", "content": q.user}],
                   "max_tokens": q.max_tokens, "temperature": q.temperature}
@@ -41,6 +50,8 @@ def request_body(q: Query, default_model: str = "", *, thinking_off: bool = Fals
         body["top_logprobs"] = max(1, q.top_logprobs)
     if thinking_off:
         body["enable_thinking"] = False  # Qwen3 hybrid thinking (DashScope): must be off without streaming
+    if (fmt := reply_format(q, json_mode)) is not None:
+        body["response_format"] = fmt
     body.update(q.params)
     return body
 

@@ -182,7 +182,9 @@ class OpenAIBackend(OpenAIBatchMixin, ClientPerLoop):
     # ---- requests ----
     def body(self, q: Query) -> dict:
         """The request body of one query (the same for a chat call and a batch line)."""
-        return request_body(q, self.model_id, thinking_off=self._thinking_off(q))
+        # DashScope's compatible mode takes a JSON schema on some models only; JSON mode on most
+        json_mode = "json_object" if self.options.preset == "dashscope-compatible" else "json_schema"
+        return request_body(q, self.model_id, thinking_off=self._thinking_off(q), json_mode=json_mode)
 
     def _thinking_off(self, q: Query) -> bool:
         return thinking_off(self.options.preset, q.model_id or self.model_id)

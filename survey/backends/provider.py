@@ -126,6 +126,20 @@ def empty_reply(url: str) -> BackendError:
                         code="empty_response")
 
 
+def reply_format(q, mode: str = "json_schema") -> dict | None:
+    """The chat request's ``response_format`` for a stated-distribution question (survey.responses.stated), else
+    None: ``json_schema`` (structured output: every option a required number in [0, 1]; OpenAI, vLLM, llama.cpp's
+    server, Mistral) or ``json_object`` (JSON mode: valid JSON of any shape; DashScope, where only some models
+    take a schema). The reply is parsed strictly either way; a server that ignores the field changes nothing."""
+    rtype = q.response_type
+    if rtype.elicit != "distribution":
+        return None
+    if mode == "json_object":
+        return {"type": "json_object"}
+    return {"type": "json_schema", "json_schema": {"name": "stated_distribution", "strict": True,
+                                                   "schema": rtype.json_schema()}}
+
+
 def status_hint(status: int | None, *, key_env: str, not_found: str) -> str | None:
     """What to check after a 401/403 (the key) or a 404 (``not_found``: the backend's URL advice)."""
     if status in (401, 403):

@@ -60,6 +60,7 @@ class MistralFake(BatchFake):
         self.embed_dim = embed_dim
         self.pinned = pinned or {}
         self.unknown_models: set[str] = set()
+        self.bodies: list[dict] = []  # chat request bodies, in arrival order (tests read the wire)
 
     def add_routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/chat/completions", self._chat)
@@ -102,6 +103,8 @@ class MistralFake(BatchFake):
         if (denied := self._admit(request, "chat")) is not None:
             return denied
         body = await request.json()
+        with self._lock:
+            self.bodies.append(body)
         model = body.get("model", "")
         cell = self.cell_of(model, body)
         return await self.chat_flow(request, body, cell, lambda text: self.completion(model, body, cell, text),
