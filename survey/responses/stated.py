@@ -142,12 +142,13 @@ class StatedDistribution:
         return self.inner.draw(mass, row_uniform(key)), self.inner.exact_score(mass), extra
 
 
-def stated(rtype, elicit: str):
-    """``rtype`` asked the way ``elicit`` says; a SurveyError-worthy ValueError when it cannot state one."""
+def stated(rtype, elicit: str, kind: str | None = None):
+    """``rtype`` asked the way ``elicit`` says; a ValueError (the study file's error) naming ``kind`` (the type as
+    the study wrote it) when its replies cannot be a stated distribution."""
     if elicit == "answer":
         return rtype
     if not getattr(rtype, "states_distribution", False):
         raise ValueError(f"elicit = 'distribution' asks for a probability per answer option; type = "
-                         f"'{rtype.scale}' has no single answer to state one for: remove elicit "
+                         f"'{kind or rtype.scale}' has no single answer to state one for: remove elicit "
                          "(it applies to Yes/No, rating scales and forced choice)")
     return StatedDistribution(rtype)

@@ -165,12 +165,12 @@ class QuestionSpec(_Strict):
         self.type = rtype.scale
         self._response = rtype
         self._build_reversed(rtype)
-        self._build_elicit()
+        self._build_elicit(kind)
         return self
 
-    def _build_elicit(self) -> None:
+    def _build_elicit(self, kind: str) -> None:
         """elicit = "distribution": the type (and its reversed direction) asked for a stated distribution."""
-        self._response = stated(self._response, self.elicit)
+        self._response = stated(self._response, self.elicit, kind)
         if self._reversed is not None and self.elicit == "distribution":
             self._reversed = StatedDistribution(self._reversed)
 

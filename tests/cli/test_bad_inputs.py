@@ -114,6 +114,11 @@ def files(tmp_path_factory) -> dict[str, Path]:
         # an embedder that does not exist: the run would have collected every reply, then stopped at the rating
         "ssr_embedder": sim.replace('type = "binary"', 'type = "ssr"\nembedder = "minilm2"').replace("mu = 0.45\n", ""),
         # a segment or a target cell the study's personas cannot fill: refused before anything is bought
+        # a stated distribution where the reply is no single answer: free text, rated text, pick one of k
+        "elicit_text": sim.replace('type = "binary"', 'type = "text"\nelicit = "distribution"'),
+        "elicit_ssr": sim.replace('type = "binary"', 'type = "ssr"\nelicit = "distribution"').replace("mu = 0.45\n", ""),
+        "elicit_pick": sim.replace('type = "binary"', 'type = "pick"\nelicit = "distribution"'),
+        "elicit_typo": sim.replace('type = "binary"', 'type = "binary"\nelicit = "distributon"'),
         "seg_empty": sim + '\n[segments]\nby = "age:90+"\n',
         "target_gap": sim + "\n[target.gender]\nmale = 0.4\nfemale = 0.4\nnon-binary = 0.1\nother = 0.1\n",
         "target_unreachable": sim + "\n[target]\nfile = \"unreachable.csv\"\n",
@@ -298,6 +303,10 @@ CASES = [
     ("run", "{bad_cuts}", "--dry-run"),
     ("run", "{tau_yes_no}", "--dry-run"),
     ("run", "{both_odd}", "--dry-run"),
+    ("run", "{elicit_text}", "--dry-run"),
+    ("run", "{elicit_ssr}", "--dry-run"),
+    ("run", "{elicit_pick}", "--dry-run"),
+    ("run", "{elicit_typo}", "--dry-run"),
     ("run", "{ssr_anchors}", "--dry-run"),
     ("run", "{ssr_floor}", "--dry-run"),
     ("run", "{ssr_embedder}", "--dry-run"),
@@ -484,6 +493,10 @@ SAYS = {
     ("run", "{nan_option}", "--dry-run"): "mu: must be a finite number; got nan",
     ("run", "{ssr_anchors_colon}", "--dry-run"): "Input should be a valid string; quote statements that contain ': '",
     ("run", "{ssr_anchors_repeat}", "--dry-run"): "anchors_repeat.yaml: set 'a' repeats a statement",
+    ("run", "{elicit_text}", "--dry-run"): "type = 'text' has no single answer to state one for: remove elicit",
+    ("run", "{elicit_ssr}", "--dry-run"): "type = 'ssr' has no single answer to state one for",
+    ("run", "{elicit_pick}", "--dry-run"): "type = 'pick' has no single answer to state one for",
+    ("run", "{elicit_typo}", "--dry-run"): "question.elicit: Input should be 'answer' or 'distribution'",
 }
 
 
@@ -493,6 +506,23 @@ def test_the_one_line_names_the_cause(files, capsys, monkeypatch, case):
     argv = [a.format(**{k: str(v) for k, v in files.items()}) for a in case]
     code, out, err = _run(capsys, argv)
     assert code == 2 and SAYS[case] in err, err
+
+
+# Stated-distribution replies the parser cannot read: no user error (the run goes on), but an invalid answer
+# whose stored reason is one line naming the cause (survey.responses.stated).
+BAD_STATEMENTS = [
+    ("likert3", '{"1": 1, "2": 1, "3": 1}', "the probabilities sum to 3, not 1 (within 0.05)"),
+    ("binary", '{"Yes": 0.5, "No": 0.25, "Maybe": 0.25}', "unknown option 'Maybe': the options are 'Yes', 'No'"),
+]
+
+
+@pytest.mark.parametrize("scale, reply, reason", BAD_STATEMENTS, ids=[r for _, r, _ in BAD_STATEMENTS])
+def test_a_stated_distribution_that_cannot_be_read_is_invalid_with_one_line(scale, reply, reason):
+    from survey.responses import response_type
+    from survey.responses.stated import StatedDistribution
+
+    answer, expected, extra = StatedDistribution(response_type(scale)).read(reply, ("s", "m", "A", "a0", "p0", 0))
+    assert answer is None and expected is None and extra["invalid_reason"] == reason
 
 
 def test_the_battery_covers_every_command():
