@@ -41,6 +41,7 @@ from survey.backends.llama_runtime import (
 )
 from survey.backends.local_models import bundled_gguf
 from survey.backends.provider import parse_options
+from survey.backends.stated_writer import write_distribution
 from survey.errors import SurveyError
 from survey.responses import ResponseType
 
@@ -195,6 +196,8 @@ class LocalBackend:
         try:
             with rt.lock:
                 tokens = rt.tokenize(prompt)
+                if rtype.elicit == "distribution":
+                    return self._stated(rt, query, tokens, rng, top_p, rtype)
                 if not labelled and (query.max_tokens > 1 or not rtype.scored):
                     return self._free_text(rt, query, tokens, rng, top_p, rtype)
                 logits = self._first_token_logits(rt, prompt, tokens)
@@ -278,6 +281,22 @@ class LocalBackend:
         token = sample_token(log_softmax(logits, query.temperature), rng, top_p)
         return Reply(text=rt.token_text(token), model_id=self._model_label(rt), completion_tokens=1,
                      extra={"mode": "sample", "constrained": False, "temperature": query.temperature})
+
+    def _stated(self, rt: LlamaRuntime, query: Query, tokens: list[int], rng: np.random.Generator, top_p: float,
+                rtype: ResponseType) -> Reply:
+        """A stated distribution (elicit = "distribution"): exact mode writes the model's most likely statement
+        (temperature 0) and constrain = true draws one, both within the JSON object's skeleton
+        (survey.backends.stated_writer); plain sampling writes whatever the model writes."""
+        if self.options.mode == "exact" or self.options.constrain:
+            temperature = 0.0 if self.options.mode == "exact" else query.temperature
+            text, made = write_distribution(rt, tokens, rtype.labels, temperature, rng)
+            extra = {"mode": self.options.mode, "constrained": True, "temperature": temperature}
+        else:
+            text, made, finish = rt.generate(tokens, max_tokens=query.max_tokens, temperature=query.temperature,
+                                              top_p=top_p, rng=rng)
+            extra = {"mode": "sample", "constrained": False, "temperature": query.temperature, "finish_reason": finish}
+        return Reply(text=text, model_id=self._model_label(rt), prompt_tokens=len(tokens), completion_tokens=made,
+                     extra=extra)
 
     def _free_text(self, rt: LlamaRuntime, query: Query, tokens: list[int], rng: np.random.Generator,
                    top_p: float, rtype: ResponseType) -> Reply:

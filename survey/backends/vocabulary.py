@@ -96,6 +96,18 @@ class Vocabulary:
     def piece(self, token: int) -> bytes:
         return self.data[self.offsets[token]:self.offsets[token + 1]].tobytes()
 
+    def exactly(self, text: bytes) -> np.ndarray:
+        """Ids of the tokens whose bytes are exactly ``text`` (ascending)."""
+        if len(text) > self._matrix.shape[1]:
+            return np.empty(0, dtype=np.int64)
+        row = np.zeros(self._matrix.shape[1], dtype=np.uint8)
+        row[:len(text)] = np.frombuffer(text, dtype=np.uint8)
+        return np.flatnonzero((self._lengths == len(text)) & (self._matrix == row).all(axis=1))
+
+    def starting_with(self, first: bytes) -> np.ndarray:
+        """Ids of the tokens whose first byte is one of ``first`` (ascending)."""
+        return np.flatnonzero((self._lengths > 0) & np.isin(self._matrix[:, 0], np.frombuffer(first, dtype=np.uint8)))
+
     def continues(self) -> np.ndarray:
         """Per token: does its text (undecodable bytes dropped) start with a letter or digit?"""
         if self._continues is None:
