@@ -125,10 +125,11 @@ def agreement(ref: np.ndarray, other: np.ndarray) -> tuple[float, float, int]:
 
 
 def write_sets(folder: Path) -> Path:
+    (folder / "perturbations").mkdir()
     for msg, texts in PARAPHRASES.items():
         lines = [f"message: {msg}", "paraphrases:"] + [f"- id: {msg}-{j}\n  text: {json.dumps(t)}"
                                                       for j, t in enumerate(texts)]
-        (folder / f"{msg}.yaml").write_text("\n".join(lines) + "\n")
+        (folder / "perturbations" / f"{msg}.yaml").write_text("\n".join(lines) + "\n")
     return folder
 
 
