@@ -85,7 +85,7 @@ def simulate_cmd(n, m, m_b, r, scale, mu, kappa, tau, cuts, sigma, rho, delta, s
               help="level of the effect's CI  [default: 1 - alpha]")
 @click.option("--probabilities", is_flag=True,
               help="use the exact per-cell expected score (expected; P(Yes) for Yes/No, from a local model in "
-                   "exact mode or a provider's logprobs) instead of answer means")
+                   "exact mode, a provider's logprobs or a stated distribution) instead of answer means")
 @click.option("--humans", "humans", type=click.Path(dir_okay=False), default=None,
               help="human answers to the same messages: adds the human effect by prediction-powered inference "
                    "(`survey fidelity` compares levels and effects)")

@@ -331,7 +331,8 @@ def cell_counts(df: pd.DataFrame, model: str, message: str, personas: list[str] 
         expected = expected_column(sub)
         if expected is None:
             raise TableError(f"message '{message}' of model '{model}' has no exact expected scores (the expected or "
-                             "p_yes column); they come from a local model in exact mode or a provider's logprobs")
+                             "p_yes column); they come from a local model in exact mode, a provider's logprobs or "
+                             "a question with elicit = 'distribution'")
         p = (expected.groupby([sub["persona"], sub["perturbation"]], sort=False)
              .mean().unstack().reindex(index=pers, columns=perts).to_numpy(dtype=float))
         empty = [(pers[i], perts[j]) for i, j in zip(*np.nonzero(np.isnan(p)), strict=True)]
