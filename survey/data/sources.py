@@ -185,7 +185,11 @@ def _humans_for(src: Source, path) -> object:
 
     recorded = src.study_context.humans
     if path is None and not (recorded and recorded.path):
-        return None
+        if src.kind != "store":
+            return None
+        from survey.data.fielded import fielded_humans  # answers fielded to people (`survey field`)
+
+        return fielded_humans(src.path, src.study, src.scale, sorted(set(src.table["message"].astype(str))))
     messages = sorted(set(src.table["message"].astype(str)))
     if path is not None:
         return load_humans(path, src.scale, messages)

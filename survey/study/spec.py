@@ -26,6 +26,7 @@ from survey.common.limits import Seed
 from survey.errors import SurveyError, pydantic_message
 from survey.registry.files import NAME_RE as _ID  # one id rule for studies and registry sets
 from survey.registry.files import study_base_dir, study_sets_dir
+from survey.study.field_spec import FieldSpec
 from survey.study.question import QuestionSpec
 from survey.study.segments import SegmentsSpec, TargetSpec
 from survey.study.sequential import SequentialSpec
@@ -173,6 +174,8 @@ class StudySpec(_Strict):
     humans: HumansSpec | None = Field(
         None, description="human answers to the same messages (a file name, or a [humans] table): fidelity and "
                           "prediction-powered inference about people")
+    field: FieldSpec | None = Field(
+        None, description="fielding to people (`survey field`): consent, attention check, completion code, design")
     # The folder relative paths resolve against: the study file's folder (load_study), else the cwd.
     _base_dir: Path | None = PrivateAttr(None)
     # The folder set names resolve against, when it differs from _base_dir (a shipped study run in place
