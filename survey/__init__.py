@@ -28,6 +28,8 @@ _EXPORTS = {
     "InitResult": "survey.registry.examples",
     # studies: specification, running, the result of a run
     "Study": "survey.api.study",
+    # fielding a study to people: a web questionnaire whose answers land in the store (survey.field)
+    "field": "survey.field:*",  # the package, callable: survey.field("study.toml")
     "open_source": "survey.api.study",
     "study_store": "survey.api.study",
     "StudyRun": "survey.api.study",
