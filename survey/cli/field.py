@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import click
 
-from survey.cli.common import echo_json, json_option, require_file
+from survey.cli.common import json_option, require_file
 
 
 @click.command("field")
@@ -29,8 +31,8 @@ def field_cmd(study, host, port, respondents, quota_from, as_json):
     from survey.field import field
 
     def started(info: dict) -> None:
-        if as_json:
-            echo_json(info)
+        if as_json:  # one line: a script reads it while the server keeps running
+            click.echo(json.dumps(info))
         else:
             click.echo(f"Fielding '{info['study']}' at {info['url']} (answers go to {info['store']})")
             click.echo(f"Prolific link: {info['prolific_link']}")
