@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from pathlib import Path
 
 import aiohttp
 from field_study import ABOUT, write_study
@@ -20,6 +21,7 @@ from field_study import ABOUT, write_study
 from survey.field.server import bound_port, field_server, uvicorn_server
 
 N = 200
+DYING = Path(__file__).with_name("dying_server.py")
 ITEM = re.compile(r'name="(item\d+)" value="([^"]*)"')
 
 
@@ -38,6 +40,7 @@ class Respondent:
                 async with session.request(method, self.server.base + path, data=data, allow_redirects=False) as r:
                     return r.status, r.headers.get("location"), await r.text()
             except (TimeoutError, aiohttp.ClientConnectionError):
+                self.server.retried += 1
                 await self.server.down_seen()
 
     async def run(self):
@@ -65,6 +68,7 @@ class InThread:
     """uvicorn in a thread (its own event loop), as `survey field` runs it."""
 
     def __init__(self, study):
+        self.retried = 0
         self.fs = field_server(study)
         self.server = uvicorn_server(self.fs, "127.0.0.1", 0)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
@@ -118,41 +122,52 @@ def test_200_concurrent_respondents_are_all_stored_once(tmp_path):
 
 
 class Subprocess:
-    """`survey field STUDY --port 0 --json` as a separate process, killed with SIGKILL and started again."""
+    """`survey field STUDY --port 0 --json` as a separate process that kills itself with SIGKILL right after its
+    ``kill_after``-th committed response (dying_server.py), before answering it; a watcher thread starts it
+    again (the plain command) once it is dead."""
 
     def __init__(self, study, kill_after: int):
         self.study, self.kill_after = study, kill_after
         self.up = asyncio.Event()
-        self.n_acked = 0
         self.killed = asyncio.Event()
+        self.retried = 0
         self.stderr = []
         self.tokens = []
+        self.returncodes = []
 
-    def start(self):
-        self.proc = subprocess.Popen([sys.executable, "-m", "survey", "field", str(self.study), "--port", "0",
-                                      "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    def start(self, *prefix):
+        args = [*prefix, "field", str(self.study), "--port", "0", "--json"]
+        self.proc = subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
         line = self.proc.stdout.readline()
         assert line, self.proc.stderr.read()
         info = json.loads(line)
         self.tokens.append(info["token"])
         self.base = f"http://127.0.0.1:{info['port']}"
+
+    def begin(self):
+        self.loop = asyncio.get_running_loop()
+        self.start(str(DYING), str(self.kill_after))
         self.up.set()
+        self.watcher = threading.Thread(target=self.watch, daemon=True)
+        self.watcher.start()
+
+    def watch(self):
+        self.returncodes.append(self.proc.wait())
+        self.loop.call_soon_threadsafe(self.up.clear)
+        self.loop.call_soon_threadsafe(self.killed.set)
+        self.stderr.append(self.proc.stderr.read())
+        self.start("-m", "survey")  # the restart: same store, another port
+        self.loop.call_soon_threadsafe(self.up.set)
 
     def stop(self, sig=signal.SIGINT):
+        self.watcher.join()
         self.proc.send_signal(sig)
         out, err = self.proc.communicate(timeout=60)
         self.stderr.append(err)
 
     def acked(self):
-        self.n_acked += 1
-        if self.n_acked == self.kill_after and not self.killed.is_set():
-            self.killed.set()
-            self.up.clear()
-            self.proc.kill()  # SIGKILL, while the other respondents' requests are in flight
-            self.proc.wait()
-            self.stderr.append(self.proc.stderr.read())
-            self.start()  # the restart: same store, new port
+        pass
 
     async def down_seen(self):
         await self.killed.wait()
@@ -163,14 +178,15 @@ def test_sigkill_mid_load_loses_no_committed_response(tmp_path):
     server = Subprocess(study, kill_after=60)
 
     async def main():
-        server.start()
+        server.begin()
         people = [Respondent(f"k{i:03d}", server) for i in range(N)]
         await asyncio.gather(*(p.run() for p in people))
         return people
 
     people = asyncio.run(main())
     try:
-        assert server.killed.is_set()
+        assert server.returncodes == [-signal.SIGKILL]
+        assert server.retried > 0  # at least the respondent whose answers were committed as the server died
         answers, sessions = stored(tmp_path / "store.sqlite")
         done = {p.rid for p in people if p.done}
         # every response a respondent saw confirmed is stored, once; nothing is stored that was not confirmed
@@ -184,7 +200,8 @@ def test_sigkill_mid_load_loses_no_committed_response(tmp_path):
         assert sum(assigned.values()) == len(sessions) == N  # one session per respondent, none lost
         assert max(assigned.values()) - min(assigned.values()) <= 1
         print(f"SIGKILL after {server.kill_after} confirmed: {len(done)} stored and confirmed, {len(refused)} turned "
-              f"away (session stored, cookie lost), sessions per condition {sorted(assigned.values())}")
+              f"away (session stored, cookie lost), {server.retried} requests cut by the kill and sent again, "
+              f"sessions per condition {sorted(assigned.values())}")
         import urllib.request
 
         req = urllib.request.Request(server.base + "/admin/export.csv",
