@@ -31,6 +31,7 @@ from survey.cli.texts import SCALE_CHOICES
 # The statistics and tables (numpy, pandas, scipy) are imported inside the commands: --help stays light.
 
 ALT = click.Choice(["two-sided", "greater", "less"])
+FIELDED = "<fielded>"  # --humans given without a file: the answers fielded into the store
 
 
 @click.command("simulate")
@@ -86,9 +87,11 @@ def simulate_cmd(n, m, m_b, r, scale, mu, kappa, tau, cuts, sigma, rho, delta, s
 @click.option("--probabilities", is_flag=True,
               help="use the exact per-cell expected score (expected; P(Yes) for Yes/No, from a local model in "
                    "exact mode, a provider's logprobs or a stated distribution) instead of answer means")
-@click.option("--humans", "humans", type=click.Path(dir_okay=False), default=None,
+@click.option("--humans", "humans", type=click.Path(dir_okay=False), default=None, is_flag=False,
+              flag_value=FIELDED, metavar="[FILE]",
               help="human answers to the same messages: adds the human effect by prediction-powered inference "
-                   "(`survey fidelity` compares levels and effects)")
+                   "(`survey fidelity` compares levels and effects); without FILE, the answers `survey field` "
+                   "stored in the store (or the study's own human file)")
 @click.option("--family", "family", type=click.Choice(["holm", "bh"]), default=None,
               help="several questions: the adjustment over questions x pairs, Holm (family-wise error) or "
                    "Benjamini-Hochberg (false discovery rate)  [default: the study's [analysis] family, else holm]")
@@ -112,12 +115,13 @@ def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confid
     A study of several questions prints a scorecard per message pair: each question's effect, its adjusted
     p-value over the family of questions and which message wins (--family; --question for one alone)."""
     require_file(table, "source")
+    fielded, humans = humans == FIELDED, (None if humans == FIELDED else humans)
     require_file(humans, "humans")
     from survey import open_source
     from survey.cli.kind_output import print_result
 
     segments = segment_arguments(by, filters, target, personas, pooled)
-    if seq["seq_method"] and humans:
+    if seq["seq_method"] and (humans or fielded):
         raise SurveyError("--humans adds the statements about people to the full analysis; a --sequential replay "
                           "tests the personas only: run them separately")
     if seq["seq_method"] and (segments.get("by") or segments.get("weights")):
@@ -131,12 +135,15 @@ def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confid
                                                                     humans_columns))
     if question is not None:
         src = src.for_question(question)
-    if humans and len(src.questions) > 1:
+    if (humans or fielded) and len(src.questions) > 1:
         raise SurveyError(f"--humans compares one question with the people's answers; the study asks "
                           f"{', '.join(src.questions)}: name one with --question")
     res = survey.analyze(src, a, b, every_pair=every_pair, alternative=alternative, alpha=alpha, confidence=confidence,
                   flips=flips, seed=seed, probabilities=probabilities, adjust=adjust, family=family, **segments)
-    people = _about_humans(src, a, b, confidence or 1 - alpha) if humans else None
+    if fielded and src.humans is None:
+        raise SurveyError(f"{table}: no human answers: the store holds none fielded (`survey field`) and its study "
+                          "names no human file; give one with --humans FILE")
+    people = _about_humans(src, a, b, confidence or 1 - alpha) if humans or fielded else None
     if as_json:
         echo_json({**res.to_dict(), **({"humans": people} if people else {})})
         return

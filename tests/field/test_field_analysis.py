@@ -1,0 +1,68 @@
+"""Fielded answers go straight into the analyses about people: `survey fidelity STUDY` and
+`survey analyze STORE --humans` read them from the store, with no file."""
+
+import json
+import random
+
+import pytest
+from cli_result import run_cli
+from field_study import ABOUT, write_study
+from respondent import walk
+from starlette.testclient import TestClient
+
+import survey
+from survey.field import field_server
+
+
+@pytest.fixture
+def fielded(tmp_path):
+    """The study run on the simulated model, then fielded to 24 people who answer Yes to sneakers more often."""
+    study = write_study(tmp_path)
+    survey.Study.from_toml(study).run(yes=True)
+    fs = field_server(study, rng=random.Random(5))
+    answers = {}
+    try:
+        for i in range(24):
+            c = TestClient(fs.app)
+            c.post("/start", data={"consent": "yes", "rid": f"h{i}"})
+            page = c.post("/about", data={**ABOUT, "demo-age": str(20 + i)}).text
+            says = "1" if ("sneaker" in page.lower()) == (i % 4 != 0) else "0"
+            c.post("/questions", data={"item0": says, "attention": "Blue" if i != 23 else "Red"})
+            answers[f"h{i}"] = int(says)
+        rows = fs.store.answers()
+    finally:
+        fs.close()
+    return study, rows
+
+
+def by_hand(rows):
+    kept = rows[rows["attention_ok"] == 1]
+    mean = kept.groupby("message")["answer"].mean()
+    return float(mean["sneakers"] - mean["boots"]), len(kept)
+
+
+def test_fidelity_reads_the_fielded_answers_from_the_store(fielded):
+    study, rows = fielded
+    effect, n = by_hand(rows)
+    res = survey.fidelity(str(study), a="sneakers", b="boots", n_boot=50, flips=199)
+    assert res.human_effect.estimate == pytest.approx(effect)
+    src = survey.open_source(str(study))
+    assert src.humans.summary()["respondents"] == n == 23  # the one who failed the attention check: left out
+    assert set(src.humans.attributes) >= {"age", "gender", "occupation", "income", "marital_status"}
+
+
+def test_analyze_humans_without_a_file_reads_the_store(fielded, capsys):
+    study, rows = fielded
+    effect, _ = by_hand(rows)
+    store = study.parent / "store.sqlite"
+    code, out, err = run_cli(capsys, "analyze", store, "--a", "sneakers", "--b", "boots", "--humans", "--json")
+    assert code == 0, err
+    got = json.loads(out)["humans"]
+    assert got["human_effect"]["estimate"] == pytest.approx(effect) and got["humans"]["respondents"] == 23
+
+
+def test_analyze_humans_refuses_a_store_without_fielded_answers(tmp_path, capsys):
+    study = write_study(tmp_path)
+    survey.Study.from_toml(study).run(yes=True)
+    code, out, err = run_cli(capsys, "analyze", tmp_path / "store.sqlite", "--humans")
+    assert code == 2 and "no human answers" in err and "Traceback" not in err
