@@ -7,7 +7,6 @@ import random
 import pytest
 from cli_result import run_cli
 from field_study import ABOUT, write_study
-from respondent import walk
 from starlette.testclient import TestClient
 
 import survey
