@@ -229,6 +229,8 @@ def build_design(study: StudySpec, load_personas: Callable | None = None,
         _pick_messages(messages, study.question.type)
     humans = study.load_humans()
     rendered = _human_personas(humans, pset) if humans is not None and study.humans.ask else []
+    fielded = _fielded(study) if humans is None and study.field is not None and study.field.ask else None
+    rendered = rendered or (_human_personas(fielded, pset) if fielded is not None else [])
     personas = personas + rendered
     _no_duplicates([str(p.id) for p in personas], f"persona set '{pset.name}' with the rendered humans")
     _no_duplicates([m.id for m in messages], "study messages (set id = ... to tell them apart)")
@@ -240,6 +242,16 @@ def build_design(study: StudySpec, load_personas: Callable | None = None,
                           f"paraphrases x {study.replicates:,} replicates = {design.queries_per_model:,} queries per "
                           f"model; the limit is {STUDY_QUERIES_MAX:,} ({WHY['queries']}): lower replicates or counts")
     return design
+
+
+def _fielded(study):
+    """The respondents `survey field` stored (survey.data.fielded), to be asked about as personas; None before
+    any completed (a store that does not exist yet is not created by looking)."""
+    if not study.store_path.exists():
+        return None
+    from survey.data.fielded import fielded_humans
+
+    return fielded_humans(study.store_path, study.name, study.question.type)
 
 
 def _human_personas(humans, pset) -> list:

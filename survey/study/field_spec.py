@@ -29,6 +29,9 @@ class FieldSpec(BaseModel):
                                          description="the attention check's answers")
     attention_answer: str = Field("Blue", description="the attention check's right answer (one of the options)")
     respondents: int | None = Field(None, ge=1, description="stop accepting respondents after this many completes")
+    ask: bool = Field(True, description="`survey run` also asks the models about each respondent who completed, "
+                                        "rendered as a persona from their answers about themselves (persona ids "
+                                        "'human-<respondent>'): the predictions prediction-powered inference needs")
     design: Literal["between", "within"] = Field(
         "between", description="between: each respondent sees one message (one of its paraphrases); within: every "
                                "message, in random order. Kinds that show the messages together are always within")

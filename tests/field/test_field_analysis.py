@@ -65,3 +65,16 @@ def test_analyze_humans_refuses_a_store_without_fielded_answers(tmp_path, capsys
     survey.Study.from_toml(study).run(yes=True)
     code, out, err = run_cli(capsys, "analyze", tmp_path / "store.sqlite", "--humans")
     assert code == 2 and "no human answers" in err and "Traceback" not in err
+
+
+def test_a_rerun_asks_the_models_about_the_fielded_respondents(fielded, capsys):
+    study, rows = fielded
+    survey.Study.from_toml(study).run(yes=True)  # the respondents, rendered as personas, are asked too
+    table = survey.Study.from_toml(study).table()
+    asked = {p for p in table["persona"] if p.startswith("human-")}
+    assert asked == {f"human-{r}" for r in rows.loc[rows["attention_ok"] == 1, "respondent"]}
+    code, out, err = run_cli(capsys, "analyze", study.parent / "store.sqlite", "--a", "sneakers", "--b", "boots",
+                             "--humans", "--json")
+    assert code == 0, err
+    ppi = json.loads(out)["humans"]["ppi"]
+    assert set(ppi) == {"sim"} and ppi["sim"]["estimate"] is not None
