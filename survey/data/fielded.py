@@ -80,7 +80,7 @@ def fielded_humans(path: str | Path, study: str | None, scale: str | None, messa
     """The fielded answers of one question in the store at ``path`` as Humans (survey.data.humans), or None
     when the store holds none. ``question``: its id (default: the first fielded question asked on ``scale``,
     else the first). Only questions about one message at a time (Yes/No, rating scales) are human answers
-    in that sense; respondents who failed the attention check are left out."""
+    in that sense (None for the others); respondents who failed the attention check are left out."""
     from survey.data.humans import validate_humans
 
     db = sqlite3.connect(Path(path), isolation_level=None, timeout=30)
@@ -98,7 +98,7 @@ def fielded_humans(path: str | Path, study: str | None, scale: str | None, messa
     if question not in asked:
         raise SurveyError(f"{path}: no fielded answers to question '{question}'; fielded: {', '.join(asked)}")
     rows = rows[(rows["question"] == question) & (rows["attention_ok"] == 1)]
-    if rows.empty:
+    if rows.empty or not _about_one_message(str(rows["scale"].iloc[0])):
         return None
     table = expanded(rows)
     keep = ["respondent", "message", "perturbation", "answer",
@@ -107,6 +107,15 @@ def fielded_humans(path: str | Path, study: str | None, scale: str | None, messa
                              source=f"{path} (fielded answers to '{question}')")
     people.path = f"{path} (fielded)"
     return people
+
+
+def _about_one_message(scale: str) -> bool:
+    """Answers a human file could hold: scored, each about one message (not free text, not a choice between
+    messages shown together, whose rows stay in the export)."""
+    from survey.responses import response_type
+
+    rtype = response_type(scale)
+    return rtype.scored and rtype.view.per_message
 
 
 __all__ = ["ANSWER_COLUMNS", "FIELD_SCHEMA", "expanded", "fielded_humans", "fielded_rows", "has_fielded"]

@@ -78,3 +78,22 @@ def test_a_rerun_asks_the_models_about_the_fielded_respondents(fielded, capsys):
     assert code == 0, err
     ppi = json.loads(out)["humans"]["ppi"]
     assert set(ppi) == {"sim"} and ppi["sim"]["estimate"] is not None
+
+
+def test_fielded_answers_of_other_kinds_leave_the_analysis_of_the_store_alone(tmp_path):
+    study = write_study(tmp_path, question='type = "choice"')
+    survey.Study.from_toml(study).run(yes=True)
+    fs = field_server(study)
+    try:
+        c = TestClient(fs.app)
+        c.post("/start", data={"consent": "yes", "rid": "c1"})
+        c.post("/about", data=ABOUT)
+        assert c.post("/questions", data={"item0": "1", "attention": "Blue"}).status_code == 200
+    finally:
+        fs.close()
+    src = survey.open_source(str(study))
+    assert src.humans is None and len(src.table)  # a forced choice's rows are in the export, not a human file
+
+
+def test_the_package_is_callable_as_survey_field():
+    assert callable(survey.field) and survey.field.field_server is field_server
