@@ -28,7 +28,7 @@ def field_cmd(study, host, port, respondents, quota_from, as_json):
     Completed answers go to the study's store; `survey fidelity STUDY` and `survey analyze --humans` read
     them. The researcher's page (/admin) takes the token printed here once: it is stored nowhere."""
     require_file(study, "study")
-    from survey.field import field
+    import survey
 
     def started(info: dict) -> None:
         if as_json:  # one line: a script reads it while the server keeps running
@@ -42,7 +42,7 @@ def field_cmd(study, host, port, respondents, quota_from, as_json):
 
         sys.stdout.flush()
 
-    field(study, host=host, port=port, respondents=respondents, quota_from=quota_from, echo=started)
+    survey.field(study, host=host, port=port, respondents=respondents, quota_from=quota_from, echo=started)
 
 
 def register(cli: click.Group) -> None:

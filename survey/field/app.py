@@ -15,6 +15,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl
 
 import jinja2
+from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -191,7 +192,7 @@ class Respondents:
     def widget_html(self, item, values) -> str:
         w = widget_for(item.rtype)
         template = self.env.get_template(w.template) if w.template else self.env.from_string(w.source)
-        return jinja2.utils.markupsafe.Markup(template.render(item=item, value=values))
+        return Markup(template.render(item=item, value=values))  # rendered autoescaped: safe to insert
 
     async def done(self, request: Request) -> Response:
         session = self._session(request)
