@@ -49,7 +49,8 @@ class Admin:
             return self.r.page("admin_login.html.j2", "Researcher's page", 401,
                                errors=["That is not the token the server printed."])
         resp = RedirectResponse("/admin", status_code=303, headers=NO_STORE)
-        resp.set_cookie(ADMIN_COOKIE, given, httponly=True, samesite="strict", secure=self.r.secure, path="/admin")
+        resp.set_cookie(ADMIN_COOKIE, given, httponly=True, samesite="strict", secure=request.url.scheme == "https",
+                        path="/admin")
         return resp
 
     async def page(self, request: Request) -> Response:

@@ -42,9 +42,9 @@ class Respondents:
     """The respondent routes of one study's fielding."""
 
     def __init__(self, instrument: Instrument, store: FieldStore, *, respondents: int | None = None, quotas=None,
-                 body_limit: int = BODY_LIMIT, rng: random.Random | None = None, secure_cookie: bool = False):
+                 body_limit: int = BODY_LIMIT, rng: random.Random | None = None):
         self.inst, self.store, self.limit, self.quotas = instrument, store, respondents, quotas
-        self.body_limit, self.rng, self.secure = body_limit, rng or random.SystemRandom(), secure_cookie
+        self.body_limit, self.rng = body_limit, rng or random.SystemRandom()
         self.fspec = instrument.study.field
         self.env = environment()
         self.title = (self.fspec.title if self.fspec and self.fspec.title else instrument.study.name)
@@ -92,7 +92,7 @@ class Respondents:
         if mine is not None and mine.respondent == respondent:
             return redirect("done" if mine.status == "complete" else "about")
         token = secrets.token_urlsafe(32)
-        outcome = self.store.start(token, respondent, panel, self.inst.conditions, self._pick, self.limit)
+        outcome = self.store.start(token, respondent, panel, self.inst.least_used, self._pick, self.limit)
         if outcome == "answered":
             return self.message("answered", "Already answered", "You have already answered this survey: each "
                                 "person answers once. Thank you!", 409)
@@ -102,7 +102,8 @@ class Respondents:
         if outcome == "full":
             return self.quota_page()
         resp = redirect("about")
-        resp.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="lax", secure=self.secure, path="/")
+        resp.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="lax", path="/",
+                        secure=request.url.scheme == "https")  # behind a TLS proxy (X-Forwarded-Proto)
         return resp
 
     def _pick(self, tied: list[str]) -> tuple[str, dict]:

@@ -164,6 +164,20 @@ class Instrument:
         orders = list(itertools.permutations(ids)) if len(ids) <= 4 else [None]
         return [(">".join(o) if o else "*") + f"/{j}" for o in orders for j in range(self.paraphrases)]
 
+    def least_used(self, counts) -> list[str]:
+        """The conditions to assign next, from the respondents each has (``counts``): between-subjects the
+        least-used message first, then its least-used paraphrase (messages stay balanced when their
+        paraphrase counts differ); within-subjects the least-used order and paraphrase."""
+        def key(c: str):
+            if self.design == "between" and self.per_message:
+                message = c.rpartition("/")[0]
+                return (sum(counts.get(o, 0) for o in self.conditions if o.rpartition("/")[0] == message),
+                        counts.get(c, 0))
+            return (counts.get(c, 0),)
+
+        best = min(key(c) for c in self.conditions)
+        return [c for c in self.conditions if key(c) == best]
+
     def assignment(self, condition: str, rng: random.Random) -> dict:
         """What a respondent of ``condition`` sees: the messages in order (message, perturbation id) and the
         paraphrase index used for kinds that show every message; arrangements of the together kinds drawn

@@ -61,8 +61,17 @@ def field_server(study, *, respondents: int | None = None, quota_from=None, admi
     return FieldServer(AccessLog(make_app(people, admin)), token, store, inst, people, admin)
 
 
+# Every response: nothing loaded from elsewhere, no framing, forms posted only here, no referrer (a link's
+# query string holds the respondent's id).
+SECURITY_HEADERS = [(b"content-security-policy", b"default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; "
+                                                 b"form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
+                    (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
+                    (b"x-frame-options", b"DENY")]
+
+
 class AccessLog:
-    """ASGI middleware: one line per request, method, path (no query string) and status."""
+    """ASGI middleware: one line per request, method, path (no query string) and status; the security headers
+    added to every response."""
 
     def __init__(self, app):
         self.app = app
@@ -75,6 +84,7 @@ class AccessLog:
         async def sending(message):
             if message["type"] == "http.response.start":
                 status["code"] = message["status"]
+                message = {**message, "headers": [*message.get("headers", []), *SECURITY_HEADERS]}
             await send(message)
 
         try:

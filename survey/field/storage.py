@@ -85,10 +85,10 @@ class FieldStore:
                                   (self.study, respondent)).fetchone()
         return row[0] if row else None
 
-    def start(self, token: str, respondent: str, panel: dict, conditions: list[str], pick, limit: int | None):
-        """A new session with the least-used condition (``pick`` breaks ties and builds the assignment: it
-        takes the tied conditions and returns (condition, assignment)); "answered" / "started" when the
-        respondent already has a session, "full" when ``limit`` completes are in."""
+    def start(self, token: str, respondent: str, panel: dict, least_used, pick, limit: int | None):
+        """A new session in one of the least-used conditions (``least_used`` takes the respondents per condition
+        and names them; ``pick`` breaks the tie and builds the assignment: (condition, assignment));
+        "answered" / "started" when the respondent already has a session, "full" when ``limit`` completes are in."""
         with self.transaction() as db:
             row = db.execute("SELECT status FROM field_sessions WHERE study = ? AND respondent = ?",
                              (self.study, respondent)).fetchone()
@@ -96,9 +96,7 @@ class FieldStore:
                 return "answered" if row[0] == "complete" else "started"
             if limit is not None and self._completes(db) >= limit:
                 return "full"
-            counts = self._counts(db)
-            least = min(counts.get(c, 0) for c in conditions)
-            condition, assignment = pick([c for c in conditions if counts.get(c, 0) == least])
+            condition, assignment = pick(least_used(self._counts(db)))
             t = now()
             db.execute("INSERT INTO field_sessions (token_hash, study, respondent, panel, condition, assignment, "
                        "status, started_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'started', ?, ?)",

@@ -223,3 +223,16 @@ def test_the_access_log_names_no_respondent_or_token(served, caplog):
     with sqlite3.connect(fs.instrument.study.store_path) as db:  # nor the token in the store
         dump = "\n".join(db.iterdump())
     assert "admin-secret-token" not in dump
+
+
+def test_the_least_used_message_comes_first_then_its_least_used_paraphrase(served):
+    inst = served().instrument
+    counts = {"sneakers/sneakers-01": 1, "sneakers/sneakers-02": 1, "boots/boots-01": 1}
+    assert inst.least_used(counts) == ["boots/boots-02", "boots/boots-03"]
+
+
+def test_pages_forbid_framing_and_outside_content(served):
+    r = client(served()).get("/?rid=h1")
+    assert "default-src 'none'" in r.headers["content-security-policy"]
+    assert r.headers["x-content-type-options"] == "nosniff" and r.headers["referrer-policy"] == "no-referrer"
+    assert "http://" not in r.text and "https://" not in r.text  # no external assets
