@@ -147,14 +147,15 @@ class Respondents:
         items = self.inst.items(session.assignment)
         if request.method == "GET":
             return self.form_page(items, {}, [], 200)
-        allowed = {"attention", *(f"{it.name}{s}" for it in items for s in ("", "-best", "-worst"))}
-        form = await read_form(request, self.body_limit, allowed=allowed)
+        names = {it.name for it in items}
+        form = await read_form(request, self.body_limit,
+                               allowed=lambda key: key == "attention" or key.partition("-")[0] in names)
         rows, errors = [], []
         for it in items:
             try:
                 answer, text = widget_for(it.rtype).read(it, form)
-            except TamperedForm:
-                raise
+            except LookupError as exc:  # a kind's widget: a value its form does not offer
+                raise TamperedForm(str(exc)) from None
             except ValueError as exc:
                 errors.append(f"Question {it.n + 1}: {exc}")
                 continue
@@ -225,8 +226,9 @@ def panel_ids(params) -> dict:
     return out
 
 
-async def read_form(request: Request, limit: int, allowed: set[str]) -> dict[str, str]:
-    """The URL-encoded post, at most ``limit`` bytes, each field once and every field one the form has."""
+async def read_form(request: Request, limit: int, allowed) -> dict[str, str]:
+    """The URL-encoded post, at most ``limit`` bytes, each field once and every field one the form has
+    (``allowed``: the names, or a test of a name)."""
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/x-www-form-urlencoded":
         raise HTTPException(415, "Please send the form from the survey page.")
     declared = request.headers.get("content-length")
@@ -243,7 +245,7 @@ async def read_form(request: Request, limit: int, allowed: set[str]) -> dict[str
         raise HTTPException(400, "The form could not be read.") from None
     form: dict[str, str] = {}
     for key, value in pairs:
-        if key in form or key not in allowed:
+        if key in form or not (allowed(key) if callable(allowed) else key in allowed):
             raise TamperedForm(f"unexpected field {key[:40]!r}")
         form[key] = value
     return form

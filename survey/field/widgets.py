@@ -1,11 +1,13 @@
 """How each question kind is asked in the web form, and how its posted answer is checked.
 
-A Widget is an HTML template (Jinja2, autoescaped) and a ``read`` function. ``read(item, form)`` takes the
-item (survey.field.instrument.Item) and the posted fields and returns ``(answer, text)``: the score in the
-kind's own coding (checked against the response type's labels, as a model's reply is) and free text, or
-raises ValueError (unanswered: the form is shown again saying so) or TamperedForm (a value the form never
-offered: refused). The names a widget posts are ``item.name`` or start with ``item.name + "-"``; the
-server refuses any other field.
+A widget is an HTML template (Jinja2, autoescaped) and a ``read`` function: any object with ``read`` and
+``template`` (a name under survey/field/templates) or ``source`` (the template's text), such as ``Widget``
+below; a kind's folder needs no import from here. ``read(item, form)`` takes the item
+(survey.field.instrument.Item: ``name``, ``rtype``, ``prompt``, ``options``) and the posted fields and returns
+``(answer, text)``: the score in the kind's own coding (checked against the response type's labels or parser,
+as a model's reply is) and the answer in words, or raises ValueError (unanswered: the form is shown again
+saying so) or LookupError / TamperedForm (a value the form never offered: refused with 400). The names a
+widget posts are ``item.name`` or start with ``item.name + "-"``; the server refuses any other field.
 
 Which widget a kind gets, first match wins:
 1. one registered with ``register_widget(kind, widget)``;
@@ -13,7 +15,7 @@ Which widget a kind gets, first match wins:
    widget in its folder);
 3. the built-ins below: radio buttons for Yes/No and rating scales, cards for forced choice and pick, best
    and worst per set for MaxDiff, a text box for free text; any other scored kind gets radio buttons over
-   its labels.
+   its labels. (A ranking brings its own: survey/kinds/rank/field.py.)
 """
 
 from __future__ import annotations

@@ -106,3 +106,27 @@ def test_form_items_reads_the_page():
 def test_designs_store_one_row_per_message_seen(tmp_path, design):
     t, fs = fielded(tmp_path, 'type = "binary"', design=design, n=2)
     assert len(t) == (2 if design == "between" else 4)
+
+
+def test_a_ranking_brings_its_own_widget_a_place_per_option(tmp_path):
+    fs = field_server(write_study(tmp_path, question='type = "rank"', extra=SANDALS), rng=random.Random(2))
+    try:
+        c = TestClient(fs.app)
+        c.post("/start", data={"consent": "yes", "rid": "r1"})
+        from field_study import ABOUT
+
+        c.post("/about", data=ABOUT)
+        page = c.get("/questions").text
+        assert page.count('<select id="item0-rank-') == 3
+        for i in (1, 2, 3):
+            assert f'<label for="item0-rank-{i}"' in page
+        same = {"item0-rank-1": "1", "item0-rank-2": "1", "item0-rank-3": "2", "attention": "Blue"}
+        assert c.post("/questions", data=same).status_code == 422  # a place twice: asked again
+        outside = {**same, "item0-rank-2": "4"}
+        assert c.post("/questions", data=outside).status_code == 400
+        ok = {"item0-rank-1": "2", "item0-rank-2": "3", "item0-rank-3": "1", "attention": "Blue"}
+        assert "C0DE42" in c.post("/questions", data=ok).text
+        row = fs.store.answers().iloc[0]
+        assert row["scale"] == "rank3" and row["answer"] == 312 and row["answer_text"] == "3 > 1 > 2"
+    finally:
+        fs.close()
