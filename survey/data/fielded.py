@@ -25,8 +25,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from survey.errors import SurveyError
-
 FIELD_SCHEMA = """
 CREATE TABLE IF NOT EXISTS field_sessions (
     token_hash TEXT PRIMARY KEY, study TEXT NOT NULL, respondent TEXT NOT NULL, panel TEXT,
@@ -78,8 +76,8 @@ def expanded(rows: pd.DataFrame) -> pd.DataFrame:
 def fielded_humans(path: str | Path, study: str | None, scale: str | None, messages=None,
                    question: str | None = None):
     """The fielded answers of one question in the store at ``path`` as Humans (survey.data.humans), or None
-    when the store holds none. ``question``: its id (default: the first fielded question asked on ``scale``,
-    else the first). Only questions about one message at a time (Yes/No, rating scales) are human answers
+    when the store holds none for that question. ``question``: its id (default: the first fielded question asked
+    on ``scale``, else the first). Only questions about one message at a time (Yes/No, rating scales) are human answers
     in that sense (None for the others); respondents who failed the attention check are left out."""
     from survey.data.humans import validate_humans
 
@@ -96,7 +94,7 @@ def fielded_humans(path: str | Path, study: str | None, scale: str | None, messa
         same = [q for q in asked if scale is None or (rows.loc[rows["question"] == q, "scale"] == scale).any()]
         question = (same or asked)[0]
     if question not in asked:
-        raise SurveyError(f"{path}: no fielded answers to question '{question}'; fielded: {', '.join(asked)}")
+        return None
     rows = rows[(rows["question"] == question) & (rows["attention_ok"] == 1)]
     if rows.empty or not _about_one_message(str(rows["scale"].iloc[0])):
         return None
@@ -106,6 +104,7 @@ def fielded_humans(path: str | Path, study: str | None, scale: str | None, messa
     people = validate_humans(table[keep].reset_index(drop=True), str(rows["scale"].iloc[0]), messages,
                              source=f"{path} (fielded answers to '{question}')")
     people.path = f"{path} (fielded)"
+    people.fielded_question = question  # Source.for_question reads another question's answers in its place
     return people
 
 

@@ -144,7 +144,13 @@ class Source(Display):
             raise SurveyError(f"no question '{qid}': the source asks {', '.join(self.questions)}")
         if "question" not in self.table.columns:
             return self
-        return self.with_table(self.table[self.table["question"].astype(str) == qid].reset_index(drop=True))
+        one = self.with_table(self.table[self.table["question"].astype(str) == qid].reset_index(drop=True))
+        if getattr(self.humans, "fielded_question", qid) != qid:  # people's answers to this question instead
+            from survey.data.fielded import fielded_humans
+
+            messages = sorted(set(one.table["message"].astype(str)))
+            one = dataclasses.replace(one, humans=fielded_humans(self.path, self.study, None, messages, question=qid))
+        return one
 
     def display_parts(self):
         t = self.table

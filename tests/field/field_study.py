@@ -22,11 +22,12 @@ seed = 7
 
 
 def write_study(folder: Path, *, design: str = "between", question: str = 'type = "binary"', extra: str = "",
-                name: str = "shoes") -> Path:
+                name: str = "shoes", questions: str | None = None) -> Path:
+    """``questions``: [[questions]] entries instead of the one [question]."""
     path = folder / f"{name}.toml"
+    asked = questions if questions is not None else f"[question]\n{question}\n"
     path.write_text(shoe_study_toml(name, "store.sqlite", replicates=1, personas=10, paraphrases=3)
-                    + f"[question]\n{question}\n" + MODEL + FIELD_TABLE.format(design=design) + extra,
-                    encoding="utf-8")
+                    + asked + MODEL + FIELD_TABLE.format(design=design) + extra, encoding="utf-8")
     return path
 
 

@@ -97,3 +97,39 @@ def test_fielded_answers_of_other_kinds_leave_the_analysis_of_the_store_alone(tm
 
 def test_the_package_is_callable_as_survey_field():
     assert callable(survey.field) and survey.field.field_server is field_server
+
+
+SEVERAL = """
+[[questions]]
+id = "intent"
+type = "binary"
+
+[[questions]]
+id = "appeal"
+type = "likert"
+points = 5
+"""
+
+
+def test_every_question_of_a_study_is_fielded_and_read_per_question(tmp_path):
+    if "questions" not in survey.StudySpec.model_fields:
+        pytest.skip("the study file's [[questions]] is not in this checkout yet")
+    study = write_study(tmp_path, questions=SEVERAL, design="within")
+    survey.Study.from_toml(study).run(yes=True)
+    fs = field_server(study, rng=random.Random(4))
+    try:
+        for i in range(6):
+            c = TestClient(fs.app)
+            c.post("/start", data={"consent": "yes", "rid": f"m{i}"})
+            page = c.post("/about", data=ABOUT).text
+            from respondent import answers_for
+
+            assert "C0DE42" in c.post("/questions", data=answers_for(page)).text
+        rows = fs.store.answers()
+    finally:
+        fs.close()
+    assert sorted(set(rows["question"])) == ["appeal", "intent"] and len(rows) == 6 * 2 * 2
+    src = survey.open_source(str(study))
+    for qid, scale in (("intent", "binary"), ("appeal", "likert5")):
+        people = src.for_question(qid).humans
+        assert people.scale == scale and people.summary()["respondents"] == 6 and len(people.table) == 12
