@@ -8,8 +8,8 @@ Two tables, created by the field server, never by a reading command:
   ``complete`` is a partial response: it stays here and never reaches an analysis. The balance counters
   (how many respondents each condition got) are counted from this table, so a restarted server resumes them.
 - ``field_answers``: the completed responses as human rows, one per respondent x question x item shown
-  (message, paraphrase, answer, attributes, timings, panel ids), written with the session's completion in
-  one transaction.
+  (message, paraphrase, answer, attributes, panel ids, and timings: seconds in all, and on the questions about
+  them and on the study's questions), written with the session's completion in one transaction.
 
 ``fielded_humans`` reads the completed answers of one question as survey.data.humans.Humans (the same
 object a human file gives), so `survey fidelity` and `survey analyze --humans` read fielded answers without
@@ -37,13 +37,13 @@ CREATE TABLE IF NOT EXISTS field_answers (
     study TEXT NOT NULL, respondent TEXT NOT NULL, question TEXT NOT NULL, position INTEGER NOT NULL,
     scale TEXT NOT NULL, message TEXT NOT NULL, perturbation TEXT NOT NULL, shown TEXT,
     answer INTEGER, answer_text TEXT, attributes TEXT NOT NULL, panel TEXT, condition TEXT NOT NULL,
-    attention_ok INTEGER NOT NULL, seconds REAL, started_at TEXT NOT NULL, completed_at TEXT NOT NULL,
+    attention_ok INTEGER NOT NULL, seconds REAL, timings TEXT, started_at TEXT NOT NULL, completed_at TEXT NOT NULL,
     PRIMARY KEY (study, respondent, question, position)
 );
 """
 ANSWER_COLUMNS = ("study", "respondent", "question", "position", "scale", "message", "perturbation", "shown",
                   "answer", "answer_text", "attributes", "panel", "condition", "attention_ok", "seconds",
-                  "started_at", "completed_at")
+                  "timings", "started_at", "completed_at")
 
 
 def has_fielded(db: sqlite3.Connection) -> bool:

@@ -40,6 +40,7 @@ class Session:
     status: str
     attributes: dict | None
     started_at: str
+    updated_at: str  # while answering the questions: when they answered about themselves
 
 
 class FieldStore:
@@ -75,7 +76,7 @@ class FieldStore:
             return None
         with self.lock:
             row = self.db.execute("SELECT token_hash, respondent, panel, condition, assignment, status, attributes, "
-                                  "started_at FROM field_sessions WHERE token_hash = ? AND study = ?",
+                                  "started_at, updated_at FROM field_sessions WHERE token_hash = ? AND study = ?",
                                   (token_hash(token), self.study)).fetchone()
         return None if row is None else _session(row)
 
@@ -130,16 +131,18 @@ class FieldStore:
                 db.execute("UPDATE field_sessions SET status = 'quota_full', updated_at = ? WHERE token_hash = ?",
                            (t, session.token_hash))
                 return "quota_full"
-            seconds = (datetime.fromisoformat(t) - datetime.fromisoformat(session.started_at)).total_seconds()
+            start, about, end = (datetime.fromisoformat(x) for x in (session.started_at, session.updated_at, t))
+            timings = {"about_you": round((about - start).total_seconds(), 3),
+                       "questions": round((end - about).total_seconds(), 3)}
             common = dict(study=self.study, respondent=session.respondent, attributes=json.dumps(session.attributes),
                           panel=json.dumps(session.panel, sort_keys=True), condition=session.condition,
-                          attention_ok=int(attention_ok), seconds=seconds, started_at=session.started_at,
-                          completed_at=t)
+                          attention_ok=int(attention_ok), seconds=(end - start).total_seconds(),
+                          timings=json.dumps(timings), started_at=session.started_at, completed_at=t)
             db.executemany(
                 "INSERT INTO field_answers (study, respondent, question, position, scale, message, perturbation, "
-                "shown, answer, answer_text, attributes, panel, condition, attention_ok, seconds, started_at, "
+                "shown, answer, answer_text, attributes, panel, condition, attention_ok, seconds, timings, started_at, "
                 "completed_at) VALUES (:study, :respondent, :question, :position, :scale, :message, :perturbation, "
-                ":shown, :answer, :answer_text, :attributes, :panel, :condition, :attention_ok, :seconds, "
+                ":shown, :answer, :answer_text, :attributes, :panel, :condition, :attention_ok, :seconds, :timings, "
                 ":started_at, :completed_at)", [{**common, **r} for r in rows])
             db.execute("UPDATE field_sessions SET status = 'complete', completed_at = ?, updated_at = ? "
                        "WHERE token_hash = ?", (t, t, session.token_hash))
@@ -185,6 +188,6 @@ class FieldStore:
 
 
 def _session(row) -> Session:
-    th, rid, panel, condition, assignment, status, attributes, started = row
+    th, rid, panel, condition, assignment, status, attributes, started, updated = row
     return Session(th, rid, json.loads(panel or "{}"), condition, json.loads(assignment), status,
-                   json.loads(attributes) if attributes else None, started)
+                   json.loads(attributes) if attributes else None, started, updated)

@@ -51,6 +51,8 @@ def test_the_respondents_path_stores_one_human_row_and_shows_the_code(served):
                                            "marital_status": "married"}
     assert json.loads(r["panel"]) == {"PROLIFIC_PID": "p1", "STUDY_ID": "st1", "SESSION_ID": "se-p1"}
     assert r["condition"] == f"{r['message']}/{r['perturbation']}" and r["attention_ok"] == 1
+    timings = json.loads(r["timings"])
+    assert set(timings) == {"about_you", "questions"} and r["seconds"] >= timings["questions"] >= 0
 
 
 def test_between_subjects_assignment_is_balanced(served):
