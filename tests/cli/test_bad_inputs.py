@@ -356,6 +356,13 @@ CASES = [
     ("fidelity", T, "--humans", "{humans_wide}"),
     ("fidelity", T, "--humans", "{humans_wide}", "--humans-id-column", "Id", "--humans-column", "Q1"),
     ("report", T, "--out", "{dir}/r", "--humans-id-column", "Id"),
+    # field (each refused before anything is served)
+    ("field", "{dir}/missing.toml"),
+    ("field", "{study}", "--port", "70000"),
+    ("field", "{study}", "--respondents", "0"),
+    ("field", "{study}", "--quota-from", "{study}"),
+    ("field", "{study}", "--quota-from", "{dir}/missing.toml", "--respondents", "5"),
+    ("analyze", T, "--humans"),
     # status
     ("status", "{dir}/missing.sqlite"),
     ("status", STORE, "--study", "nope"),
@@ -490,6 +497,8 @@ SAYS = {
         "wider than the scale",
     ("plan-humans", "--r", "0.3", "--cost-human", "1e308", "--cost-query", "0.01", "--effect", "0.1"):
         "give the costs in a larger unit",
+    ("field", "{study}", "--quota-from", "{study}"): "give --respondents N",
+    ("analyze", T, "--humans"): "no human answers",
     ("run", "{nan_option}", "--dry-run"): "mu: must be a finite number; got nan",
     ("run", "{ssr_anchors_colon}", "--dry-run"): "Input should be a valid string; quote statements that contain ': '",
     ("run", "{ssr_anchors_repeat}", "--dry-run"): "anchors_repeat.yaml: set 'a' repeats a statement",
