@@ -43,6 +43,8 @@ def field_cmd(study, host, port, respondents, quota_from, as_json):
         sys.stdout.flush()
 
     survey.field(study, host=host, port=port, respondents=respondents, quota_from=quota_from, echo=started)
+    if not as_json:
+        click.echo("Stopped; every completed response is in the store.")
 
 
 def register(cli: click.Group) -> None:

@@ -123,6 +123,8 @@ def field(study, *, host: str = "127.0.0.1", port: int = 8000, respondents: int 
 
     try:
         asyncio.run(serve())
+    except KeyboardInterrupt:  # uvicorn stopped cleanly on Ctrl-C, then raised it again: a normal end here
+        pass
     finally:
         fs.close()
 
