@@ -15,11 +15,13 @@ import threading
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from survey.data.fielded import FIELD_SCHEMA, fielded_rows
 from survey.data.store import Store
+
+ABANDONED_AFTER = timedelta(minutes=30)  # a session idle this long no longer holds its place in the balance
 
 
 def now() -> str:
@@ -151,9 +153,13 @@ class FieldStore:
     # -- counts --------------------------------------------------------------------------------
 
     def _counts(self, db) -> Counter:
-        """Respondents per condition: complete or still answering (a quota-full session gave its place back)."""
-        return Counter(dict(db.execute("SELECT condition, COUNT(*) FROM field_sessions WHERE study = ? AND "
-                                       "status != 'quota_full' GROUP BY condition", (self.study,)).fetchall()))
+        """Respondents per condition that the balance counts: complete, or answering now (active within
+        ABANDONED_AFTER); a session turned away by a quota, or left idle, gives its place back (it may still
+        complete, and then counts again), so abandonments do not starve a condition of completes."""
+        idle = (datetime.now(UTC) - ABANDONED_AFTER).isoformat(timespec="milliseconds")
+        return Counter(dict(db.execute(
+            "SELECT condition, COUNT(*) FROM field_sessions WHERE study = ? AND (status = 'complete' OR "
+            "(status = 'started' AND updated_at > ?)) GROUP BY condition", (self.study, idle)).fetchall()))
 
     def _completes(self, db) -> int:
         return db.execute("SELECT COUNT(*) FROM field_sessions WHERE study = ? AND status = 'complete'",

@@ -238,3 +238,15 @@ def test_pages_forbid_framing_and_outside_content(served):
     assert "default-src 'none'" in r.headers["content-security-policy"]
     assert r.headers["x-content-type-options"] == "nosniff" and r.headers["referrer-policy"] == "no-referrer"
     assert "http://" not in r.text and "https://" not in r.text  # no external assets
+
+
+def test_an_abandoned_session_gives_its_place_in_the_balance_back(served):
+    fs = served()
+    for i in range(6):  # one per condition: consented, then left
+        client(fs).post("/start", data={"consent": "yes", "rid": f"gone{i}"})
+    with sqlite3.connect(fs.instrument.study.store_path) as db:  # the boots ones an hour ago (no clock waited on)
+        db.execute("UPDATE field_sessions SET updated_at = '2000-01-01T00:00:00.000+00:00' "
+                   "WHERE condition LIKE 'boots/%'")
+    for i in range(3):
+        walk(client(fs), f"later{i}")
+    assert sorted(fs.store.answers()["condition"]) == ["boots/boots-01", "boots/boots-02", "boots/boots-03"]
