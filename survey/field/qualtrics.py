@@ -1,0 +1,275 @@
+"""A study as a Qualtrics survey file (.qsf), so people can answer the same instrument on Qualtrics and its
+export comes back through the wide human-file import (survey.data.humans) with no column mapping.
+
+Format: QSF, the JSON survey file Qualtrics exports and imports (Qualtrics support, "Importing and Exporting
+Surveys": "The Import Survey option allows you to upload a .QSF or .TXT file"). Not the Advanced TXT format:
+it carries questions, choices and blocks only, while the survey flow (branching, randomisation, embedded data)
+has to be added after the import (University of Texas, "Advanced Format TXT files in Qualtrics"). A QSF is one
+object ``{"SurveyEntry": {...}, "SurveyElements": [...]}``; the elements used here are the blocks (``BL``),
+the survey flow (``FL``: Block, Randomizer, Group, EmbeddedData, EndSurvey), the survey options (``SO``), the
+question count (``QC``) and one ``SQ`` per question.
+
+What the file holds, in the flow's order:
+- the consent text (the study's ``[field] consent``, when it has one) with an "I agree" answer;
+- one question per field of the persona template (age, gender, ...), its data export tag the field's name, so
+  each respondent can also be asked about as a persona: the set's levels as choices (a number box for a
+  numeric field, a text box for more than CHOICE_LEVELS_MAX levels);
+- between-subjects assignment: a Randomizer presenting one of the messages evenly; within it one of that
+  message's paraphrases evenly, as embedded data ``condition`` (the message id), ``perturbation`` (the
+  paraphrase id, which the wide import reads as the paraphrase shown) and ``paraphrase`` (its text, piped into
+  the question). The message's block asks the study's questions about it, the first question's export tag
+  being the message id: the column the wide import reads as that message's answer. Further questions are
+  tagged ``MESSAGE_QID`` (attributes to the wide import);
+- questions that show the messages together (forced choice, pick) as one multiple choice per question, its
+  tag the question id, each message shown by its first paraphrase (Qualtrics shows the options in random order);
+- the attention check of ``[field]``, when it has one.
+Yes/No and scales are single-answer multiple choice whose choices are the type's words (the export's choice
+text reads back as the answer) and whose recode values are the scores; free text (and free text rated by
+semantic similarity) is a text box. MaxDiff and rank have no Qualtrics question that reads back as their answers
+and are refused. Download the responses as CSV with "Use choice text".
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from survey.errors import SurveyError
+
+FORMATS = ("qualtrics",)
+QUESTION_ID = "q"  # the id of a study's single [question]
+CHOICE_LEVELS_MAX = 12  # more levels than this: a text box instead of radio buttons
+CONDITION = "condition"  # not "message": a file with a 'message' column is read as a long file
+PERTURBATION = "perturbation"  # the wide import's name for the paraphrase shown
+PARAPHRASE = "paraphrase"  # the paraphrase's text, piped into the question
+PANEL_FIELDS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "rid")  # read from the respondent's link
+REFUSED_KINDS = {"maxdiff": "best and worst of subsets", "rank": "a ranking"}
+
+
+def export_instrument(study_path: str | Path, fmt: str, out: str | Path) -> dict:
+    """Write the study at ``study_path`` as a survey file of format ``fmt`` ("qualtrics": a .qsf) to ``out``;
+    returns what was written (path, questions, conditions, notes)."""
+    from survey.study.spec import load_study
+
+    if fmt not in FORMATS:
+        raise SurveyError(f"unknown export format '{fmt}'; choose {', '.join(FORMATS)}")
+    out = Path(out)
+    if out.is_dir():
+        raise SurveyError(f"{out}: is a folder; give a file name such as {out / 'survey.qsf'}")
+    if not out.parent.is_dir():
+        raise SurveyError(f"{out}: its folder {out.parent} does not exist; create it or choose another path")
+    qsf, summary = qualtrics_survey(load_study(study_path))
+    try:
+        out.write_text(json.dumps(qsf, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise SurveyError(f"{out}: cannot write it ({exc.strerror or exc}); choose another path") from None
+    return {"format": fmt, "out": str(out), **summary}
+
+
+def questions_of(spec) -> list[tuple[str, Any]]:
+    """(id, QuestionSpec) of every question: ``[[questions]]`` when the study has them, else ``[question]``."""
+    many = getattr(spec, "questions", None) or [spec.question]
+    return [(str(getattr(q, "id", None) or QUESTION_ID), q) for q in many]
+
+
+def qualtrics_survey(spec) -> tuple[dict, dict]:
+    """The QSF object of a StudySpec and a summary of it."""
+    questions = questions_of(spec)
+    for qid, q in questions:
+        kind = q.response.kind
+        if kind in REFUSED_KINDS:
+            raise SurveyError(f"question '{qid}' (type = '{q.type}', {REFUSED_KINDS[kind]}) has no Qualtrics question "
+                              "that reads back as its answers; field it with `survey field` instead")
+    fspec = getattr(spec, "field", None)
+    if getattr(fspec, "design", "between") != "between":
+        raise SurveyError("the Qualtrics export assigns each respondent one message (between-subjects); "
+                          "[field] design = 'within' is not exported: field it with `survey field` instead")
+    pset, messages = _sets(spec)
+    b = _Builder(spec.name)
+    notes: list[str] = []
+    flow: list[dict] = [b.embedded({f: None for f in PANEL_FIELDS})]
+    consent = getattr(fspec, "consent", None)
+    if consent:
+        flow.append(b.block("Consent", [b.descriptive("consent_text", consent),
+                                        b.choice("consent", "Do you agree to take part?", {1: "I agree"})]))
+    flow.append(b.block("About you", [_demographic(b, name, levels)
+                                      for name, levels in _demographics(pset, spec.personas.template)]))
+    per_message = [(qid, q) for qid, q in questions if q.response.view.per_message]
+    together = [(qid, q) for qid, q in questions if not q.response.view.per_message]
+    groups = []
+    for mid, items in messages.items():
+        block = b.block(mid, [_asked(b, mid if i == 0 else f"{mid}_{qid}", q) for i, (qid, q) in enumerate(per_message)])
+        pick = b.randomizer([b.embedded({CONDITION: mid, PERTURBATION: str(p.id), PARAPHRASE: p.text})
+                             for p in items])
+        groups.append(b.group(mid, [pick, block]))
+    if per_message:
+        flow.append(b.randomizer(groups))
+    else:  # no question about one message: the messages are shown together only
+        notes.append("no question asks about one message, so no condition is assigned")
+    if together:
+        first = {mid: items[0].text for mid, items in messages.items()}
+        flow.append(b.block("Together", [_together(b, qid, q, first) for qid, q in together]))
+        notes.append(f"{', '.join(qid for qid, _ in together)}: each message is shown by its first paraphrase; the "
+                     "answer column holds the chosen text and is not read by the wide import")
+    if fspec is not None and getattr(fspec, "attention_question", None):
+        options = dict(enumerate(fspec.attention_options, start=1))
+        flow.append(b.block("Attention", [b.choice("attention", fspec.attention_question, options)]))
+    flow.append({"Type": "EndSurvey", "FlowID": b.flow_id()})
+    summary = {"questions": [qid for qid, _ in questions], "messages": list(messages),
+               "conditions": sum(len(items) for items in messages.values()) if per_message else 0,
+               "answer_columns": list(messages) if per_message else [], "notes": notes}
+    return b.survey(flow), summary
+
+
+def _sets(spec):
+    """The persona set and each message's paraphrases (id -> items), loaded as `survey run` loads them."""
+    from survey.registry import load_persona_set, load_perturbation_set
+
+    pset = load_persona_set(spec.registry_ref(spec.personas.set), spec.sets_dir)
+    messages = {}
+    for m in spec.messages:
+        pert = load_perturbation_set(spec.registry_ref(m.perturbations), spec.sets_dir)
+        items = list(pert.items)[:m.count] if m.count else list(pert.items)
+        messages[m.id or str(pert.message)] = items
+    return pset, messages
+
+
+def _demographics(pset, template: str | None) -> list[tuple[str, list]]:
+    """The persona template's fields (the study's own template when it has one), each with the set's levels."""
+    from survey.registry.personas import template_fields
+
+    out = []
+    for name in template_fields(template or pset.template):
+        if name != "id":
+            values = [p.attributes[name] for p in pset.personas if name in p.attributes]
+            out.append((name, list(dict.fromkeys(values))))
+    return out
+
+
+def _demographic(b: _Builder, name: str, levels: list) -> dict:
+    label = name.replace("_", " ").capitalize()
+    if levels and all(isinstance(v, int) and not isinstance(v, bool) for v in levels):
+        return b.text_entry(name, label, number=True)
+    if len(levels) > CHOICE_LEVELS_MAX or not levels:
+        return b.text_entry(name, label)
+    return b.choice(name, label, dict(enumerate(map(str, levels), start=1)))
+
+
+def human_wording(template: str, **slots: str) -> str:
+    """A model's question as people read it: the slots filled, and sentences that tell a model how to format
+    its reply ("Answer ONLY ...") left out (the choices say how to answer)."""
+    text = template.format_map(slots)
+    sentences = re.split(r"(?<=[.?!])\s+", text.strip())
+    kept = [s for s in sentences if not re.match(r"(Answer|Reply|Respond)\b", s)]
+    return " ".join(kept or sentences)
+
+
+def _asked(b: _Builder, tag: str, q) -> dict:
+    rtype = q.response
+    text = human_wording(q.resolved_template, perturbation="\x00")
+    text = html.escape(text).replace("\x00", "${e://Field/" + PARAPHRASE + "}")
+    if not rtype.labels:  # free text, or free text rated by semantic similarity after the answers are in
+        return b.text_entry(tag, text, escaped=True, essay=True)
+    return b.choice(tag, text, dict(rtype.labels), escaped=True)
+
+
+def _together(b: _Builder, qid: str, q, first: dict) -> dict:
+    lines = [ln for ln in q.resolved_template.splitlines() if not re.search(r"\{(first|second|options)\}", ln)]
+    text = human_wording("\n".join(lines) or "Which do you prefer?")
+    return b.choice(qid, text, dict(enumerate(first.values(), start=1)), shuffle=True)
+
+
+class _Builder:
+    """Numbers questions, blocks and flow elements as Qualtrics does (QID1, BL_1, FL_1, ...)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.questions: list[dict] = []
+        self.blocks: list[dict] = []
+        self._flows = 0
+
+    def flow_id(self) -> str:
+        self._flows += 1
+        return f"FL_{self._flows}"
+
+    def _question(self, tag: str, text: str, payload: dict, escaped: bool) -> dict:
+        qid = f"QID{len(self.questions) + 1}"
+        shown = text if escaped else html.escape(text)
+        self.questions.append({"SurveyID": self.survey_id, "Element": "SQ", "PrimaryAttribute": qid,
+                               "SecondaryAttribute": tag, "TertiaryAttribute": None,
+                               "Payload": {"QuestionID": qid, "DataExportTag": tag, "QuestionText": shown,
+                                           "QuestionDescription": tag, "Configuration": {
+                                               "QuestionDescriptionOption": "UseText"},
+                                           "Language": [], "DataVisibility": {"Private": False, "Hidden": False},
+                                           **payload}})
+        return {"Type": "Question", "QuestionID": qid}
+
+    def choice(self, tag: str, text: str, choices: dict, *, escaped: bool = False, shuffle: bool = False) -> dict:
+        """Single-answer multiple choice; ``choices``: recode value (the score) -> the words shown."""
+        keys = [str(i) for i in range(1, len(choices) + 1)]
+        payload = {"QuestionType": "MC", "Selector": "SAVR", "SubSelector": "TX",
+                   "Choices": {k: {"Display": html.escape(str(w))} for k, w in zip(keys, choices.values(), strict=True)},
+                   "ChoiceOrder": keys, "RecodeValues": {k: str(v) for k, v in zip(keys, choices, strict=True)},
+                   "Validation": {"Settings": {"ForceResponse": "ON", "ForceResponseType": "ON", "Type": "None"}}}
+        if shuffle:
+            payload["Randomization"] = {"Advanced": None, "Type": "All", "TotalRandSubset": ""}
+        return self._question(tag, text, payload, escaped)
+
+    def text_entry(self, tag: str, text: str, *, number: bool = False, essay: bool = False,
+                   escaped: bool = False) -> dict:
+        settings = {"ForceResponse": "ON", "ForceResponseType": "ON", "Type": "None"}
+        if number:
+            settings.update({"Type": "ContentType", "ContentType": "ValidNumber"})
+        payload = {"QuestionType": "TE", "Selector": "ESTB" if essay else "SL", "Validation": {"Settings": settings}}
+        return self._question(tag, text, payload, escaped)
+
+    def descriptive(self, tag: str, text: str) -> dict:
+        return self._question(tag, text, {"QuestionType": "DB", "Selector": "TB"}, False)
+
+    def block(self, description: str, elements: list[dict]) -> dict:
+        bid = f"BL_{len(self.blocks) + 1}"
+        self.blocks.append({"Type": "Standard", "SubType": "", "Description": description, "ID": bid,
+                            "BlockElements": elements})
+        return {"Type": "Block", "ID": bid, "FlowID": self.flow_id()}
+
+    def embedded(self, fields: dict) -> dict:
+        """Set embedded data; a field without a value is read from the respondent's link (panel ids)."""
+        data = [{"Description": k, "Type": "Recipient" if v is None else "Custom", "Field": k,
+                 "VariableType": "String", "DataVisibility": [], "AnalyzeText": False,
+                 **({} if v is None else {"Value": v})} for k, v in fields.items()]
+        return {"Type": "EmbeddedData", "FlowID": self.flow_id(), "EmbeddedData": data}
+
+    def randomizer(self, flow: list[dict]) -> dict:
+        """Present one of ``flow``'s elements, evenly (Qualtrics balances the counts)."""
+        return {"Type": "Randomizer", "FlowID": self.flow_id(), "SubSet": 1, "EvenPresentation": True, "Flow": flow}
+
+    def group(self, description: str, flow: list[dict]) -> dict:
+        return {"Type": "Group", "FlowID": self.flow_id(), "Description": description, "Flow": flow}
+
+    @property
+    def survey_id(self) -> str:
+        return "SV_" + re.sub(r"[^A-Za-z0-9]", "", self.name)[:15]
+
+    def survey(self, flow: list[dict]) -> dict:
+        sid = self.survey_id
+
+        def element(kind: str, primary: str, payload, secondary=None) -> dict:
+            return {"SurveyID": sid, "Element": kind, "PrimaryAttribute": primary, "SecondaryAttribute": secondary,
+                    "TertiaryAttribute": None, "Payload": payload}
+
+        root = {"Type": "Root", "FlowID": self.flow_id(), "Flow": flow, "Properties": {"Count": self._flows}}
+        options = {"BackButton": "false", "SaveAndContinue": "true", "SurveyProtection": "PublicSurvey",
+                   "BallotBoxStuffingPrevention": "true", "NoIndex": "Yes", "SurveyTermination": "DefaultMessage",
+                   "Header": "", "Footer": "", "ProgressBarDisplay": "None", "PartialData": "+1 week",
+                   "SurveyTitle": self.name, "SurveyLanguage": "EN"}
+        return {"SurveyEntry": {"SurveyID": sid, "SurveyName": self.name, "SurveyDescription": None,
+                                "SurveyLanguage": "EN", "SurveyStatus": "Inactive",
+                                "SurveyStartDate": "0000-00-00 00:00:00", "SurveyExpirationDate": "0000-00-00 00:00:00"},
+                "SurveyElements": [element("BL", "Survey Blocks", self.blocks),
+                                   element("FL", "Survey Flow", root),
+                                   element("SO", "Survey Options", options),
+                                   element("QC", "Survey Question Count", None, str(len(self.questions))),
+                                   *self.questions]}
