@@ -97,7 +97,9 @@ def qualtrics_survey(spec) -> tuple[dict, dict]:
                                         b.choice("consent", "Do you agree to take part?", {1: "I agree"})]))
     flow.append(b.block("About you", [_demographic(b, name, levels)
                                       for name, levels in _demographics(pset, spec.personas.template)]))
-    per_message = [(qid, q) for qid, q in questions if q.response.view.per_message]
+    primary = getattr(getattr(spec, "analysis", None), "primary", None)  # its answers are the message's column
+    per_message = sorted(((qid, q) for qid, q in questions if q.response.view.per_message),
+                         key=lambda item: item[0] != primary)
     together = [(qid, q) for qid, q in questions if not q.response.view.per_message]
     groups = []
     for mid, items in messages.items():
