@@ -12,7 +12,7 @@ from survey.cli.common import echo_json, json_option
 @click.argument("study", type=click.Path(dir_okay=False))
 @click.option("--format", "fmt", required=True, metavar="FORMAT",
               help="qualtrics: a .qsf survey file (Qualtrics: Import Survey)")
-@click.option("--out", required=True, type=click.Path(), help="the file to write (e.g. survey.qsf)")
+@click.option("--out", required=True, type=click.Path(), help="the file to write (e.g. shoes.qsf)")
 @json_option
 def field_export(study: str, fmt: str, out: str, as_json: bool) -> None:
     """Write STUDY as a survey people answer elsewhere: consent, the persona template's demographics, one

@@ -58,7 +58,7 @@ def export_instrument(study_path: str | Path, fmt: str, out: str | Path) -> dict
         raise SurveyError(f"unknown export format '{fmt}'; choose {', '.join(FORMATS)}")
     out = Path(out)
     if out.is_dir():
-        raise SurveyError(f"{out}: is a folder; give a file name such as {out / 'survey.qsf'}")
+        raise SurveyError(f"{out}: is a folder; give a file name such as {out / 'study.qsf'}")
     if not out.parent.is_dir():
         raise SurveyError(f"{out}: its folder {out.parent} does not exist; create it or choose another path")
     qsf, summary = qualtrics_survey(load_study(study_path))
