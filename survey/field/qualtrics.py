@@ -17,7 +17,8 @@ What the file holds, in the flow's order:
 - between-subjects assignment: a Randomizer presenting one of the messages evenly; within it one of that
   message's paraphrases evenly, as embedded data ``condition`` (the message id), ``perturbation`` (the
   paraphrase id, which the wide import reads as the paraphrase shown) and ``paraphrase`` (its text, piped into
-  the question). The message's block asks the study's questions about it, the first question's export tag
+  the question, HTML-escaped since Qualtrics pipes it into the page as it is). The message's block asks the
+  study's questions about it, the export tag of the primary question (``[analysis] primary``, else the first)
   being the message id: the column the wide import reads as that message's answer. Further questions are
   tagged ``MESSAGE_QID`` (attributes to the wide import);
 - questions that show the messages together (forced choice, pick) as one multiple choice per question, its
@@ -104,7 +105,7 @@ def qualtrics_survey(spec) -> tuple[dict, dict]:
     groups = []
     for mid, items in messages.items():
         block = b.block(mid, [_asked(b, mid if i == 0 else f"{mid}_{qid}", q) for i, (qid, q) in enumerate(per_message)])
-        pick = b.randomizer([b.embedded({CONDITION: mid, PERTURBATION: str(p.id), PARAPHRASE: p.text})
+        pick = b.randomizer([b.embedded({CONDITION: mid, PERTURBATION: str(p.id), PARAPHRASE: html.escape(p.text, quote=False)})
                              for p in items])
         groups.append(b.group(mid, [pick, block]))
     if per_message:

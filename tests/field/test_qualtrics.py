@@ -85,7 +85,7 @@ def test_the_survey_file_holds_every_question_label_and_condition(tmp_path, stud
     conditions = {(e["Value"]) for e in embedded if e["Field"] == "condition"}
     assert conditions == {m.id for m in spec.messages}
     shown = {e["Value"] for e in embedded if e["Field"] == "perturbation"}
-    texts = {e["Value"] for e in embedded if e["Field"] == "paraphrase"}
+    texts = {html.unescape(e["Value"]) for e in embedded if e["Field"] == "paraphrase"}
     paraphrases = _paraphrases(spec)
     assert shown == {str(p.id) for items in paraphrases.values() for p in items}
     assert texts == {p.text for items in paraphrases.values() for p in items}
@@ -205,6 +205,10 @@ def test_several_questions_are_each_exported(tmp_path):
     assert summary["questions"] == ["buy", "react", "fav"]
     assert {"sneakers", "boots", "sneakers_react", "boots_react", "fav"} <= set(tags)
     assert tags["sneakers_react"]["QuestionType"] == "TE" and tags["fav"]["QuestionType"] == "MC"
+    truth = qualtrics_csv(qsf, tmp_path / "responses.csv", n=12)  # the primary question's answers read back
+    humans = load_humans(tmp_path / "responses.csv", "likert5", ["sneakers", "boots"])
+    t = humans.table.set_index("respondent")
+    assert [t.loc[r["rid"], "answer"] for r in truth] == [int(r["answers"][r["data"]["condition"]]) for r in truth]
 
 
 def _with_sets(path: Path):
