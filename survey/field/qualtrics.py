@@ -14,7 +14,8 @@ What the file holds, in the flow's order:
 - one question per field of the persona template (age, gender, ...), its data export tag the field's name, so
   each respondent can also be asked about as a persona: the set's levels as choices (a number box for a
   numeric field, a text box for more than CHOICE_LEVELS_MAX levels);
-- between-subjects assignment: a Randomizer presenting one of the messages evenly; within it one of that
+- between-subjects assignment (within-subjects with ``[field] design = "within"``: every message in random
+  order, each by the J-th paraphrase, J drawn evenly): a Randomizer presenting one of the messages evenly; within it one of that
   message's paraphrases evenly, as embedded data ``condition`` (the message id), ``perturbation`` (the
   paraphrase id, which the wide import reads as the paraphrase shown) and ``paraphrase`` (its text, piped into
   the question, HTML-escaped since Qualtrics pipes it into the page as it is). The message's block asks the
@@ -85,9 +86,9 @@ def qualtrics_survey(spec) -> tuple[dict, dict]:
             raise SurveyError(f"question '{qid}' (type = '{q.type}', {REFUSED_KINDS[kind]}) has no Qualtrics question "
                               "that reads back as its answers; field it with `survey field` instead")
     fspec = getattr(spec, "field", None)
-    if getattr(fspec, "design", "between") != "between":
-        raise SurveyError("the Qualtrics export assigns each respondent one message (between-subjects); "
-                          "[field] design = 'within' is not exported: field it with `survey field` instead")
+    design = getattr(fspec, "design", None) or "between"
+    if design not in ("between", "within"):
+        raise SurveyError(f"[field] design = '{design}' is not one the Qualtrics export knows: 'between' or 'within'")
     pset, messages = _sets(spec)
     b = _Builder(spec.name)
     notes: list[str] = []
@@ -102,14 +103,10 @@ def qualtrics_survey(spec) -> tuple[dict, dict]:
     per_message = sorted(((qid, q) for qid, q in questions if q.response.view.per_message),
                          key=lambda item: item[0] != primary)
     together = [(qid, q) for qid, q in questions if not q.response.view.per_message]
-    groups = []
-    for mid, items in messages.items():
-        block = b.block(mid, [_asked(b, mid if i == 0 else f"{mid}_{qid}", q) for i, (qid, q) in enumerate(per_message)])
-        pick = b.randomizer([b.embedded({CONDITION: mid, PERTURBATION: str(p.id), PARAPHRASE: html.escape(p.text, quote=False)})
-                             for p in items])
-        groups.append(b.group(mid, [pick, block]))
+    conditions = 0
     if per_message:
-        flow.append(b.randomizer(groups))
+        assign, conditions = (_between if design == "between" else _within)(b, messages, per_message)
+        flow += assign
     else:  # no question about one message: the messages are shown together only
         notes.append("no question asks about one message, so no condition is assigned")
     if together:
@@ -122,9 +119,41 @@ def qualtrics_survey(spec) -> tuple[dict, dict]:
         flow.append(b.block("Attention", [b.choice("attention", fspec.attention_question, options)]))
     flow.append({"Type": "EndSurvey", "FlowID": b.flow_id()})
     summary = {"questions": [qid for qid, _ in questions], "messages": list(messages),
-               "conditions": sum(len(items) for items in messages.values()) if per_message else 0,
+               "design": design, "conditions": conditions,
                "answer_columns": list(messages) if per_message else [], "notes": notes}
     return b.survey(flow), summary
+
+
+def _message_block(b: _Builder, mid: str, per_message: list, piped: str) -> dict:
+    """The questions about message ``mid``: the first tagged with its id (the wide import's answer column)."""
+    return b.block(mid, [_asked(b, mid if i == 0 else f"{mid}_{qid}", q, piped)
+                         for i, (qid, q) in enumerate(per_message)])
+
+
+def _between(b: _Builder, messages: dict, per_message: list) -> tuple[list[dict], int]:
+    """One message evenly, then one of its paraphrases evenly: embedded condition, perturbation, paraphrase."""
+    groups = []
+    for mid, items in messages.items():
+        pick = b.randomizer([b.embedded({CONDITION: mid, PERTURBATION: str(p.id),
+                                         PARAPHRASE: html.escape(p.text, quote=False)}) for p in items])
+        groups.append(b.group(mid, [pick, _message_block(b, mid, per_message, PARAPHRASE)]))
+    return [b.randomizer(groups)], sum(len(items) for items in messages.values())
+
+
+def _within(b: _Builder, messages: dict, per_message: list) -> tuple[list[dict], int]:
+    """Every message, in random order, each by its J-th paraphrase (J drawn evenly, as `survey field` does):
+    embedded ``paraphrase_number`` and, per message, ``MESSAGE_perturbation`` and ``MESSAGE_paraphrase``
+    (attributes to the wide import, which reads one perturbation per respondent)."""
+    n = max(len(items) for items in messages.values())
+    sets = []
+    for j in range(n):
+        data = {"paraphrase_number": str(j + 1)}
+        for mid, items in messages.items():
+            p = items[j % len(items)]
+            data.update({f"{mid}_{PERTURBATION}": str(p.id), f"{mid}_{PARAPHRASE}": html.escape(p.text, quote=False)})
+        sets.append(b.embedded(data))
+    blocks = [_message_block(b, mid, per_message, f"{mid}_{PARAPHRASE}") for mid in messages]
+    return [b.randomizer(sets), b.randomizer(blocks, subset=len(blocks))], n
 
 
 def _sets(spec):
@@ -170,10 +199,10 @@ def human_wording(template: str, **slots: str) -> str:
     return " ".join(kept or sentences)
 
 
-def _asked(b: _Builder, tag: str, q) -> dict:
+def _asked(b: _Builder, tag: str, q, piped: str) -> dict:
     rtype = q.response
     text = human_wording(q.resolved_template, perturbation="\x00")
-    text = html.escape(text).replace("\x00", "${e://Field/" + PARAPHRASE + "}")
+    text = html.escape(text).replace("\x00", "${e://Field/" + piped + "}")
     if not rtype.labels:  # free text, or free text rated by semantic similarity after the answers are in
         return b.text_entry(tag, text, escaped=True, essay=True)
     return b.choice(tag, text, dict(rtype.labels), escaped=True)
@@ -245,9 +274,10 @@ class _Builder:
                  **({} if v is None else {"Value": v})} for k, v in fields.items()]
         return {"Type": "EmbeddedData", "FlowID": self.flow_id(), "EmbeddedData": data}
 
-    def randomizer(self, flow: list[dict]) -> dict:
-        """Present one of ``flow``'s elements, evenly (Qualtrics balances the counts)."""
-        return {"Type": "Randomizer", "FlowID": self.flow_id(), "SubSet": 1, "EvenPresentation": True, "Flow": flow}
+    def randomizer(self, flow: list[dict], subset: int = 1) -> dict:
+        """Present ``subset`` of ``flow``'s elements in random order, evenly (Qualtrics balances the counts)."""
+        return {"Type": "Randomizer", "FlowID": self.flow_id(), "SubSet": subset, "EvenPresentation": True,
+                "Flow": flow}
 
     def group(self, description: str, flow: list[dict]) -> dict:
         return {"Type": "Group", "FlowID": self.flow_id(), "Description": description, "Flow": flow}

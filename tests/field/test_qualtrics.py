@@ -106,12 +106,14 @@ def _respond(qsf: dict, rng: random.Random) -> tuple[dict, dict]:
     questions = _questions(qsf)
     answers: dict[str, str] = {}
     data: dict[str, str] = {}
+    order: list[str] = []
 
     def walk(node):
         kind = node["Type"]
         if kind == "Block":
             for el in blocks[node["ID"]]["BlockElements"]:
                 q = questions[el["QuestionID"]]
+                order.append(q["DataExportTag"])
                 if q["QuestionType"] == "MC":
                     answers[q["QuestionID"]] = html.unescape(rng.choice(list(q["Choices"].values()))["Display"])
                 elif q["QuestionType"] == "TE":
@@ -126,7 +128,7 @@ def _respond(qsf: dict, rng: random.Random) -> tuple[dict, dict]:
                 walk(child)
 
     walk(_elements(qsf, "FL")[0]["Payload"])
-    return answers, data
+    return answers, data, order
 
 
 def qualtrics_csv(qsf: dict, path: Path, n: int, seed: int = 1) -> list[dict]:
@@ -144,13 +146,13 @@ def qualtrics_csv(qsf: dict, path: Path, n: int, seed: int = 1) -> list[dict]:
         w = csv.writer(fh)
         w.writerows([header, texts, imports])
         for i in range(n):
-            answers, data = _respond(qsf, rng)
+            answers, data, order = _respond(qsf, rng)
             rid = f"R_{i:04d}abcDEF"
             w.writerow(["2026-11-27 01:00:00", "2026-11-27 01:05:00", "IP Address", "100", "300", "True", rid,
                         "anonymous"] + [answers.get(q["QuestionID"], "") for q in questions]
                        + [data.get(f, "") for f in fields])
-            truth.append({"rid": rid, "data": data, "answers": {q["DataExportTag"]: answers.get(q["QuestionID"])
-                                                                for q in questions}})
+            truth.append({"rid": rid, "data": data, "order": order,  # the questions' tags, as shown
+                          "answers": {q["DataExportTag"]: answers.get(q["QuestionID"]) for q in questions}})
     return truth
 
 
@@ -191,6 +193,27 @@ def test_consent_and_attention_check_come_from_the_field_table(tmp_path):
     first_block = _elements(qsf, "FL")[0]["Payload"]["Flow"][1]["ID"]
     consent_block = next(b for b in _elements(qsf, "BL")[0]["Payload"] if b["ID"] == first_block)
     assert consent_block["Description"] == "Consent"
+
+
+def test_within_subjects_shows_every_message_and_reads_back_paired(tmp_path):
+    spec = load_study(STUDIES / "humans.toml")
+    object.__setattr__(spec, "field", type("Field", (), {"design": "within"})())
+    qsf, summary = qualtrics_survey(spec)
+    assert summary["design"] == "within" and summary["conditions"] == 6
+    path = tmp_path / "responses.csv"
+    truth = qualtrics_csv(qsf, path, n=20)
+    ids = [m.id for m in spec.messages]
+    humans = load_humans(path, "binary", ids)
+    assert humans.design(*ids) == "within" and len(humans.table) == 40
+    t = humans.table.set_index(["respondent", "message"])
+    paraphrases = _paraphrases(spec)
+    for r in truth:
+        j = int(r["data"]["paraphrase_number"]) - 1
+        for m in ids:
+            assert t.loc[(r["rid"], m), "answer"] == {"Yes": 1, "No": 0}[r["answers"][m]]
+            assert r["data"][f"{m}_perturbation"] == str(paraphrases[m][j].id)
+    orders = {tuple(tag for tag in r["order"] if tag in ids) for r in truth}
+    assert orders == {tuple(ids), tuple(reversed(ids))}  # both orders occur
 
 
 @pytest.mark.skipif("questions" not in StudySpec.model_fields, reason="the study file has no [[questions]] yet")
@@ -246,3 +269,8 @@ def test_the_command_says_what_it_wrote(tmp_path, capsys):
     code, out, err = run_cli(capsys, "field-export", STUDIES / "likert.toml", "--format", "Qualtrics",
                              "--out", tmp_path / "s.qsf")
     assert code == 0 and "answer columns sneakers, boots" in out and (tmp_path / "s.qsf").exists()
+    code, out, err = run_cli(capsys, "field-export", STUDIES / "humans.toml", "--format", "qualtrics",
+                             "--out", tmp_path / "h.qsf", "--json")
+    result = json.loads(out)
+    assert code == 0 and result["answer_columns"] == ["immigration-costs", "immigration-benefits"]
+    assert result["conditions"] == 12 and result["questions"] == ["q"] and err == ""
