@@ -13,7 +13,7 @@ What the file holds, in the flow's order:
 - the consent text (the study's ``[field] consent``, when it has one) with an "I agree" answer;
 - one question per field of the persona template (age, gender, ...), its data export tag the field's name, so
   each respondent can also be asked about as a persona: the set's levels as choices (a number box for a
-  numeric field, a text box for more than CHOICE_LEVELS_MAX levels);
+  numeric field, a text box for many levels, as `survey field` asks them: survey.field.instrument);
 - between-subjects assignment (within-subjects with ``[field] design = "within"``: every message in random
   order, each by the J-th paraphrase, J drawn evenly): a Randomizer presenting one of the messages evenly; within it one of that
   message's paraphrases evenly, as embedded data ``condition`` (the message id), ``perturbation`` (the
@@ -37,13 +37,11 @@ import html
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 from survey.errors import SurveyError
+from survey.field.instrument import demographics, human_wording, questions_of
 
 FORMATS = ("qualtrics",)
-QUESTION_ID = "q"  # the id of a study's single [question]
-CHOICE_LEVELS_MAX = 12  # more levels than this: a text box instead of radio buttons
 CONDITION = "condition"  # not "message": a file with a 'message' column is read as a long file
 PERTURBATION = "perturbation"  # the wide import's name for the paraphrase shown
 PARAPHRASE = "paraphrase"  # the paraphrase's text, piped into the question
@@ -71,12 +69,6 @@ def export_instrument(study_path: str | Path, fmt: str, out: str | Path) -> dict
     return {"format": fmt, "out": str(out), **summary}
 
 
-def questions_of(spec) -> list[tuple[str, Any]]:
-    """(id, QuestionSpec) of every question: ``[[questions]]`` when the study has them, else ``[question]``."""
-    many = getattr(spec, "questions", None) or [spec.question]
-    return [(str(getattr(q, "id", None) or QUESTION_ID), q) for q in many]
-
-
 def qualtrics_survey(spec) -> tuple[dict, dict]:
     """The QSF object of a StudySpec and a summary of it."""
     questions = questions_of(spec)
@@ -85,20 +77,18 @@ def qualtrics_survey(spec) -> tuple[dict, dict]:
         if kind in REFUSED_KINDS:
             raise SurveyError(f"question '{qid}' (type = '{q.type}', {REFUSED_KINDS[kind]}) has no Qualtrics question "
                               "that reads back as its answers; field it with `survey field` instead")
-    fspec = getattr(spec, "field", None)
-    design = getattr(fspec, "design", None) or "between"
+    fspec = spec.field
+    design = fspec.design if fspec is not None else "between"
     if design not in ("between", "within"):
         raise SurveyError(f"[field] design = '{design}' is not one the Qualtrics export knows: 'between' or 'within'")
     pset, messages = _sets(spec)
     b = _Builder(spec.name)
     notes: list[str] = []
     flow: list[dict] = [b.embedded({f: None for f in PANEL_FIELDS})]
-    consent = getattr(fspec, "consent", None)
-    if consent:
-        flow.append(b.block("Consent", [b.descriptive("consent_text", consent),
+    if fspec is not None:
+        flow.append(b.block("Consent", [b.descriptive("consent_text", fspec.consent),
                                         b.choice("consent", "Do you agree to take part?", {1: "I agree"})]))
-    flow.append(b.block("About you", [_demographic(b, name, levels)
-                                      for name, levels in _demographics(pset, spec.personas.template)]))
+    flow.append(b.block("About you", [_demographic(b, d) for d in demographics(pset, spec.personas.template)]))
     primary = getattr(getattr(spec, "analysis", None), "primary", None)  # its answers are the message's column
     per_message = sorted(((qid, q) for qid, q in questions if q.response.view.per_message),
                          key=lambda item: item[0] != primary)
@@ -114,7 +104,7 @@ def qualtrics_survey(spec) -> tuple[dict, dict]:
         flow.append(b.block("Together", [_together(b, qid, q, first) for qid, q in together]))
         notes.append(f"{', '.join(qid for qid, _ in together)}: each message is shown by its first paraphrase; the "
                      "answer column holds the chosen text and is not read by the wide import")
-    if fspec is not None and getattr(fspec, "attention_question", None):
+    if fspec is not None:
         options = dict(enumerate(fspec.attention_options, start=1))
         flow.append(b.block("Attention", [b.choice("attention", fspec.attention_question, options)]))
     flow.append({"Type": "EndSurvey", "FlowID": b.flow_id()})
@@ -169,34 +159,11 @@ def _sets(spec):
     return pset, messages
 
 
-def _demographics(pset, template: str | None) -> list[tuple[str, list]]:
-    """The persona template's fields (the study's own template when it has one), each with the set's levels."""
-    from survey.registry.personas import template_fields
-
-    out = []
-    for name in template_fields(template or pset.template):
-        if name != "id":
-            values = [p.attributes[name] for p in pset.personas if name in p.attributes]
-            out.append((name, list(dict.fromkeys(values))))
-    return out
-
-
-def _demographic(b: _Builder, name: str, levels: list) -> dict:
-    label = name.replace("_", " ").capitalize()
-    if levels and all(isinstance(v, int) and not isinstance(v, bool) for v in levels):
-        return b.text_entry(name, label, number=True)
-    if len(levels) > CHOICE_LEVELS_MAX or not levels:
-        return b.text_entry(name, label)
-    return b.choice(name, label, dict(enumerate(map(str, levels), start=1)))
-
-
-def human_wording(template: str, **slots: str) -> str:
-    """A model's question as people read it: the slots filled, and sentences that tell a model how to format
-    its reply ("Answer ONLY ...") left out (the choices say how to answer)."""
-    text = template.format_map(slots)
-    sentences = re.split(r"(?<=[.?!])\s+", text.strip())
-    kept = [s for s in sentences if not re.match(r"(Answer|Reply|Respond)\b", s)]
-    return " ".join(kept or sentences)
+def _demographic(b: _Builder, d) -> dict:
+    """A persona attribute asked as `survey field` asks it: radio buttons, a number box or a text box."""
+    if d.widget == "radio":
+        return b.choice(d.name, d.label, dict(enumerate(d.levels, start=1)))
+    return b.text_entry(d.name, d.label, number=d.widget == "number")
 
 
 def _asked(b: _Builder, tag: str, q, piped: str) -> dict:
@@ -209,8 +176,7 @@ def _asked(b: _Builder, tag: str, q, piped: str) -> dict:
 
 
 def _together(b: _Builder, qid: str, q, first: dict) -> dict:
-    lines = [ln for ln in q.resolved_template.splitlines() if not re.search(r"\{(first|second|options)\}", ln)]
-    text = human_wording("\n".join(lines) or "Which do you prefer?")
+    text = human_wording(q.resolved_template)  # the options' lines dropped: they are the choices
     return b.choice(qid, text, dict(enumerate(first.values(), start=1)), shuffle=True)
 
 

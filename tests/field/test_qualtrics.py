@@ -18,6 +18,7 @@ from survey.data.humans import load_humans
 from survey.field.qualtrics import export_instrument, qualtrics_survey
 from survey.registry import load_perturbation_set
 from survey.registry.personas import template_fields
+from survey.study.field_spec import FieldSpec
 from survey.study.spec import StudySpec, load_study
 
 STUDIES = Path(__file__).resolve().parents[2] / "studies"
@@ -183,9 +184,8 @@ def test_a_qualtrics_export_reads_back_with_no_column_mapping(tmp_path, study):
 
 def test_consent_and_attention_check_come_from_the_field_table(tmp_path):
     spec = load_study(STUDIES / "likert.toml")
-    field = type("Field", (), {"consent": "We <ask> briefly.", "design": "between",
-                               "attention_question": "Choose Blue.", "attention_options": ["Red", "Blue"]})()
-    object.__setattr__(spec, "field", field)  # the [field] table of the field branch, before it is merged
+    spec.field = FieldSpec(consent="We <ask> briefly.", attention_question="Choose Blue.",
+                           attention_options=["Red", "Blue"], attention_answer="Blue")
     qsf, _ = qualtrics_survey(spec)
     tags = {q["DataExportTag"]: q for q in _questions(qsf).values()}
     assert tags["consent_text"]["QuestionType"] == "DB" and "&lt;ask&gt;" in tags["consent_text"]["QuestionText"]
@@ -197,7 +197,7 @@ def test_consent_and_attention_check_come_from_the_field_table(tmp_path):
 
 def test_within_subjects_shows_every_message_and_reads_back_paired(tmp_path):
     spec = load_study(STUDIES / "humans.toml")
-    object.__setattr__(spec, "field", type("Field", (), {"design": "within"})())
+    spec.field = FieldSpec(design="within")
     qsf, summary = qualtrics_survey(spec)
     assert summary["design"] == "within" and summary["conditions"] == 6
     path = tmp_path / "responses.csv"
