@@ -12,7 +12,7 @@ from survey import SurveyError, Terminated, path_error_message, to_json
 
 # Adding a command group: write survey/cli/<name>.py exposing `register(cli)`, then list it here.
 COMMAND_MODULES = ["init", "analysis", "run", "batch", "registry", "report", "demo", "dbpa", "plan", "compare",
-                   "fidelity", "plan_humans", "field", "field_export"]
+                   "fidelity", "plan_humans", "field"]
 
 
 class _FlagsGroup(click.Group):

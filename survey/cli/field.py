@@ -1,4 +1,5 @@
-"""`survey field STUDY`: serve the study to people as a web questionnaire (survey.field) until Ctrl-C."""
+"""`survey field STUDY`: serve the study to people as a web questionnaire (survey.field) until Ctrl-C; with
+`--export qualtrics --out FILE`, write the same instrument as a Qualtrics survey file (survey.field.qualtrics)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 
 import click
 
-from survey.cli.common import json_option, require_file
+from survey.cli.common import echo_json, json_option, require_file
 
 
 @click.command("field")
@@ -20,14 +21,22 @@ from survey.cli.common import json_option, require_file
 @click.option("--quota-from", "quota_from", type=click.Path(dir_okay=False), default=None,
               help="a target-margins file (.toml/.csv, as segments use): each level's quota is its share of "
                    "--respondents; a full cell turns people away with a 'quota full' page")
+@click.option("--export", "export_format", metavar="FORMAT", default=None,
+              help="write the instrument for another platform instead of serving it: qualtrics (a .qsf survey "
+                   "file; its CSV export, downloaded with choice text, reads back as the study's human file)")
+@click.option("--out", type=click.Path(), default=None, help="with --export: the file to write (e.g. shoes.qsf)")
 @json_option
-def field_cmd(study, host, port, respondents, quota_from, as_json):
+def field_cmd(study, host, port, respondents, quota_from, export_format, out, as_json):
     """Serve STUDY to people: consent, questions about them (the persona template's fields), the study's
     questions under the assigned message and paraphrase, an attention check, the completion code.
 
     Completed answers go to the study's store; `survey fidelity STUDY` and `survey analyze --humans` read
-    them. The researcher's page (/admin) takes the token printed here once: it is stored nowhere."""
+    them. The researcher's page (/admin) takes the token printed here once: it is stored nowhere.
+    With --export qualtrics --out FILE it writes the same instrument as a Qualtrics survey file instead."""
     require_file(study, "study")
+    if export_format is not None or out is not None:
+        _export(study, export_format, out, as_json)
+        return
     import survey
 
     def started(info: dict) -> None:
@@ -45,6 +54,22 @@ def field_cmd(study, host, port, respondents, quota_from, as_json):
     survey.field(study, host=host, port=port, respondents=respondents, quota_from=quota_from, echo=started)
     if not as_json:
         click.echo("Stopped; every completed response is in the store.")
+
+
+def _export(study: str, fmt: str | None, out: str | None, as_json: bool) -> None:
+    from survey.field.qualtrics import export_instrument
+
+    if fmt is None or out is None:
+        raise click.UsageError("--export FORMAT and --out FILE go together (e.g. --export qualtrics --out shoes.qsf)")
+    result = export_instrument(study, fmt.strip().lower(), out)
+    if as_json:
+        echo_json(result)
+        return
+    click.echo(f"wrote {result['out']}: {len(result['questions'])} question(s) about {len(result['messages'])} "
+               f"message(s), {result['design']}-subjects, {result['conditions']} condition(s); answer columns "
+               f"{', '.join(result['answer_columns']) or 'none'}")
+    for note in result["notes"]:
+        click.echo(f"note: {note}")
 
 
 def register(cli: click.Group) -> None:

@@ -404,11 +404,11 @@ CASES = [
     ("validate", T, "--a", "A", "--b", "B", "--no-plot", "--config", "100,100,100"),
     # demo
     ("demo", "--study", "{dir}/missing.toml"),
-    # field-export (nothing written)
-    ("field-export", "{dir}/missing.toml", "--format", "qualtrics", "--out", "{dir}/s.qsf"),
-    ("field-export", "{study}", "--format", "txt", "--out", "{dir}/s.qsf"),
-    ("field-export", "{study}", "--format", "qualtrics", "--out", "{dir}/missing/s.qsf"),
-    ("field-export", "{study}", "--format", "qualtrics", "--out", "{dir}"),
+    # field --export (nothing written, nothing served)
+    ("field", "{study}", "--export", "txt", "--out", "{dir}/s.qsf"),
+    ("field", "{study}", "--export", "qualtrics", "--out", "{dir}/missing/s.qsf"),
+    ("field", "{study}", "--export", "qualtrics", "--out", "{dir}"),
+    ("field", "{study}", "--export", "qualtrics"),
     ("demo", "--study", "{paid}", "--out", "{dir}/demo"),
     ("init", "{afile}"),
     ("init", "{own_examples}"),

@@ -242,14 +242,14 @@ def _with_sets(path: Path):
 
 @pytest.mark.parametrize("study, message", [("maxdiff", "best and worst"), ("rank", "a ranking")])
 def test_kinds_qualtrics_cannot_read_back_are_refused_in_one_line(tmp_path, capsys, study, message):
-    code, out, err = run_cli(capsys, "field-export", STUDIES / f"{study}.toml", "--format", "qualtrics",
+    code, out, err = run_cli(capsys, "field", STUDIES / f"{study}.toml", "--export", "qualtrics",
                              "--out", tmp_path / "x.qsf")
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "x.qsf").exists()
 
 
 def test_an_unknown_format_is_one_line(tmp_path, capsys):
-    code, out, err = run_cli(capsys, "field-export", STUDIES / "likert.toml", "--format", "txt",
+    code, out, err = run_cli(capsys, "field", STUDIES / "likert.toml", "--export", "txt",
                              "--out", tmp_path / "x.qsf")
     assert code == 2 and "unknown export format 'txt'" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "x.qsf").exists()
@@ -259,17 +259,17 @@ def test_an_unknown_format_is_one_line(tmp_path, capsys):
 def test_unwritable_out_is_one_line(tmp_path, capsys, where):
     (tmp_path / "folder").mkdir()
     (tmp_path / "file").write_text("", encoding="utf-8")
-    code, out, err = run_cli(capsys, "field-export", STUDIES / "likert.toml", "--format", "qualtrics",
+    code, out, err = run_cli(capsys, "field", STUDIES / "likert.toml", "--export", "qualtrics",
                              "--out", tmp_path / where, "--json")
     assert code == 2 and err == ""
     assert set(json.loads(out)) == {"error"}
 
 
 def test_the_command_says_what_it_wrote(tmp_path, capsys):
-    code, out, err = run_cli(capsys, "field-export", STUDIES / "likert.toml", "--format", "Qualtrics",
+    code, out, err = run_cli(capsys, "field", STUDIES / "likert.toml", "--export", "Qualtrics",
                              "--out", tmp_path / "s.qsf")
     assert code == 0 and "answer columns sneakers, boots" in out and (tmp_path / "s.qsf").exists()
-    code, out, err = run_cli(capsys, "field-export", STUDIES / "humans.toml", "--format", "qualtrics",
+    code, out, err = run_cli(capsys, "field", STUDIES / "humans.toml", "--export", "qualtrics",
                              "--out", tmp_path / "h.qsf", "--json")
     result = json.loads(out)
     assert code == 0 and result["answer_columns"] == ["immigration-costs", "immigration-benefits"]
