@@ -35,6 +35,11 @@ def field_cmd(study, host, port, respondents, quota_from, export_format, out, as
     With --export qualtrics --out FILE it writes the same instrument as a Qualtrics survey file instead."""
     require_file(study, "study")
     if export_format is not None or out is not None:
+        ctx = click.get_current_context()
+        served = [f"--{n.replace('_', '-')}" for n in ("host", "port", "respondents", "quota_from")
+                  if ctx.get_parameter_source(n) is click.core.ParameterSource.COMMANDLINE]
+        if served:
+            raise click.UsageError(f"--export writes a file and serves nothing: drop {', '.join(served)}")
         _export(study, export_format, out, as_json)
         return
     import survey

@@ -409,6 +409,7 @@ CASES = [
     ("field", "{study}", "--export", "qualtrics", "--out", "{dir}/missing/s.qsf"),
     ("field", "{study}", "--export", "qualtrics", "--out", "{dir}"),
     ("field", "{study}", "--export", "qualtrics"),
+    ("field", "{study}", "--export", "qualtrics", "--out", "{dir}/s.qsf", "--port", "9000"),
     ("demo", "--study", "{paid}", "--out", "{dir}/demo"),
     ("init", "{afile}"),
     ("init", "{own_examples}"),
