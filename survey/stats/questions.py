@@ -101,7 +101,7 @@ class QuestionsAnalysis(Analysis):
     ``correlations`` the QuestionCorrelations. The dict and ``view`` are the first question's."""
 
     def __init__(self, results, by_question: dict, family: str, primary: str | None, correlations, gates: dict,
-                 left_out=(), completeness=None, alpha: float = 0.05):
+                 left_out=(), completeness=None, alpha: float = 0.05, order_effects=()):
         first = next(iter(by_question.values()))
         super().__init__(results, left_out, completeness, alpha, first.view, first.options)
         self.by_question = by_question
@@ -109,6 +109,7 @@ class QuestionsAnalysis(Analysis):
         self.primary = primary
         self.correlations = list(correlations)
         self.gates = gates
+        self.order_effects = list(order_effects)  # conversation flow: survey.stats.order_effect, per model x question
 
     @property
     def questions(self) -> list[str]:
@@ -131,6 +132,10 @@ class QuestionsAnalysis(Analysis):
                 "questions are not tested (they read 'no reliable difference')" for m, g in self.gates.items()
                 if g is False]
         out += [c.sentence() for c in self.correlations]
+        if self.order_effects:
+            out.append("conversation flow: each question is asked after the others' answers, so its answers can "
+                       "depend on the order")
+            out += [e.sentence() for e in self.order_effects]
         return out
 
     def scorecard(self) -> pd.DataFrame:
@@ -158,6 +163,7 @@ class QuestionsAnalysis(Analysis):
                 "family": {"method": self.family, "primary": self.primary, "gates": dict(self.gates),
                            "rule": family_sentence(self.family, self.primary, self.alpha)},
                 "correlations": [c.to_dict() for c in self.correlations],
+                **({"order_effects": [e.to_dict() for e in self.order_effects]} if self.order_effects else {}),
                 "results": [r.to_dict() for r in self.results], "left_out": self.left_out,
                 **provenance(self.completeness)}
 
@@ -230,7 +236,8 @@ def analyze_questions(source, analyze_one, *, family: str | None = None, primary
                 "family" if primary is None else "primary" if decision.decides[i] else "secondary", r))
         left_out += [f"question '{q}': {x}" for q, a in by_question.items() for x in a.left_out]
     return QuestionsAnalysis(results, by_question, family, primary, _correlations(results), gates,
-                             list(dict.fromkeys(left_out)), source.completeness, alpha)
+                             list(dict.fromkeys(left_out)), source.completeness, alpha,
+                             _order_effects(tables, by_question))
 
 
 def _gate_input(r) -> float:
@@ -261,6 +268,24 @@ def _family_interval(analysis: Analysis, df: pd.DataFrame, r, level: float | Non
     again = analysis.kind.compare(df, r.model, r.a, r.b, analysis.view,
                                   dataclasses.replace(analysis.options, confidence=level))
     return tuple(again.effect.ci)
+
+
+def _order_effects(tables: dict, by_question: dict) -> list:
+    """Conversation flow (a ``position`` column): each model's question answered first vs later
+    (survey.stats.order_effect); none for independent questions."""
+    from survey.stats.order_effect import order_effect, row_outcomes
+
+    out = []
+    for q, analysis in by_question.items():
+        df = tables[q]
+        if "position" not in df.columns or df["position"].isna().all():
+            continue
+        for model in dict.fromkeys(r.model for r in analysis.results):
+            rows = df[df["model"] == model]
+            out.append(order_effect(rows, row_outcomes(rows, analysis.view.kind), model=model, question=q,
+                                    quantity=analysis.view.unit, n_resamples=analysis.options.flips,
+                                    seed=analysis.options.seed))
+    return out
 
 
 def _correlations(results: list[QuestionResult]) -> list[QuestionCorrelation]:

@@ -85,3 +85,18 @@ def test_a_pick_question_compares_the_messages_chosen():
     assert isinstance(res.first, dict) and res.first["A"] > res.later["A"]
     assert res.difference == pytest.approx(abs(res.first["A"] - res.later["A"]))
     assert res.pvalue < 0.01 and "total variation" in res.sentence()
+
+
+def test_analyze_carries_the_order_effect_in_its_notes_and_json():
+    import survey
+
+    res = survey.analyze(conversation(shift=-1.0, seed=2), flips=999)
+    assert [(e.model, e.question) for e in res.order_effects] == [("sim", q) for q in QUESTIONS]
+    assert all(e.pvalue <= 0.01 for e in res.order_effects)
+    assert any("depend on the order" in n for n in res.notes())
+    doc = res.to_dict()["order_effects"][0]
+    assert doc["question"] == "intent" and doc["varies"] and doc["first"] > doc["later"]
+    fixed = survey.analyze(conversation(order="fixed", seed=2), flips=99)
+    assert all(not e.varies for e in fixed.order_effects) and "cannot be measured" in fixed.notes()[-1]
+    independent = survey.analyze(conversation(seed=2).drop(columns="position"), flips=99)
+    assert independent.order_effects == [] and "order_effects" not in independent.to_dict()
