@@ -57,7 +57,7 @@ def fig_png(fig, caption: str) -> Fig:
 def build_report(source: Source, out_dir: str | Path, *, title: str | None = None, a: str | None = None,
                  b: str | None = None, alpha: float = 0.05, seed: int = 0, n_resamples: int = 9999,
                  sizes: dict | None = None, extras: dict | None = None, segments: SegmentOptions | None = None,
-                 humans=None) -> dict:
+                 humans=None, primary: str | None = None, family: str | None = None) -> dict:
     """Write index.html, results.json and table.csv into out_dir; return the results dict.
 
     ``source``: a survey.data.sources.Source (``survey.report`` wraps a DataFrame), whose study context and
@@ -71,6 +71,7 @@ def build_report(source: Source, out_dir: str | Path, *, title: str | None = Non
     it analyses once: the across-model, across-message and human views take that Analysis.
     """
     from survey.reporting.extras import extra_sections
+    from survey.reporting.segments import segment_sections
     from survey.reporting.views import view_for
 
     context = source.context
@@ -84,25 +85,56 @@ def build_report(source: Source, out_dir: str | Path, *, title: str | None = Non
     require_messages(df, [a, b])
     options = CompareOptions(alpha=alpha, seed=seed, flips=n_resamples)
     wanted = study_segments(source, segments or SegmentOptions())
-    res = analyze(source, a, b, every_pair=every, options=options, segments=wanted if wanted.active else None)
-    view, kind, rv = res.view, res.kind, view_for(res.view)
-    fits = {r.model: _fits(source, r, kind) for r in res.results}
-    exact = _exact(source, res, options)
-    headlines = [rv.headline(r, view, alpha, completeness) for r in res.results]
-    views = [{**rv.section(r, df, view, paraphrase_texts(context), fits[r.model]), "template": rv.template}
-             for r in res.results]
-    found = [w for r in res.results for w in [*r.warnings, *rv.warnings(r, view, alpha)]]
-    table = _compare_table(source, a, b, sizes, res)
-    summary = study_summary(df)
-    sections, extra_json = extra_sections(df, extras, table=table, alpha=alpha)
-    from survey.reporting.segments import segment_sections
+    res = analyze(source, a, b, every_pair=every, options=options, segments=wanted if wanted.active else None,
+                  primary=primary, family=family)
+    several = hasattr(res, "by_question")
+    headlines, views, found, fits, exact, sections, extra_json = [], [], [], {}, {}, [], {}
+    exact_sections, extra_sections_done, first_view, scorecard = [], False, None, []
+    for qid, src, part in _questions(source, res):
+        view, kind, rv = part.view, part.kind, view_for(part.view)
+        first_view = first_view or (view, rv)
+        q_fits = {r.model: _fits(src, r, kind) for r in part.results}
+        q_exact = _exact(src, part, options)
+        placed = {(r.model, r.a, r.b): r for r in res.results if getattr(r, "question", None) == qid}
+        if not several:
+            headlines += [rv.headline(r, view, alpha, completeness) for r in part.results]
+        views += [{**rv.section(r, src.table, view, paraphrase_texts(context), q_fits[r.model]),
+                   "template": rv.template, "question": qid, "in_family": placed.get((r.model, r.a, r.b))}
+                  for r in part.results]
+        prefix = f"question {qid}: " if several else ""
+        found += [prefix + w for r in part.results for w in [*r.warnings, *rv.warnings(r, view, alpha)]]
+        table = _compare_table(src, a, b, sizes, part)
+        q_sections, q_json = extra_sections(src.table, None if extra_sections_done else extras, table=table,
+                                            alpha=alpha)
+        extra_sections_done = several
+        if several:
+            for sec in q_sections:
+                sec.title = f"Question {qid} — {sec.title}"
+            fits[qid] = q_fits
+            extra_json.update({k: v for k, v in q_json.items() if k not in ("across_models", "across_messages")})
+            extra_json.setdefault("by_question", {})[qid] = {k: v for k, v in q_json.items()
+                                                              if k in ("across_models", "across_messages")}
+        else:
+            fits, extra_json = q_fits, q_json
+        sections += segment_sections(part.results, prefix) + q_sections
+        if q_exact:
+            exact.setdefault(kind.exact_key, []).extend({**({"question": qid} if several else {}), **result_dict(r)}
+                                                        for r in q_exact)
+            exact_sections.append(Section(prefix[:1].upper() + prefix[1:] + rv.exact_title, paragraphs=[rv.exact_intro],
+                                          tables=[rv.exact_table(q_exact)]))
+    if several:
+        from survey.reporting.questions import headlines as question_headlines
+        from survey.reporting.questions import order_section, scorecard_json, scorecard_sections
 
-    sections = segment_sections(res.results) + sections
+        headlines, scorecard = question_headlines(res), scorecard_sections(res)
+        order = order_section(res.order_effects)
+        sections = ([order] if order else []) + sections
     human_json = {}
     if humans is not None:
         sections, human_json = _with_humans(sections, source, humans, (a, b), res)
-    if exact:
-        sections.insert(0, Section(rv.exact_title, paragraphs=[rv.exact_intro], tables=[rv.exact_table(exact)]))
+    sections = exact_sections + sections
+    view, rv = first_view
+    summary = study_summary(df)
     warnings = [f"Left out: {x}" for x in res.left_out] + found
     across = extra_json.get("across_models")
     if across and across["models"]["depends_on_model"]:
@@ -112,9 +144,8 @@ def build_report(source: Source, out_dir: str | Path, *, title: str | None = Non
     results = {"study": completeness.study, "completeness": completeness.to_dict(), "context": context,
                "summary": summary, "alpha": alpha, "results": res.to_dict()["results"],
                **({"left_out": res.left_out} if res.left_out else {}),
-               "fits": {m: {msg: {**f.summary(), "model_name": f.model_name, "notes": list(f.notes)}
-                            for msg, f in by.items()} for m, by in fits.items() if by},
-               **({kind.exact_key: [result_dict(r) for r in exact]} if exact else {}),
+               "fits": ({q: _fits_json(f) for q, f in fits.items()} if several else _fits_json(fits)),
+               **exact, **({"scorecard": scorecard_json(res)} if several else {}),
                **extra_json, **human_json}
     env = html_environment()
     html = env.get_template("report.html.j2").render(
@@ -123,12 +154,25 @@ def build_report(source: Source, out_dir: str | Path, *, title: str | None = Non
         warnings=warnings, summary=summary, study=study_view(df, context, completeness),
         completeness=completeness_view(completeness), reading=rv.reading, reading_template=rv.reading_template,
         scale=view,
-        comparisons=views, extra_sections=sections,
+        comparisons=views, extra_sections=sections, scorecard=scorecard,
     )
     (out / "index.html").write_text(html, encoding="utf-8")
     (out / "results.json").write_text(to_json(results), encoding="utf-8")
     df.to_csv(out / "table.csv", index=False)
     return results
+
+
+def _fits_json(fits: dict) -> dict:
+    return {m: {msg: {**f.summary(), "model_name": f.model_name, "notes": list(f.notes)} for msg, f in by.items()}
+            for m, by in fits.items() if by}
+
+
+def _questions(source: Source, res) -> list[tuple]:
+    """(question id, its Source, its Analysis) per question of the report's analysis; one question: (None, the
+    source, the analysis)."""
+    if not hasattr(res, "by_question"):
+        return [(None, source, res)]
+    return [(q, source.for_question(q), part) for q, part in res.by_question.items()]
 
 
 def _with_humans(sections: list, source: Source, humans, pair: tuple, analysis) -> tuple[list, dict]:

@@ -62,10 +62,24 @@ def study_view(df: pd.DataFrame, context: dict | None, completeness: Completenes
         label = (src.get("set") or "") + (f": {_file(src)}" if src.get("set") and _file(src) else "")
         messages.append({"id": msg, "set": label, "paraphrases":
                          [{"id": i, "text": texts.get((msg, i)) or "(text not recorded)"} for i in ids]})
-    return {"name": completeness.study or ctx.get("study") or missing,
+    return {"name": completeness.study or ctx.get("study") or missing, "questions": questions_view(df, ctx),
             "question": q.get("template") or missing, "persona_set": persona_set,
             "response_type": _scale(df, context), "models": ", ".join(models_in(df)),
             "recorded_at": ctx.get("recorded_at"), "messages": messages}
+
+
+def questions_view(df: pd.DataFrame, ctx: dict) -> str:
+    """'intent (binary, primary), appeal (likert5)' for a study of several questions (the recorded questions, else
+    the table's question column with each one's scale), '' for one question."""
+    recorded = [(str(q.get("id")), str(q.get("type") or q.get("scale") or "")) for q in ctx.get("questions") or []]
+    if not recorded and "question" in df:
+        scales = (df.groupby("question", sort=False)["scale"].first() if "scale" in df
+                  else pd.Series("binary", index=pd.unique(df["question"])))
+        recorded = [(str(q), str(s) if pd.notna(s) else "binary") for q, s in scales.items()]
+    if len(recorded) < 2:
+        return ""
+    primary = ctx.get("primary")
+    return ", ".join(f"{q} ({s}{', primary' if q == primary else ''})" if s else q for q, s in recorded)
 
 
 def completeness_view(c: Completeness) -> dict:

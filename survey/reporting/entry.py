@@ -34,7 +34,8 @@ class ReportOptions:
 
 def report(data, out: str | Path, *, study: str | None = None, title: str | None = None, a: str | None = None,
            b: str | None = None, sizes: dict | None = None, extras: dict | None = None, humans=None,
-           options: ReportOptions | None = None, **keywords) -> Report:
+           options: ReportOptions | None = None, primary: str | None = None, family: str | None = None,
+           **keywords) -> Report:
     """Write the report of `survey report` into folder ``out`` (index.html, results.json, table.csv).
 
     ``data``: a long table (wrapped here, once, into a Source), a survey.data.sources.Source, or the path of a
@@ -46,7 +47,9 @@ def report(data, out: str | Path, *, study: str | None = None, title: str | None
     ``personas``, ``adjust``: segments and a target market, as in survey.analyze (a store's study [segments]
     and [target] apply by default): a "For whom?" section per comparison. Returns the results written to
     results.json (a dict with a short repr for notebooks). ``humans``: a human file (or survey.data.humans.Humans)
-    for the section "Does it match people?" (default: the one the store's study names).
+    for the section "Does it match people?" (default: the one the store's study names). A study of several
+    questions: ``primary`` the deciding question and ``family`` "holm" or "bh", as in survey.analyze (default the
+    study's [analysis]); the report then opens with a scorecard per message pair.
     """
     from survey.data.humans import Humans, load_humans
     from survey.data.sources import Source, load_source
@@ -73,7 +76,8 @@ def report(data, out: str | Path, *, study: str | None = None, title: str | None
             extras["sequential"] = read_paths(store, src.study) or None
     return Report(build_report(src, out, title=title, a=a, b=b, alpha=opts.alpha, seed=opts.seed,
                                n_resamples=opts.flips, sizes=sizes, extras=extras, segments=segments,
-                               humans=humans if isinstance(humans, Humans) else None),
+                               humans=humans if isinstance(humans, Humans) else None, primary=primary,
+                               family=family),
                   Path(out))
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
+from survey.common.formatting import fmt
+
 TEMPLATES = Path(__file__).parent / "templates"
 _SCIENTIFIC = re.compile(r"(?<![\w.+/])[-+]?\d+(?:\.\d+)?[eE][-+]\d+(?![\w+/])")
 
@@ -60,4 +62,5 @@ def html_environment() -> Environment:
                       finalize=keep_numbers_whole)
     env.globals["column_classes"] = column_classes
     env.globals["ID_WHOLE"] = ID_WHOLE
+    env.globals["fmt"] = fmt
     return env

@@ -11,8 +11,9 @@ def _ci(ci) -> str:
     return f"{fmt(ci[0], 3)} to {fmt(ci[1], 3)}"
 
 
-def segment_sections(results: list) -> list:
-    """One Section per A/B result that carries segments (``result.segments``)."""
+def segment_sections(results: list, prefix: str = "") -> list:
+    """One Section per A/B result that carries segments (``result.segments``); ``prefix`` names the question of a
+    study with several ("question intent: ")."""
     from survey.plots.segments import segment_forest
     from survey.reporting import Section, fig_png
 
@@ -21,7 +22,7 @@ def segment_sections(results: list) -> list:
         seg = r.segments
         if seg is None:
             continue
-        sec = Section(f"For whom? {r.model}: {r.a} vs {r.b}" + (f" by {seg.by}" if seg.by else " in the target market"))
+        sec = Section(prefix[:1].upper() + prefix[1:] + f"For whom? {r.model}: {r.a} vs {r.b}" + (f" by {seg.by}" if seg.by else " in the target market"))
         sec.paragraphs.append(seg.sentence())
         if seg.segments:
             sec.tables.append({"columns": ["segment", "personas", f"effect ({seg.unit})", "CI",

@@ -49,7 +49,9 @@ def study_summary(df: pd.DataFrame) -> list[dict]:
             "model": model, "model_ids": ", ".join(ids) or "—",
             "messages": ", ".join(f"{m} ({k})" for m, k in per_msg.items()),
             "personas": int(sub["persona"].nunique()),
-            "replicates": int(sub.groupby(["message", "perturbation", "persona"]).size().max()),
+            # a study of several questions asks each cell once per question: replicates are counted per question
+            "replicates": int(sub.groupby([*(["question"] if "question" in sub else []), "message", "perturbation",
+                                           "persona"]).size().max()),
             "queries": len(sub), "invalid": f"{invalid} ({invalid / len(sub):.1%})",
             "tokens": f"{t_in} / {t_out}" if t_in or t_out else "—",
             "cost": _cost(sub, ids),

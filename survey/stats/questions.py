@@ -125,14 +125,15 @@ class QuestionsAnalysis(Analysis):
         r = self[result_or_model] if isinstance(result_or_model, str) else result_or_model
         return bool(r.significant) if isinstance(r, QuestionResult) else super().significant(r)
 
-    def notes(self) -> list[str]:
-        """What a reader must know beside the scorecard: the adjustment, the gate, the correlations."""
+    def notes(self, order: bool = True) -> list[str]:
+        """What a reader must know beside the scorecard: the adjustment, the gate, the correlations and (``order``)
+        a conversation's order effects."""
         out = [family_sentence(self.family, self.primary, self.alpha)]
         out += [f"model {m}: the primary question '{self.primary}' showed no reliable difference, so the other "
                 "questions are not tested (they read 'no reliable difference')" for m, g in self.gates.items()
                 if g is False]
         out += [c.sentence() for c in self.correlations]
-        if self.order_effects:
+        if order and self.order_effects:
             out.append("conversation flow: each question is asked after the others' answers, so its answers can "
                        "depend on the order")
             out += [e.sentence() for e in self.order_effects]
