@@ -101,7 +101,7 @@ def build_report(source: Source, out_dir: str | Path, *, title: str | None = Non
         views += [{**rv.section(r, src.table, view, paraphrase_texts(context), q_fits[r.model]),
                    "template": rv.template, "question": qid, "in_family": placed.get((r.model, r.a, r.b))}
                   for r in part.results]
-        prefix = f"question {qid}: " if several else ""
+        prefix = f"question {qid}: " if several else ""  # a warning's first letter is raised below
         found += [prefix + w for r in part.results for w in [*r.warnings, *rv.warnings(r, view, alpha)]]
         table = _compare_table(src, a, b, sizes, part)
         q_sections, q_json = extra_sections(src.table, None if extra_sections_done else extras, table=table,
@@ -136,11 +136,13 @@ def build_report(source: Source, out_dir: str | Path, *, title: str | None = Non
     view, rv = first_view
     summary = study_summary(df)
     warnings = [f"Left out: {x}" for x in res.left_out] + found
-    across = extra_json.get("across_models")
-    if across and across["models"]["depends_on_model"]:
-        warnings.insert(0, "The conclusion depends on the model: " + "; ".join(across["models"]["reasons"])
-                        + f". (The heterogeneity test's null: {across['models']['heterogeneity_null']}.)")
-    warnings = [w[0].upper() + w[1:] for w in completeness.warnings()] + warnings
+    for qid, part_json in [(None, extra_json), *extra_json.get("by_question", {}).items()]:
+        across = part_json.get("across_models")
+        if across and across["models"]["depends_on_model"]:
+            warnings.insert(0, (f"Question {qid}: t" if qid else "T") + "he conclusion depends on the model: "
+                            + "; ".join(across["models"]["reasons"])
+                            + f". (The heterogeneity test's null: {across['models']['heterogeneity_null']}.)")
+    warnings = [w[0].upper() + w[1:] for w in [*completeness.warnings(), *warnings]]
     results = {"study": completeness.study, "completeness": completeness.to_dict(), "context": context,
                "summary": summary, "alpha": alpha, "results": res.to_dict()["results"],
                **({"left_out": res.left_out} if res.left_out else {}),

@@ -39,19 +39,27 @@ def scorecard_sections(res) -> list[Section]:
     roles = res.primary is not None
     for (model, a, b), rows in _groups(res).items():
         level = rows[0].effect.confidence
-        family_levels = sorted({f"{r.simultaneous_level:.1%}" for r in rows if r.simultaneous_level is not None})
         table = {"columns": ["question", *(["role"] if roles else []), "effect", "unit", f"{level:.0%} CI",
                              "family CI", "adjusted p", "verdict"],
                  "rows": [[r.question, *([ROLE_WORDS[r.role]] if roles else []), f"{r.effect.estimate:+.3f}",
-                           r.unit, interval_text(r.effect.ci), interval_text(r.simultaneous_ci),
+                           _unit(res, r), interval_text(r.effect.ci), interval_text(r.simultaneous_ci),
                            fmt(r.pvalue_adjusted), r.verdict] for r in rows]}
+        levels = ", ".join(f"{r.question} {r.simultaneous_level:.1%}" if r.simultaneous_level is not None
+                           else f"{r.question} none (not selected)" for r in rows)
         paragraphs = [f"Effect = {a} − {b} in each question's own unit: positive means {a} scores higher. "
-                      f"The family interval is at {', '.join(family_levels) or 'no level (not selected)'}."]
+                      f"Family intervals' levels: {levels}."]
         paragraphs += [f"Warning, question {r.question}: {w}" for r in rows for w in r.warnings]
         sections.append(Section(f"Scorecard — {model}: {a} vs {b}", paragraphs=paragraphs, tables=[table]))
     notes = [n[0].upper() + n[1:] + "." for n in res.notes(order=False)]
     sections.append(Section("Across the questions", paragraphs=[*notes, _level_note(res.family)]))
     return sections
+
+
+def _unit(res, r) -> str:
+    """The effect's unit with the messages named where the kind's effect is not one quantity's difference (a pick:
+    "share choosing sneakers − share choosing boots", not "... A − ... B")."""
+    view = res.by_question[r.question].view
+    return view.effect_of(r.a, r.b) if view.effect_quantity else r.unit
 
 
 def _level_note(family: str) -> str:

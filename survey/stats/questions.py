@@ -289,6 +289,12 @@ def _order_effects(tables: dict, by_question: dict) -> list:
     return out
 
 
+def _by_pair(per_pair: dict) -> dict:
+    """A kind's per-pair effects keyed alike: (A paraphrase, B paraphrase); a kind showing the messages together
+    keys its paraphrase set "A-01|B-01" (pick one of k), which names the same pair."""
+    return {tuple(k.split("|")) if isinstance(k, str) else tuple(k): v for k, v in per_pair.items()}
+
+
 def _correlations(results: list[QuestionResult]) -> list[QuestionCorrelation]:
     """Each model and message pair: every two questions' per-pair effects correlated."""
     out = []
@@ -297,7 +303,7 @@ def _correlations(results: list[QuestionResult]) -> list[QuestionCorrelation]:
         groups.setdefault((r.model, r.a, r.b), []).append(r)
     for (model, a, b), rs in groups.items():
         for x, y in itertools.combinations(rs, 2):
-            coef, n = effect_correlation(x.result.per_pair(), y.result.per_pair())
+            coef, n = effect_correlation(_by_pair(x.result.per_pair()), _by_pair(y.result.per_pair()))
             out.append(QuestionCorrelation(model, a, b, x.question, y.question, coef, n))
     return out
 

@@ -194,3 +194,64 @@ def test_text_left_ids_whole_and_one_format_per_distance_column_at_800_px(driver
     for c in cells:
         if c["head"] and ("JSD" in c["head"] or "Wasserstein" in c["head"]):
             assert "e-" not in c["text"], c
+
+
+# The text of every section whose heading starts with one of the given words, up to the next heading
+SECTION_TEXT = """
+const out = [];
+let on = false;
+for (const e of document.body.children) {
+  if (e.tagName === 'H2') on = arguments[0].some(w => e.textContent.startsWith(w));
+  if (on) out.push(e.innerText);
+}
+return out.join('\\n');
+"""
+
+
+def test_scorecard_of_yes_no_likert_and_pick_at_800_px_without_overflow_or_raw_keys(driver, tmp_path):
+    """A study of three questions: the scorecard per message pair, the family's rule and each question's section
+    fit an 800-pixel window; no snake_case key, None or nan reaches the reader."""
+    import re
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests" / "reporting"))
+    from test_report_questions import concept
+
+    survey.report(concept(), tmp_path / "rep", flips=199, primary="intent", title="Concept test")
+    driver.set_window_size(800, 2400)
+    try:
+        driver.get((tmp_path / "rep" / "index.html").as_uri())
+        assert [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
+        overflowing = driver.execute_script(OVERFLOWING)
+        card = driver.execute_script(SECTION_TEXT, ["Headline", "Scorecard", "Across the questions"])
+        sections = driver.execute_script(SECTION_TEXT, ["Question "])
+        artifacts = ROOT / "reports" / "ci-artifacts"
+        artifacts.mkdir(parents=True, exist_ok=True)
+        assert driver.save_screenshot(str(artifacts / "scorecard.png"))
+    finally:
+        driver.set_window_size(1100, 2400)
+    assert overflowing == [], overflowing
+    for q in ("intent", "appeal", "choose"):
+        assert q in card and f"Question {q} — simulated: sneakers vs boots" in sections
+    assert "primary: decides" in card and "serial gatekeeping" in card and "correlate" in card
+    assert re.search(r"(sneakers wins|boots wins|no reliable difference)", card)
+    raw = re.findall(r"\b[a-z]+_[a-z_]+\b|\bNone\b|\bnan\b|[{}]", card)
+    assert raw == [], raw
+
+
+def test_conversation_flow_report_shows_its_order_effect(driver, tmp_path):
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests" / "stats"))
+    from test_order_effect import conversation
+
+    survey.report(conversation(shift=-1.0, seed=2), tmp_path / "conv", flips=499)
+    driver.set_window_size(800, 2400)
+    try:
+        driver.get((tmp_path / "conv" / "index.html").as_uri())
+        text = driver.execute_script(SECTION_TEXT, ["Order effect"])
+        overflowing = driver.execute_script(OVERFLOWING)
+    finally:
+        driver.set_window_size(1100, 2400)
+    assert "depend on the order" in text and "asked first" in text and "first − later" in text
+    assert overflowing == [], overflowing

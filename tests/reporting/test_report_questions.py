@@ -25,6 +25,7 @@ def concept(n=20, m=8) -> pd.DataFrame:
              for q, s, d, i in [("intent", "binary", -1.5, 0), ("appeal", "likert5", -0.6, 1)]]
     pick = survey.simulate(n, m, 2, scale="pick2", messages=M, seed=3, deltas={"boots": 1.0})
     pick = pick.sort_values("message", ascending=False, kind="stable")  # sneakers first: the pair reads A vs B
+    pick["persona"] = pick["persona"].map(lambda p: f"P{int(p[1:]) + 1:03d}")  # the same personas answer
     return pd.concat([*parts, pick.assign(question="choose", model="simulated")], ignore_index=True)
 
 
@@ -47,6 +48,7 @@ def test_scorecard_in_words_with_the_primary_deciding(report):
         assert r["verdict"] in html and {"pvalue_adjusted", "simultaneous_ci", "ci"} <= set(r)
     assert {(c["first"], c["second"]) for c in card["correlations"]} == {("intent", "appeal"), ("intent", "choose"),
                                                                        ("appeal", "choose")}
+    assert {c["n"] for c in card["correlations"]} == {8}  # a pick's paraphrase sets pair with the others' pairs
     assert all("question" in r for r in results["results"])
 
 
@@ -56,6 +58,7 @@ def test_each_question_has_its_own_section_and_the_summary_counts_per_question(r
         assert f"Question {q} — simulated: sneakers vs boots" in html
     assert "intent (binary, primary)" not in html or "Questions" in html
     assert results["summary"][0]["replicates"] == 2  # not 6: three questions ask each cell twice each
+    assert results["summary"][0]["personas"] == 20 and "are missing" not in html
     doc = json.loads((out / "results.json").read_text())
     assert doc["scorecard"]["rows"] == results["scorecard"]["rows"]
 
