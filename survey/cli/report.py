@@ -57,13 +57,19 @@ def _read_json(path: str | None, option: str) -> dict | None:
 @humans_file_options
 @flips_option(9999, FLIPS_HELP_ONE_TEST)
 @seed_option()
+@click.option("--family", "family", type=click.Choice(["holm", "bh"]), default=None,
+              help="several questions: the adjustment over questions x pairs, Holm (family-wise error) or "
+                   "Benjamini-Hochberg (false discovery rate)  [default: the study's [analysis] family, else holm]")
 @segment_options
 @scale_option
 @json_option
 def report_cmd(source, out, study, a, b, title, alpha, sizes, plan_json, validate_json, dbpa_json, flips, seed,
                by, filters, target, personas, adjust, pooled, scale, as_json, humans, humans_wide, humans_id_column,
-               humans_columns):
-    """Write OUT/index.html (plots inlined), OUT/results.json and OUT/table.csv."""
+               humans_columns, family):
+    """Write OUT/index.html (plots inlined), OUT/results.json and OUT/table.csv.
+
+    A study of several questions opens with a scorecard per message pair (each question's effect, family-adjusted
+    p-value and which message wins), then each question's own section; in conversation flow, the order effect."""
     require_file(source, "source")
     require_file(humans, "humans")
     from survey import open_source, report
@@ -76,11 +82,12 @@ def report_cmd(source, out, study, a, b, title, alpha, sizes, plan_json, validat
     src = open_source(source, study, scale=scale, provenance=True,
                       humans=humans_spec(humans, humans_wide, humans_id_column, humans_columns))
     results = report(src, out, title=title, a=a, b=b, alpha=alpha, seed=seed, flips=flips,
-                     sizes=parse_sizes(sizes), extras=extras, adjust=adjust, **segments)
+                     sizes=parse_sizes(sizes), extras=extras, adjust=adjust, family=family, **segments)
     index = Path(out) / "index.html"
     if as_json:
         echo_json({"report": str(index), "study": results.get("study"),
-                   "completeness": results.get("completeness"), "results": results["results"]})
+                   "completeness": results.get("completeness"), "results": results["results"],
+                   **({"scorecard": results["scorecard"]} if "scorecard" in results else {})})
     else:
         echo_completeness(src.completeness)
         click.echo(f"report written to {index}")

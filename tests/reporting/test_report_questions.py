@@ -102,3 +102,16 @@ def test_one_question_reports_as_before(tmp_path):
                             tmp_path / "one", flips=99)
     assert "scorecard" not in results and "question" not in results["results"][0]
     assert "Scorecard" not in (tmp_path / "one" / "index.html").read_text(encoding="utf-8")
+
+
+def test_survey_report_from_the_command_line_carries_the_scorecard(tmp_path):
+    import subprocess
+
+    table = tmp_path / "questions.csv"
+    survey.write_table(concept(n=10, m=4), table)
+    proc = subprocess.run([sys.executable, "-m", "survey", "report", str(table), "--out", str(tmp_path / "r"),
+                           "--family", "bh", "--flips", "99", "--json"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["scorecard"]["family"]["method"] == "bh"
+    assert [r["question"] for r in doc["scorecard"]["rows"]] == ["intent", "appeal", "choose"]
