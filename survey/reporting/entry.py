@@ -90,6 +90,7 @@ class Report(Display, dict):
 
     def display_parts(self):
         rows = [{"model": r.get("model"), "messages": f"{r.get('a')} vs {r.get('b')}",
+                 **({"question": r["question"], "verdict": r.get("verdict")} if "question" in r else {}),
                  "effect": (r.get("effect") or {}).get("estimate"), "significant": r.get("significant")}
                 for r in self.get("results", [])]
         return f"Report written to {self.out / 'index.html'}", rows, list(self.get("left_out", []))
