@@ -171,7 +171,8 @@ def test_binary_report_keeps_its_sections(tmp_path):
     assert len(images(html)) == 3 + 0  # perturbation means, persona differences, sign-flip null
     ref = compare_messages(df, "simulated", "A", "B", n_resamples=FLIPS)
     # results.json's results are `survey analyze --json`'s: the comparison's own dict and the decision
-    want = json.loads(json.dumps({**ref.to_dict(), "significant": bool(ref.decision.pvalue <= 0.05)}))
+    # and the warnings analyze puts on it (none here: A and B have no invalid replies)
+    want = json.loads(json.dumps({**ref.to_dict(), "warnings": [], "significant": bool(ref.decision.pvalue <= 0.05)}))
     assert json.loads((tmp_path / "results.json").read_text())["results"][0] == want
     assert res["results"][0]["effect"] == want["effect"]
 
