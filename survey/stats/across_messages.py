@@ -116,6 +116,28 @@ def _or(x, default):
 
 
 
+def pairwise(comps: list, bounds: tuple[float, float], confidence: float, alpha: float, adjust: str = "holm",
+             n_resamples: int = 9999, seed=0) -> list[PairResult]:
+    """The pairwise matrix of one model's comparisons ``comps`` (each the kind's own A/B result): each pair's
+    unadjusted deciding p-value, adjusted over the m pairs (``adjust``: Holm by default), and beside its marginal
+    interval the Bonferroni-simultaneous one: the kind's interval (sign-flip inversion of the pair's paraphrase-
+    level differences) at confidence 1 - (1 - ``confidence``)/m, so that all m intervals cover their effects
+    together with probability at least ``confidence``."""
+    # a kind whose deciding p-value is already adjusted over the pairs (pick one of k) keeps its raw one beside it
+    raw = np.array([getattr(c.decision, "raw_pvalue", c.decision.pvalue) for c in comps])
+    adj = adjust_pvalues(raw, adjust)
+    k = len(comps)
+    pairs = []
+    for c, p, q in zip(comps, raw, adj, strict=True):
+        d = c.d_perturbation[~np.isnan(c.d_perturbation)]
+        simul = (c.effect.ci if k == 1 else
+                 effect_ci(d, confidence=1 - (1 - confidence) / k, n_resamples=n_resamples, seed=seed,
+                           bounds=bounds).ci)
+        pairs.append(PairResult(c.a, c.b, c.effect, tuple(simul), float(p), float(q), bool(q <= alpha),
+                                c.n_paired, c))
+    return pairs
+
+
 def compare_all_messages(df: pd.DataFrame, model: str, messages: list[str] | None = None,
                          adjust: str = "holm", alpha: float = 0.05, alternative: str = "two-sided",
                          n_resamples: int = 9999, seed=0, confidence: float = 0.95,
@@ -143,18 +165,7 @@ def compare_all_messages(df: pd.DataFrame, model: str, messages: list[str] | Non
     comps = res.results
     for _ in comps if progress is not None else ():
         progress()
-    # a kind whose deciding p-value is already adjusted over the pairs (pick one of k) keeps its raw one beside it
-    raw = np.array([getattr(c.decision, "raw_pvalue", c.decision.pvalue) for c in comps])
-    adj = adjust_pvalues(raw, adjust)
-    k = len(comps)
-    pairs = []
-    for c, p, q in zip(comps, raw, adj, strict=True):
-        d = c.d_perturbation[~np.isnan(c.d_perturbation)]
-        simul = (c.effect.ci if k == 1 else
-                 effect_ci(d, confidence=1 - (1 - confidence) / k, n_resamples=n_resamples, seed=seed,
-                           bounds=view.bounds).ci)
-        pairs.append(PairResult(c.a, c.b, c.effect, tuple(simul), float(p), float(q), bool(q <= alpha),
-                                c.n_paired, c))
+    pairs = pairwise(comps, view.bounds, confidence, alpha, adjust, n_resamples, seed)
     mean_yes = {}
     for c in comps:
         for msg in (c.a, c.b):

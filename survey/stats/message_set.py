@@ -1,0 +1,181 @@
+"""A study of more than two messages, analysed as designed: per model one table of every message's level (the
+share chosen on pick one of k, the best-minus-worst score on best-worst scaling, the mean P(Yes) or mean score
+on per-message answers) with its interval, then the pairwise matrix.
+
+Each pair is the kind's own valid A/B comparison (survey.stats.kinds: e.g. the sign-flip test over paraphrase
+sets on pick one of k, over paraphrase pairs on Yes/No), run from the same answers. With k messages the
+m = k(k-1)/2 pairwise tests form one family: their unadjusted p-values are Holm-adjusted over the m pairs
+(survey.stats.multiplicity; equal to statsmodels' ``multipletests(method="holm")``), which keeps the chance of any
+false "X beats Y" at most alpha under any dependence between the pairs. Holm has no matching interval, so each
+pair also gets a Bonferroni-simultaneous interval: the kind's interval at confidence 1 - alpha/m, so that all m
+intervals cover their true effects together with probability at least 1 - alpha (each interval covers what the
+pair's own interval covers: the effect over new paraphrases for these personas). A Holm-significant pair's
+simultaneous interval may still touch 0 (Holm is the more powerful of the two); a simultaneous interval that
+excludes 0 always comes with a Holm-significant pair.
+
+    res = analyze(source)            # a source of three or more messages: a MessageSetAnalysis
+    res.sets[0].levels.values        # message -> (share, (lo, hi))
+    res.sets[0].pairs                # PairResult per pair: effect, CI, pvalue, pvalue_adjusted, simultaneous_ci
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+
+from survey.errors import SurveyError
+from survey.stats.across_messages import PairResult, pairwise
+from survey.stats.analysis import Analysis, compare_pairs, provenance, result_dict
+from survey.stats.kinds.base import MessageLevels
+
+ADJUSTMENT = "holm"
+SIMULTANEOUS = ("Bonferroni-simultaneous: each pair's interval at confidence 1 − α/m (m pairs), so all m cover "
+                "their effects together with probability ≥ 1 − α")
+
+
+@dataclass
+class MessageSet:
+    """One model's k messages: ``levels`` (survey.stats.kinds.base.MessageLevels, None for a kind whose reply
+    compares messages, e.g. forced choice) and ``pairs`` (survey.stats.across_messages.PairResult per pair,
+    Holm-adjusted over the pairs, with the Bonferroni-simultaneous interval)."""
+
+    model: str
+    messages: list[str]
+    levels: MessageLevels | None
+    pairs: list[PairResult]
+    alpha: float
+    confidence: float
+    adjustment: str = ADJUSTMENT
+    notes: list = field(default_factory=list)
+
+    @property
+    def simultaneous_confidence(self) -> float:
+        return 1 - (1 - self.confidence) / max(len(self.pairs), 1)
+
+    @property
+    def ranking(self) -> list[str]:
+        """Messages from the highest level to the lowest (descriptive; the pairs say which gaps are reliable)."""
+        if self.levels is None:
+            return list(self.messages)
+        est = self.levels.values
+        return sorted(self.messages, key=lambda m: -(est[m][0] if m in est and est[m][0] is not None else -1e9))
+
+    def to_dict(self) -> dict:
+        return {"model": self.model, "messages": list(self.messages), "k": len(self.messages),
+                "levels": None if self.levels is None else self.levels.to_dict(), "ranking": self.ranking,
+                "adjustment": self.adjustment, "n_pairs": len(self.pairs), "alpha": self.alpha,
+                "confidence": self.confidence, "simultaneous_confidence": self.simultaneous_confidence,
+                "simultaneous": SIMULTANEOUS, "notes": list(self.notes),
+                "pairs": [p.to_dict() for p in self.pairs]}
+
+
+class MessageSetAnalysis(Analysis):
+    """survey.analyze on a source of three or more messages (or with ``every_pair``): an Analysis whose
+    ``results`` are every pair's own result (as before) and whose ``sets`` hold, per model, the levels table and
+    the pairwise matrix. A pair is ``significant`` when its Holm-adjusted p-value is at most alpha."""
+
+    def __init__(self, sets: list[MessageSet], results=(), left_out=(), completeness=None, alpha: float = 0.05,
+                 view=None, options=None):
+        super().__init__(results, left_out, completeness, alpha, view, options)
+        self.sets = list(sets)
+
+    def pair(self, result) -> PairResult | None:
+        """The matrix row of one of ``results``."""
+        return next((p for s in self.sets if s.model == result.model for p in s.pairs
+                     if (p.a, p.b) == (result.a, result.b)), None)
+
+    def significant(self, result_or_model) -> bool:
+        r = self[result_or_model] if isinstance(result_or_model, str) else result_or_model
+        row = self.pair(r)
+        return super().significant(r) if row is None else row.significant
+
+    def display_parts(self):
+        rows = []
+        for s in self.sets:
+            quantity = s.levels.quantity if s.levels else ""
+            for msg, (est, ci) in (s.levels.values.items() if s.levels else ()):
+                rows.append({"model": s.model, "row": f"{quantity} {msg}", "estimate": est, "CI": ci,
+                             "Holm p": "", "simultaneous CI": ""})
+            for p in s.pairs:
+                rows.append({"model": s.model, "row": f"{p.a} − {p.b}", "estimate": p.effect.estimate,
+                             "CI": p.effect.ci, "Holm p": p.pvalue_adjusted, "simultaneous CI": p.simultaneous_ci})
+        ks = sorted({len(s.messages) for s in self.sets})
+        title = (f"Analysis of {'/'.join(map(str, ks))} messages on {self.scale} at α = {self.alpha}: levels, then "
+                 f"every pair (Holm over the pairs)")
+        notes = [f"effect: {self.view.effect_unit}, A − B; {SIMULTANEOUS}"]
+        notes += (self.completeness.warnings() if self.completeness else []) + [f"left out: {x}" for x in self.left_out]
+        return title, rows, notes
+
+    def _repr_html_(self) -> str:
+        out = ["<div>"]
+        for s in self.sets:
+            out.append(f"<strong>{html.escape(s.model)}: {len(s.messages)} messages</strong>")
+            if s.levels is not None:
+                out.append(_html_table([s.levels.quantity, f"{s.levels.confidence:.0%} CI"],
+                                       [[m, _num(e), _ci(ci)] for m, (e, ci) in s.levels.values.items()], "message"))
+            out.append(_html_table(["A − B", f"{s.confidence:.0%} CI", "p", "Holm p",
+                                    f"simultaneous {s.simultaneous_confidence:.1%} CI", "winner"],
+                                   [[f"{p.a} vs {p.b}", _num(p.effect.estimate), _ci(p.effect.ci), _num(p.pvalue),
+                                     _num(p.pvalue_adjusted), _ci(p.simultaneous_ci), p.winner or "—"]
+                                    for p in s.pairs], "pair"))
+            out += [f"<p>{html.escape(n)}</p>" for n in (s.levels.notes if s.levels else ())]
+        out.append(f"<p>{html.escape(SIMULTANEOUS)}</p></div>")
+        return "".join(out)
+
+    def to_dict(self) -> dict:
+        return {"alpha": self.alpha, "decided_by": self.kind.decided_by, "scale": self.scale, "unit": self.view.unit,
+                "message_sets": [s.to_dict() for s in self.sets],
+                "results": [{**result_dict(r), "significant": self.significant(r)} for r in self.results],
+                "left_out": self.left_out, **provenance(self.completeness)}
+
+
+def analyze_message_set(source, kind, view, work: dict, options, strict: bool, segmenting) -> MessageSetAnalysis:
+    """survey.stats.analysis.analyze on three or more messages: every pair the kind compares (``work``: model ->
+    its pairs), then each model's levels table and pairwise matrix. A pair the kind refuses is left out with its
+    reason unless ``strict``."""
+    results, left_out = compare_pairs(source, kind, view, list(work.items()), options,
+                                      () if strict else SurveyError, True, segmenting)
+    if not results:
+        raise SurveyError("; ".join(left_out) or "nothing to compare: the table needs two messages for at "
+                          "least one model")
+    res = Analysis(results, left_out, source.completeness, options.alpha, view, options)
+    return message_set_analysis(res, {model: list(dict.fromkeys(m for pair in pairs for m in pair))
+                                      for model, pairs in work.items()})
+
+
+def message_set_analysis(analysis: Analysis, messages_of: dict) -> MessageSetAnalysis:
+    """The k-message analysis of ``analysis`` (every pair of each model's messages, run by the kind): the levels
+    table from the kind (Kind.message_levels) and the pairwise matrix (Holm, simultaneous intervals).
+    ``messages_of``: model -> its messages in table order."""
+    opts, view, kind = analysis.options, analysis.view, analysis.kind
+    sets = []
+    for model, messages in messages_of.items():
+        comps = [r for r in analysis.results if r.model == model]
+        if not comps:
+            continue
+        levels = kind.message_levels(comps, view, opts.confidence)
+        pairs = pairwise(comps, view.bounds, opts.confidence, opts.alpha, ADJUSTMENT, opts.flips, opts.seed)
+        missing = len(messages) * (len(messages) - 1) // 2 - len(pairs)
+        notes = [f"{missing} pair(s) left out (see left out); Holm runs over the {len(pairs)} compared"] if missing > 0 \
+            else []
+        sets.append(MessageSet(model, list(messages), levels, pairs, opts.alpha, opts.confidence, notes=notes))
+    return MessageSetAnalysis(sets, analysis.results, analysis.left_out, analysis.completeness, analysis.alpha,
+                              view, opts)
+
+
+def _num(v) -> str:
+    return "—" if v is None else f"{v:.4g}"
+
+
+def _ci(ci) -> str:
+    return "—" if ci is None or ci[0] is None else f"[{ci[0]:.4g}, {ci[1]:.4g}]"
+
+
+def _html_table(columns: list[str], rows: list[list], first: str) -> str:
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in [first, *columns])
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+__all__ = ["ADJUSTMENT", "SIMULTANEOUS", "MessageSet", "MessageSetAnalysis", "analyze_message_set",
+           "message_set_analysis"]
