@@ -23,6 +23,7 @@ from survey.data.table import messages_in, models_in, require_messages, validate
 from survey.errors import SurveyError
 from survey.reporting.context import completeness_view, paraphrase_texts, study_view
 from survey.reporting.html_env import html_environment
+from survey.reporting.message_set import set_headline, set_sections, set_warnings
 from survey.reporting.summary import study_summary
 from survey.stats.analysis import SegmentOptions, analyze, estimate, result_dict
 from survey.stats.kinds import CompareOptions, FitOptions
@@ -88,13 +89,18 @@ def build_report(source: Source, out_dir: str | Path, *, title: str | None = Non
     view, kind, rv = res.view, res.kind, view_for(res.view)
     fits = {r.model: _fits(source, r, kind) for r in res.results}
     exact = _exact(source, res, options)
-    headlines = [rv.headline(r, view, alpha, completeness) for r in res.results]
+    sets = getattr(res, "sets", None)  # three or more messages: the levels and every pair, once per model
+    per_pair = not sets or rv.per_pair_sections
+    shown = res.results if per_pair else []
+    headlines = ([set_headline(s, alpha, completeness) for s in sets] if sets else
+                 [rv.headline(r, view, alpha, completeness) for r in res.results])
     views = [{**rv.section(r, df, view, paraphrase_texts(context), fits[r.model]), "template": rv.template}
-             for r in res.results]
-    found = [w for r in res.results for w in [*r.warnings, *rv.warnings(r, view, alpha)]]
+             for r in shown]
+    found = ([w for s in sets or () for w in set_warnings(s)] + [w for r in res.results for w in r.warnings]
+             + [w for r in shown for w in rv.warnings(r, view, alpha)])
     table = _compare_table(source, a, b, sizes, res)
     summary = study_summary(df)
-    sections, extra_json = extra_sections(df, extras, table=table, alpha=alpha)
+    sections, extra_json = extra_sections(df, extras, table=table, alpha=alpha, messages_html=not sets)
     from survey.reporting.segments import segment_sections
 
     sections = segment_sections(res.results) + sections
@@ -103,6 +109,7 @@ def build_report(source: Source, out_dir: str | Path, *, title: str | None = Non
         sections, human_json = _with_humans(sections, source, humans, (a, b), res)
     if exact:
         sections.insert(0, Section(rv.exact_title, paragraphs=[rv.exact_intro], tables=[rv.exact_table(exact)]))
+    sections = [sec for s in sets or () for sec in set_sections(s, kind, view, per_pair)] + sections
     warnings = [f"Left out: {x}" for x in res.left_out] + found
     across = extra_json.get("across_models")
     if across and across["models"]["depends_on_model"]:
@@ -111,6 +118,7 @@ def build_report(source: Source, out_dir: str | Path, *, title: str | None = Non
     warnings = [w[0].upper() + w[1:] for w in completeness.warnings()] + warnings
     results = {"study": completeness.study, "completeness": completeness.to_dict(), "context": context,
                "summary": summary, "alpha": alpha, "results": res.to_dict()["results"],
+               **({"message_sets": res.to_dict()["message_sets"]} if sets else {}),
                **({"left_out": res.left_out} if res.left_out else {}),
                "fits": {m: {msg: {**f.summary(), "model_name": f.model_name, "notes": list(f.notes)}
                             for msg, f in by.items()} for m, by in fits.items() if by},

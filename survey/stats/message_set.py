@@ -92,17 +92,17 @@ class MessageSetAnalysis(Analysis):
     def display_parts(self):
         rows = []
         for s in self.sets:
-            quantity = s.levels.quantity if s.levels else ""
             for msg, (est, ci) in (s.levels.values.items() if s.levels else ()):
-                rows.append({"model": s.model, "row": f"{quantity} {msg}", "estimate": est, "CI": ci,
+                rows.append({"model": s.model, "row": msg, "estimate": est, "CI": ci,
                              "Holm p": "", "simultaneous CI": ""})
             for p in s.pairs:
                 rows.append({"model": s.model, "row": f"{p.a} − {p.b}", "estimate": p.effect.estimate,
                              "CI": p.effect.ci, "Holm p": p.pvalue_adjusted, "simultaneous CI": p.simultaneous_ci})
         ks = sorted({len(s.messages) for s in self.sets})
-        title = (f"Analysis of {'/'.join(map(str, ks))} messages on {self.scale} at α = {self.alpha}: levels, then "
-                 f"every pair (Holm over the pairs)")
-        notes = [f"effect: {self.view.effect_unit}, A − B; {SIMULTANEOUS}"]
+        quantity = next((s.levels.quantity for s in self.sets if s.levels), None)
+        title = (f"Analysis of {'/'.join(map(str, ks))} messages on {self.scale} at α = {self.alpha}: "
+                 + (f"each message's {quantity}, then " if quantity else "") + "every pair (Holm over the pairs)")
+        notes = [f"effect: {self.view.effect_unit}; {SIMULTANEOUS}"]
         notes += (self.completeness.warnings() if self.completeness else []) + [f"left out: {x}" for x in self.left_out]
         return title, rows, notes
 
