@@ -102,3 +102,10 @@ def test_holm_keeps_the_family_wise_error_of_three_equal_messages():
     assert stats.binomtest(holm, reps).proportion_ci(0.99).low <= 0.05  # family-wise error not above alpha
     assert raw > holm  # unadjusted testing of the 3 pairs inflates it ...
     assert stats.binomtest(raw, reps).proportion_ci(0.99).low > 0.05  # ... detectably: this test can fail
+
+
+def test_a_sequential_replay_of_k_messages_asks_for_the_pair(four):
+    from survey.errors import SurveyError
+
+    with pytest.raises(SurveyError, match="follows one pair of messages: name the two messages"):
+        survey.sequential(four, design={"method": "betting"})
