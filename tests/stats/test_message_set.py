@@ -109,3 +109,13 @@ def test_a_sequential_replay_of_k_messages_asks_for_the_pair(four):
 
     with pytest.raises(SurveyError, match="follows one pair of messages: name the two messages"):
         survey.sequential(four, design={"method": "betting"})
+
+
+def test_a_pair_the_study_declared_is_the_one_analysed(four):
+    from survey.data.sources import Source
+
+    declared = Source(four, "", "table", None, {"humans": {"path": "h.csv", "spec": {"compare": ["scarf", "hat"]}}},
+                      None)
+    res = survey.analyze(declared, flips=99)  # [humans] compare = ["scarf", "hat"]: that pair, as before
+    assert not isinstance(res, MessageSetAnalysis) and [(r.a, r.b) for r in res.results] == [("scarf", "hat")]
+    assert isinstance(survey.analyze(declared, every_pair=True, flips=99), MessageSetAnalysis)  # asked for all
