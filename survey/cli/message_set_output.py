@@ -28,6 +28,8 @@ def echo_message_set(res) -> None:
                       _ci(p.simultaneous_ci), p.winner or "—"] for p in s.pairs])
         for note in s.notes:
             click.echo(f"note: {note}")
+        for warning in (w for r in res.results if r.model == s.model for w in r.warnings):
+            click.secho(f"WARNING: {warning}", fg="yellow", bold=True)
         wins = [p for p in s.pairs if p.winner is not None]
         said = "; ".join(f"{p.winner} > {p.b if p.winner == p.a else p.a}" for p in wins) or "no pair differs"
         click.echo(f"decision at alpha = {res.alpha:g} ({_test_words(res)}, Holm over the {m} pairs; "

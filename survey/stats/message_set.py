@@ -103,6 +103,7 @@ class MessageSetAnalysis(Analysis):
         title = (f"Analysis of {'/'.join(map(str, ks))} messages on {self.scale} at α = {self.alpha}: "
                  + (f"each message's {quantity}, then " if quantity else "") + "every pair (Holm over the pairs)")
         notes = [f"effect: {self.view.effect_unit}; {SIMULTANEOUS}"]
+        notes += [f"WARNING: {w}" for r in self.results for w in r.warnings]
         notes += (self.completeness.warnings() if self.completeness else []) + [f"left out: {x}" for x in self.left_out]
         return title, rows, notes
 
