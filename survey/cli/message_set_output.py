@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from survey.cli.common import print_table
-from survey.stats.message_set import SIMULTANEOUS
+from survey.stats.message_set import joint_words
 
 
 def echo_message_set(res) -> None:
@@ -22,8 +22,8 @@ def echo_message_set(res) -> None:
                 click.echo(note)
         click.echo(kind.effect_words(view, "A", "B"))
         m = len(s.pairs)
-        print_table(f"every pair: {s.confidence:.0%} CI, p-value Holm-adjusted over the {m} pairs, simultaneous "
-                    f"{s.simultaneous_confidence:.1%} CI", ["A vs B", "A − B", "CI", "Holm p", "simult. CI", "higher"],
+        print_table(f"every pair: {s.confidence:.0%} CI, p-value {s.method_name}-adjusted over the {m} pairs, "
+                    f"{s.joint_label}", ["A vs B", "A − B", "CI", f"{s.short_name} p", "joint CI", "higher"],
                     [[f"{p.a} vs {p.b}", f"{p.effect.estimate:+.3f}", _ci(p.effect.ci), p.pvalue_adjusted,
                       _ci(p.simultaneous_ci), p.winner or "—"] for p in s.pairs])
         for note in s.notes:
@@ -32,9 +32,10 @@ def echo_message_set(res) -> None:
             click.secho(f"WARNING: {warning}", fg="yellow", bold=True)
         wins = [p for p in s.pairs if p.winner is not None]
         said = "; ".join(f"{p.winner} > {p.b if p.winner == p.a else p.a}" for p in wins) or "no pair differs"
-        click.echo(f"decision at alpha = {res.alpha:g} ({_test_words(res)}, Holm over the {m} pairs; "
+        click.echo(f"decision at alpha = {res.alpha:g} ({_test_words(res)}, {s.method_name} over the {m} pairs; "
                    f"\"—\": no reliable difference): {said}")
-    click.echo(f"simultaneous CI: {SIMULTANEOUS}")
+    if res.sets:
+        click.echo(f"joint CI: {joint_words(res.sets[0].adjustment)}")
 
 
 def _test_words(res) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from survey.common.formatting import fmt
 from survey.reporting.context import incomplete_note
-from survey.stats.message_set import SIMULTANEOUS
+from survey.stats.message_set import joint_words
 
 
 def set_headline(s, alpha: float, completeness=None) -> str:
@@ -22,12 +22,12 @@ def set_headline(s, alpha: float, completeness=None) -> str:
     if wins:
         gaps = "; ".join(f"“{p.winner}” above “{p.b if p.winner == p.a else p.a}” (p = {p.pvalue_adjusted:.3g})"
                          for p in wins)
-        verdict = (f" Reliable differences (each pair's sign-flip test, Holm-adjusted over the {m} pairs, α = "
+        verdict = (f" Reliable differences (each pair's sign-flip test, {s.method_name}-adjusted over the {m} pairs, α = "
                    f"{alpha}): {gaps}.")
         if len(wins) < m:
             verdict += " No reliable difference between the other pairs."
     else:
-        verdict = (f" No pair differs reliably (each pair's sign-flip test, Holm-adjusted over the {m} pairs, "
+        verdict = (f" No pair differs reliably (each pair's sign-flip test, {s.method_name}-adjusted over the {m} pairs, "
                    f"above α = {alpha}).")
     return f"{s.model}: {said}{verdict}{incomplete_note(completeness, s.model)}"
 
@@ -59,15 +59,15 @@ def set_sections(s, kind, view, per_pair_below: bool) -> list:
         out.append(sec)
     sec = Section(f"{s.model}: every pair of the {k} messages", paragraphs=[
         f"{kind.effect_words(view, 'A', 'B')[0].upper()}{kind.effect_words(view, 'A', 'B')[1:]}. Each pair is "
-        f"tested by the kind's own sign-flip test; p-values are Holm-adjusted over the {m} pairs (“higher”: the "
-        f"message that wins at α = {s.alpha}; “—”: no reliable difference). Joint intervals: {SIMULTANEOUS}."])
+        f"tested by the kind's own sign-flip test; p-values are {s.method_name}-adjusted over the {m} pairs (“higher”: "
+        f"the message that wins at α = {s.alpha}; “—”: no reliable difference). Joint intervals: "
+        f"{joint_words(s.adjustment)}."])
     if per_pair_below:
         sec.paragraphs.append("The sections below give each pair's own tests; their p-values are not adjusted for "
-                              "the other pairs: act on the Holm-adjusted ones here.")
+                              "the other pairs: act on the adjusted ones here.")
     sec.paragraphs += [f"Note: {n}." for n in s.notes]
-    sim = f"{s.simultaneous_confidence:.1%}"
-    sec.tables.append({"columns": ["pair", "A − B", f"{s.confidence:.0%} CI", "p-value", "Holm p", f"{sim} joint CI",
-                                   "higher"],
+    sec.tables.append({"columns": ["pair", "A − B", f"{s.confidence:.0%} CI", "p-value", f"{s.short_name} p",
+                                   s.joint_label, "higher"],
                        "rows": [[f"{p.a} vs {p.b}", f"{p.effect.estimate:+.3f}", _ci(p.effect.ci), fmt(p.pvalue),
                                  fmt(p.pvalue_adjusted), _ci(p.simultaneous_ci), p.winner or "—"] for p in s.pairs]})
     out.append(sec)

@@ -42,7 +42,7 @@ class PairResult:
     a: str
     b: str
     effect: EffectResult
-    simultaneous_ci: tuple[float, float]
+    simultaneous_ci: tuple[float, float] | None  # None: no joint interval (a pair BH did not select)
     pvalue: float  # sign-flip permutation, unadjusted
     pvalue_adjusted: float
     significant: bool  # pvalue_adjusted <= alpha
@@ -57,7 +57,8 @@ class PairResult:
 
     def to_dict(self) -> dict:
         return {"a": self.a, "b": self.b, "effect": self.effect.to_dict(),
-                "simultaneous_ci": list(self.simultaneous_ci), "pvalue": self.pvalue,
+                "simultaneous_ci": None if self.simultaneous_ci is None else list(self.simultaneous_ci),
+                "pvalue": self.pvalue,
                 "pvalue_adjusted": self.pvalue_adjusted, "significant": self.significant,
                 "winner": self.winner, "n_paired": self.n_paired,
                 "tests": self.comparison.to_dict()["tests"]}
@@ -117,24 +118,24 @@ def _or(x, default):
 
 
 def pairwise(comps: list, bounds: tuple[float, float], confidence: float, alpha: float, adjust: str = "holm",
-             n_resamples: int = 9999, seed=0) -> list[PairResult]:
+             n_resamples: int = 9999, seed=0, levels=None) -> list[PairResult]:
     """The pairwise matrix of one model's comparisons ``comps`` (each the kind's own A/B result): each pair's
     unadjusted deciding p-value, adjusted over the m pairs (``adjust``: Holm by default), and beside its marginal
     interval the Bonferroni-simultaneous one: the kind's interval (sign-flip inversion of the pair's paraphrase-
     level differences) at confidence 1 - (1 - ``confidence``)/m, so that all m intervals cover their effects
-    together with probability at least ``confidence``."""
+    together with probability at least ``confidence``. ``levels``: instead, each pair's joint-interval level
+    given by the caller (survey.stats.family.interval_levels; None: no joint interval for that pair)."""
     # a kind whose deciding p-value is already adjusted over the pairs (pick one of k) keeps its raw one beside it
     raw = np.array([getattr(c.decision, "raw_pvalue", c.decision.pvalue) for c in comps])
     adj = adjust_pvalues(raw, adjust)
     k = len(comps)
+    levels = [1 - (1 - confidence) / k] * k if levels is None else levels(adj)
     pairs = []
-    for c, p, q in zip(comps, raw, adj, strict=True):
+    for c, p, q, level in zip(comps, raw, adj, levels, strict=True):
         d = c.d_perturbation[~np.isnan(c.d_perturbation)]
-        simul = (c.effect.ci if k == 1 else
-                 effect_ci(d, confidence=1 - (1 - confidence) / k, n_resamples=n_resamples, seed=seed,
-                           bounds=bounds).ci)
-        pairs.append(PairResult(c.a, c.b, c.effect, tuple(simul), float(p), float(q), bool(q <= alpha),
-                                c.n_paired, c))
+        simul = (None if level is None else tuple(c.effect.ci) if k == 1 else
+                 tuple(effect_ci(d, confidence=level, n_resamples=n_resamples, seed=seed, bounds=bounds).ci))
+        pairs.append(PairResult(c.a, c.b, c.effect, simul, float(p), float(q), bool(q <= alpha), c.n_paired, c))
     return pairs
 
 

@@ -124,7 +124,7 @@ def analyze(source: Source, a: str | None = None, b: str | None = None, *, model
         if any(len(set(sum(p, ()))) > 2 for p in work.values()):  # a study of k > 2 messages, as designed
             from survey.stats.message_set import analyze_message_set
 
-            return analyze_message_set(source, kind, view, work, options, strict, segmenting)
+            return analyze_message_set(source, kind, view, work, options, strict, segmenting, family)
         if not every_pair:
             a, b = _pick(df, a, b, completeness)
 

@@ -26,11 +26,21 @@ from dataclasses import dataclass, field
 from survey.errors import SurveyError
 from survey.stats.across_messages import PairResult, pairwise
 from survey.stats.analysis import Analysis, compare_pairs, provenance, result_dict
+from survey.stats.family import check_family, interval_levels
 from survey.stats.kinds.base import MessageLevels
 
 ADJUSTMENT = "holm"
 SIMULTANEOUS = ("Bonferroni-simultaneous: each pair's interval at confidence 1 − α/m (m pairs), so all m cover "
                 "their effects together with probability ≥ 1 − α")
+FALSE_COVERAGE = ("false-coverage-rate intervals (Benjamini & Yekutieli 2005): each of the R pairs Benjamini-Hochberg "
+                  "selects gets its interval at 1 − Rα/m, and the expected share of those intervals that miss their "
+                  "effect is at most α; unselected pairs get none")
+METHOD_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg"}
+
+
+def joint_words(method: str) -> str:
+    """What the joint intervals of a family adjusted by ``method`` guarantee."""
+    return FALSE_COVERAGE if method == "bh" else SIMULTANEOUS
 
 
 @dataclass
@@ -49,8 +59,24 @@ class MessageSet:
     notes: list = field(default_factory=list)
 
     @property
-    def simultaneous_confidence(self) -> float:
-        return 1 - (1 - self.confidence) / max(len(self.pairs), 1)
+    def simultaneous_confidence(self) -> float | None:
+        """The level of every pair's joint interval under Holm (Bonferroni); None under BH, where it varies."""
+        return None if self.adjustment == "bh" else 1 - (1 - self.confidence) / max(len(self.pairs), 1)
+
+    @property
+    def method_name(self) -> str:
+        return METHOD_NAMES.get(self.adjustment, self.adjustment)
+
+    @property
+    def short_name(self) -> str:
+        """The method in a column header: "Holm", "BH"."""
+        return "BH" if self.adjustment == "bh" else self.method_name
+
+    @property
+    def joint_label(self) -> str:
+        """The joint interval's column header."""
+        level = self.simultaneous_confidence
+        return "FCR interval (selected)" if level is None else f"{level:.1%} joint CI"
 
     @property
     def ranking(self) -> list[str]:
@@ -65,14 +91,15 @@ class MessageSet:
                 "levels": None if self.levels is None else self.levels.to_dict(), "ranking": self.ranking,
                 "adjustment": self.adjustment, "n_pairs": len(self.pairs), "alpha": self.alpha,
                 "confidence": self.confidence, "simultaneous_confidence": self.simultaneous_confidence,
-                "simultaneous": SIMULTANEOUS, "notes": list(self.notes),
+                "simultaneous": joint_words(self.adjustment), "notes": list(self.notes),
                 "pairs": [p.to_dict() for p in self.pairs]}
 
 
 class MessageSetAnalysis(Analysis):
     """survey.analyze on a source of three or more messages (or with ``every_pair``): an Analysis whose
     ``results`` are every pair's own result (as before) and whose ``sets`` hold, per model, the levels table and
-    the pairwise matrix. A pair is ``significant`` when its Holm-adjusted p-value is at most alpha."""
+    the pairwise matrix. A pair is ``significant`` when its adjusted p-value (Holm, or Benjamini-Hochberg when the
+    study's [analysis] family asks for it) is at most alpha."""
 
     def __init__(self, sets: list[MessageSet], results=(), left_out=(), completeness=None, alpha: float = 0.05,
                  view=None, options=None):
@@ -94,15 +121,18 @@ class MessageSetAnalysis(Analysis):
         for s in self.sets:
             for msg, (est, ci) in (s.levels.values.items() if s.levels else ()):
                 rows.append({"model": s.model, "row": msg, "estimate": est, "CI": ci,
-                             "Holm p": "", "simultaneous CI": ""})
+                             "adjusted p": "", "joint CI": ""})
             for p in s.pairs:
                 rows.append({"model": s.model, "row": f"{p.a} − {p.b}", "estimate": p.effect.estimate,
-                             "CI": p.effect.ci, "Holm p": p.pvalue_adjusted, "simultaneous CI": p.simultaneous_ci})
+                             "CI": p.effect.ci, "adjusted p": p.pvalue_adjusted,
+                             "joint CI": p.simultaneous_ci or "—"})
         ks = sorted({len(s.messages) for s in self.sets})
         quantity = next((s.levels.quantity for s in self.sets if s.levels), None)
         title = (f"Analysis of {'/'.join(map(str, ks))} messages on {self.scale} at α = {self.alpha}: "
-                 + (f"each message's {quantity}, then " if quantity else "") + "every pair (Holm over the pairs)")
-        notes = [f"effect: {self.view.effect_unit}; {SIMULTANEOUS}"]
+                 + (f"each message's {quantity}, then " if quantity else "")
+                 + f"every pair ({self.sets[0].method_name if self.sets else 'Holm'} over the pairs)")
+        notes = [f"effect: {self.view.effect_unit}; joint CI: "
+                 + joint_words(self.sets[0].adjustment if self.sets else ADJUSTMENT)]
         notes += [f"WARNING: {w}" for r in self.results for w in r.warnings]
         notes += (self.completeness.warnings() if self.completeness else []) + [f"left out: {x}" for x in self.left_out]
         return title, rows, notes
@@ -114,13 +144,14 @@ class MessageSetAnalysis(Analysis):
             if s.levels is not None:
                 out.append(_html_table([s.levels.quantity, f"{s.levels.confidence:.0%} CI"],
                                        [[m, _num(e), _ci(ci)] for m, (e, ci) in s.levels.values.items()], "message"))
-            out.append(_html_table(["A − B", f"{s.confidence:.0%} CI", "p", "Holm p",
-                                    f"simultaneous {s.simultaneous_confidence:.1%} CI", "winner"],
+            out.append(_html_table(["A − B", f"{s.confidence:.0%} CI", "p", f"{s.short_name} p", s.joint_label,
+                                    "winner"],
                                    [[f"{p.a} vs {p.b}", _num(p.effect.estimate), _ci(p.effect.ci), _num(p.pvalue),
                                      _num(p.pvalue_adjusted), _ci(p.simultaneous_ci), p.winner or "—"]
                                     for p in s.pairs], "pair"))
             out += [f"<p>{html.escape(n)}</p>" for n in (s.levels.notes if s.levels else ())]
-        out.append(f"<p>{html.escape(SIMULTANEOUS)}</p></div>")
+            out.append(f"<p>{html.escape('Joint intervals: ' + joint_words(s.adjustment))}</p>")
+        out.append("</div>")
         return "".join(out)
 
     def to_dict(self) -> dict:
@@ -130,10 +161,13 @@ class MessageSetAnalysis(Analysis):
                 "left_out": self.left_out, **provenance(self.completeness)}
 
 
-def analyze_message_set(source, kind, view, work: dict, options, strict: bool, segmenting) -> MessageSetAnalysis:
+def analyze_message_set(source, kind, view, work: dict, options, strict: bool, segmenting,
+                        family: str | None = None) -> MessageSetAnalysis:
     """survey.stats.analysis.analyze on three or more messages: every pair the kind compares (``work``: model ->
     its pairs), then each model's levels table and pairwise matrix. A pair the kind refuses is left out with its
-    reason unless ``strict``."""
+    reason unless ``strict``. ``family``: "holm" or "bh" (default the study's recorded [analysis] family, else
+    Holm)."""
+    method = check_family(family or getattr(source.study_context, "family", None) or ADJUSTMENT)
     results, left_out = compare_pairs(source, kind, view, list(work.items()), options,
                                       () if strict else SurveyError, True, segmenting)
     if not results:
@@ -141,10 +175,10 @@ def analyze_message_set(source, kind, view, work: dict, options, strict: bool, s
                           "least one model")
     res = Analysis(results, left_out, source.completeness, options.alpha, view, options)
     return message_set_analysis(res, {model: list(dict.fromkeys(m for pair in pairs for m in pair))
-                                      for model, pairs in work.items()})
+                                      for model, pairs in work.items()}, method)
 
 
-def message_set_analysis(analysis: Analysis, messages_of: dict) -> MessageSetAnalysis:
+def message_set_analysis(analysis: Analysis, messages_of: dict, method: str = ADJUSTMENT) -> MessageSetAnalysis:
     """The k-message analysis of ``analysis`` (every pair of each model's messages, run by the kind): the levels
     table from the kind (Kind.message_levels) and the pairwise matrix (Holm, simultaneous intervals).
     ``messages_of``: model -> its messages in table order."""
@@ -155,11 +189,13 @@ def message_set_analysis(analysis: Analysis, messages_of: dict) -> MessageSetAna
         if not comps:
             continue
         levels = kind.message_levels(comps, view, opts.confidence)
-        pairs = pairwise(comps, view.bounds, opts.confidence, opts.alpha, ADJUSTMENT, opts.flips, opts.seed)
+        fcr = (lambda adj: interval_levels(adj, opts.alpha, "bh")) if method == "bh" else None
+        pairs = pairwise(comps, view.bounds, opts.confidence, opts.alpha, method, opts.flips, opts.seed, fcr)
         missing = len(messages) * (len(messages) - 1) // 2 - len(pairs)
-        notes = [f"{missing} pair(s) left out (see left out); Holm runs over the {len(pairs)} compared"] if missing > 0 \
-            else []
-        sets.append(MessageSet(model, list(messages), levels, pairs, opts.alpha, opts.confidence, notes=notes))
+        notes = ([f"{missing} pair(s) left out (see left out); the adjustment runs over the {len(pairs)} compared"]
+                 if missing > 0 else [])
+        sets.append(MessageSet(model, list(messages), levels, pairs, opts.alpha, opts.confidence, method,
+                               notes=notes))
     return MessageSetAnalysis(sets, analysis.results, analysis.left_out, analysis.completeness, analysis.alpha,
                               view, opts)
 
@@ -178,5 +214,5 @@ def _html_table(columns: list[str], rows: list[list], first: str) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-__all__ = ["ADJUSTMENT", "SIMULTANEOUS", "MessageSet", "MessageSetAnalysis", "analyze_message_set",
+__all__ = ["ADJUSTMENT", "FALSE_COVERAGE", "SIMULTANEOUS", "joint_words", "MessageSet", "MessageSetAnalysis", "analyze_message_set",
            "message_set_analysis"]

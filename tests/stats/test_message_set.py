@@ -119,3 +119,32 @@ def test_a_pair_the_study_declared_is_the_one_analysed(four):
     res = survey.analyze(declared, flips=99)  # [humans] compare = ["scarf", "hat"]: that pair, as before
     assert not isinstance(res, MessageSetAnalysis) and [(r.a, r.b) for r in res.results] == [("scarf", "hat")]
     assert isinstance(survey.analyze(declared, every_pair=True, flips=99), MessageSetAnalysis)  # asked for all
+
+
+def test_benjamini_hochberg_when_the_family_asks_for_it(four):
+    res = survey.analyze(four, flips=999, family="bh")
+    (s,) = res.sets
+    raw = [p.pvalue for p in s.pairs]
+    assert s.adjustment == "bh" and [p.pvalue_adjusted for p in s.pairs] == pytest.approx(
+        multipletests(raw, method="fdr_bh")[1])
+    chosen = [p for p in s.pairs if p.pvalue_adjusted <= 0.05]
+    assert 0 < len(chosen) < 6  # some pairs selected, some not
+    for p in s.pairs:
+        if p.pvalue_adjusted > 0.05:
+            assert p.simultaneous_ci is None  # no false-coverage-rate interval for a pair not selected
+            continue
+        own = compare_messages(four, "x", p.a, p.b, n_resamples=999)
+        d = own.d_perturbation[~np.isnan(own.d_perturbation)]
+        level = 1 - len(chosen) * 0.05 / 6  # Benjamini & Yekutieli's 1 - R alpha / m
+        assert p.simultaneous_ci == effect_ci(d, confidence=level, bounds=(-1, 1)).ci
+    json.dumps(res.to_dict(), allow_nan=False)
+    assert "false-coverage-rate" in repr(res) or "false-coverage-rate" in res._repr_html_()
+
+
+def test_rank3_borda_scores_once_and_every_pair():
+    from survey.kinds.rank.simulation import simulate_rank_table
+
+    table = simulate_rank_table(10, 8, 1, ["sneakers", "boots", "sandals"], seed=3, deltas={"sneakers": 1.0})
+    (s,) = survey.analyze(table, flips=99).sets
+    assert len(s.pairs) == 3 and set(s.levels.values) == {"sneakers", "boots", "sandals"}
+    assert s.levels.quantity.startswith("Borda score") and "mean_rank" in s.levels.extra
