@@ -197,11 +197,12 @@ def test_text_left_ids_whole_and_one_format_per_distance_column_at_800_px(driver
 
 
 def k_message_tables(tmp_path) -> dict:
-    """A pick-one-of-3, a best-worst-over-4 (simulated backend) and a Yes/No study of three messages."""
+    """A pick-one-of-3, a best-worst-over-4 (simulated backend), a Yes/No and a ranking study of three messages."""
     import sys
 
     from survey import Study
     from survey.kinds.pick.table import simulate_pick_table
+    from survey.kinds.rank.simulation import simulate_rank_table
 
     sys.path.insert(0, str(ROOT / "tests" / "stats"))
     from test_across_messages import simulate_messages
@@ -217,10 +218,11 @@ def k_message_tables(tmp_path) -> dict:
     return {"pick3": simulate_pick_table(12, 8, 1, ["sneakers", "boots", "sandals"], seed=2,
                                          deltas={"sneakers": 0.9}, positions=[0.5, 0, 0]),
             "maxdiff4": study.table(),
-            "binary3": simulate_messages({"hat": 1.0, "cap": 0.0, "scarf": -1.0}, n=12, m=8, r=1, seed=1)}
+            "binary3": simulate_messages({"hat": 1.0, "cap": 0.0, "scarf": -1.0}, n=12, m=8, r=1, seed=1),
+            "rank3": simulate_rank_table(12, 8, 1, ["sneakers", "boots", "sandals"], seed=3, deltas={"sneakers": 1.0})}
 
 
-@pytest.mark.parametrize("design", ["pick3", "maxdiff4", "binary3"])
+@pytest.mark.parametrize("design", ["pick3", "maxdiff4", "binary3", "rank3"])
 def test_k_message_report_at_800_px(driver, tmp_path, design):
     """A study of k > 2 messages: the levels table and the pairwise matrix once per model, in words (no raw JSON
     keys), and nothing runs off sideways in an 800-pixel window."""
