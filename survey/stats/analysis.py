@@ -122,9 +122,7 @@ def analyze(source: Source, a: str | None = None, b: str | None = None, *, model
         require_models(df, models or [])
         work = {model: kind.message_pairs(df, model) for model in models or models_in(df)}
         if any(len(set(sum(p, ()))) > 2 for p in work.values()):  # a study of k > 2 messages, as designed
-            from survey.stats.message_set import analyze_message_set
-
-            return analyze_message_set(source, kind, view, work, options, strict, segmenting, family)
+            return _message_set(source, kind, view, work, options, strict, segmenting, family)
         if not every_pair:
             a, b = _pick(df, a, b, completeness)
 
@@ -145,6 +143,23 @@ def analyze(source: Source, a: str | None = None, b: str | None = None, *, model
         raise SurveyError("; ".join(left_out) or "nothing to compare: the table needs two messages for at "
                           "least one model")
     return Analysis(results, left_out, completeness, options.alpha, view, options)
+
+
+def _message_set(source: Source, kind, view, work: dict, options: CompareOptions, strict: bool, segmenting,
+                 family: str | None):
+    """Three or more messages (survey.stats.message_set): every pair the kind compares (``work``: model -> its
+    pairs; one it refuses is left out with its reason unless ``strict``), then each model's levels and matrix,
+    adjusted by ``family`` (default the study's recorded [analysis] family, else Holm)."""
+    from survey.stats.message_set import message_set_analysis
+
+    results, left_out = compare_pairs(source, kind, view, list(work.items()), options,
+                                      () if strict else SurveyError, True, segmenting)
+    if not results:
+        raise SurveyError("; ".join(left_out) or "nothing to compare: the table needs two messages for at "
+                          "least one model")
+    res = Analysis(results, left_out, source.completeness, options.alpha, view, options)
+    messages = {model: list(dict.fromkeys(m for pair in pairs for m in pair)) for model, pairs in work.items()}
+    return message_set_analysis(res, messages, family or getattr(source.study_context, "family", None))
 
 
 def compare_pairs(source: Source, kind, view, work: list, options: CompareOptions, catch: tuple, every_pair: bool,

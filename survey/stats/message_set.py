@@ -23,11 +23,10 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field
 
-from survey.errors import SurveyError
-from survey.stats.across_messages import PairResult, pairwise
-from survey.stats.analysis import Analysis, compare_pairs, provenance, result_dict
+from survey.stats.analysis_results import Analysis, provenance, result_dict
 from survey.stats.family import check_family, interval_levels
 from survey.stats.kinds.base import MessageLevels
+from survey.stats.pairwise import PairResult, pairwise
 
 ADJUSTMENT = "holm"
 SIMULTANEOUS = ("Bonferroni-simultaneous: each pair's interval at confidence 1 − α/m (m pairs), so all m cover "
@@ -161,27 +160,11 @@ class MessageSetAnalysis(Analysis):
                 "left_out": self.left_out, **provenance(self.completeness)}
 
 
-def analyze_message_set(source, kind, view, work: dict, options, strict: bool, segmenting,
-                        family: str | None = None) -> MessageSetAnalysis:
-    """survey.stats.analysis.analyze on three or more messages: every pair the kind compares (``work``: model ->
-    its pairs), then each model's levels table and pairwise matrix. A pair the kind refuses is left out with its
-    reason unless ``strict``. ``family``: "holm" or "bh" (default the study's recorded [analysis] family, else
-    Holm)."""
-    method = check_family(family or getattr(source.study_context, "family", None) or ADJUSTMENT)
-    results, left_out = compare_pairs(source, kind, view, list(work.items()), options,
-                                      () if strict else SurveyError, True, segmenting)
-    if not results:
-        raise SurveyError("; ".join(left_out) or "nothing to compare: the table needs two messages for at "
-                          "least one model")
-    res = Analysis(results, left_out, source.completeness, options.alpha, view, options)
-    return message_set_analysis(res, {model: list(dict.fromkeys(m for pair in pairs for m in pair))
-                                      for model, pairs in work.items()}, method)
-
-
-def message_set_analysis(analysis: Analysis, messages_of: dict, method: str = ADJUSTMENT) -> MessageSetAnalysis:
+def message_set_analysis(analysis: Analysis, messages_of: dict, method: str | None = None) -> MessageSetAnalysis:
     """The k-message analysis of ``analysis`` (every pair of each model's messages, run by the kind): the levels
     table from the kind (Kind.message_levels) and the pairwise matrix (Holm, simultaneous intervals).
-    ``messages_of``: model -> its messages in table order."""
+    ``messages_of``: model -> its messages in table order. ``method``: "holm" or "bh" (None: Holm)."""
+    method = check_family(method or ADJUSTMENT)
     opts, view, kind = analysis.options, analysis.view, analysis.kind
     sets = []
     for model, messages in messages_of.items():
@@ -214,5 +197,5 @@ def _html_table(columns: list[str], rows: list[list], first: str) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-__all__ = ["ADJUSTMENT", "FALSE_COVERAGE", "SIMULTANEOUS", "joint_words", "MessageSet", "MessageSetAnalysis", "analyze_message_set",
+__all__ = ["ADJUSTMENT", "FALSE_COVERAGE", "SIMULTANEOUS", "MessageSet", "MessageSetAnalysis", "joint_words",
            "message_set_analysis"]
