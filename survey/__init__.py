@@ -30,6 +30,7 @@ _EXPORTS = {
     "Study": "survey.api.study",
     # fielding a study to people: a web questionnaire whose answers land in the store (survey.field)
     "field": "survey.field:*",  # the package, callable: survey.field("study.toml")
+    "export_instrument": "survey.field",  # the same instrument for another tool (Qualtrics)
     "open_source": "survey.api.study",
     "study_store": "survey.api.study",
     "StudyRun": "survey.api.study",

@@ -81,6 +81,8 @@ def analyze(data, a: str | None = None, b: str | None = None, *, models: list[st
     (question, pair) tests adjusted by ``family`` ("holm" or "bh"; default the study's [analysis] family, else
     Holm), ``primary`` deciding at alpha unadjusted (default the study's [analysis] primary); ``res.scorecard()``.
     ``question``: analyse that question alone, as a one-question study.
+    With a and b left out, a study of three or more messages is analysed as designed (each message's level, then
+    every pair, Holm-adjusted: survey.stats.message_set), unless the study declared its pair (``[humans] compare``).
     """
     segment_keywords = split_keywords(keywords, SegmentOptions)  # ``weights``: a target population, a segment option
     family, primary = keywords.pop("family", None), keywords.pop("primary", None)  # the family's, not a comparison's
@@ -89,6 +91,8 @@ def analyze(data, a: str | None = None, b: str | None = None, *, models: list[st
         source = source.for_question(question)
     opts = options_from(AnalyzeOptions, options, keywords, where="analyze") if options or keywords else ANALYZE_DEFAULTS
     segments = study_segments(source, SegmentOptions(**segment_keywords))
+    if a is None and b is None and pairs is None and not every_pair:
+        a, b = source.study_context.humans_pair or (None, None)  # a pair the study declared ([humans] compare)
     return analyze_source(source, a, b, models=models, every_pair=every_pair, pairs=pairs, strict=strict,
                           options=opts, segments=segments if segments.active else None, family=family,
                           primary=primary)

@@ -77,7 +77,8 @@ def simulate_cmd(n, m, m_b, r, scale, mu, kappa, tau, cuts, sigma, rho, delta, s
 @click.option("--a", "a", default=None, help="message A (default: the first of two, or the one --b leaves)")
 @click.option("--b", "b", default=None, help="message B (default: the second of two, or the one --a leaves)")
 @click.option("--every-pair", "every_pair", is_flag=True,
-              help="without --a/--b: compare every pair of messages the kind can compare (e.g. pick one of k)")
+              help="without --a/--b: every pair of messages the kind can compare, Holm-adjusted, with each "
+                   "message's level once (the default with three or more messages; kept for scripts)")
 @flips_option(9999, FLIPS_HELP_ONE_TEST)
 @seed_option()
 @click.option("--alternative", type=ALT, default="two-sided", show_default=True)
@@ -106,7 +107,9 @@ def simulate_cmd(n, m, m_b, r, scale, mu, kappa, tau, cuts, sigma, rho, delta, s
 def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confidence, probabilities, scale, study, as_json,
                 by, filters, target, personas, adjust, pooled, humans, humans_wide, humans_id_column, humans_columns,
                 family, question, **seq):
-    """Test message A vs B for every model in a long table (one independent analysis per model).
+    """Test message A vs B for every model in a long table (one independent analysis per model); with three or
+    more messages and no --a/--b, every message's level (share, score or mean) with its interval, then every
+    pair (effect, CI, Holm-adjusted p, simultaneous CI).
 
     Yes/No compares P(Yes); a rating scale compares mean scores (effect in scale points) and the top-2-box;
     forced choice tests the preference for A with both orders averaged, and reports the position bias.
@@ -152,9 +155,18 @@ def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confid
         from survey.cli.scorecard import echo_scorecard
 
         return echo_scorecard(res)
-    for r in res.results:
-        print_result(res, r)
-        echo_segments(r.segments)
+    if hasattr(res, "sets"):  # three or more messages: the levels once, then every pair (Holm)
+        from survey.cli.message_set_output import echo_message_set
+
+        echo_message_set(res)
+        for r in res.results:
+            if r.segments is not None:
+                click.echo(f"\nmodel {r.model}: {r.a} vs {r.b} by segment")
+                echo_segments(r.segments)
+    else:
+        for r in res.results:
+            print_result(res, r)
+            echo_segments(r.segments)
     if people:
         from survey.cli.humans_output import echo_about_humans
 

@@ -62,7 +62,7 @@ def field_cmd(study, host, port, respondents, quota_from, export_format, out, as
 
 
 def _export(study: str, fmt: str | None, out: str | None, as_json: bool) -> None:
-    from survey.field.qualtrics import export_instrument
+    from survey import export_instrument
 
     if fmt is None or out is None:
         raise click.UsageError("--export FORMAT and --out FILE go together (e.g. --export qualtrics --out shoes.qsf)")

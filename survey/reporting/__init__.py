@@ -23,6 +23,7 @@ from survey.data.table import messages_in, models_in, require_messages, validate
 from survey.errors import SurveyError
 from survey.reporting.context import completeness_view, paraphrase_texts, study_view
 from survey.reporting.html_env import html_environment
+from survey.reporting.message_set import set_headline, set_sections, set_warnings
 from survey.reporting.summary import study_summary
 from survey.stats.analysis import SegmentOptions, analyze, estimate, result_dict
 from survey.stats.kinds import CompareOptions, FitOptions
@@ -55,7 +56,7 @@ def fig_png(fig, caption: str) -> Fig:
 
 
 def build_report(source: Source, out_dir: str | Path, *, title: str | None = None, a: str | None = None,
-                 b: str | None = None, alpha: float = 0.05, seed: int = 0, n_resamples: int = 9999,
+                 b: str | None = None, options: CompareOptions | None = None,
                  sizes: dict | None = None, extras: dict | None = None, segments: SegmentOptions | None = None,
                  humans=None, primary: str | None = None, family: str | None = None) -> dict:
     """Write index.html, results.json and table.csv into out_dir; return the results dict.
@@ -83,29 +84,37 @@ def build_report(source: Source, out_dir: str | Path, *, title: str | None = Non
     out.mkdir(parents=True, exist_ok=True)
     every = a is None and b is None
     require_messages(df, [a, b])
-    options = CompareOptions(alpha=alpha, seed=seed, flips=n_resamples)
+    options = options or CompareOptions(flips=9999)
+    alpha = options.alpha
     wanted = study_segments(source, segments or SegmentOptions())
     res = analyze(source, a, b, every_pair=every, options=options, segments=wanted if wanted.active else None,
                   primary=primary, family=family)
     several = hasattr(res, "by_question")
     headlines, views, found, fits, exact, sections, extra_json = [], [], [], {}, {}, [], {}
     exact_sections, extra_sections_done, first_view, scorecard = [], False, None, []
+    set_secs, message_sets = [], {}  # per question: a k-message study's levels and pairwise matrix
     for qid, src, part in _questions(source, res):
         view, kind, rv = part.view, part.kind, view_for(part.view)
         first_view = first_view or (view, rv)
+        sets = getattr(part, "sets", None)  # three or more messages: the levels and every pair, once per model
+        per_pair = not sets or rv.per_pair_sections
+        shown = part.results if per_pair else []
         q_fits = {r.model: _fits(src, r, kind) for r in part.results}
         q_exact = _exact(src, part, options)
         placed = {(r.model, r.a, r.b): r for r in res.results if getattr(r, "question", None) == qid}
         if not several:
-            headlines += [rv.headline(r, view, alpha, completeness) for r in part.results]
+            headlines += ([set_headline(s, alpha, completeness) for s in sets] if sets else
+                          [rv.headline(r, view, alpha, completeness) for r in part.results])
         views += [{**rv.section(r, src.table, view, paraphrase_texts(context), q_fits[r.model]),
                    "template": rv.template, "question": qid, "in_family": placed.get((r.model, r.a, r.b))}
-                  for r in part.results]
+                  for r in shown]
         prefix = f"question {qid}: " if several else ""  # a warning's first letter is raised below
-        found += [prefix + w for r in part.results for w in [*r.warnings, *rv.warnings(r, view, alpha)]]
+        found += [prefix + w for s in sets or () for w in set_warnings(s)]
+        found += [prefix + w for r in part.results for w in r.warnings]
+        found += [prefix + w for r in shown for w in rv.warnings(r, view, alpha)]
         table = _compare_table(src, a, b, sizes, part)
         q_sections, q_json = extra_sections(src.table, None if extra_sections_done else extras, table=table,
-                                            alpha=alpha)
+                                            alpha=alpha, messages_html=not sets)
         extra_sections_done = several
         if several:
             for sec in q_sections:
@@ -116,6 +125,11 @@ def build_report(source: Source, out_dir: str | Path, *, title: str | None = Non
                                                               if k in ("across_models", "across_messages")}
         else:
             fits, extra_json = q_fits, q_json
+        for sec in (q_set_sections := [sec for s in sets or () for sec in set_sections(s, kind, view, per_pair)]):
+            sec.title = prefix[:1].upper() + prefix[1:] + sec.title
+        set_secs += q_set_sections
+        if sets:
+            message_sets[qid] = part.to_dict()["message_sets"]
         sections += segment_sections(part.results, prefix) + q_sections
         if q_exact:
             exact.setdefault(kind.exact_key, []).extend({**({"question": qid} if several else {}), **result_dict(r)}
@@ -132,7 +146,7 @@ def build_report(source: Source, out_dir: str | Path, *, title: str | None = Non
     human_json = {}
     if humans is not None:
         sections, human_json = _with_humans(sections, source, humans, (a, b), res)
-    sections = exact_sections + sections
+    sections = set_secs + exact_sections + sections
     view, rv = first_view
     summary = study_summary(df)
     warnings = [f"Left out: {x}" for x in res.left_out] + found
@@ -145,6 +159,7 @@ def build_report(source: Source, out_dir: str | Path, *, title: str | None = Non
     warnings = [w[0].upper() + w[1:] for w in [*completeness.warnings(), *warnings]]
     results = {"study": completeness.study, "completeness": completeness.to_dict(), "context": context,
                "summary": summary, "alpha": alpha, "results": res.to_dict()["results"],
+               **({"message_sets": message_sets if several else message_sets[None]} if message_sets else {}),
                **({"left_out": res.left_out} if res.left_out else {}),
                "fits": ({q: _fits_json(f) for q, f in fits.items()} if several else _fits_json(fits)),
                **exact, **({"scorecard": scorecard_json(res)} if several else {}),

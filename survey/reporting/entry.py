@@ -55,6 +55,7 @@ def report(data, out: str | Path, *, study: str | None = None, title: str | None
     from survey.data.sources import Source, load_source
     from survey.reporting import build_report
     from survey.stats.analysis import SegmentOptions
+    from survey.stats.kinds import CompareOptions
 
     segment_keywords = split_keywords(keywords, SegmentOptions)
     opts = options_from(ReportOptions, options, keywords, where="report")
@@ -74,8 +75,8 @@ def report(data, out: str | Path, *, study: str | None = None, title: str | None
 
         with Store(src.path, read_only=True) as store:
             extras["sequential"] = read_paths(store, src.study) or None
-    return Report(build_report(src, out, title=title, a=a, b=b, alpha=opts.alpha, seed=opts.seed,
-                               n_resamples=opts.flips, sizes=sizes, extras=extras, segments=segments,
+    return Report(build_report(src, out, title=title, a=a, b=b,
+                               options=CompareOptions(alpha=opts.alpha, seed=opts.seed, flips=opts.flips), sizes=sizes, extras=extras, segments=segments,
                                humans=humans if isinstance(humans, Humans) else None, primary=primary,
                                family=family),
                   Path(out))

@@ -190,10 +190,12 @@ def messages_sections(table) -> tuple[list[Section], dict]:
     return sections, out
 
 
-def extra_sections(df: pd.DataFrame, extras: dict | None, *, table=None, alpha: float = 0.05
-                   ) -> tuple[list[Section], dict]:
+def extra_sections(df: pd.DataFrame, extras: dict | None, *, table=None, alpha: float = 0.05,
+                   messages_html: bool = True) -> tuple[list[Section], dict]:
     """Across-model and across-message sections (``table``: survey.stats.table_comparison's result, None when
-    the table has neither two models nor three messages), then those of the given JSON files."""
+    the table has neither two models nor three messages), then those of the given JSON files.
+    ``messages_html``: False when the report already shows every pair of messages (a k-message study's own
+    sections): the across-message results then go to results.json only."""
     extras = extras or {}
     sections, extra_json = [], {}
     if table is not None and len(models_in(df)) >= 2:
@@ -202,7 +204,7 @@ def extra_sections(df: pd.DataFrame, extras: dict | None, *, table=None, alpha: 
         extra_json["across_models"] = data
     if table is not None:
         msg_secs, msg_json = messages_sections(table)
-        sections.extend(msg_secs)
+        sections.extend(msg_secs if messages_html else [])
         if msg_json:
             extra_json["across_messages"] = msg_json
     if extras.get("sequential"):

@@ -18,7 +18,7 @@ compared here, so every pair of messages is refused with a SurveyError (analyse 
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -29,38 +29,9 @@ from survey.data.table import messages_in, require_messages
 from survey.errors import SurveyError
 from survey.responses import DEFAULT_SCALE
 from survey.stats.analysis import Analysis, reuse_or_analyze
-from survey.stats.comparison import Comparison
-from survey.stats.effect import EffectResult, effect_ci
 from survey.stats.kinds import CompareOptions, kind_of, table_view
-from survey.stats.multiplicity import adjust_pvalues, check_adjustment
-
-
-@dataclass
-class PairResult:
-    """One pair (a, b) of messages: effect T = P(Yes|a) - P(Yes|b) (mean scores on a rating scale) and its tests."""
-
-    a: str
-    b: str
-    effect: EffectResult
-    simultaneous_ci: tuple[float, float]
-    pvalue: float  # sign-flip permutation, unadjusted
-    pvalue_adjusted: float
-    significant: bool  # pvalue_adjusted <= alpha
-    n_paired: int
-    comparison: Comparison = field(repr=False)
-
-    @property
-    def winner(self) -> str | None:
-        if not self.significant or self.effect.estimate == 0:
-            return None
-        return self.a if self.effect.estimate > 0 else self.b
-
-    def to_dict(self) -> dict:
-        return {"a": self.a, "b": self.b, "effect": self.effect.to_dict(),
-                "simultaneous_ci": list(self.simultaneous_ci), "pvalue": self.pvalue,
-                "pvalue_adjusted": self.pvalue_adjusted, "significant": self.significant,
-                "winner": self.winner, "n_paired": self.n_paired,
-                "tests": self.comparison.to_dict()["tests"]}
+from survey.stats.multiplicity import check_adjustment
+from survey.stats.pairwise import PairResult, pairwise
 
 
 @dataclass
@@ -143,18 +114,7 @@ def compare_all_messages(df: pd.DataFrame, model: str, messages: list[str] | Non
     comps = res.results
     for _ in comps if progress is not None else ():
         progress()
-    # a kind whose deciding p-value is already adjusted over the pairs (pick one of k) keeps its raw one beside it
-    raw = np.array([getattr(c.decision, "raw_pvalue", c.decision.pvalue) for c in comps])
-    adj = adjust_pvalues(raw, adjust)
-    k = len(comps)
-    pairs = []
-    for c, p, q in zip(comps, raw, adj, strict=True):
-        d = c.d_perturbation[~np.isnan(c.d_perturbation)]
-        simul = (c.effect.ci if k == 1 else
-                 effect_ci(d, confidence=1 - (1 - confidence) / k, n_resamples=n_resamples, seed=seed,
-                           bounds=view.bounds).ci)
-        pairs.append(PairResult(c.a, c.b, c.effect, tuple(simul), float(p), float(q), bool(q <= alpha),
-                                c.n_paired, c))
+    pairs = pairwise(comps, view.bounds, confidence, alpha, adjust, n_resamples, seed)
     mean_yes = {}
     for c in comps:
         for msg in (c.a, c.b):

@@ -77,11 +77,13 @@ def analyze(source: Source, a: str | None = None, b: str | None = None, *, model
             family: str | None = None, primary: str | None = None) -> Analysis:
     """Message A vs B for every model (or those named) of ``source``: the kind's tests and the effect with its CI.
 
-    With two messages in the table, a and b may be left out (or one of them). ``pairs``: the (A, B) pairs
-    to compare for every model instead (e.g. every pair of chosen messages). ``strict``: a pair that
-    cannot be compared is an error instead of being left out. ``every_pair``: with a and b
-    left out, compare every pair of messages the kind can compare (forced choice: every pair shown
-    together) for each model; ``res.results`` holds them all. ``options`` (CompareOptions): the alternative,
+    With two messages in the table, a and b may be left out (or one of them). With more than two and neither
+    named, the study is analysed as designed (survey.stats.message_set.MessageSetAnalysis): each model's levels
+    (share, score or mean with its interval) and every pair, Holm-adjusted, with simultaneous intervals.
+    ``pairs``: the (A, B) pairs to compare for every model instead (e.g. every pair of chosen messages).
+    ``strict``: a pair that cannot be compared is an error instead of being left out. ``every_pair``: with a
+    and b left out, every pair of messages the kind can compare (forced choice: every pair shown together);
+    ``res.results`` holds them all. ``options`` (CompareOptions): the alternative,
     ``alpha`` (the level at which each result says whether its deciding test rejects, ``significant``), the
     effect interval's confidence (1 - alpha unless given), ``flips`` (random sign vectors when there are more
     than 40 perturbation pairs; below that the test is exact), the seed, ``probabilities`` (test the exact
@@ -115,9 +117,17 @@ def analyze(source: Source, a: str | None = None, b: str | None = None, *, model
 
         def pairs_of(_df, _model):
             return list(pairs)
-    elif every_pair and a is None and b is None:
+    elif a is None and b is None and (every_pair or df["message"].nunique() > 2):
         require_messages(df, [])
-        pairs_of = kind.message_pairs
+        require_models(df, models or [])
+        work = {model: kind.message_pairs(df, model) for model in models or models_in(df)}
+        if any(len(set(sum(p, ()))) > 2 for p in work.values()):  # a study of k > 2 messages, as designed
+            return _message_set(source, kind, view, work, options, strict, segmenting, family)
+        if not every_pair:
+            a, b = _pick(df, a, b, completeness)
+
+        def pairs_of(_df, model):
+            return work[model] if every_pair else [(a, b)]
     else:
         a, b = _pick(df, a, b, completeness)
 
@@ -128,15 +138,32 @@ def analyze(source: Source, a: str | None = None, b: str | None = None, *, model
     # pair the kind refuses (e.g. forced choice without valid replies in both orders)
     catch = () if strict else (SurveyError if every_pair else TableError)
     work = [(model, pairs_of(df, model)) for model in models or models_in(df)]
-    results, left_out = _compare(source, kind, view, work, options, catch, every_pair, segmenting)
+    results, left_out = compare_pairs(source, kind, view, work, options, catch, every_pair, segmenting)
     if not results:
         raise SurveyError("; ".join(left_out) or "nothing to compare: the table needs two messages for at "
                           "least one model")
     return Analysis(results, left_out, completeness, options.alpha, view, options)
 
 
-def _compare(source: Source, kind, view, work: list, options: CompareOptions, catch: tuple, every_pair: bool,
-             segmenting) -> tuple[list, list[str]]:
+def _message_set(source: Source, kind, view, work: dict, options: CompareOptions, strict: bool, segmenting,
+                 family: str | None):
+    """Three or more messages (survey.stats.message_set): every pair the kind compares (``work``: model -> its
+    pairs; one it refuses is left out with its reason unless ``strict``), then each model's levels and matrix,
+    adjusted by ``family`` (default the study's recorded [analysis] family, else Holm)."""
+    from survey.stats.message_set import message_set_analysis
+
+    results, left_out = compare_pairs(source, kind, view, list(work.items()), options,
+                                      () if strict else SurveyError, True, segmenting)
+    if not results:
+        raise SurveyError("; ".join(left_out) or "nothing to compare: the table needs two messages for at "
+                          "least one model")
+    res = Analysis(results, left_out, source.completeness, options.alpha, view, options)
+    messages = {model: list(dict.fromkeys(m for pair in pairs for m in pair)) for model, pairs in work.items()}
+    return message_set_analysis(res, messages, family or getattr(source.study_context, "family", None))
+
+
+def compare_pairs(source: Source, kind, view, work: list, options: CompareOptions, catch: tuple, every_pair: bool,
+                  segmenting) -> tuple[list, list[str]]:
     """(results, reasons left out) of each (model, [pairs]) of ``work``, each result declared whole: its
     stored sequential decision and its segments are set when it is built."""
     df = source.table
@@ -184,7 +211,8 @@ def reuse_or_analyze(prior: Analysis | None, source: Source, models: list[str], 
     require_models(df, models)
     view = table_view(df)
     work = [(model, [p for p in pairs if prior.result(model, *p) is None]) for model in models]
-    fresh, left_out = _compare(source, kind_of(view), view, work, options, () if strict else TableError, False, None)
+    fresh, left_out = compare_pairs(source, kind_of(view), view, work, options, () if strict else TableError, False,
+                                    None)
     held = {(r.model, r.a, r.b): r for r in fresh}
     results = []
     for model in models:

@@ -60,8 +60,12 @@ def test_the_pick_study(tmp_path, capsys):
     assert "Option 3:" in dry and "pick3" in dry
     cli(capsys, "run", str(study), "--yes")
     store = str(tmp_path / "studies" / "reports" / "pick" / "store.sqlite")
-    out = cli(capsys, "analyze", store, "--every-pair")
-    assert out.count("pick one of 3, positions averaged") == 3 and "position test p" in out
+    out = cli(capsys, "analyze", store)  # three messages, none named: the study's own analysis, no error
+    assert out.count("share chosen (positions averaged), 95% CI") == 1 and out.count("position test p") == 1
+    assert cli(capsys, "analyze", store, "--every-pair") == out  # the same, the shares table once
+    (k3,) = json.loads(cli(capsys, "analyze", store, "--json"))["message_sets"]
+    assert k3["k"] == 3 and len(k3["levels"]["levels"]) == 3 and len(k3["pairs"]) == 3  # k(k-1)/2 rows
+    assert all({"pvalue_adjusted", "simultaneous_ci", "effect"} <= set(p) for p in k3["pairs"])
     doc = json.loads(cli(capsys, "analyze", store, "--a", "sneakers", "--b", "sandals", "--json"))
     r = doc["results"][0]
     assert r["scale"] == "pick3" and r["effect"]["estimate"] > 0  # the study's model prefers sneakers
@@ -78,8 +82,11 @@ def test_the_maxdiff_study(tmp_path, capsys):
     assert "the best first, then the worst" in cli(capsys, "run", str(study), "--dry-run")
     cli(capsys, "run", str(study), "--yes")
     store = str(tmp_path / "studies" / "reports" / "maxdiff" / "store.sqlite")
-    out = cli(capsys, "analyze", store, "--every-pair")
-    assert out.count("best-worst scaling, subsets of 3") == 6
+    out = cli(capsys, "analyze", store)  # four messages, none named: the study's own analysis, no error
+    assert out.count("best-minus-worst score, 95% CI") == 1 and "every pair" in out
+    assert cli(capsys, "analyze", store, "--every-pair") == out
+    (k4,) = json.loads(cli(capsys, "analyze", store, "--json"))["message_sets"]
+    assert k4["k"] == 4 and len(k4["levels"]["levels"]) == 4 and len(k4["pairs"]) == 6  # k(k-1)/2 rows
     doc = json.loads(cli(capsys, "analyze", store, "--a", "sneakers", "--b", "sandals", "--json"))
     r = doc["results"][0]
     assert r["scale"] == "maxdiff3" and r["scores"]["sneakers"]["score"] > r["scores"]["sandals"]["score"]

@@ -255,3 +255,58 @@ def test_conversation_flow_report_shows_its_order_effect(driver, tmp_path):
         driver.set_window_size(1100, 2400)
     assert "depend on the order" in text and "asked first" in text and "first − later" in text
     assert overflowing == [], overflowing
+def k_message_tables(tmp_path) -> dict:
+    """A pick-one-of-3, a best-worst-over-4 (simulated backend), a Yes/No and a ranking study of three messages."""
+    import sys
+
+    from survey import Study
+    from survey.kinds.pick.table import simulate_pick_table
+    from survey.kinds.rank.simulation import simulate_rank_table
+
+    sys.path.insert(0, str(ROOT / "tests" / "stats"))
+    from test_across_messages import simulate_messages
+
+    spec = {"name": "md", "store": str(tmp_path / "md.sqlite"), "replicates": 1,
+            "personas": {"set": "shoppers", "count": 8},
+            "messages": [{"id": m, "perturbations": m, "count": 8} for m in ("sneakers", "boots", "sandals", "loafers")],
+            "question": {"type": "maxdiff", "subset": 3},
+            "models": [{"name": "sim-bw", "backend": "simulated", "seed": 4,
+                        "options": {"deltas": {"sneakers": 1.0}, "positions": [0.5, 0, 0]}}]}
+    study = Study.from_spec(spec, base_dir=tmp_path)
+    study.run(yes=True)
+    return {"pick3": simulate_pick_table(12, 8, 1, ["sneakers", "boots", "sandals"], seed=2,
+                                         deltas={"sneakers": 0.9}, positions=[0.5, 0, 0]),
+            "maxdiff4": study.table(),
+            "binary3": simulate_messages({"hat": 1.0, "cap": 0.0, "scarf": -1.0}, n=12, m=8, r=1, seed=1),
+            "rank3": simulate_rank_table(12, 8, 1, ["sneakers", "boots", "sandals"], seed=3, deltas={"sneakers": 1.0})}
+
+
+@pytest.mark.parametrize("design", ["pick3", "maxdiff4", "binary3", "rank3"])
+def test_k_message_report_at_800_px(driver, tmp_path, design):
+    """A study of k > 2 messages: the levels table and the pairwise matrix once per model, in words (no raw JSON
+    keys), and nothing runs off sideways in an 800-pixel window."""
+    import re
+
+    table = k_message_tables(tmp_path)[design]
+    k = int(design[-1])
+    out = tmp_path / design
+    doc = survey.report(table, out, title=f"{design} check", flips=999)
+    (ms,) = doc["message_sets"]
+    assert len(ms["pairs"]) == k * (k - 1) // 2
+    driver.set_window_size(800, 2400)
+    try:
+        driver.get((out / "index.html").as_uri())
+        assert [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
+        overflow = driver.execute_script(OVERFLOWING)
+        text = driver.find_element("tag name", "body").text
+    finally:
+        driver.set_window_size(1100, 2400)
+    # the page never scrolls sideways, and no table of the k-message sections scrolls in its box (the study
+    # summary's nine columns may, as at 800 px for any study: that table is not this section's)
+    assert [o for o in overflow if "provider model id" not in o] == [], overflow
+    assert text.count(f": the {k} messages\n") == 1 and text.count(f"every pair of the {k} messages") == 1
+    assert "Holm p" in text and "joint CI" in text and "Holm-adjusted over the" in text
+    raw_keys = set(re.findall(r"\b[a-z]+_[a-z_]+\b", text))
+    assert not raw_keys, raw_keys
+    if design != "binary3":  # the shares (scores) table is not repeated per pair
+        assert "vs boots\n" not in text.split("every pair of the")[0].split("Study summary")[-1]

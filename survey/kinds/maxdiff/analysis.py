@@ -12,7 +12,7 @@ from survey.data.table import messages_in
 from survey.errors import SurveyError
 from survey.kinds.maxdiff.power import MaxDiffPlan
 from survey.kinds.maxdiff.statistics import compare_maxdiff
-from survey.stats.kinds.base import ShownSetKind, unpaired_options
+from survey.stats.kinds.base import MessageLevels, ShownSetKind, unpaired_options
 
 
 class MaxDiff(ShownSetKind):
@@ -27,6 +27,16 @@ class MaxDiff(ShownSetKind):
 
     def message_pairs(self, df: pd.DataFrame, model: str) -> list[tuple[str, str]]:
         return list(itertools.combinations(messages_in(df, model), 2))
+
+    def message_levels(self, results, view, confidence):
+        """Every message's best-minus-worst score with its interval: the same in each pair's result, taken once."""
+        r = results[0]
+        notes = ["named best by position: " + ", ".join(f"{t + 1}: {s:.3f}" for t, s in enumerate(r.best_by_position))]
+        return MessageLevels("best-minus-worst score", dict(r.scores), r.effect.confidence,
+                             "sign-flip inversion over paraphrase sets", "these personas' score over new paraphrase "
+                             "sets", tuple(notes), {"best_by_position": list(r.best_by_position), "n_sets": r.n_sets,
+                                                    "n_personas": r.n_personas, "replicates": r.replicates,
+                                                    "invalid": r.invalid})
 
     def fit(self, df, model, message, view, opts):
         raise SurveyError("a best-worst table has no response model to estimate: its best-minus-worst scores and "

@@ -25,6 +25,7 @@ def maxdiff_headline(r, alpha: float, completeness=None) -> str:
 
 class MaxDiffView(ReportView):
     kind = "maxdiff"
+    per_pair_sections = False  # each pair's section would repeat the shares (scores) of every message
     template = "views/maxdiff.html.j2"
     reading = "named the best and the worst of subsets of the messages shown together"
 

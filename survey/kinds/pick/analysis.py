@@ -11,7 +11,7 @@ import pandas as pd
 from survey.errors import SurveyError
 from survey.kinds.pick.power import PickPlan
 from survey.kinds.pick.table import compare_pick, pick_messages_shown, simulate_pick_table
-from survey.stats.kinds.base import ShownSetKind, unpaired_options
+from survey.stats.kinds.base import MessageLevels, ShownSetKind, unpaired_options
 
 
 class Pick(ShownSetKind):
@@ -27,6 +27,19 @@ class Pick(ShownSetKind):
     def message_pairs(self, df: pd.DataFrame, model: str) -> list[tuple[str, str]]:
         """Every pair of the messages shown together to ``model``, in order of first appearance."""
         return list(itertools.combinations(pick_messages_shown(df, model), 2))
+
+    def message_levels(self, results, view, confidence):
+        """Every message's order-averaged share with its interval and the position test: the same in each
+        pair's result (they all read every row of the model), so taken once."""
+        r = results[0]
+        pos = r.position
+        notes = ["share chosen by position: " + ", ".join(f"{t + 1}: {s:.3f}" for t, s in enumerate(pos.shares))
+                 + f"; position test p = {pos.pvalue:.4g} (exchanges {pos.exchanges})"]
+        return MessageLevels("share chosen (positions averaged)", dict(r.shares), r.effect.confidence,
+                             "sign-flip inversion over paraphrase sets", "these personas' share over new paraphrase "
+                             "sets", tuple(notes + ([r.warning] if r.warning else [])),
+                             {"position": pos.to_dict(), "warning": r.warning, "n_sets": r.n_sets,
+                              "n_personas": r.n_personas, "replicates": r.replicates, "invalid": r.invalid})
 
     def fit(self, df, model, message, view, opts):
         raise SurveyError("a pick-one-of-k table has no response model to estimate: its shares, pairwise tests and "

@@ -67,6 +67,7 @@ def pick_view(r) -> dict:
 
 class PickView(ReportView):
     kind = "pick"
+    per_pair_sections = False  # each pair's section would repeat the shares (scores) of every message
     template = "views/pick.html.j2"
     reading = "chose one of several messages shown together, in rotated positions"
     exact_title = "The same tests on the model's exact choice probabilities"

@@ -13,7 +13,7 @@ from survey.kinds.pick.table import pick_messages_shown
 from survey.kinds.rank.power import RankPlan
 from survey.kinds.rank.simulation import simulate_rank_table
 from survey.kinds.rank.table import compare_rank
-from survey.stats.kinds.base import ShownSetKind, unpaired_options
+from survey.stats.kinds.base import MessageLevels, ShownSetKind, unpaired_options
 
 
 class Rank(ShownSetKind):
@@ -29,6 +29,21 @@ class Rank(ShownSetKind):
     def message_pairs(self, df: pd.DataFrame, model: str) -> list[tuple[str, str]]:
         """Every pair of the messages ranked together by ``model``, in order of first appearance."""
         return list(itertools.combinations(pick_messages_shown(df, model), 2))
+
+    def message_levels(self, results, view, confidence):
+        """Every message's order-averaged Borda score with its interval, its mean rank and the position test: the
+        same in each pair's result (they all read every row of the model), so taken once."""
+        r = results[0]
+        pos = r.position
+        notes = ["mean rank: " + ", ".join(f"{m} {v:.2f}" for m, (v, _) in r.mean_rank.items()),
+                 "mean rank by position: " + ", ".join(f"{t + 1}: {v:.2f}" for t, v in enumerate(pos.mean_ranks))
+                 + f"; position test p = {pos.pvalue:.4g} (exchanges {pos.exchanges})"]
+        return MessageLevels("Borda score (positions averaged)", dict(r.borda), r.effect.confidence,
+                             "sign-flip inversion over paraphrase sets", "these personas' score over new paraphrase "
+                             "sets", tuple(notes + ([r.warning] if r.warning else [])),
+                             {"mean_rank": {m: {"mean_rank": v, "ci": list(ci)} for m, (v, ci) in r.mean_rank.items()},
+                              "position": pos.to_dict(), "warning": r.warning, "n_sets": r.n_sets,
+                              "n_personas": r.n_personas, "replicates": r.replicates, "invalid": r.invalid})
 
     def fit(self, df, model, message, view, opts):
         raise SurveyError("a ranking table has no response model to estimate: its mean ranks, Borda scores, pairwise "

@@ -64,6 +64,7 @@ def rank_section(r) -> dict:
 
 class RankView(ReportView):
     kind = "rank"
+    per_pair_sections = False  # each pair's section would repeat the Borda scores of every message
     template = "views/rank.html.j2"
     reading = "ranked several messages shown together, in rotated positions"
     exact_title = "The same tests on the model's exact ranking probabilities"

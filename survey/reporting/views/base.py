@@ -15,6 +15,9 @@ class ReportView:
     template: str
     reading: str = "answered many paraphrases (perturbations) of each message"
     reading_template: str | None = None
+    # in a study of more than two messages, whether each pair also gets its own section below the set's (False
+    # where a pair's section would repeat the set's table: pick one of k, best-worst scaling)
+    per_pair_sections: bool = True
     exact_title: str = "The same tests on the model's exact scores"
     exact_intro: str = ("These models report the exact probability of every answer in every persona × paraphrase "
                         "cell, so the tests can run on it directly, without replicate noise.")

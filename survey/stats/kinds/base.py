@@ -11,7 +11,7 @@ line and the report read every kind alike.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -78,6 +78,28 @@ class FitOptions:
 FIT_METHODS = ("moments", "appendix-c")
 
 
+@dataclass(frozen=True)
+class MessageLevels:
+    """Each message's own level in a study of several messages (its share chosen, best-minus-worst score or
+    mean), with its interval: the first table of a k-message analysis (survey.stats.message_set).
+    ``values``: message -> (estimate, (lo, hi)); ``quantity``: what an estimate is, for a column header;
+    ``method``: how the interval was found; ``covers``: what it covers; ``notes``: what else the kind says
+    once about the whole set (e.g. pick one of k's position test); ``extra``: the same for --json."""
+
+    quantity: str
+    values: dict
+    confidence: float
+    method: str
+    covers: str = ""
+    notes: tuple = ()
+    extra: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"quantity": self.quantity, "confidence": self.confidence, "method": self.method,
+                "covers": self.covers, "notes": list(self.notes), **self.extra,
+                "levels": [{"message": m, "estimate": e, "ci": list(ci)} for m, (e, ci) in self.values.items()]}
+
+
 class Kind:
     """One analysis kind. Subclasses set ``name`` (the AnalysisView.kind they handle) and implement
     ``compare``; ``fit`` and ``simulate`` are optional (a kind without a response model says so)."""
@@ -101,6 +123,23 @@ class Kind:
     def message_pairs(self, df: pd.DataFrame, model: str) -> list[tuple[str, str]]:
         """The pairs of messages ``analyze(every_pair=True)`` compares for one model, in table order."""
         return list(itertools.combinations(messages_in(df, model), 2))
+
+    def message_levels(self, results: list, view: AnalysisView, confidence: float) -> MessageLevels | None:
+        """Each message's level with its interval, from one model's pairwise ``results`` (every message appears
+        in one): a message's mean over its paraphrases (P(Yes) on Yes/No, the mean score on a rating scale) with
+        the t interval over its paraphrase means (survey.stats.comparison.mean_interval). None for a kind whose
+        reply is not about one message (forced choice)."""
+        if not view.per_message:
+            return None
+        from survey.stats.comparison import MEAN_COVERS, mean_interval
+
+        values = {}
+        for r in results:
+            for msg, bar in getattr(r, "theta_bar", {}).items():
+                if msg not in values:
+                    got = mean_interval(bar, confidence, view.low, view.high)
+                    values[msg] = (got["mean"], tuple(got["ci"]))
+        return MessageLevels(view.quantity, values, confidence, "t interval over paraphrase means", MEAN_COVERS)
 
     def fit(self, df: pd.DataFrame, model: str, message: str, view: AnalysisView, opts: FitOptions):
         raise SurveyError(f"a {view.scale} table has no response model to estimate: what `survey analyze` "

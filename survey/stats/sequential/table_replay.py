@@ -80,6 +80,9 @@ def replay(source: Source, a: str | None = None, b: str | None = None, design: S
         isinstance(design, dict) and "max_pairs" in design)
     res = analyze(source, a, b, models=models, options=CompareOptions(
         alternative=base.alternative, seed=seed, pairing=pairing, probabilities=probabilities))
+    if getattr(res, "sets", None):  # three or more messages and none named: a replay follows one pair
+        raise SurveyError("a sequential replay follows one pair of messages: name the two messages with `a=` and "
+                          f"`b=`; the table has {', '.join(res.sets[0].messages)}")
     if not res.view.per_message:
         raise SurveyError("the sequential replay runs over paraphrase pairs of two separately asked messages; "
                           "a forced-choice table is analysed by `survey analyze` without --sequential")
