@@ -84,6 +84,7 @@ KINDS = Registry("question kind", base=KindManifest, entries={
     "pick": "survey.kinds.pick:MANIFEST",
     "maxdiff": "survey.kinds.maxdiff:MANIFEST",
     "rank": "survey.kinds.rank:MANIFEST",
+    "numeric": "survey.kinds.numeric:MANIFEST",
 })
 _entry_points_loaded = False
 

@@ -76,6 +76,12 @@ class ResponseType:
     # probability per label, as JSON); a type whose reply is one of its labels may be asked for a distribution
     elicit: str = "answer"
     states_distribution: bool = False
+    # the long table's answer column: whole-number scores ("Int16"); a kind whose answers are numbers says
+    # "Float64" (the store, the table and human files read answers in it)
+    answer_dtype: str = "Int16"
+    # a type whose simulated respondent answers in its own words from the cell's latent location (a number, the
+    # options ticked) defines simulated_reply(location, rng) -> text; None: the simulated backend's own models
+    simulated_reply = None
 
     @cached_property
     def view(self) -> AnalysisView:
@@ -104,6 +110,10 @@ class ResponseType:
     def scored(self) -> bool:
         """False for free text: replies have no score, so they are neither valid nor invalid."""
         return bool(self.labels)
+
+    def valid_answers(self, answers):
+        """Which of ``answers`` (a numeric pandas Series) are valid answers: by default one of ``values``."""
+        return answers.isin(sorted(self.values))
 
     def describe_values(self) -> str:
         """The valid answers for messages, e.g. "1 (Yes), 0 (No)"."""
