@@ -85,6 +85,7 @@ KINDS = Registry("question kind", base=KindManifest, entries={
     "maxdiff": "survey.kinds.maxdiff:MANIFEST",
     "rank": "survey.kinds.rank:MANIFEST",
     "numeric": "survey.kinds.numeric:MANIFEST",
+    "checkbox": "survey.kinds.checkbox:MANIFEST",
 })
 _entry_points_loaded = False
 

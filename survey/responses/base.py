@@ -82,6 +82,7 @@ class ResponseType:
     # a type whose simulated respondent answers in its own words from the cell's latent location (a number, the
     # options ticked) defines simulated_reply(location, rng) -> text; None: the simulated backend's own models
     simulated_reply = None
+    reply_extra: Mapping = MappingProxyType({})  # stored with every reply (checkbox: its option names)
 
     @cached_property
     def view(self) -> AnalysisView:
