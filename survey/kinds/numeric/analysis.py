@@ -4,13 +4,15 @@ paraphrase pairs deciding; the effect in the question's unit (log units for the 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
 from survey.errors import SurveyError
 from survey.kinds.numeric.parsing import TRIM, from_name
 from survey.kinds.numeric.power import NumericPlan, draw_cells
-from survey.stats.comparison import compare_messages
+from survey.stats.comparison import compare_messages, mean_interval
 from survey.stats.kinds.base import Kind
 
 
@@ -41,9 +43,10 @@ class Numeric(Kind):
             raise SurveyError(f"scale '{view.scale}' has no exact mode (no distribution over the numbers is read): "
                               "compare the answers")
         rows = summarised_rows(df, model, a, b, from_name(view.scale).summary)
-        return compare_messages(rows, model, a, b, alternative=opts.alternative, n_resamples=opts.flips,
-                                seed=opts.seed, confidence=opts.confidence, pairing=opts.pairing,
-                                weights=opts.weights)
+        c = compare_messages(rows, model, a, b, alternative=opts.alternative, n_resamples=opts.flips,
+                             seed=opts.seed, confidence=opts.confidence, pairing=opts.pairing, weights=opts.weights)
+        return replace(c, mean_scores={m: mean_interval(c.theta_bar[m], c.effect.confidence, view.low, view.high)
+                                       for m in (a, b)})
 
     def simulate(self, view, n, m, r, *, delta=0.0, sigma=1.0, rho=0.3, tau=1.0, seed=None, m_b=None,
                  messages=("A", "B"), model="simulated", **rest):

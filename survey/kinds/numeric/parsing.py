@@ -129,4 +129,7 @@ def from_name(scale: str) -> NumericScale | None:
     match = _NAME.match(scale) if isinstance(scale, str) else None
     if match is None:
         return None
-    return NumericScale(float(match.group(1)), float(match.group(2)), match.group(3) or "mean")
+    try:
+        return NumericScale(float(match.group(1)), float(match.group(2)), match.group(3) or "mean")
+    except SurveyError:  # "numeric5to1": no such scale
+        return None
