@@ -173,6 +173,8 @@ def _answers(col: pd.Series, rtype, source: str) -> pd.Series:
     """The scale's scores, or its words read like a model's reply ("Yes" -> 1); nothing else."""
     text = col.astype("string").str.strip()
     num = pd.to_numeric(text, errors="coerce")
+    if rtype.human_replies:  # every answer is read as a reply (checkbox: "3" is option 3, not the bit set 3)
+        num = pd.Series(np.nan, index=num.index)
     words = text.where(num.isna()).map(lambda s: rtype.parse(s) if isinstance(s, str) and s else None)
     score = num.where(num.notna(), pd.to_numeric(words, errors="coerce"))
     bad = score.isna() | ~rtype.valid_answers(score).fillna(False).astype(bool)

@@ -83,6 +83,7 @@ class ResponseType:
     # options ticked) defines simulated_reply(location, rng) -> text; None: the simulated backend's own models
     simulated_reply = None
     reply_extra: Mapping = MappingProxyType({})  # stored with every reply (checkbox: its option names)
+    human_replies: bool = False  # a human file's answers are read as replies, numbers too (not as stored codes)
 
     @cached_property
     def view(self) -> AnalysisView:

@@ -28,7 +28,10 @@ class CheckboxKnobs(QuestionKnobs):
         if keys.options is None:
             raise SurveyError("type = 'checkbox' needs options (e.g. options = ['comfortable', 'stylish', "
                               "'good value'])")
-        return CheckboxScale(keys.options, keys.min_choices, keys.max_choices, spec.template, spec.max_tokens)
+        rtype = CheckboxScale(keys.options, keys.min_choices, keys.max_choices, spec.template, spec.max_tokens)
+        if spec.template is not None:  # the question as asked: the template with its {choices} listed
+            spec.template = rtype.template
+        return rtype
 
     def misplaced(self, keys, type_name):
         return f"{', '.join(keys)} only apply to type = 'checkbox', not to type = '{type_name}'"

@@ -58,6 +58,7 @@ class CheckboxScale(ResponseType):
 
     kind = "checkbox"
     ranged = False
+    human_replies = True  # a human file says "1, 3" or "comfortable, good value", never the bit set
 
     def __init__(self, options, min_choices: int = 1, max_choices: int | None = None, template: str | None = None,
                  max_tokens: int | None = None):
