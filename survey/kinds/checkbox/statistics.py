@@ -12,9 +12,48 @@ import numpy as np
 import pandas as pd
 
 from survey.common.display import Display
-from survey.stats.comparison import compare_messages
-from survey.stats.effect import EffectResult
+from survey.data.pairing import Pairing, pair_perturbations
+from survey.data.table import cell_counts, first_appearance
+from survey.errors import TableError
+from survey.stats.comparison import paired_differences, persona_mean, persona_weights
+from survey.stats.effect import EffectResult, effect_ci
 from survey.stats.multiplicity import adjust_pvalues
+from survey.stats.permutation import sign_flip_test
+
+
+@dataclass
+class OptionComparison:
+    """One option, A vs B: the share ticking it per paraphrase (theta_bar), the paired differences D-bar_j, their
+    sign-flip test and the effect's interval (survey.stats.comparison's quantities, without the tests that are
+    invalid when paraphrases move every persona, which planning and the decision never read)."""
+
+    option: str
+    test: object  # PermutationResult
+    effect: EffectResult
+    theta_bar: dict
+    d_perturbation: np.ndarray
+    pairing: Pairing
+    n_personas: int
+    replicates: int
+    invalid: dict
+    empty_cells: dict
+    n_perturbations: dict
+
+    @property
+    def decision(self):
+        return self.test
+
+    @property
+    def n_paired(self) -> int:
+        return int(np.isfinite(self.d_perturbation).sum())
+
+    @property
+    def means(self) -> dict:
+        return {m: float(np.nanmean(v)) if np.isfinite(v).any() else float("nan") for m, v in self.theta_bar.items()}
+
+    def per_pair(self) -> dict:
+        return {lab: float(d) for lab, d in zip(self.pairing.pairs, self.d_perturbation, strict=False)
+                if not np.isnan(d)}
 
 
 @dataclass
@@ -112,12 +151,36 @@ def option_rows(df: pd.DataFrame, i: int) -> pd.DataFrame:
     return df.assign(answer=((ans // (1 << i)) % 2).astype("Int16"))
 
 
+def compare_option(rows: pd.DataFrame, model: str, a: str, b: str, i: int, option: str, personas: list[str],
+                   pairs: Pairing, w, *, alternative, n_resamples, seed, confidence) -> OptionComparison:
+    """Option i (0-based), A vs B for one model (see OptionComparison)."""
+    sub = option_rows(rows, i)
+    ca = cell_counts(sub, model, a, personas, False, pairs.order_a)
+    cb = cell_counts(sub, model, b, personas, False, pairs.order_b)
+    d_pert, _ = paired_differences(ca, cb, len(pairs.pairs), w)
+    d = d_pert[~np.isnan(d_pert)]
+    if len(d) == 0:
+        raise TableError(f"model '{model}': no paraphrase pair of '{a}' and '{b}' has valid answers")
+    test = sign_flip_test(d, alternative, n_resamples=n_resamples, seed=seed)
+    effect = effect_ci(d, confidence=confidence, n_resamples=n_resamples, seed=seed, bounds=(-1.0, 1.0))
+    return OptionComparison(option, test, effect, {a: persona_mean(ca.theta, w), b: persona_mean(cb.theta, w)},
+                            d_pert, pairs, len(personas), max(ca.replicates, cb.replicates),
+                            {a: ca.n_invalid, b: cb.n_invalid, "total": ca.n_invalid + cb.n_invalid},
+                            {a: len(ca.empty_cells), b: len(cb.empty_cells)},
+                            {a: len(ca.perturbations), b: len(cb.perturbations)})
+
+
 def compare_checkbox(df: pd.DataFrame, model: str, a: str, b: str, options: list[str], *, alternative="two-sided",
                      n_resamples=9999, seed=0, confidence=0.95, pairing=None, weights=None) -> CheckboxResult:
     rows = df[df["model"] == model]
-    comps = [compare_messages(option_rows(rows, i), model, a, b, alternative=alternative, n_resamples=n_resamples,
-                              seed=seed, confidence=confidence, pairing=pairing, weights=weights)
-             for i in range(len(options))]
+    if rows.empty:
+        raise TableError(f"no rows for model '{model}'")
+    personas = first_appearance(rows.loc[rows["message"].isin([a, b]), "persona"])
+    pairs = pair_perturbations(rows, model, a, b, pairing)
+    w = persona_weights(weights, personas)
+    comps = [compare_option(rows, model, a, b, i, o, personas, pairs, w, alternative=alternative,
+                            n_resamples=n_resamples, seed=seed, confidence=confidence)
+             for i, o in enumerate(options)]
     raw = np.array([c.decision.pvalue for c in comps], dtype=float)
     holm = adjust_pvalues(raw, "holm")
     per = [{"option": o, "share_a": c.means[a], "share_b": c.means[b], "effect": c.effect, "pvalue": float(p),
