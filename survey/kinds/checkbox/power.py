@@ -69,11 +69,16 @@ class CheckboxPlan(PowerModelBase):
             shares.append(ticks.mean(axis=(1, 3)))  # (S, m, k)
         return shares[0] - shares[1]
 
-    def pvalues(self, n, m, r, simulations, rng, alternative="two-sided", flips=1000, exact_max_m=12):
+    def option_pvalues(self, n, m, r, simulations, rng, alternative="two-sided", flips=1000,
+                       exact_max_m=12) -> np.ndarray:
+        """Each option's raw sign-flip p-value (simulations, k) on simulated surveys of design (n, m, r)."""
         d = self.pair_shares(n, m, r, simulations, rng)
-        k = d.shape[-1]
-        raw = np.stack([sign_flip_pvalues(np.round(d[..., o], 12), alternative, flips, exact_max_m=exact_max_m,
-                                          seed=int(rng.integers(2**31))) for o in range(k)], axis=1)
+        seed = int(rng.integers(2**31))
+        return np.stack([sign_flip_pvalues(np.round(d[..., o], 12), alternative, flips, exact_max_m=exact_max_m,
+                                           seed=seed) for o in range(d.shape[-1])], axis=1)
+
+    def pvalues(self, n, m, r, simulations, rng, alternative="two-sided", flips=1000, exact_max_m=12):
+        raw = self.option_pvalues(n, m, r, simulations, rng, alternative, flips, exact_max_m)
         return ByTest({"sign_flip": holm_rows(raw).min(axis=1)})
 
     def summary(self) -> dict:
