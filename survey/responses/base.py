@@ -83,6 +83,9 @@ class ResponseType:
     # options ticked) defines simulated_reply(location, rng) -> text; None: the simulated backend's own models
     simulated_reply = None
     reply_extra: Mapping = MappingProxyType({})  # stored with every reply (checkbox: its option names)
+    # a type without labels (a number, options ticked) that a local model can still be held to: the words one of
+    # which its reply's first token must be when sampling is constrained (digits, currency signs)
+    first_words: tuple[str, ...] = ()
     human_replies: bool = False  # a human file's answers are read as replies, numbers too (not as stored codes)
 
     @cached_property

@@ -9,7 +9,7 @@ min_choices = 0). The scale's name says the number of options and the bounds on 
 How a reply becomes an answer (docs/question-kinds.md lists these rules): anything up to a colon is skipped
 ("Answer: 1, 3"); the rest is split at commas, semicolons, slashes, line breaks and the words "and" / "&"; each
 part, stripped of spaces, quotes, brackets, asterisks and a final full stop, must be an option's number or its
-name (case-insensitive). "none" (or "none of these") is the empty set. A part that is neither, an option named
+name (case-insensitive), or both as the question lists them ("3. good value", "3) good value"). "none" (or "none of these") is the empty set. A part that is neither, an option named
 twice, or a count outside [min_choices, max_choices] makes the reply invalid.
 """
 
@@ -29,6 +29,7 @@ _NAME = re.compile(r"^checkbox(\d+)(?:-(\d+)-(\d+))?$")
 _SPLIT = re.compile(r"\s*(?:[,;/\n]|\band\b|&)\s*", re.IGNORECASE)
 _STRIP = " \t\"'`*()[]{}.!"
 _NONE = {"none", "none of these", "none of them", "none of the above"}
+_NUMBERED = re.compile(r"^(\d+)\s*[.)\-:]\s*(.+)$")  # "3. good value", "3) good value": the list echoed
 
 
 def check_options(options, min_choices: int, max_choices: int) -> tuple[str, ...]:
@@ -72,6 +73,7 @@ class CheckboxScale(ResponseType):
                                       "by commas.")).replace("{choices}", listed)
         self.max_tokens = max_tokens or 12
         self.reply_extra = {"options": list(self.options)}
+        self.first_words = tuple(str(i + 1) for i in range(min(self.k, 9))) + (("none",) if self.low == 0 else ())
 
     @property
     def scored(self) -> bool:
@@ -99,6 +101,9 @@ class CheckboxScale(ResponseType):
             return 0 if self.low == 0 else None
         mask = 0
         for part in parts:
+            numbered = _NUMBERED.match(part)
+            if numbered and names.get(numbered.group(2).strip(_STRIP)) == int(numbered.group(1)) - 1:
+                part = numbered.group(1)  # the option's number with its own name
             i = int(part) - 1 if part.isdigit() else names.get(part)
             if i is None or not 0 <= i < self.k or mask >> i & 1:
                 return None

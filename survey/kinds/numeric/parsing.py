@@ -70,6 +70,7 @@ class NumericScale(ResponseType):
 
     kind = "numeric"
     answer_dtype = "Float64"
+    first_words = (*"0123456789", "$", "€", "£")
     simulated_as_score = False
 
     def __init__(self, low: float, high: float, summary: str = "mean", unit: str = "", template: str | None = None,

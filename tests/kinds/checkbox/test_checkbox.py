@@ -25,6 +25,7 @@ OPTIONS = ["comfortable", "stylish", "good value", "durable"]
 @pytest.mark.parametrize("reply, mask", [
     ("1, 3", 0b101), ("1,3", 0b101), ("3 and 1", 0b101), ("Answer: 2; 4", 0b1010), ("**2**", 0b10),
     ("Comfortable, good value", 0b101), ("stylish and durable.", 0b1010), ("1\n2\n3", 0b111), ("2/4", 0b1010),
+    ("1. comfortable\n3. good value", 0b101), ("2) Stylish", 0b10), ("1. stylish", None), ("3. Good", None),
     ("1, 2, 3, 4", None),  # max_choices = 3
     ("1, 1", None), ("5", None), ("0", None), ("cheap", None), ("I like 1", None), ("", None), (None, None),
     ("none", None),  # min_choices = 1
