@@ -108,6 +108,11 @@ class QuestionSpec(_Strict):
     _named: bool = PrivateAttr(False)
     _keys: Any = PrivateAttr(None)
 
+    @classmethod
+    def more_keys(cls) -> list[str]:
+        """The keys the kinds declare (survey.study.knobs), for an unknown key's "did you mean"."""
+        return list(declared_keys())
+
     @property
     def kind_keys(self) -> Any:
         """The kind's own keys as validated by its knobs (a KindKeys model), or None."""

@@ -34,7 +34,8 @@ class CheckboxKnobs(QuestionKnobs):
         return rtype
 
     def misplaced(self, keys, type_name):
-        return f"{', '.join(keys)} only apply to type = 'checkbox', not to type = '{type_name}'"
+        return (f"{', '.join(keys)} only appl{'ies' if len(keys) == 1 else 'y'} to type = 'checkbox', not to type = "
+                f"'{type_name}'")
 
 
 KNOBS = CheckboxKnobs()

@@ -32,7 +32,8 @@ class NumericKnobs(QuestionKnobs):
         return NumericScale(keys.min, keys.max, keys.summary, keys.unit, spec.template, spec.max_tokens)
 
     def misplaced(self, keys, type_name):
-        return f"{', '.join(keys)} only apply to type = 'numeric', not to type = '{type_name}'"
+        return (f"{', '.join(keys)} only appl{'ies' if len(keys) == 1 else 'y'} to type = 'numeric', not to type = "
+                f"'{type_name}'")
 
 
 KNOBS = NumericKnobs()

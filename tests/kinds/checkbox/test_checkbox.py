@@ -64,8 +64,8 @@ def test_the_study_file_keys_live_in_the_kind():
     ({"type": "checkbox", "options": OPTIONS, "max_choices": 5}, "max_choices = 5 is more than the 4 options"),
     ({"type": "checkbox", "options": OPTIONS, "min_choices": 5}, "min_choices must be at most max_choices"),
     ({"type": "checkbox", "options": [str(i) for i in range(13)]}, "2 to 12 options"),
-    ({"type": "binary", "options": OPTIONS}, "options only apply to type = 'checkbox', not to type = 'binary'"),
-    ({"type": "numeric", "min": 0, "max": 9, "max_choices": 2}, "max_choices only apply to type = 'checkbox'"),
+    ({"type": "binary", "options": OPTIONS}, "options only applies to type = 'checkbox', not to type = 'binary'"),
+    ({"type": "numeric", "min": 0, "max": 9, "max_choices": 2}, "max_choices only applies to type = 'checkbox'"),
     ({"type": "checkbox", "options": OPTIONS, "template": "{perturbation} which?"}, "{choices}"),
 ])
 def test_bad_keys_are_one_clear_line(keys, message):

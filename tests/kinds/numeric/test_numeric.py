@@ -54,8 +54,8 @@ def test_the_study_file_keys_live_in_the_kind():
     ({"type": "numeric", "max": 5}, "needs min and max"),
     ({"type": "numeric", "min": -1, "max": 5, "summary": "log"}, "needs min >= 0"),
     ({"type": "numeric", "min": 0, "max": 5, "summary": "median"}, "summary"),
-    ({"type": "binary", "min": 0}, "min only apply to type = 'numeric', not to type = 'binary'"),
-    ({"type": "likert", "unit": "USD"}, "unit only apply to type = 'numeric'"),
+    ({"type": "binary", "min": 0}, "min only applies to type = 'numeric', not to type = 'binary'"),
+    ({"type": "likert", "unit": "USD"}, "unit only applies to type = 'numeric'"),
     ({"type": "numeric0to10", "min": 0}, "is a full scale name"),
 ])
 def test_bad_keys_are_one_clear_line(keys, message):
