@@ -15,7 +15,7 @@ from survey.common.display import Display
 from survey.data.pairing import Pairing, pair_perturbations
 from survey.data.table import cell_counts, first_appearance
 from survey.errors import TableError
-from survey.stats.comparison import paired_differences, persona_mean, persona_weights
+from survey.stats.comparison import Resampling, paired_differences, persona_mean, persona_weights
 from survey.stats.effect import EffectResult, effect_ci
 from survey.stats.multiplicity import adjust_pvalues
 from survey.stats.permutation import sign_flip_test
@@ -152,8 +152,9 @@ def option_rows(df: pd.DataFrame, i: int) -> pd.DataFrame:
 
 
 def compare_option(rows: pd.DataFrame, model: str, a: str, b: str, i: int, option: str, personas: list[str],
-                   pairs: Pairing, w, *, alternative, n_resamples, seed, confidence) -> OptionComparison:
-    """Option i (0-based), A vs B for one model (see OptionComparison)."""
+                   pairs: Pairing, w, how: Resampling) -> OptionComparison:
+    """Option i (0-based), A vs B for one model (see OptionComparison); ``how`` the test's and interval's
+    alternative, resamples, seed and confidence."""
     sub = option_rows(rows, i)
     ca = cell_counts(sub, model, a, personas, False, pairs.order_a)
     cb = cell_counts(sub, model, b, personas, False, pairs.order_b)
@@ -161,8 +162,8 @@ def compare_option(rows: pd.DataFrame, model: str, a: str, b: str, i: int, optio
     d = d_pert[~np.isnan(d_pert)]
     if len(d) == 0:
         raise TableError(f"model '{model}': no paraphrase pair of '{a}' and '{b}' has valid answers")
-    test = sign_flip_test(d, alternative, n_resamples=n_resamples, seed=seed)
-    effect = effect_ci(d, confidence=confidence, n_resamples=n_resamples, seed=seed, bounds=(-1.0, 1.0))
+    test = sign_flip_test(d, how.alternative, n_resamples=how.n_resamples, seed=how.seed)
+    effect = effect_ci(d, confidence=how.confidence, n_resamples=how.n_resamples, seed=how.seed, bounds=(-1.0, 1.0))
     return OptionComparison(option, test, effect, {a: persona_mean(ca.theta, w), b: persona_mean(cb.theta, w)},
                             d_pert, pairs, len(personas), max(ca.replicates, cb.replicates),
                             {a: ca.n_invalid, b: cb.n_invalid, "total": ca.n_invalid + cb.n_invalid},
@@ -178,9 +179,8 @@ def compare_checkbox(df: pd.DataFrame, model: str, a: str, b: str, options: list
     personas = first_appearance(rows.loc[rows["message"].isin([a, b]), "persona"])
     pairs = pair_perturbations(rows, model, a, b, pairing)
     w = persona_weights(weights, personas)
-    comps = [compare_option(rows, model, a, b, i, o, personas, pairs, w, alternative=alternative,
-                            n_resamples=n_resamples, seed=seed, confidence=confidence)
-             for i, o in enumerate(options)]
+    how = Resampling(alternative, n_resamples, seed, confidence)
+    comps = [compare_option(rows, model, a, b, i, o, personas, pairs, w, how) for i, o in enumerate(options)]
     raw = np.array([c.decision.pvalue for c in comps], dtype=float)
     holm = adjust_pvalues(raw, "holm")
     per = [{"option": o, "share_a": c.means[a], "share_b": c.means[b], "effect": c.effect, "pvalue": float(p),
