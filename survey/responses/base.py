@@ -116,6 +116,15 @@ class ResponseType:
         """False for free text: replies have no score, so they are neither valid nor invalid."""
         return bool(self.labels)
 
+    def fidelity_levels(self) -> tuple[tuple, bool] | None:
+        """(the points human fidelity compares the answers' distributions over, whether they are ordered), or
+        None when no comparison of levels with humans applies to this type; ``fidelity_level`` maps answers there."""
+        return tuple(self.view.points), bool(self.view.ordered) or len(self.view.points) == 2
+
+    def fidelity_level(self, answers):
+        """The point of ``fidelity_levels`` each answer (a pandas Series) counts as: by default the answer itself."""
+        return answers
+
     def valid_answers(self, answers):
         """Which of ``answers`` (a numeric pandas Series) are valid answers: by default one of ``values``."""
         return answers.isin(sorted(self.values))

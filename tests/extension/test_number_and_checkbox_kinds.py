@@ -120,7 +120,7 @@ def test_plan_by_simulation(study, capsys):
     assert doc["params"]["scale"] == scale and doc["results"][0]["power"]["sign_flip"] > 0.5
 
 
-def test_human_answers_beside_the_models(study):
+def test_human_answers_beside_the_models(study, capsys):
     kind, scale, s, tmp = study
     rows = ["respondent,message,answer"]
     rng = np.random.default_rng(0)
@@ -131,3 +131,8 @@ def test_human_answers_beside_the_models(study):
     (tmp / "humans.csv").write_text("\n".join(rows) + "\n")
     h = survey.load_humans(tmp / "humans.csv", scale, ["sneakers", "boots"])
     assert len(h.table) == 40 and h.scale == scale
+    code, out, err = run_cli(capsys, "fidelity", tmp / "store.sqlite", "--humans", tmp / "humans.csv")
+    if kind == "numeric":  # levels over tenths of the range, the effect against the humans', dispersion
+        assert code == 0 and "JSD" in out and "dispersion" in out, err
+    else:  # not built for a bit set yet: one clear line, exit 2
+        assert code == 2 and err.strip().count("\n") == 0 and "not available for checkbox4-1-3" in err

@@ -83,6 +83,9 @@ class CheckboxScale(ResponseType):
     def values(self) -> frozenset:
         return frozenset(mask for mask in range(1 << self.k) if self.low <= bin(mask).count("1") <= self.high)
 
+    def fidelity_levels(self):
+        return None  # a bit set has no level to compare with humans' yet: per-option fidelity is not built
+
     def describe_values(self) -> str:
         return (f"a bit set of {self.low} to {self.high} of {self.k} options (option i adds 2^(i-1): options 1 and "
                 "3 are 5)")

@@ -31,6 +31,7 @@ from survey.responses.view import AnalysisView
 
 SUMMARIES = ("mean", "log", "trimmed")
 TRIM = 0.05  # the trimmed summary winsorizes at these pooled quantiles (and 1 - TRIM)
+LEVELS = 10  # human fidelity compares the numbers' distributions over tenths of the range
 NOISE = 0.5  # a simulated reply's own noise on the latent logit scale (survey.kinds.numeric.power)
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+"
 _FIRST = re.compile(rf"(?P<sign>[-\u2212])?(?P<num>{_NUM})(?P<k>[kK](?![A-Za-z]))?")
@@ -101,6 +102,14 @@ class NumericScale(ResponseType):
 
     def valid_answers(self, answers):
         return answers.between(self.low, self.high)
+
+    def fidelity_levels(self):
+        return tuple(range(LEVELS)), True  # tenths of the range, ordered
+
+    def fidelity_level(self, answers):
+        """The tenth of [low, high] each number falls in (0..9; the top edge in the last)."""
+        tenth = ((answers.astype(float) - self.low) / (self.high - self.low) * LEVELS).clip(0, LEVELS - 1)
+        return tenth.apply(math.floor) if len(tenth) else tenth
 
     def describe_values(self) -> str:
         return f"a number from {_fmt(self.low)} to {_fmt(self.high)}"
