@@ -88,6 +88,7 @@ class CheckboxResult(Display):
     model: str = ""
     sequential: object | None = None
     segments: object | None = None
+    warnings: list = field(default_factory=list)  # what makes the result doubtful (set by analyze)
     unit = "share choosing (per option)"
 
     @property
@@ -142,7 +143,7 @@ class CheckboxResult(Display):
                 "per_option": [{**o, "effect": o["effect"].to_dict()} for o in self.per_option],
                 "effect": self.effect.to_dict(), "tests": {"sign_flip": self.decision_test.to_dict()},
                 "n_personas": self.n_personas, "n_paired": self.n_paired, "replicates": self.replicates,
-                "invalid": self.invalid}
+                "invalid": self.invalid, "warnings": list(self.warnings)}
 
 
 def option_rows(df: pd.DataFrame, i: int) -> pd.DataFrame:
