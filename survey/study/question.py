@@ -96,8 +96,6 @@ class QuestionSpec(_Strict):
     relevance_floor: float | None = Field(None, ge=-1, le=1, description="ssr: a reply whose best cosine similarity "
                                           "to any anchor statement is below it is unrated (irrelevant), not a middle "
                                           "answer (default: the embedder's, 0.2 for minilm; -1 turns it off)")
-    subset: int | None = Field(None, ge=3, le=9, description="maxdiff: messages shown per prompt (default 3), a "
-                               "cyclic block design on the study's messages")
     elicit: Literal["answer", "distribution"] = Field(
         "answer", description="'distribution' asks Yes/No, rating-scale and forced-choice questions for a "
                               "probability per answer option as JSON (survey.responses.stated): a stand-in for "
