@@ -136,3 +136,13 @@ def test_human_answers_beside_the_models(study, capsys):
         assert code == 0 and "JSD" in out and "dispersion" in out, err
     else:  # not built for a bit set yet: one clear line, exit 2
         assert code == 2 and err.strip().count("\n") == 0 and "not available for checkbox4-1-3" in err
+
+
+@pytest.mark.parametrize("scale, why", [("numeric5to1", "min must be below max"),
+                                        ("checkbox13", "takes 2 to 12 options"),
+                                        ("checkbox4-3-2", "min_choices must be at most max_choices")])
+def test_plan_refuses_a_bad_scale_in_one_line(scale, why, capsys):
+    code, out, err = run_cli(capsys, "plan", "--scale", scale, "--delta", "0.5", "--design", "10,8,2")
+    assert code == 2 and why in err and err.strip().count("\n") == 0
+    code, out, err = run_cli(capsys, "plan", "--scale", scale, "--delta", "0.5", "--design", "10,8,2", "--json")
+    assert code == 2 and set(json.loads(out)) == {"error"} and why in json.loads(out)["error"]

@@ -138,15 +138,14 @@ class CheckboxScale(ResponseType):
 
 
 def from_name(scale: str) -> CheckboxScale | None:
-    """The checkbox scale a name such as "checkbox5" or "checkbox5-0-2" gives (options named "1".."k"), or None."""
+    """The checkbox scale a name such as "checkbox5" or "checkbox5-0-2" gives (options named "1".."k"); None for
+    another kind's name, a SurveyError for a checkbox name that is no scale ("checkbox13")."""
     match = _NAME.match(scale) if isinstance(scale, str) else None
     if match is None:
         return None
     k = int(match.group(1))
-    if not 2 <= k <= OPTIONS_MAX:
-        return None
     low, high = (1, k) if match.group(2) is None else (int(match.group(2)), int(match.group(3)))
     try:
         return CheckboxScale([str(i + 1) for i in range(k)], low, high)
-    except SurveyError:
-        return None
+    except SurveyError as exc:  # "checkbox13", "checkbox4-3-2": refused in the kind's own words
+        raise SurveyError(f"scale '{scale}': {exc}") from None

@@ -135,11 +135,12 @@ class NumericScale(ResponseType):
 
 
 def from_name(scale: str) -> NumericScale | None:
-    """The numeric scale a name such as "numeric0to100" or "numeric0to500_log" gives, or None."""
+    """The numeric scale a name such as "numeric0to100" or "numeric0to500_log" gives; None for another kind's name,
+    a SurveyError for a numeric name that is no scale ("numeric5to1")."""
     match = _NAME.match(scale) if isinstance(scale, str) else None
     if match is None:
         return None
     try:
         return NumericScale(float(match.group(1)), float(match.group(2)), match.group(3) or "mean")
-    except SurveyError:  # "numeric5to1": no such scale
-        return None
+    except SurveyError as exc:  # "numeric5to1": refused in the kind's own words
+        raise SurveyError(f"scale '{scale}': {exc}") from None

@@ -43,7 +43,10 @@ def test_none_is_the_empty_set_when_allowed():
 def test_the_scale_name_rebuilds_the_type():
     assert response_type("checkbox4").values == frozenset(range(1, 16))
     assert response_type("checkbox5-0-2").scale == "checkbox5-0-2"
-    assert from_name("checkbox13") is None and from_name("checkbox4-3-2") is None
+    assert from_name("likert5") is None
+    for name, why in (("checkbox13", "takes 2 to 12 options"), ("checkbox4-3-2", "min_choices must be at most")):
+        with pytest.raises(SurveyError, match=f"scale '{name}': .*{why}"):
+            from_name(name)
 
 
 def test_the_study_file_keys_live_in_the_kind():
