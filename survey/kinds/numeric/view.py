@@ -6,6 +6,24 @@ from __future__ import annotations
 import numpy as np
 
 from survey.kinds.ordinal.view import OrdinalView, ordinal_view
+from survey.reporting.context import incomplete_note
+from survey.reporting.views.base import decision_words, not_at, significant
+
+
+def numeric_headline(c, view, alpha: float, completeness=None) -> str:
+    """One comparison in words: the messages' means in the question's terms, and what the sign-flip test says."""
+    means = {m: v["mean"] for m, v in (c.mean_scores or {}).items()}
+    lo, hi = c.effect.ci
+    said = (f"{view.quantity.capitalize()} {means.get(c.a, float('nan')):.4g} for “{c.a}” and "
+            f"{means.get(c.b, float('nan')):.4g} for “{c.b}” ({view.scale}), a difference of {c.effect.estimate:+.4g} "
+            f"({c.effect.confidence:.0%} CI {lo:+.4g} to {hi:+.4g})")
+    partial = incomplete_note(completeness, c.model)
+    if significant(c, alpha):
+        winner, loser = (c.a, c.b) if c.effect.estimate > 0 else (c.b, c.a)
+        return (f"{c.model}: personas answer higher numbers for “{winner}” than for “{loser}”. {said}; the "
+                f"difference holds across the paraphrase pairs tested ({decision_words(c)}).{partial}")
+    return (f"{c.model}: no reliable difference between “{c.a}” and “{c.b}”. {said}, but paraphrases of the same "
+            f"message vary as much as that ({decision_words(c)}{not_at(c, alpha)}).{partial}")
 
 
 def distributions_figure(df, model: str, messages: tuple[str, str], view):
@@ -30,6 +48,9 @@ class NumericView(OrdinalView):
     kind = "numeric"
     reading = "answered with a number for many paraphrases (perturbations) of each message"
     exact_title = "The same tests on exact scores"
+
+    def headline(self, c, view, alpha, completeness=None) -> str:
+        return numeric_headline(c, view, alpha, completeness)
 
     def section(self, c, df, view, texts, fits) -> dict:
         from survey.reporting import fig_png
