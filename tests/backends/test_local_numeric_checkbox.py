@@ -20,7 +20,7 @@ QUESTIONS = {
 
 
 def study(tmp_path, question: dict, options: dict) -> Study:
-    spec = {"name": "q", "store": str(tmp_path / "q.sqlite"), "replicates": 2,
+    spec = {"name": "q", "store": str(tmp_path / "q.sqlite"), "replicates": 1,
             "personas": {"set": "shoppers", "count": 2},
             "messages": [{"id": m, "perturbations": m, "count": 2} for m in ("sneakers", "boots")],
             "question": question,
@@ -35,7 +35,7 @@ def test_sampling_mode_runs_and_parses(tmp_path, kind, constrain):
     question, scale = QUESTIONS[kind]
     s = study(tmp_path, question, {"mode": "sample", "constrain": constrain})
     run = s.run(yes=True)
-    assert run.stored == 2 * 2 * 2 * 2 and run.failed == 0
+    assert run.stored == 2 * 2 * 2 and run.failed == 0
     df = s.table()
     assert set(df["scale"]) == {scale}
     rtype = s.spec.question.response
