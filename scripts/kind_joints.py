@@ -21,8 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "survey"
 # the kinds' names and the study file's family names of the ordinal kind
-KIND_NAMES = {"binary", "ordinal", "choice", "ssr", "pick", "maxdiff", "rank", "likert", "rating"}
-KIND_CLASS = re.compile(r"Pick|MaxDiff|BestWorst|RankOrder|Ordinal|Rating|Binary|Choice|Semantic|Likert|SSR")
+KIND_NAMES = {"binary", "ordinal", "choice", "ssr", "pick", "maxdiff", "rank", "likert", "rating", "numeric", "checkbox"}
+KIND_CLASS = re.compile(r"Pick|MaxDiff|BestWorst|RankOrder|Ordinal|Rating|Binary|Choice|Semantic|Likert|SSR|Numeric|Checkbox")
 # the kinds' own folders and their registry (before the kind folders: the two adapters stats/kinds and views)
 OWN_FOLDERS = ("survey/kinds/", "survey/common/kinds.py", "survey/stats/kinds/", "survey/reporting/views/")
 

@@ -68,6 +68,8 @@ _EXPORTS = {
     "MaxDiffPlan": "survey.kinds.maxdiff.power",
     "ChoicePlan": "survey.kinds.choice.power",
     "RankPlan": "survey.kinds.rank.power",
+    "NumericPlan": "survey.kinds.numeric.power",
+    "CheckboxPlan": "survey.kinds.checkbox.power",
     "compare_rankings_with_humans": "survey.kinds.rank.humans",  # people's rankings beside the models'
     "PlanSource": "survey.stats.planning",
     "PlanOptions": "survey.stats.planning",

@@ -103,7 +103,8 @@ def allowed_keys(model, path: tuple) -> list[str]:
     names: list[str] = []
     for name, f in found[0].model_fields.items():
         names += [name] + ([f.alias] if f.alias and f.alias != name else [])
-    return names
+    more = getattr(found[0], "more_keys", None)  # keys a model hands on (QuestionSpec: the kinds' own keys)
+    return names + [k for k in more() if k not in names] if callable(more) else names
 
 
 def _models_in(tp) -> list:

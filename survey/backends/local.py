@@ -73,6 +73,14 @@ class LocalOptions(BaseModel):
     kv_reuse: bool = Field(True, description="keep the KV cache of the prompt prefix shared with the previous "
                                              "query; false re-evaluates every prompt (the benchmark baseline)")
 
+    def check_question(self, rtype) -> None:
+        """Exact mode reads the answer labels' probabilities: a scored type without labels (a number, options
+        ticked) has none to read, so it is refused before anything runs."""
+        if self.mode == "exact" and rtype.scored and not rtype.labels:
+            raise SurveyError(f"local backend: exact mode reads the probabilities of the answer labels; a "
+                              f"{rtype.scale} question has none: set mode = \"sample\" (constrain = true holds "
+                              "the first token to the answer's first characters)")
+
     @model_validator(mode="after")
     def _constrain_needs_sample(self):
         if self.constrain and self.mode != "sample":
@@ -192,7 +200,7 @@ class LocalBackend:
         # exact mode and constrained draws give a label, plain sampling the first token. A longer one
         # asks for a completion (generators send Yes/No queries with max_tokens > 1 for free text).
         answer = rtype.scored and query.max_tokens <= rtype.max_tokens
-        labelled = answer and (exact or self.options.constrain)
+        labelled = answer and bool(rtype.labels) and (exact or self.options.constrain)
         try:
             with rt.lock:
                 tokens = rt.tokenize(prompt)
@@ -302,8 +310,9 @@ class LocalBackend:
                    top_p: float, rtype: ResponseType) -> Reply:
         # constrain forces the first token to a single-token label variant and lets the rest run free
         first_allowed = None
-        if self.options.constrain and rtype.scored:
-            first_allowed = np.concatenate(list(rt.label_tokens(rtype.labels).values()))
+        if self.options.constrain and rtype.scored:  # a type without labels: its first words (digits, ...)
+            words = rtype.labels or dict(enumerate(rtype.first_words))
+            first_allowed = np.concatenate(list(rt.label_tokens(words).values())) if words else np.array([], int)
             if not first_allowed.size:
                 raise BackendError(f"local backend: '{rt.path.name}' has no single-token variant of any answer "
                                    "label to start a constrained completion with; lower max_tokens to the "

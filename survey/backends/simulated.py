@@ -85,7 +85,8 @@ class SimulatedOptions(BaseModel):
             except SurveyError as exc:
                 raise SurveyError(f"simulated backend options on the {rtype.scale} scale: {exc}") from None
             return
-        given = [k for k in ("tau", "cuts") if getattr(self, k) is not None and not (k == "tau" and not view.per_message)]
+        given = [k for k in ("tau", "cuts") if getattr(self, k) is not None
+                 and not (k == "tau" and (not view.per_message or rtype.simulated_reply is not None))]
         if given and view.points:
             raise SurveyError(f"simulated backend options: {' and '.join(given)} apply to rating scales"
                               f"{' (tau also to forced choice)' if 'tau' in given else ''}; this study asks "
@@ -204,6 +205,8 @@ class SimulatedBackend:
         rtype = query.response_type
         if rtype.rated_text:  # free text that the run rates afterwards (ssr): words for a drawn score
             return self._rated_text(seed, query, rtype)
+        if rtype.simulated_reply is not None:
+            return self._located(seed, query, rtype)
         if getattr(rtype, "best_worst", False):
             return self._best_worst(seed, query, rtype)
         if getattr(rtype, "simulated_answer", None) is not None and query.options is not None:
@@ -286,6 +289,17 @@ class SimulatedBackend:
         text = NO_ANSWER if rng.random() < self.options.invalid_rate else rtype.simulated_answer(logits, rng)
         return Reply(text=text, model_id=f"simulated/{self.model_id}",
                      prompt_tokens=(len(query.system) + len(query.user)) // 4, completion_tokens=len(text.split()))
+
+    def _located(self, seed: int, query: Query, rtype) -> Reply:
+        """A type that says its own reply (a number, the options ticked) from the cell's latent location
+        eta_i + delta + u_j + v_ij, eta_i ~ N(0, tau^2) (tau default 1): ResponseType.simulated_reply."""
+        tau = 1.0 if self.options.tau is None else self.options.tau
+        location = float(_rng(seed, "eta", query.persona).normal(0.0, tau)) + self.utility(
+            seed, query.persona, query.message, query.perturbation)
+        rng = _rng(seed, "y", query.message, query.perturbation, query.persona, query.replicate)
+        text = NO_ANSWER if rng.random() < self.options.invalid_rate else rtype.simulated_reply(location, rng)
+        return Reply(text=text, model_id=f"simulated/{self.model_id}",
+                     prompt_tokens=(len(query.system) + len(query.user)) // 4, completion_tokens=len(text) // 4 + 1)
 
     def _rated_text(self, seed: int, query: Query, rtype) -> Reply:
         """A free-text reply for semantic-similarity rating: a score drawn from the ordinal model on the view's

@@ -235,7 +235,7 @@ class Engine:
     def _store_reply(self, run: ModelRun, q: Query | None, reply: Reply, rep: ModelReport, attempts: int,
                      batch_job: str | None = None, key: tuple | None = None) -> None:
         rtype = self._asked_with(run, q, key)
-        extra = dict(reply.extra)
+        extra = {**rtype.reply_extra, **reply.extra}  # checkbox: its option names
         if rtype.elicit == "distribution":  # a stated distribution (survey.responses.stated), stored as exact mode's
             answer, p_yes, stated = rtype.read(reply.text, key or q.key)
             extra.update(stated)

@@ -84,6 +84,8 @@ KINDS = Registry("question kind", base=KindManifest, entries={
     "pick": "survey.kinds.pick:MANIFEST",
     "maxdiff": "survey.kinds.maxdiff:MANIFEST",
     "rank": "survey.kinds.rank:MANIFEST",
+    "numeric": "survey.kinds.numeric:MANIFEST",
+    "checkbox": "survey.kinds.checkbox:MANIFEST",
 })
 _entry_points_loaded = False
 

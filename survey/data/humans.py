@@ -173,15 +173,17 @@ def _answers(col: pd.Series, rtype, source: str) -> pd.Series:
     """The scale's scores, or its words read like a model's reply ("Yes" -> 1); nothing else."""
     text = col.astype("string").str.strip()
     num = pd.to_numeric(text, errors="coerce")
+    if rtype.human_replies:  # every answer is read as a reply (checkbox: "3" is option 3, not the bit set 3)
+        num = pd.Series(np.nan, index=num.index)
     words = text.where(num.isna()).map(lambda s: rtype.parse(s) if isinstance(s, str) and s else None)
     score = num.where(num.notna(), pd.to_numeric(words, errors="coerce"))
-    bad = score.isna() | ~score.isin(sorted(rtype.values))
+    bad = score.isna() | ~rtype.valid_answers(score).fillna(False).astype(bool)
     if bad.any():
         vals = ", ".join(sorted({str(v) for v in col[bad].head(5)}))
         raise SurveyError(f"{source}: column 'answer' must be {rtype.describe_values()} (the scores or the words of "
                           f"{rtype.scale}); found {vals} in {_where(col.index[bad])}: fix those answers, or drop the "
                           "rows of respondents who did not answer")
-    return score.astype("int64")
+    return score.astype("float64" if rtype.answer_dtype == "Float64" else "int64")
 
 
 def _weights(out: pd.DataFrame, source: str) -> pd.Series:

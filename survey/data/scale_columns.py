@@ -76,6 +76,9 @@ def add_scale_columns(df: pd.DataFrame) -> pd.DataFrame:
         chosen = np.where(ans.eq(1).fillna(False), df["message"],
                           np.where(ans.eq(2).fillna(False), df["second"], None))
         df["chosen"] = pd.Series(chosen, index=df.index, dtype=object).where(choice)
+    options = extras.map(lambda e: e.get("options"))  # a checkbox question's option names
+    if options.notna().any():
+        df["options"] = options.map(lambda v: "|".join(v) if isinstance(v, list) else None).astype(object)
     shown = extras.map(lambda e: e.get("shown"))
     if shown.notna().any():
         _add_shown(df, shown, extras.map(lambda e: e.get("shown_perturbations")))

@@ -386,7 +386,8 @@ class Store(BatchJobs):
                   ORDER BY model, seq IS NULL, seq, message, persona, perturbation, replicate"""
         df = pd.read_sql_query(sql, self.db, params=() if study is None else (study,))
         df["scale"] = df["study"].map({s: self.scale(s) for s in df["study"].unique()}).astype(object)
-        df["answer"] = df["answer"].astype("Int16")
+        dtypes = {response_type(s).answer_dtype for s in pd.unique(df["scale"])}
+        df["answer"] = df["answer"].astype(dtypes.pop() if len(dtypes) == 1 else "Float64")
         add_scale_columns(df)
         df["replicate"] = df["replicate"].astype("int64")
         for col in ("prompt_tokens", "completion_tokens", "seq"):

@@ -22,21 +22,22 @@ import numpy as np
 import pandas as pd
 
 from survey.data.scale_columns import add_scale_columns
+from survey.responses import response_type
 
 _KEYS = ("model", "message", "perturbation", "persona")
 # a NULL answer is an invalid reply, a NULL p_yes no exact score, a NULL seq a row without a design place
 _SQL = """SELECT model, message, perturbation, persona, replicate, status, COALESCE(error_code, '') AS error_code,
-                 COALESCE(answer, -32768) AS answer, COALESCE(p_yes, -1.0) AS p_yes, COALESCE(seq, -1) AS seq{extra}
+                 {answer} AS answer, COALESCE(p_yes, -1.0) AS p_yes, COALESCE(seq, -1) AS seq{extra}
           FROM responses WHERE study = ?"""
 
 
-def _arrow_rows(path: Path, study: str, with_extra: bool):
+def _arrow_rows(path: Path, study: str, with_extra: bool, answer: str = "COALESCE(answer, -32768)"):
     """The study's rows as an Arrow table, read by the ADBC SQLite driver (read-only: ``mode=ro``)."""
     import adbc_driver_sqlite.dbapi as adbc
 
     with adbc.connect(f"{path.resolve().as_uri()}?mode=ro") as con, con.cursor() as cur:
         cur.adbc_statement.set_options(**{"adbc.sqlite.query.batch_rows": "16384"})  # fewer, fuller Arrow batches
-        cur.execute(_SQL.format(extra=", COALESCE(extra, '') AS extra" if with_extra else ""), (study,))
+        cur.execute(_SQL.format(extra=", COALESCE(extra, '') AS extra" if with_extra else "", answer=answer), (study,))
         return cur.fetch_arrow_table()
 
 
@@ -47,7 +48,10 @@ def read_study(path: Path, study: str, scale: str, backends: dict[tuple[str, str
     import pyarrow.compute as pc
 
     with_extra = scale != "binary"  # the JSON column feeds only the scale columns of other types
-    rows = _arrow_rows(path, study, with_extra)
+    # numbers (a numeric question) are read as REAL: the driver types a column from its first rows
+    floats = response_type(scale).answer_dtype == "Float64"
+    rows = _arrow_rows(path, study, with_extra, "CAST(COALESCE(answer, -32768) AS REAL)" if floats else
+                       "COALESCE(answer, -32768)")
     # the store's order: model, then the design's order (rows without one last), then the key
     rows = rows.append_column("no_seq", pc.equal(rows["seq"], -1))
     order = pc.sort_indices(rows, [(c, "ascending") for c in ("model", "no_seq", "seq", "message", "persona",
@@ -71,7 +75,7 @@ def read_study(path: Path, study: str, scale: str, backends: dict[tuple[str, str
     table = df[columns] if ok.all() else df.loc[ok, columns].reset_index(drop=True)  # usually every row is ok
     del df
     table["replicate"] = table["replicate"].astype("int64")
-    table["answer"] = table["answer"].astype("Int16").mask(table["answer"] == -32768)
+    table["answer"] = table["answer"].astype(response_type(scale).answer_dtype).mask(table["answer"] == -32768)
     p_yes = table["p_yes"].to_numpy(dtype=float)
     table["p_yes"] = np.where(p_yes < 0, np.nan, p_yes)  # a new, writable array (Arrow's are read-only)
     table["seq"] = table["seq"].astype("Int64").mask(table["seq"] == -1)

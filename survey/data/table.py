@@ -155,7 +155,7 @@ def _parse_answers(col: pd.Series, scales: pd.Series | None = None, noun: str = 
     for scale in ([DEFAULT_SCALE] if scales is None else pd.unique(scales)):
         rtype = response_type(scale)
         rows = True if scales is None else scales == scale
-        bad = rows & ~empty & ~num.isin(sorted(rtype.values))
+        bad = rows & ~empty & ~rtype.valid_answers(num).fillna(False).astype(bool)
         if bad.any():
             vals = sorted({str(v) for v in col[bad].head(5)})
             where = "" if scales is None else f" in rows of scale '{scale}'"
@@ -165,7 +165,8 @@ def _parse_answers(col: pd.Series, scales: pd.Series | None = None, noun: str = 
                     if scales is None and num[bad].notna().all() else "")
             raise TableError(f"column 'answer'{where} must be {want}; found {', '.join(vals)} "
                              f"in {_rows(col.index[bad], noun)}{hint}")
-    return num.astype("Int16")
+    dtypes = {response_type(s).answer_dtype for s in ([DEFAULT_SCALE] if scales is None else pd.unique(scales))}
+    return num.astype(dtypes.pop() if len(dtypes) == 1 else "Float64")
 
 
 def _describe(rtype) -> str:

@@ -76,6 +76,17 @@ class ResponseType:
     # probability per label, as JSON); a type whose reply is one of its labels may be asked for a distribution
     elicit: str = "answer"
     states_distribution: bool = False
+    # the long table's answer column: whole-number scores ("Int16"); a kind whose answers are numbers says
+    # "Float64" (the store, the table and human files read answers in it)
+    answer_dtype: str = "Int16"
+    # a type whose simulated respondent answers in its own words from the cell's latent location (a number, the
+    # options ticked) defines simulated_reply(location, rng) -> text; None: the simulated backend's own models
+    simulated_reply = None
+    reply_extra: Mapping = MappingProxyType({})  # stored with every reply (checkbox: its option names)
+    # a type without labels (a number, options ticked) that a local model can still be held to: the words one of
+    # which its reply's first token must be when sampling is constrained (digits, currency signs)
+    first_words: tuple[str, ...] = ()
+    human_replies: bool = False  # a human file's answers are read as replies, numbers too (not as stored codes)
 
     @cached_property
     def view(self) -> AnalysisView:
@@ -104,6 +115,19 @@ class ResponseType:
     def scored(self) -> bool:
         """False for free text: replies have no score, so they are neither valid nor invalid."""
         return bool(self.labels)
+
+    def fidelity_levels(self) -> tuple[tuple, bool] | None:
+        """(the points human fidelity compares the answers' distributions over, whether they are ordered), or
+        None when no comparison of levels with humans applies to this type; ``fidelity_level`` maps answers there."""
+        return tuple(self.view.points), bool(self.view.ordered) or len(self.view.points) == 2
+
+    def fidelity_level(self, answers):
+        """The point of ``fidelity_levels`` each answer (a pandas Series) counts as: by default the answer itself."""
+        return answers
+
+    def valid_answers(self, answers):
+        """Which of ``answers`` (a numeric pandas Series) are valid answers: by default one of ``values``."""
+        return answers.isin(sorted(self.values))
 
     def describe_values(self) -> str:
         """The valid answers for messages, e.g. "1 (Yes), 0 (No)"."""

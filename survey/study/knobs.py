@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, ValidationError
+
 from survey.common.kinds import kind_part, kinds
+from survey.errors import error_text
 from survey.responses.base import ResponseType
 
 POINT_KNOBS = ("points", "labels", "scores", "low", "high")  # the knobs that set a rating scale's points
@@ -21,6 +24,9 @@ class QuestionKnobs:
     own_keys: tuple[str, ...] = ()  # knobs that belong to this kind whatever its type is named
     slots: tuple[str, ...] = ()  # the template's slots for a family name; () : "{perturbation}"
     examples: dict[str, str] = {}  # family -> a full name to suggest
+    # the kind's own study-file keys, declared here rather than in QuestionSpec: a KindKeys model (extra keys
+    # forbidden); QuestionSpec hands them to the kind (``declared_keys``, ``kind_keys``)
+    keys: type[BaseModel] | None = None
 
     def owns(self, type_name: str) -> bool:
         """Whether ``type_name`` (a family or a full name such as "likert5") is this kind's."""
@@ -45,6 +51,12 @@ class QuestionKnobs:
         raise NotImplementedError
 
 
+class KindKeys(BaseModel):
+    """Base of a kind's own study-file keys (QuestionKnobs.keys): unknown keys are refused."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
 NO_KNOBS = QuestionKnobs()
 
 
@@ -67,4 +79,33 @@ def owner_knobs(type_name: str) -> QuestionKnobs | None:
     return next((k for k in every_knobs() if k.owns(type_name)), None)
 
 
-__all__ = ["NO_KNOBS", "POINT_KNOBS", "QuestionKnobs", "every_knobs", "family_knobs", "kind_knobs", "owner_knobs"]
+def declared_keys() -> dict[str, QuestionKnobs]:
+    """Every study-file key a kind declares in its ``keys`` model -> that kind's knobs."""
+    return {key: k for k in every_knobs() if k.keys is not None for key in k.keys.model_fields}
+
+
+def kind_keys(type_name: str, given: dict[str, Any]) -> BaseModel | None:
+    """The keys ``given`` (declared by some kind) validated by the kind of ``type_name``: its KindKeys instance
+    (None when it declares none). A key of another kind's gets that kind's one-line ``misplaced`` message, a bad
+    value one line naming the key; both as ValueError, for pydantic to place under [question]."""
+    declared = declared_keys()
+    owner = owner_knobs(type_name)
+    for other in {id(declared[k]): declared[k] for k in given}.values():
+        wrong = [k for k in given if declared[k] is other]
+        if other is not owner:
+            raise ValueError(other.misplaced(wrong, type_name))
+    if owner is None or owner.keys is None:
+        return None
+    if type_name not in owner.families:  # "numeric0to100": the full name already fixes what the keys would set
+        family = next(f for f in owner.families if type_name.startswith(f))
+        raise ValueError(f"type = '{type_name}' is a full scale name; to set {', '.join(given)} write "
+                         f"type = '{family}' with them")
+    try:
+        return owner.keys(**given)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err.get("loc", ()))
+        raise ValueError(f"{where}: {error_text(err)}" if where else error_text(err)) from None
+
+
+__all__ = ["KindKeys", "declared_keys", "kind_keys", "NO_KNOBS", "POINT_KNOBS", "QuestionKnobs", "every_knobs", "family_knobs", "kind_knobs", "owner_knobs"]

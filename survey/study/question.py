@@ -5,6 +5,7 @@ rating (anchors, embedder). Parsed with the rest of the study by survey.study.sp
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any, Literal
 
 from pydantic import (
@@ -21,7 +22,18 @@ from pydantic import (
 from survey.errors import SurveyError
 from survey.responses import DEFAULT_SCALE, ResponseType, response_type
 from survey.responses.stated import StatedDistribution, stated
-from survey.study.knobs import POINT_KNOBS, every_knobs, family_knobs, kind_knobs, owner_knobs
+from survey.study.knobs import (
+    POINT_KNOBS,
+    declared_keys,
+    every_knobs,
+    family_knobs,
+    kind_keys,
+    kind_knobs,
+    owner_knobs,
+)
+
+# a kind's own keys (its knobs' KindKeys), validated by the kind before the spec is built (QuestionSpec._take_kind_keys)
+_KIND_KEYS: ContextVar = ContextVar("kind keys", default=None)
 
 
 def direction_of(replicate: int, order: str) -> str:
@@ -84,8 +96,6 @@ class QuestionSpec(_Strict):
     relevance_floor: float | None = Field(None, ge=-1, le=1, description="ssr: a reply whose best cosine similarity "
                                           "to any anchor statement is below it is unrated (irrelevant), not a middle "
                                           "answer (default: the embedder's, 0.2 for minilm; -1 turns it off)")
-    subset: int | None = Field(None, ge=3, le=9, description="maxdiff: messages shown per prompt (default 3), a "
-                               "cyclic block design on the study's messages")
     elicit: Literal["answer", "distribution"] = Field(
         "answer", description="'distribution' asks Yes/No, rating-scale and forced-choice questions for a "
                               "probability per answer option as JSON (survey.responses.stated): a stand-in for "
@@ -94,6 +104,17 @@ class QuestionSpec(_Strict):
     _reversed: ResponseType | None = PrivateAttr(None)
     # the type is named in full ("likert5", "pick3"), or completed once the study's messages are known
     _named: bool = PrivateAttr(False)
+    _keys: Any = PrivateAttr(None)
+
+    @classmethod
+    def more_keys(cls) -> list[str]:
+        """The keys the kinds declare (survey.study.knobs), for an unknown key's "did you mean"."""
+        return list(declared_keys())
+
+    @property
+    def kind_keys(self) -> Any:
+        """The kind's own keys as validated by its knobs (a KindKeys model), or None."""
+        return self._keys
 
     @model_validator(mode="before")
     @classmethod
@@ -136,6 +157,7 @@ class QuestionSpec(_Strict):
 
     @model_validator(mode="after")
     def _build_type(self) -> QuestionSpec:
+        self._keys = _KIND_KEYS.get()
         kind = self.type
         knobs = family_knobs(kind)
         given = [k for k in POINT_KNOBS if getattr(self, k) is not None]
@@ -173,6 +195,28 @@ class QuestionSpec(_Strict):
         self._response = stated(self._response, self.elicit, kind)
         if self._reversed is not None and self.elicit == "distribution":
             self._reversed = StatedDistribution(self._reversed)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _take_kind_keys(cls, data: Any, handler):
+        """Keys a kind declares in its knobs (survey.study.knobs: QuestionKnobs.keys, e.g. numeric's min and max)
+        are taken out and validated by the kind the type names; the rest is this model's. Defined after the
+        other validators so that it wraps them all (the built type reads the keys)."""
+        if not isinstance(data, dict):
+            return handler(data)
+        declared = declared_keys()
+        own = {k: v for k, v in data.items() if k in declared and k not in cls.model_fields}
+        if not own:
+            return handler(data)
+        rest = {k: v for k, v in data.items() if k not in own}
+        named = rest.get("type", rest.get("mode", DEFAULT_SCALE))
+        if owner_knobs(str(named)) is None:  # an unknown type says so first; a known one without these keys below
+            handler(rest)
+        token = _KIND_KEYS.set(kind_keys(str(named), own))
+        try:
+            return handler(rest)
+        finally:
+            _KIND_KEYS.reset(token)
 
     @property
     def named(self) -> bool:

@@ -18,6 +18,8 @@ designs weight each respondent by the human file's ``weight`` column; the popula
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
@@ -64,9 +66,14 @@ def human_fidelity(source: Source, humans: Humans, a: str | None = None, b: str 
     if design == "mixed":
         raise SurveyError(f"some respondents saw both '{a}' and '{b}', others one: keep one design (drop the "
                           "respondents who saw one message for a within-subjects effect, or give each one answer)")
-    points = list(rtype.view.points)
-    ordered = bool(rtype.view.ordered) or len(points) == 2  # a two-point scale is trivially ordered
-    overall = human_counts(humans, a, points).sum(axis=0) + human_counts(humans, b, points).sum(axis=0)
+    levels = rtype.fidelity_levels()  # the points answers are compared over (a number: its tenth of the range)
+    if levels is None:
+        raise SurveyError(f"comparing the personas with humans is not available for {rtype.scale} questions yet; the "
+                          "human file is read (survey.load_humans): compare its answers with the table's yourself")
+    points, ordered = list(levels[0]), levels[1]
+    at_levels = replace(humans, table=humans.table.assign(answer=rtype.fidelity_level(humans.table["answer"])))
+    level_table = table.assign(answer=rtype.fidelity_level(table["answer"]))
+    overall = human_counts(at_levels, a, points).sum(axis=0) + human_counts(at_levels, b, points).sum(axis=0)
     human_effect = _human_effect(humans, a, b, design, confidence)
     options = CompareOptions(alpha=1 - confidence, seed=seed, flips=flips)
     analysis = (analyze(source, a, b, options=options) if prior is None else
@@ -81,8 +88,8 @@ def human_fidelity(source: Source, humans: Humans, a: str | None = None, b: str 
         scores = model_scores(table, model)
         for msg in (a, b):
             for seg, (resp, pers) in segments.items():
-                h = human_counts(humans, msg, points, resp)
-                per, groups, who = persona_answers(table, model, msg, points, population_only=False)
+                h = human_counts(at_levels, msg, points, resp)
+                per, groups, who = persona_answers(level_table, model, msg, points, population_only=False)
                 if pers is not None:
                     keep = np.isin(who, pers)
                     per, groups = per[keep], groups[keep]

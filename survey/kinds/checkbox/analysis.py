@@ -1,0 +1,51 @@
+"""The checkbox question's analysis (survey.kinds.checkbox.statistics): per option the share ticking it by
+message, a sign-flip test per option, Holm across the options. The option names come from the rows' ``options``
+column (a run stores them), else from the scale (numbers)."""
+
+from __future__ import annotations
+
+from survey.errors import SurveyError
+from survey.kinds.checkbox.power import CheckboxPlan
+from survey.kinds.checkbox.statistics import compare_checkbox
+from survey.stats.kinds.base import Kind
+
+
+def option_names(df, view) -> list[str]:
+    if "options" in df:
+        named = df["options"].dropna()
+        if len(named):
+            names = str(named.iloc[0]).split("|")
+            if len(names) == len(view.points):
+                return names
+    return [str(v) for v in view.labels.values()]
+
+
+class Checkbox(Kind):
+    name = "checkbox"
+    weighted = True
+
+    def compare(self, df, model, a, b, view, opts):
+        if opts.probabilities:
+            raise SurveyError(f"scale '{view.scale}' has no exact mode: compare the answers")
+        res = compare_checkbox(df, model, a, b, option_names(df, view), alternative=opts.alternative,
+                               n_resamples=opts.flips, seed=opts.seed, confidence=opts.confidence,
+                               pairing=opts.pairing, weights=opts.weights)
+        res.scale = view.scale
+        return res
+
+    def plan_params(self, view, delta, *, sigma=None, rho=None, tau=None, positions=None, messages=None):
+        if positions is not None or messages is not None:
+            raise SurveyError("--positions and --messages belong to pickK, maxdiffS and choice scales")
+        return CheckboxPlan(float(delta), view.scale, sigma, rho, tau)
+
+    def heterogeneity_claim(self, view):
+        return "equal effects on the deciding option's share"
+
+    def effect_words(self, view, a, b):
+        return f"effect = share ticking the deciding option under {a} − under {b}"
+
+    def label_words(self, view, source):
+        return f"each cell's {source} share"
+
+
+CHECKBOX = Checkbox()

@@ -1,0 +1,151 @@
+"""Several options ticked (``type = "checkbox"`` with ``options``, ``min_choices``, ``max_choices``): "which of
+these describe the product?", the same options listed for every message.
+
+The answer is a bit set, option i (1-based) adding 2^(i-1): "1, 3" is 5; none ticked is 0 (valid only with
+min_choices = 0). The scale's name says the number of options and the bounds on how many may be ticked:
+``checkbox5`` (1 to 5 of 5 options), ``checkbox5-0-2`` (0 to 2). Rows of a run also carry the option names
+(column ``options``, joined by "|").
+
+How a reply becomes an answer (docs/question-kinds.md lists these rules): anything up to a colon is skipped
+("Answer: 1, 3"); the rest is split at commas, semicolons, slashes, line breaks and the words "and" / "&"; each
+part, stripped of spaces, quotes, brackets, asterisks and a final full stop, must be an option's number or its
+name (case-insensitive), or both as the question lists them ("3. good value", "3) good value"). "none" (or "none of these") is the empty set. A part that is neither, an option named
+twice, or a count outside [min_choices, max_choices] makes the reply invalid.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import cached_property
+from types import MappingProxyType
+
+from survey.errors import SurveyError
+from survey.responses.base import ResponseType
+from survey.responses.view import AnalysisView
+
+OPTIONS_MAX = 12  # the answer is a bit set in the long table's 16-bit answer column
+_NAME = re.compile(r"^checkbox(\d+)(?:-(\d+)-(\d+))?$")
+_SPLIT = re.compile(r"\s*(?:[,;/\n]|\band\b|&)\s*", re.IGNORECASE)
+_STRIP = " \t\"'`*()[]{}.!"
+_NONE = {"none", "none of these", "none of them", "none of the above"}
+_NUMBERED = re.compile(r"^(\d+)\s*[.)\-:]\s*(.+)$")  # "3. good value", "3) good value": the list echoed
+
+
+def check_options(options, min_choices: int, max_choices: int) -> tuple[str, ...]:
+    """The options as given, or a SurveyError naming the one problem (one line)."""
+    options = tuple(str(o).strip() for o in options)
+    if not options:
+        raise SurveyError("a checkbox question needs options: give at least 2, e.g. options = ['comfortable', "
+                          "'stylish']")
+    if len(options) < 2 or len(options) > OPTIONS_MAX:
+        raise SurveyError(f"a checkbox question takes 2 to {OPTIONS_MAX} options; got {len(options)}")
+    if any(not o for o in options):
+        raise SurveyError("a checkbox option is empty; give every option a name")
+    seen = [o.casefold() for o in options]
+    dup = next((o for i, o in enumerate(options) if seen.index(o.casefold()) != i), None)
+    if dup is not None:
+        raise SurveyError(f"option '{dup}' is listed twice; give each option once")
+    if not 0 <= min_choices <= max_choices:
+        raise SurveyError(f"min_choices must be at most max_choices; got min_choices = {min_choices}, "
+                          f"max_choices = {max_choices}")
+    if max_choices > len(options):
+        raise SurveyError(f"max_choices = {max_choices} is more than the {len(options)} options")
+    return options
+
+
+class CheckboxScale(ResponseType):
+    """``options`` ticked, ``low`` to ``high`` of them; the answer a bit set (see the module's docstring)."""
+
+    kind = "checkbox"
+    ranged = False
+    human_replies = True  # a human file says "1, 3" or "comfortable, good value", never the bit set
+
+    def __init__(self, options, min_choices: int = 1, max_choices: int | None = None, template: str | None = None,
+                 max_tokens: int | None = None):
+        max_choices = len(tuple(options)) if max_choices is None else int(max_choices)
+        self.options = check_options(options, int(min_choices), max_choices)
+        self.k, self.low, self.high = len(self.options), int(min_choices), max_choices
+        self.scale = f"checkbox{self.k}" + ("" if (self.low, self.high) == (1, self.k) else f"-{self.low}-{self.high}")
+        listed = "\n".join(f"{i + 1}. {o}" for i, o in enumerate(self.options))
+        self.template = (template or ('A customer said: "{perturbation}" Which of these describe the product?\n'
+                                      "{choices}\nAnswer with the numbers of every option that applies, separated "
+                                      "by commas.")).replace("{choices}", listed)
+        self.max_tokens = max_tokens or 12
+        self.reply_extra = {"options": list(self.options)}
+        self.first_words = tuple(str(i + 1) for i in range(min(self.k, 9))) + (("none",) if self.low == 0 else ())
+
+    @property
+    def scored(self) -> bool:
+        return True
+
+    @cached_property
+    def values(self) -> frozenset:
+        return frozenset(mask for mask in range(1 << self.k) if self.low <= bin(mask).count("1") <= self.high)
+
+    def fidelity_levels(self):
+        return None  # a bit set has no level to compare with humans' yet: per-option fidelity is not built
+
+    def describe_values(self) -> str:
+        return (f"a bit set of {self.low} to {self.high} of {self.k} options (option i adds 2^(i-1): options 1 and "
+                "3 are 5)")
+
+    def answer_instruction(self) -> str:
+        return "Answer ONLY with the numbers of the options that apply, separated by commas. Do not explain."
+
+    def parse(self, text: str | None) -> int | None:
+        if not text or not text.strip():
+            return None
+        rest = text.split(":", 1)[1] if ":" in text else text
+        names = {o.casefold(): i for i, o in enumerate(self.options)}
+        parts = [p.strip(_STRIP).casefold() for p in _SPLIT.split(rest.strip())]
+        parts = [p for p in parts if p]
+        if len(parts) == 1 and parts[0] in _NONE:
+            return 0 if self.low == 0 else None
+        mask = 0
+        for part in parts:
+            numbered = _NUMBERED.match(part)
+            if numbered and names.get(numbered.group(2).strip(_STRIP)) == int(numbered.group(1)) - 1:
+                part = numbered.group(1)  # the option's number with its own name
+            i = int(part) - 1 if part.isdigit() else names.get(part)
+            if i is None or not 0 <= i < self.k or mask >> i & 1:
+                return None
+            mask |= 1 << i
+        return mask if self.low <= bin(mask).count("1") <= self.high and parts else None
+
+    def ticked(self, mask: int) -> list[str]:
+        return [o for i, o in enumerate(self.options) if int(mask) >> i & 1]
+
+    def simulated_reply(self, location: float, rng) -> str:
+        """A simulated respondent ticks option i with probability expit(location + c_i), c_i spread from +1 for
+        the first option to -1 for the last; ticks are then added (most likely first) or dropped (least likely
+        first) to fit [min_choices, max_choices]."""
+        c = [1.0 - 2.0 * i / max(self.k - 1, 1) for i in range(self.k)]
+        p = [1.0 / (1.0 + math.exp(-(location + ci))) for ci in c]
+        ticked = [i for i in range(self.k) if rng.random() < p[i]]
+        by_p = sorted(range(self.k), key=lambda i: -p[i])
+        while len(ticked) < self.low:
+            ticked.append(next(i for i in by_p if i not in ticked))
+        while len(ticked) > self.high:
+            ticked.remove(min(ticked, key=lambda i: p[i]))
+        return ", ".join(str(i + 1) for i in sorted(ticked)) if ticked else "none"
+
+    @cached_property
+    def view(self) -> AnalysisView:
+        points = tuple(range(1, self.k + 1))
+        return AnalysisView(self.kind, self.scale, "share choosing", 0.0, 1.0, points,
+                            MappingProxyType(dict(zip(points, self.options, strict=True))), (), ranged=False)
+
+
+def from_name(scale: str) -> CheckboxScale | None:
+    """The checkbox scale a name such as "checkbox5" or "checkbox5-0-2" gives (options named "1".."k"); None for
+    another kind's name, a SurveyError for a checkbox name that is no scale ("checkbox13")."""
+    match = _NAME.match(scale) if isinstance(scale, str) else None
+    if match is None:
+        return None
+    k = int(match.group(1))
+    low, high = (1, k) if match.group(2) is None else (int(match.group(2)), int(match.group(3)))
+    try:
+        return CheckboxScale([str(i + 1) for i in range(k)], low, high)
+    except SurveyError as exc:  # "checkbox13", "checkbox4-3-2": refused in the kind's own words
+        raise SurveyError(f"scale '{scale}': {exc}") from None

@@ -1,0 +1,75 @@
+"""The report's section for a checkbox question: per option the share ticking it under each message (a dot plot
+and a table), each option's sign-flip test and its Holm-adjusted p-value."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from survey.common.formatting import fmt
+from survey.reporting.context import incomplete_note
+from survey.reporting.views.base import ReportView
+
+
+def dot_plot(r):
+    """Shares by message: one row per option, a dot per message."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 0.9 + 0.45 * len(r.options)))
+    y = np.arange(len(r.options))[::-1]
+    for msg, key, colour in ((r.a, "share_a", "#4477aa"), (r.b, "share_b", "#ee6677")):
+        ax.plot([o[key] for o in r.per_option], y, "o", color=colour, label=msg)
+    ax.set_yticks(y, [o["option"] for o in r.per_option])
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of replies ticking the option")
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+class CheckboxView(ReportView):
+    kind = "checkbox"
+    template = "views/tables.html.j2"
+    reading = "ticked every option that applied, for many paraphrases (perturbations) of each message"
+
+    def headline(self, r, view, alpha, completeness=None) -> str:
+        best = r.decision.option
+        o = next(x for x in r.per_option if x["option"] == best)
+        said = (f"“{best}” was ticked in {o['share_a']:.0%} of replies to “{r.a}” and {o['share_b']:.0%} to "
+                f"“{r.b}”")
+        partial = incomplete_note(completeness, r.model)
+        if r.pvalue <= alpha:
+            return (f"{r.model}: the messages differ on at least one option: {said} (sign-flip test per option, "
+                    f"Holm-adjusted over the {len(r.options)} options, p = {r.pvalue:.3g}).{partial}")
+        return (f"{r.model}: no option is ticked reliably more often for either message; the largest difference: "
+                f"{said} (Holm-adjusted p = {r.pvalue:.3g}, above α = {alpha}).{partial}")
+
+    def warnings(self, r, view, alpha) -> list[str]:
+        bad = r.invalid.get("total", 0)
+        return [f"{r.model}, {r.a} vs {r.b}: {bad} replies ticked no valid set of options; they are excluded."] if bad \
+            else []
+
+    def section(self, r, df, view, texts, fits) -> dict:
+        from survey.reporting import fig_png
+
+        conf = f"{r.effect.confidence:.0%}"
+        rows = [[o["option"], f"{o['share_a']:.3f}", f"{o['share_b']:.3f}", f"{o['effect'].estimate:+.3f}",
+                 f"[{o['effect'].ci[0]:+.3f}, {o['effect'].ci[1]:+.3f}]", fmt(o["pvalue"]), fmt(o["holm"])]
+                for o in r.per_option]
+        return {"template": self.template, "model": r.model, "a": r.a, "b": r.b, "confidence": conf,
+                "intro": (f"Checkbox with {len(r.options)} options: per option the share of replies ticking it "
+                          "(persona × paraphrase cell means), a sign-flip test over paraphrase pairs per option, "
+                          "p-values Holm-adjusted across the options."),
+                "tables": [{"title": "", "columns": ["option", f"share {r.a}", f"share {r.b}", "difference",
+                                                    f"{conf} CI", "sign-flip p", "Holm p (over the options)"],
+                            "rows": rows}],
+                "notes": [],
+                "figures": [fig_png(dot_plot(r), f"Share of replies ticking each option, “{r.a}” (blue) and "
+                                                 f"“{r.b}” (red), pooled over personas and paraphrases.")],
+                "design": (f"{r.n_personas} personas; {r.n_paired} paraphrase pairs; r = {r.replicates} replicates; "
+                           f"{r.invalid.get('total', 0)} invalid replies.")}
+
+    def exact_table(self, results: list) -> dict:
+        return {"columns": [], "rows": []}
+
+
+VIEW = CheckboxView()
