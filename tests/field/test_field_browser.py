@@ -1,7 +1,8 @@
 """The questionnaire as people meet it: headless Chromium (Debian's, as the report tests use) clicks through
 `survey field` page by page, as 30 respondents with different answers on two kinds (a Yes/No study and a
 5-point scale study: one question each), and `survey fidelity` on each study's store gives the effect
-computed by hand from what the browser submitted."""
+computed by hand from what the browser submitted. Every page type passes axe-core (no serious or critical
+violation), labels every input and fits a 375 px phone."""
 
 import json
 import random
@@ -121,3 +122,103 @@ def test_fidelity_on_the_store_is_the_effect_of_what_the_browser_submitted(field
     result = json.loads(out)
     print(json.dumps(result)[:2000])
     assert result["human_effect"]["estimate"] == pytest.approx(by_hand(submitted), abs=1e-12)
+
+
+# -- accessibility and the phone ------------------------------------------------------------------------------
+
+SANDALS = '\n[[messages]]\nid = "sandals"\nperturbations = "sandals"\ncount = 3\n'
+WIDGETS = {"scale": ('type = "binary"', ""), "cards": ('type = "choice"', ""),
+           "best-worst": ('type = "maxdiff"\nsubset = 3', SANDALS), "rank": ('type = "rank"', SANDALS),
+           "text": ('type = "text"', "")}
+PHONE = 375  # px: the narrowest common phone
+
+# Every input a person fills in (not the hidden panel ids) has a label that names it
+UNLABELLED = """
+return Array.from(document.querySelectorAll('input, select, textarea'))
+  .filter(e => e.type !== 'hidden' && !(e.labels && e.labels.length && e.labels[0].textContent.trim()))
+  .map(e => e.id || e.name);
+"""
+OVERFLOW = "return document.documentElement.scrollWidth - window.innerWidth;"
+
+
+def axe_script() -> str:
+    """axe-core as shipped inside the PyPI package selenium-axe-python (no download at test time)."""
+    from pathlib import Path
+
+    import selenium_axe_python
+
+    return (Path(selenium_axe_python.__file__).parent / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
+
+
+def check_page(drv, page: str, axe: str) -> None:
+    """No unlabelled input, no sideways scrolling on a phone, and no serious or critical axe-core violation."""
+    assert drv.execute_script(UNLABELLED) == [], page
+    assert drv.execute_script(OVERFLOW) <= 0, f"{page}: wider than a {PHONE} px phone"
+    drv.execute_script(axe)
+    found = drv.execute_async_script("const done = arguments[arguments.length - 1];"
+                                     "axe.run(document, {resultTypes: ['violations']}).then(r => done(r.violations));")
+    bad = [(v["id"], v["impact"], v["help"], [n["html"][:120] for n in v["nodes"]][:3]) for v in found
+           if v["impact"] in ("serious", "critical")]
+    assert bad == [], f"{page}: {bad}"
+
+
+@pytest.fixture
+def phone(driver):
+    driver.set_window_size(PHONE, 800)
+    yield driver
+    driver.set_window_size(1100, 2400)
+
+
+@pytest.mark.parametrize("widget", list(WIDGETS))
+def test_every_page_is_accessible_and_fits_a_phone(phone, tmp_path, widget):
+    question, extra = WIDGETS[widget]
+    axe = axe_script()
+    fs = field_server(write_study(tmp_path, question=question, extra=extra), rng=random.Random(2))
+    try:
+        with Live(fs) as live:
+            phone.get(f"{live.base}/?PROLIFIC_PID=a11y&STUDY_ID=st1&SESSION_ID=se-a11y")
+            phone.delete_all_cookies()
+            first = widget == "scale"  # the pages every study shares: checked once
+            if first:
+                check_page(phone, "consent", axe)
+            wait_for(phone, "consent").click()
+            phone.find_element(By.ID, "start").click()
+            wait_for(phone, "about-form")
+            if first:
+                check_page(phone, "about you", axe)
+            fill_about(phone, fs, 3)
+            phone.find_element(By.ID, "next").click()
+            wait_for(phone, "questions-form")
+            check_page(phone, f"questions ({widget})", axe)
+            if first:  # sent unanswered: the same page with its errors
+                phone.find_element(By.ID, "submit").click()
+                wait_for(phone, "errors")
+                check_page(phone, "questions with errors", axe)
+                phone.find_element(By.ID, "item0-1").click()
+                phone.find_element(By.ID, "attention-2").click()
+                phone.find_element(By.ID, "submit").click()
+                wait_for(phone, "completion-code")
+                check_page(phone, "completion", axe)
+                phone.get(f"{live.base}/admin")
+                check_page(phone, "researcher's login", axe)
+                phone.find_element(By.ID, "token").send_keys(fs.token)
+                phone.find_element(By.ID, "login").click()
+                wait_for(phone, "summary")
+                check_page(phone, "researcher's page", axe)
+    finally:
+        fs.close()
+
+
+def test_the_page_checks_can_fail(phone, tmp_path):
+    """An unlabelled box, grey on grey text and a wide table are each caught."""
+    axe = axe_script()
+    bad = {"unlabelled": '<main><input type="text" id="x"></main>',
+           "contrast": '<main><p style="color:#ccc;background:#ddd">faint</p></main>',
+           "wide": '<main><table><tr><td style="white-space:nowrap">' + "wide " * 200 + "</td></tr></table></main>"}
+    for name, body in bad.items():
+        page = tmp_path / f"{name}.html"
+        page.write_text(f'<!doctype html><html lang="en"><head><title>t</title><meta name="viewport" '
+                        f'content="width=device-width"></head><body>{body}</body></html>', encoding="utf-8")
+        phone.get(page.as_uri())
+        with pytest.raises(AssertionError):
+            check_page(phone, name, axe)
