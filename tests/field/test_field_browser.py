@@ -10,7 +10,7 @@ import random
 import pytest
 from browser import chromium, skip_without_browser
 from cli_result import run_cli
-from field_study import write_study
+from field_study import ABOUT, write_study
 from live import Live
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as seen
@@ -44,12 +44,17 @@ def answer(rng: random.Random, scale: str, message: str) -> int:
     return rng.choice([3, 4, 5] if message == "sneakers" else [1, 2, 3, 4])
 
 
-def fill_about(drv, fs, i: int) -> dict:
-    """Answer "about you" as respondent ``i``; returns what was entered."""
+def fill_about(drv, fs, i: int, typed: dict | None = None) -> dict:
+    """Answer "about you" as respondent ``i`` (``typed``: what to type in a text box instead, None: leave it
+    empty); returns what was entered."""
     entered = {}
     for d in fs.instrument.demographics:
         name = f"demo-{d.name}"
-        if d.widget == "radio":
+        if typed and d.name in typed:
+            if typed[d.name] is not None:
+                drv.find_element(By.ID, name).send_keys(typed[d.name])
+                entered[d.name] = typed[d.name]
+        elif d.widget == "radio":
             k = i % len(d.levels)
             drv.find_element(By.ID, f"{name}-{k + 1}").click()
             entered[d.name] = d.levels[k]
@@ -222,3 +227,81 @@ def test_the_page_checks_can_fail(phone, tmp_path):
         phone.get(page.as_uri())
         with pytest.raises(AssertionError):
             check_page(phone, name, axe)
+
+
+# -- answers that hold a script ---------------------------------------------------------------------------------
+
+PAYLOAD = '<script>window.XSS=1</script><img src=x onerror="window.XSS=2">'
+# Did the payload run, did it become an element, and is it shown as the text it is?
+INERT = """
+return {ran: typeof window.XSS !== 'undefined',
+        planted: Array.from(document.querySelectorAll('script, img'))
+          .filter(e => e.textContent.includes('window.XSS') || e.getAttribute('src') === 'x').length,
+        shown: document.body.innerText.includes('<script>window.XSS=1</script>') ||
+          Array.from(document.querySelectorAll('input, textarea')).some(e => e.value === arguments[0])};
+"""
+
+
+def assert_inert(drv, page: str) -> None:
+    assert drv.execute_script(INERT, PAYLOAD) == {"ran": False, "planted": 0, "shown": True}, page
+
+
+def test_answers_with_a_script_stay_text_in_the_questionnaire_the_researchers_page_and_the_report(driver, tmp_path,
+                                                                                                   capsys):
+    """A respondent types a script as their occupation (a text box) and as a free-text answer: each page that
+    shows it again (the form sent back with an error, the researcher's page, the HTML report segmented by
+    occupation) shows it as text. The questionnaire's pages forbid inline scripts too (their CSP); the report is
+    a file, with no such header: there only the escaping stands between the answer and the reader."""
+    from starlette.testclient import TestClient
+
+    for question in ('type = "binary"', 'type = "text"'):
+        folder = tmp_path / question[8:-1]
+        folder.mkdir()
+        study = write_study(folder, question=question)
+        fs = field_server(study, rng=random.Random(4))
+        try:
+            with Live(fs) as live:
+                driver.get(f"{live.base}/?rid=x1")
+                driver.delete_all_cookies()
+                wait_for(driver, "consent").click()
+                driver.find_element(By.ID, "start").click()
+                wait_for(driver, "about-form")
+                fill_about(driver, fs, 1, {"occupation": PAYLOAD, "age": None})
+                driver.find_element(By.ID, "next").click()
+                wait_for(driver, "errors")  # no age: the form comes back with the occupation as typed
+                assert_inert(driver, "about you, sent back")
+                driver.find_element(By.ID, "demo-age").send_keys("33")
+                driver.find_element(By.ID, "next").click()
+                wait_for(driver, "questions-form")
+                if question == 'type = "text"':
+                    driver.find_element(By.ID, "item0").send_keys(PAYLOAD)
+                    driver.find_element(By.ID, "submit").click()  # no attention answer: sent back
+                    wait_for(driver, "errors")
+                    assert_inert(driver, "free text, sent back")
+                else:
+                    driver.find_element(By.ID, "item0-1").click()
+                driver.find_element(By.ID, "attention-2").click()
+                driver.find_element(By.ID, "submit").click()
+                wait_for(driver, "completion-code")
+                driver.get(f"{live.base}/admin")
+                driver.find_element(By.ID, "token").send_keys(fs.token)
+                driver.find_element(By.ID, "login").click()
+                wait_for(driver, "recent")
+                assert_inert(driver, "researcher's page")
+            if question == 'type = "binary"':  # more people with that occupation, so it is a segment
+                for i in range(5):
+                    c = TestClient(fs.app)
+                    c.post("/start", data={"consent": "yes", "rid": f"x{i + 2}"})
+                    c.post("/about", data={**ABOUT, "demo-occupation": PAYLOAD})
+                    c.post("/questions", data={"item0": str(i % 2), "attention": "Blue"})
+        finally:
+            fs.close()
+    study = tmp_path / "binary" / "shoes.toml"
+    survey.Study.from_toml(study).run(yes=True)  # the models asked about the respondents too (their occupation)
+    code, out, err = run_cli(capsys, "report", study.parent / "store.sqlite", "--out", tmp_path / "report",
+                             "--by", "occupation", "--flips", "99")
+    assert code == 0, err
+    html = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
+    assert "&lt;script&gt;window.XSS=1&lt;/script&gt;" in html and PAYLOAD not in html
+    driver.get((tmp_path / "report" / "index.html").as_uri())
+    assert_inert(driver, "report")
