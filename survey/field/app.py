@@ -10,6 +10,7 @@ tampered form). The condition is never posted: the server assigned it and keeps 
 from __future__ import annotations
 
 import random
+import re
 import secrets
 from pathlib import Path
 from urllib.parse import parse_qsl
@@ -31,6 +32,7 @@ PANEL_PARAMS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "rid")
 SESSION_COOKIE = "survey_field"
 BODY_LIMIT = 64 * 1024  # bytes of one post: a full form of free-text answers fits many times over
 TEMPLATES = Path(__file__).parent / "templates"
+INPUT_NAME = re.compile(r'<(?:input|select|textarea)\b[^>]*?\bname="([^"]+)"')
 
 
 def environment() -> jinja2.Environment:
@@ -147,9 +149,7 @@ class Respondents:
         items = self.inst.items(session.assignment)
         if request.method == "GET":
             return self.form_page(items, {}, [], 200)
-        names = {it.name for it in items}
-        form = await read_form(request, self.body_limit,
-                               allowed=lambda key: key == "attention" or key.partition("-")[0] in names)
+        form = await read_form(request, self.body_limit, allowed=self.form_fields(items))
         rows, errors = [], []
         for it in items:
             try:
@@ -190,6 +190,11 @@ class Respondents:
         rendered = [(it, self.widget_html(it, values)) for it in items]
         return self.page("questions.html.j2", "Your opinion", status, items=rendered, attention=self.attention,
                          values=values, errors=errors)
+
+    def form_fields(self, items) -> set[str]:
+        """The names of the inputs the form of ``items`` has, read from the form as it is rendered (a kind's own
+        widget declares nothing else), and the attention check's."""
+        return {"attention"}.union(*(INPUT_NAME.findall(self.widget_html(it, {})) for it in items))
 
     def widget_html(self, item, values) -> str:
         w = widget_for(item.rtype)

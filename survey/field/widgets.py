@@ -7,7 +7,8 @@ below; a kind's folder needs no import from here. ``read(item, form)`` takes the
 ``(answer, text)``: the score in the kind's own coding (checked against the response type's labels or parser,
 as a model's reply is) and the answer in words, or raises ValueError (unanswered: the form is shown again
 saying so) or LookupError / TamperedForm (a value the form never offered: refused with 400). The names a
-widget posts are ``item.name`` or start with ``item.name + "-"``; the server refuses any other field.
+widget posts are ``item.name`` or start with ``item.name + "-"``; the server accepts only the names of the
+inputs its rendered template has (a post with any other field is refused).
 
 Which widget a kind gets, first match wins:
 1. one registered with ``register_widget(kind, widget)``;

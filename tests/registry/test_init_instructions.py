@@ -4,18 +4,21 @@ The commands come from the shipped studies' comments (a `survey ...` in backtick
 from the README's and the guides' shell blocks that use the example studies; each source runs in its own
 folder made by `survey init`, in order, as a user would type it, and every command exits 0. Studies on the
 embedded llama.cpp models run on a stand-in that answers as simulated respondents (fakes.local_standin), and
-semantic-similarity rating embeds with a word-hash stand-in for MiniLM: the paths, names and flags are what
-is checked here, not the models.
+semantic-similarity rating embeds with a word-hash stand-in for MiniLM, and `survey field` is answered by
+simulated people in-process (fakes.people) instead of serving until Ctrl-C: the paths, names and flags are what
+is checked here, not the models or the people.
 """
 
 from __future__ import annotations
 
+import importlib
 import re
 import shlex
 from pathlib import Path
 
 import pytest
 from fakes.embedder import WordHashEmbedder
+from fakes.people import answer_as_people
 
 import survey
 from survey import backends
@@ -92,6 +95,8 @@ SOURCES = STUDY_SOURCES + [block for block in shell_blocks() if block not in REP
 @pytest.fixture
 def stand_ins(monkeypatch):
     monkeypatch.setitem(backends.BACKENDS, "local", "fakes.local_standin:SimulatedLocalBackend")
+    # `survey field` serves until Ctrl-C: here simulated people answer it in-process, then it stops
+    monkeypatch.setattr(importlib.import_module("survey.field"), "field", answer_as_people)
     monkeypatch.setattr(similarity_rating, "create_embedder", lambda name: WordHashEmbedder())
 
 
@@ -111,7 +116,7 @@ def test_the_instructions_are_found():
     sources = dict(SOURCES)
     assert {"studies/sim.toml", "studies/pick.toml", "studies/humans.toml"} <= set(sources)
     assert any(page.startswith("README.md#") for page in sources)
-    assert [page.split("#")[0] for page, _ in REPEATS] == ["README.md", "docs/question-kinds.md"]
+    assert [page.split("#")[0] for page, _ in REPEATS] == ["README.md", "docs/humans.md", "docs/question-kinds.md"]
     assert not [c for _, commands in SOURCES for c in commands if "studies/" in c], "init copies studies flat"
 
 

@@ -1,22 +1,17 @@
 """The report as a person sees it: rendered in headless Chromium (Debian's), checked for console
 errors, missing images and blank plots; a screenshot is kept under reports/ci-artifacts/."""
 
-import os
-import shutil
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from browser import chromium, skip_without_browser
 
 import survey
 from survey.stats.beta_logit import simulate
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
-
-# In CI the browser is installed by `make test`; its absence there is a failure, not a skip.
-if not (CHROMIUM and DRIVER) and not os.environ.get("CI"):
-    pytest.skip("chromium/chromedriver not installed (make test installs them)", allow_module_level=True)
+skip_without_browser()
 
 # For every <img>: did it load, and how many of its pixels are not (near) white?
 IMAGE_STATS = """
@@ -46,18 +41,7 @@ return out;
 
 @pytest.fixture(scope="module")
 def driver():
-    assert CHROMIUM and DRIVER, "chromium and chromedriver must be installed (make test does it)"
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--window-size=1100,2400"):
-        opts.add_argument(flag)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    drv = webdriver.Chrome(service=Service(DRIVER), options=opts)
+    drv = chromium()
     yield drv
     drv.quit()
 
