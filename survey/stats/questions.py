@@ -222,7 +222,7 @@ def analyze_questions(source, analyze_one, *, family: str | None = None, primary
     results, gates = [], {}
     for model in dict.fromkeys(r.model for a in by_question.values() for r in a.results):
         placed = [(q, r) for q, a in by_question.items() for r in a.results if r.model == model]
-        decision = decide_family([_gate_input(r) if q == primary else decision_pvalue(r) for q, r in placed],
+        decision = decide_family([_gate_input(r) if q == primary else own_pvalue(r) for q, r in placed],
                                  [q == primary for q, _ in placed], alpha, family)
         if decision.gate_open is not None:
             gates[model] = decision.gate_open
@@ -230,7 +230,7 @@ def analyze_questions(source, analyze_one, *, family: str | None = None, primary
             level = decision.levels[i]
             adjusted = decision_pvalue(r) if q == primary and r.sequential is not None else decision.pvalue_adjusted[i]
             results.append(QuestionResult(
-                q, r.model, r.a, r.b, r.scale, r.unit, r.effect, decision_pvalue(r), adjusted,
+                q, r.model, r.a, r.b, r.scale, r.unit, r.effect, own_pvalue(r), adjusted,
                 _family_interval(by_question[q], tables[q], r, level), level, decision.decides[i],
                 decision.significant[i],
                 verdict(r, decision.significant[i]),
@@ -241,11 +241,19 @@ def analyze_questions(source, analyze_one, *, family: str | None = None, primary
                              _order_effects(tables, by_question))
 
 
+def own_pvalue(r) -> float:
+    """The pair's own test, before any adjustment: a kind that compares the k messages shown together (pick one of
+    k, MaxDiff, a ranking) reports its deciding p-value Holm-adjusted over its own pairs (``raw_pvalue`` is the
+    pair's own); the family adjusts over questions x pairs from the pair's own p-value, not the adjusted one
+    again."""
+    return float(getattr(r.decision, "raw_pvalue", decision_pvalue(r)))
+
+
 def _gate_input(r) -> float:
     """The primary's p-value as the gate reads it: a primary stopped by its sequential test decided by that test's
     decision (rejected: 0, else 1), not by comparing its p-value with alpha."""
     if r.sequential is None:
-        return decision_pvalue(r)
+        return own_pvalue(r)
     return 0.0 if r.sequential.rejects else 1.0
 
 
