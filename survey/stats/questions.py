@@ -297,22 +297,35 @@ def _order_effects(tables: dict, by_question: dict) -> list:
     return out
 
 
-def _by_pair(per_pair: dict) -> dict:
-    """A kind's per-pair effects keyed alike: (A paraphrase, B paraphrase); a kind showing the messages together
-    keys its paraphrase set "A-01|B-01" (pick one of k), which names the same pair."""
-    return {tuple(k.split("|")) if isinstance(k, str) else tuple(k): v for k, v in per_pair.items()}
-
-
 def _correlations(results: list[QuestionResult]) -> list[QuestionCorrelation]:
-    """Each model and message pair: every two questions' per-pair effects correlated."""
+    """Each model and message pair: every two questions' per-pair effects correlated, over the paraphrase pairs both
+    asked. A pair is the same whichever question listed its messages first (the effect then changes sign), and a
+    shown-set question's paraphrase set is read as the pair of a's and b's paraphrases it showed."""
     out = []
     groups: dict = {}
     for r in results:
-        groups.setdefault((r.model, r.a, r.b), []).append(r)
-    for (model, a, b), rs in groups.items():
+        groups.setdefault((r.model, frozenset((r.a, r.b))), []).append(r)
+    for rs in groups.values():
+        a, b = rs[0].a, rs[0].b
         for x, y in itertools.combinations(rs, 2):
-            coef, n = effect_correlation(_by_pair(x.result.per_pair()), _by_pair(y.result.per_pair()))
-            out.append(QuestionCorrelation(model, a, b, x.question, y.question, coef, n))
+            coef, n = effect_correlation(_effects_by_pair(x, a, b), _effects_by_pair(y, a, b))
+            out.append(QuestionCorrelation(x.model, a, b, x.question, y.question, coef, n))
+    return out
+
+
+def _effects_by_pair(r: QuestionResult, a: str, b: str) -> dict:
+    """(a's paraphrase, b's paraphrase) -> the effect a − b of one result on that pair. A paired kind keys its
+    per-pair effects by (its a's id, its b's id); a shown-set kind by the set's label, the paraphrases of its
+    ``messages`` joined by "|" in that order."""
+    messages = list(getattr(r.result, "messages", None) or ())
+    sign = 1.0 if (r.a, r.b) == (a, b) else -1.0
+    out = {}
+    for key, effect in r.result.per_pair().items():
+        parts = key.split("|") if isinstance(key, str) else list(key)
+        if isinstance(key, str) and len(parts) == len(messages) and r.a in messages and r.b in messages:
+            parts = [parts[messages.index(r.a)], parts[messages.index(r.b)]]
+        pair = tuple(parts) if sign > 0 else tuple(reversed(parts))
+        out[pair] = sign * effect
     return out
 
 

@@ -5,6 +5,7 @@ not be the pair's own test)."""
 
 import numpy as np
 import pandas as pd
+import pytest
 from statsmodels.stats.multitest import multipletests
 
 import survey
@@ -23,3 +24,16 @@ def test_family_starts_from_each_ranked_pairs_own_pvalue():
     holm = multipletests([r.pvalue for r in res.results], method="holm")[1]
     np.testing.assert_allclose([r.pvalue_adjusted for r in res.results], holm)
     assert res.to_dict()["results"][0]["pvalue_adjusted"] == res.results[0].pvalue_adjusted
+
+
+def test_correlation_joins_a_ranking_with_a_yes_no_question_and_either_message_order():
+    rank = survey.simulate(10, 8, 1, scale="rank3", seed=5, messages=["A", "B", "C"])
+    yes_no = survey.simulate(10, 8, 1, scale="binary", seed=6, messages=("A", "B"), model="sim")
+    flipped = yes_no.iloc[::-1]  # B's rows first: that question compares B vs A
+    res = survey.analyze(pd.concat([yes_no.assign(question="yn"), flipped.assign(question="yn-again"),
+                                    rank.assign(question="rank")], ignore_index=True), every_pair=True)
+    pairs = {(c.first, c.second): c for c in res.correlations if {c.a, c.b} == {"A", "B"}}
+    assert set(pairs) == {("yn", "yn-again"), ("yn", "rank"), ("yn-again", "rank")}
+    assert pairs[("yn", "yn-again")].r == pytest.approx(1.0) and pairs[("yn", "yn-again")].n == 8
+    assert pairs[("yn", "rank")].n == 8 and pairs[("yn", "rank")].r is not None
+    assert pairs[("yn", "rank")].r == pytest.approx(pairs[("yn-again", "rank")].r)
