@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
 
 from survey.errors import SurveyError
 from survey.stats.multiplicity import adjust_pvalues
@@ -124,5 +125,20 @@ def effect_correlation(x: dict, y: dict) -> tuple[float | None, int]:
     return float(np.corrcoef(a, b)[0, 1]), len(keys)
 
 
-__all__ = ["FAMILY_METHODS", "FAMILY_WORDS", "FamilyDecision", "adjust", "check_family", "decide_family",
-           "effect_correlation", "interval_levels"]
+def correlation_interval(r: float | None, n: int, confidence: float = 0.95) -> tuple[float, float] | None:
+    """Fisher's z interval of a Pearson r over n paraphrase pairs (Fisher, "On the probable error of a coefficient
+    of correlation deduced from a small sample", 1921): tanh(atanh(r) -+ z / sqrt(n - 3)), the pairs taken as
+    independent draws (they are: paraphrase pairs are exchanged, not personas). (-1, 1) with n <= 3; None
+    without an r."""
+    if r is None:
+        return None
+    if n <= 3:
+        return (-1.0, 1.0)
+    with np.errstate(divide="ignore"):  # r = +-1 (two questions carrying one signal): the interval is that point
+        z = np.arctanh(np.clip(r, -1.0, 1.0))
+    half = float(stats.norm.ppf(0.5 + confidence / 2)) / np.sqrt(n - 3)
+    return float(np.tanh(z - half)), float(np.tanh(z + half))
+
+
+__all__ = ["FAMILY_METHODS", "FAMILY_WORDS", "FamilyDecision", "adjust", "check_family", "correlation_interval",
+           "decide_family", "effect_correlation", "interval_levels"]

@@ -25,7 +25,13 @@ from survey.common.formatting import fmt
 from survey.errors import SurveyError
 from survey.stats.analysis_results import Analysis, decision_pvalue, provenance, result_dict
 from survey.stats.effect import EffectResult
-from survey.stats.family import FAMILY_WORDS, check_family, decide_family, effect_correlation
+from survey.stats.family import (
+    FAMILY_WORDS,
+    check_family,
+    correlation_interval,
+    decide_family,
+    effect_correlation,
+)
 
 NO_DIFFERENCE = "no reliable difference"
 
@@ -71,7 +77,8 @@ class QuestionResult:
 @dataclass(frozen=True)
 class QuestionCorrelation:
     """Pearson r of two questions' per-pair effects for one model and message pair, over ``n`` shared
-    paraphrase pairs (None with fewer than three)."""
+    paraphrase pairs (None with fewer than three), with its 95% interval ``ci`` (Fisher's z). The words follow the
+    interval, not r alone: with 10 pairs an r of 0.75 is as consistent with 0.3 as with 0.9."""
 
     model: str
     a: str
@@ -80,18 +87,25 @@ class QuestionCorrelation:
     second: str
     r: float | None
     n: int
+    ci: tuple[float, float] | None = None
 
     def sentence(self) -> str:
         if self.r is None:
             return (f"{self.model}, {self.a} vs {self.b}: {self.first} and {self.second} share {self.n} paraphrase "
                     "pair(s): too few, or effects without spread, for a correlation")
-        strength = ("largely the same signal" if self.r >= 0.7 else "opposed signals" if self.r <= -0.7
-                    else "not the same signal, or too few pairs to tell")
+        lo, hi = self.ci if self.ci is not None else (-1.0, 1.0)
+        strength = ("largely the same signal" if lo >= 0.7 else "opposed signals" if hi <= -0.7
+                    else "too few pairs to tell whether they share a signal" if lo <= 0 <= hi
+                    else "related, but not shown to be the same signal" if lo > 0
+                    else "inversely related, but not shown to be opposed signals")
         return (f"{self.model}, {self.a} vs {self.b}: the per-pair effects of {self.first} and {self.second} "
-                f"correlate r = {self.r:+.2f} over {self.n} paraphrase pairs ({strength})")
+                f"correlate r = {self.r:+.2f} (95% CI {lo:+.2f} to {hi:+.2f}) over {self.n} paraphrase pairs "
+                f"({strength})")
 
     def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        out = dataclasses.asdict(self)
+        out["ci"] = None if self.ci is None else list(self.ci)
+        return out
 
 
 class QuestionsAnalysis(Analysis):
@@ -309,7 +323,8 @@ def _correlations(results: list[QuestionResult]) -> list[QuestionCorrelation]:
         a, b = rs[0].a, rs[0].b
         for x, y in itertools.combinations(rs, 2):
             coef, n = effect_correlation(_effects_by_pair(x, a, b), _effects_by_pair(y, a, b))
-            out.append(QuestionCorrelation(x.model, a, b, x.question, y.question, coef, n))
+            out.append(QuestionCorrelation(x.model, a, b, x.question, y.question, coef, n,
+                                           correlation_interval(coef, n)))
     return out
 
 

@@ -6,9 +6,12 @@ not be the pair's own test)."""
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 import survey
+from survey.stats.family import correlation_interval
+from survey.stats.questions import QuestionCorrelation
 
 
 def test_family_starts_from_each_ranked_pairs_own_pvalue():
@@ -37,3 +40,15 @@ def test_correlation_joins_a_ranking_with_a_yes_no_question_and_either_message_o
     assert pairs[("yn", "yn-again")].r == pytest.approx(1.0) and pairs[("yn", "yn-again")].n == 8
     assert pairs[("yn", "rank")].n == 8 and pairs[("yn", "rank")].r is not None
     assert pairs[("yn", "rank")].r == pytest.approx(pairs[("yn-again", "rank")].r)
+
+
+def test_correlation_sentence_follows_its_interval_not_r_alone():
+    c = QuestionCorrelation("m", "A", "B", "intent", "appeal", 0.75, 10, correlation_interval(0.75, 10))
+    x, y = np.arange(10.0), np.array([0, 2, 1, 4, 3, 7, 5, 4, 9, 6.0])
+    expected = stats.pearsonr(x, y).confidence_interval(0.95)
+    got = correlation_interval(float(stats.pearsonr(x, y).statistic), 10)
+    np.testing.assert_allclose(got, (expected.low, expected.high))
+    lo, hi = c.ci
+    assert 0 < lo < 0.3 and 0.9 < hi < 0.95  # 10 pairs: r = 0.75 is consistent with 0.3 as with 0.9
+    assert "largely the same signal" not in c.sentence() and "95% CI" in c.sentence()
+    assert c.to_dict()["ci"] == [lo, hi]
