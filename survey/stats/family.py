@@ -17,10 +17,14 @@ that joins the two is serial gatekeeping (Westfall & Krishen, "Optimally weighte
 multiple testing procedures", 2001; a closed test in the sense of Marcus, Peritz & Gabriel 1976): the secondary family is tested only when every primary test rejects, so a
 secondary's adjusted p-value is the larger of its own adjusted p-value within the secondary family and the
 primary's. With Holm in the secondary family the family-wise error over all questions stays at alpha.
+When the gate stays closed the secondaries are not tested and get no family interval.
 
 Intervals for the family (``interval_levels``): with Holm, Bonferroni intervals at level 1 - alpha/m for each
 of the m tests of a family: together they cover all m effects with probability at least 1 - alpha, whatever
-the dependence (Holm itself has no matching interval). With BH, the false-coverage-rate intervals of
+the dependence (Holm itself has no matching interval, so a Holm win's Bonferroni interval can still hold 0:
+the verdict follows the adjusted p-value). With a primary question the primary's tests and the secondary
+family each get their own Bonferroni intervals, so together they cover every effect with probability at least
+1 - 2 alpha, not 1 - alpha. With BH, the false-coverage-rate intervals of
 Benjamini & Yekutieli, "False discovery rate-adjusted multiple confidence intervals for selected parameters"
 (2005): each of the R selected (rejected) effects gets its interval at level 1 - R alpha/m, and the expected
 share of selected intervals that miss their effect is at most alpha; unselected effects get none (None).
@@ -104,7 +108,10 @@ def decide_family(pvalues, primary, alpha: float = 0.05, method: str = "holm") -
         rest = ~first
         if rest.any():
             adjusted[rest] = np.fmax(adjust(p[rest], method), gate_p)  # NaN (no test) stays NaN
-            for i, level in zip(np.flatnonzero(rest), interval_levels(adjusted[rest], alpha, method), strict=True):
+            # A closed gate tests no secondary, so none gets a family interval: one excluding 0 beside the
+            # verdict "no reliable difference" would contradict it.
+            secondary_levels = interval_levels(adjusted[rest], alpha, method) if gate else [None] * int(rest.sum())
+            for i, level in zip(np.flatnonzero(rest), secondary_levels, strict=True):
                 levels[i] = level
     significant = tuple(bool(x <= alpha) for x in adjusted)
     return FamilyDecision(tuple(float(x) for x in adjusted), significant, tuple(levels),

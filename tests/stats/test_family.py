@@ -55,3 +55,11 @@ def test_effect_correlation_over_shared_cells():
     y = {"p1": 0.2, "p2": 0.4, "p3": 0.6, "p9": 9.0}
     assert effect_correlation(x, y) == (pytest.approx(1.0), 3)
     assert effect_correlation(x, {"p1": 1.0}) == (None, 1)
+
+
+def test_a_closed_gate_gives_the_untested_secondaries_no_family_interval():
+    shut = decide_family([0.30, 0.001, 0.002], [True, False, False], 0.05, "holm")
+    assert shut.gate_open is False and shut.significant == (False, False, False)
+    assert shut.levels == (0.95, None, None)  # intervals excluding 0 would contradict "no reliable difference"
+    open_ = decide_family([0.01, 0.001, 0.002], [True, False, False], 0.05, "holm")
+    assert open_.gate_open is True and open_.levels == (0.95, 0.975, 0.975)
