@@ -23,7 +23,7 @@ N_BATCH = 1024  # tokens per decode: a 16-cell group of the paper's prompt is ab
 
 
 class MultiSequence:
-    def __init__(self, path, n_seq: int, threads: int):
+    def __init__(self, path, n_seq: int, threads: int, unified: bool = True):
         from llama_cpp import Llama, _internals, llama_cpp
 
         self.c = llama_cpp
@@ -32,7 +32,7 @@ class MultiSequence:
         # llama-cpp-python's Llama takes no n_seq_max: rebuild its context with n_seq + 1 sequences
         # sharing one KV buffer (kv_unified), so a copied prefix costs no memory.
         params = self.llm.context_params
-        params.n_seq_max, params.kv_unified = n_seq + 1, True
+        params.n_seq_max, params.kv_unified = n_seq + 1, unified
         old, self.llm._ctx = self.llm._ctx, _internals.LlamaContext(model=self.llm._model, params=params,
                                                                     verbose=False)
         old.close()
@@ -40,6 +40,7 @@ class MultiSequence:
         self.batch = llama_cpp.llama_batch_init(N_BATCH, 0, 1)
         self.n_vocab = self.llm.n_vocab()
         self.held: list[int] = []  # the prefix in sequence 0
+        self.unified = unified
         self.tokens_evaluated = 0
 
     def _decode(self, items: list[tuple[int, int, int, bool]]) -> None:
@@ -66,7 +67,8 @@ class MultiSequence:
         self.held = prompts[0][:shared]
         items, last = [], []
         for k, tokens in enumerate(prompts, start=1):
-            self.c.llama_memory_seq_cp(self.mem, 0, k, 0, shared)
+            # sequence 0 holds exactly the prefix; separate streams copy only whole sequences
+            self.c.llama_memory_seq_cp(self.mem, 0, k, *((0, shared) if self.unified else (-1, -1)))
             items += [(t, shared + i, k, False) for i, t in enumerate(tokens[shared:])]
             items[-1] = (*items[-1][:3], True)
             last.append(len(items) - 1)

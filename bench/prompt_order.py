@@ -48,8 +48,9 @@ def design_queries(study: str, model_id: str, paraphrases: int | None):
     return [q for q in queries if q.perturbation in keep[q.message]]
 
 
-def replay(token_lists: list[list[int]], prompts: list[str]) -> tuple[int, int]:
-    """(tokens evaluated, forward passes) of the local backend on these prompts in this order."""
+def replay(token_lists: list[list[int]], prompts: list[str], reuse: bool = True) -> tuple[int, int]:
+    """(tokens evaluated, forward passes) of the local backend on these prompts in this order
+    (``reuse=False``: kv_reuse = false, every prompt evaluated whole)."""
     held: list[int] = []
     grouped, tokens, passes = 0, 0, 0
     recent: OrderedDict[str, None] = OrderedDict()
@@ -61,7 +62,7 @@ def replay(token_lists: list[list[int]], prompts: list[str]) -> tuple[int, int]:
         if len(recent) > FIRST_TOKEN_CACHE:
             recent.popitem(last=False)
         common = 0
-        for a, b in zip(held, toks, strict=False):
+        for a, b in zip(held if reuse else [], toks, strict=False):
             if a != b:
                 break
             common += 1

@@ -8,7 +8,7 @@ BENCH = Path(__file__).resolve().parents[1] / "bench"
 # wall time printed beside the CPU figure (rates against a latency bound, a demo's wait), or the one script whose
 # claim is about waiting (threads)
 WALL_BESIDE_CPU = {"engine.py", "demo_time.py", "plan.py", "threads.py"}
-HELPERS = {"timing.py", "multi_seq.py"}  # imported by other scripts, no figure of their own
+HELPERS = {"timing.py", "multi_seq.py", "prefix_options.py"}  # imported by other scripts, no figure of their own
 
 
 def scripts():

@@ -141,6 +141,13 @@ class Query:
         return "\x1f".join(str(k) for k in self.key)
 
 
+def prompt_order_key(query: Query) -> tuple:
+    """How a backend that reuses shared prompt prefixes (Capabilities.prompt_order) wants its queries sorted:
+    by what the prompt shows in order (system prompt, then the question), so prompts sharing a prefix (a
+    persona, its paraphrase, then different questions) come one after another."""
+    return (query.system, query.user)
+
+
 @dataclass
 class Reply:
     text: str | None  # raw response text, kept verbatim

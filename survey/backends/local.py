@@ -25,13 +25,14 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from survey.backends.base import BackendError, Capabilities, Query, Reply
+from survey.backends.base import BackendError, Capabilities, Query, Reply, prompt_order_key
 from survey.backends.label_paths import label_mass, path_mass, sample_path
 from survey.backends.llama_runtime import (
     LlamaRuntime,
@@ -224,6 +225,20 @@ class LocalBackend:
         if query.logprobs:
             reply.logprobs = rt.top_logprobs(log_softmax(logits), query.top_logprobs or 5)
         return reply
+
+    def complete_many(self, queries: Iterable[Query]) -> list[Reply | BackendError]:
+        """Blocking: each query's Reply, or the BackendError it failed with, in the order given. They are
+        evaluated sorted by prompt (as the engine sends them), so prompts that share a prefix (a persona and
+        its paraphrase, then several questions) run one after another and the prefix is evaluated once;
+        each answer is the one the query gets alone."""
+        queries = list(queries)
+        out: list[Reply | BackendError | None] = [None] * len(queries)
+        for i in sorted(range(len(queries)), key=lambda i: prompt_order_key(queries[i])):
+            try:
+                out[i] = self.complete_sync(queries[i])
+            except BackendError as exc:
+                out[i] = exc
+        return out
 
     def _first_token_logits(self, rt: LlamaRuntime, prompt: str, tokens: list[int]) -> np.ndarray:
         """Logits after the prompt; a prompt seen recently (the other replicates of a cell) costs nothing."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from itertools import islice
 
-from survey.backends.base import Query
+from survey.backends.base import Query, prompt_order_key
 from survey.collect.tokens import prompt_tokens  # noqa: F401  (re-exported)
 from survey.study.design import QueryDesign, prompt_hash
 from survey.study.spec import ModelSpec
@@ -209,4 +209,4 @@ class PromptOrdered:
     def __iter__(self) -> Iterator[Query]:
         it = iter(self.queries)
         while chunk := list(islice(it, self.window)):
-            yield from sorted(chunk, key=lambda q: (q.system, q.user))
+            yield from sorted(chunk, key=prompt_order_key)
