@@ -102,7 +102,7 @@ def fielded_humans(path: str | Path, study: str | None, scale: str | None, messa
     keep = ["respondent", "message", "perturbation", "answer",
             *[c for c in table.columns if c not in (*ANSWER_COLUMNS, "answer") and not c.startswith("panel_")]]
     people = validate_humans(table[keep].reset_index(drop=True), str(rows["scale"].iloc[0]), messages,
-                             source=f"{path} (fielded answers to '{question}')")
+                             source=f"{path} (fielded answers to '{question}')", coded=True)
     people.path = f"{path} (fielded)"
     people.fielded_question = question  # Source.for_question reads another question's answers in its place
     return people

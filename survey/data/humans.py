@@ -120,11 +120,14 @@ def _where(index, limit: int = 5) -> str:
     return "line(s) " + ", ".join(idx) + more
 
 
-def validate_humans(df: pd.DataFrame, scale: str | None = None, messages=None, *, source: str = "humans") -> Humans:
+def validate_humans(df: pd.DataFrame, scale: str | None = None, messages=None, *, source: str = "humans",
+                    coded: bool = False) -> Humans:
     """Check human answers in long form and return them normalised (``Humans``).
 
     ``scale``: the study's response type (default Yes/No); ``messages``: the study's message ids, when known
     (an answer to another message is refused). The index labels of ``df`` are the lines errors name.
+    ``coded``: the answers are already in the kind's own coding (the field server stored what the kind's parser
+    gave), so a kind whose human files say replies (checkbox: "1, 3") is not read as replies here.
     """
     rtype = response_type(scale or DEFAULT_SCALE)
     if not rtype.scored:
@@ -151,7 +154,7 @@ def validate_humans(df: pd.DataFrame, scale: str | None = None, messages=None, *
             raise SurveyError(f"{source}: unknown message(s) {vals} in {_where(out.index[bad])}; the study's messages "
                               f"are {', '.join(known)}: rename them in the human file or drop those rows")
     own = getattr(rtype, "human_answers", None)  # a kind whose human answers are read its own way (a ranking)
-    out["answer"] = own(out, source) if own is not None else _answers(out["answer"], rtype, source)
+    out["answer"] = own(out, source) if own is not None else _answers(out["answer"], rtype, source, coded)
     out["weight"] = _weights(out, source)
     dup = out.duplicated(["respondent", "message"], keep=False)
     if dup.any():
@@ -169,11 +172,11 @@ def validate_humans(df: pd.DataFrame, scale: str | None = None, messages=None, *
     return Humans(out.reset_index(drop=True), rtype.scale, attributes, None if source == "humans" else source)
 
 
-def _answers(col: pd.Series, rtype, source: str) -> pd.Series:
+def _answers(col: pd.Series, rtype, source: str, coded: bool = False) -> pd.Series:
     """The scale's scores, or its words read like a model's reply ("Yes" -> 1); nothing else."""
     text = col.astype("string").str.strip()
     num = pd.to_numeric(text, errors="coerce")
-    if rtype.human_replies:  # every answer is read as a reply (checkbox: "3" is option 3, not the bit set 3)
+    if rtype.human_replies and not coded:  # every answer is read as a reply (checkbox: "3" is option 3, not the bit set 3)
         num = pd.Series(np.nan, index=num.index)
     words = text.where(num.isna()).map(lambda s: rtype.parse(s) if isinstance(s, str) and s else None)
     score = num.where(num.notna(), pd.to_numeric(words, errors="coerce"))
