@@ -27,7 +27,11 @@ What the file holds, in the flow's order:
 - the attention check of ``[field]``, when it has one.
 Yes/No and scales are single-answer multiple choice whose choices are the type's words (the export's choice
 text reads back as the answer) and whose recode values are the scores; free text (and free text rated by
-semantic similarity) is a text box. MaxDiff and rank have no Qualtrics question that reads back as their answers
+semantic similarity) is a text box. A number (``type = "numeric"``) is a text box validated as a number between
+the question's min and max; options ticked (``type = "checkbox"``) are a multiple-answer multiple choice whose
+choices show the option names and whose variable names (what the export's choice text writes) are the option
+numbers, so the cell reads "1,3" as a human file says it, with the number of choices held to min_choices ..
+max_choices and, when none may be ticked, an exclusive "None of these" (variable name "none"). MaxDiff and rank have no Qualtrics question that reads back as their answers
 and are refused. Download the responses as CSV with "Use choice text".
 """
 
@@ -170,6 +174,14 @@ def _asked(b: _Builder, tag: str, q, piped: str) -> dict:
     rtype = q.response
     text = human_wording(q.resolved_template, perturbation="\x00")
     text = html.escape(text).replace("\x00", "${e://Field/" + piped + "}")
+    if rtype.kind == "numeric":
+        return b.text_entry(tag, text, escaped=True, number=(rtype.low, rtype.high))
+    if rtype.kind == "checkbox":
+        from survey.kinds.checkbox.field import question_words
+
+        words = human_wording(question_words(q.resolved_template, rtype.options), perturbation="\x00")
+        words = html.escape(words).replace("\x00", "${e://Field/" + piped + "}")
+        return b.multiple(tag, words, rtype.options, rtype.low, rtype.high)
     if not rtype.labels:  # free text, or free text rated by semantic similarity after the answers are in
         return b.text_entry(tag, text, escaped=True, essay=True)
     return b.choice(tag, text, dict(rtype.labels), escaped=True)
@@ -178,6 +190,10 @@ def _asked(b: _Builder, tag: str, q, piped: str) -> dict:
 def _together(b: _Builder, qid: str, q, first: dict) -> dict:
     text = human_wording(q.resolved_template)  # the options' lines dropped: they are the choices
     return b.choice(qid, text, dict(enumerate(first.values(), start=1)), shuffle=True)
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
 class _Builder:
@@ -216,11 +232,30 @@ class _Builder:
             payload["Randomization"] = {"Advanced": None, "Type": "All", "TotalRandSubset": ""}
         return self._question(tag, text, payload, escaped)
 
-    def text_entry(self, tag: str, text: str, *, number: bool = False, essay: bool = False,
+    def multiple(self, tag: str, text: str, options, low: int, high: int) -> dict:
+        """Multiple-answer multiple choice: ``options`` shown, exported as their numbers (variable names), from
+        ``low`` to ``high`` of them ticked; with ``low`` 0 an exclusive "None of these" exported as "none"."""
+        names = [str(o) for o in options] + (["None of these"] if low == 0 else [])
+        keys = [str(i) for i in range(1, len(names) + 1)]
+        choices = {k: {"Display": html.escape(n)} for k, n in zip(keys, names, strict=True)}
+        naming = {k: k for k in keys[:len(options)]}
+        if low == 0:
+            choices[keys[-1]]["ExclusiveAnswer"] = True
+            naming[keys[-1]] = "none"
+        payload = {"QuestionType": "MC", "Selector": "MAVR", "SubSelector": "TX", "Choices": choices,
+                   "ChoiceOrder": keys, "RecodeValues": {k: k for k in keys}, "VariableNaming": naming,
+                   "Validation": {"Settings": {"ForceResponse": "ON", "ForceResponseType": "ON", "Type": "ChoiceRange",
+                                               "MinChoices": str(max(low, 1)), "MaxChoices": str(high)}}}
+        return self._question(tag, text, payload, True)
+
+    def text_entry(self, tag: str, text: str, *, number: bool | tuple = False, essay: bool = False,
                    escaped: bool = False) -> dict:
+        """``number``: a number box (True), or the (min, max) it must be within."""
         settings = {"ForceResponse": "ON", "ForceResponseType": "ON", "Type": "None"}
         if number:
             settings.update({"Type": "ContentType", "ContentType": "ValidNumber"})
+        if isinstance(number, tuple):
+            settings["ValidNumber"] = {"Min": _num(number[0]), "Max": _num(number[1]), "NumDecimals": ""}
         payload = {"QuestionType": "TE", "Selector": "ESTB" if essay else "SL", "Validation": {"Settings": settings}}
         return self._question(tag, text, payload, escaped)
 

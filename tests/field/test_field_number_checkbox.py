@@ -141,8 +141,9 @@ def field_people(tmp_path, question, answer, n=16):
 def test_fielded_numbers_are_read_back_by_fidelity_and_analyze(tmp_path, capsys):
     import json
 
-    import survey
     from cli_result import run_cli
+
+    import survey
 
     def answer(i, page):
         return {"item0": str(150 + i if "sneaker" in page.lower() else 40 + i)}
@@ -159,8 +160,9 @@ def test_fielded_numbers_are_read_back_by_fidelity_and_analyze(tmp_path, capsys)
 
 
 def test_fielded_boxes_are_read_back_and_fidelity_refuses_in_one_line(tmp_path, capsys):
-    import survey
     from cli_result import run_cli
+
+    import survey
 
     def answer(i, page):
         return {"item0-opt-1": "1", "item0-opt-3": "1"} if "sneaker" in page.lower() else {"item0-opt-2": "1"}

@@ -19,6 +19,15 @@ SOURCE = """{% set r = item.rtype %}{% set lines = [] %}{% for o in r.options %}
 """
 
 
+def question_words(prompt: str, options) -> str:
+    """The question without its numbered list of options (the boxes, or a survey tool's choices, are the list)
+    and without a following sentence telling a model how to format its reply; the same words as the legend."""
+    listed = "\n".join(f"{i}. {o}" for i, o in enumerate(options, start=1))
+    head, found, rest = prompt.partition(listed)
+    rest = rest.strip() if found else ""
+    return head.strip() + ("" if not rest or rest.startswith(("Answer", "Reply", "Respond")) else " " + rest)
+
+
 def read(item, form) -> tuple[int, str]:
     """ValueError: fewer or more boxes than the question allows (asked again); LookupError: a box posting a
     value the form does not give it (refused)."""
