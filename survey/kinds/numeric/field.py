@@ -1,5 +1,5 @@
 """A bounded number in the web questionnaire (`survey field`, survey.field.widgets): one labelled number box
-with the question's min and max (any decimals: a price may be 12.50), its unit beside it, and a decimal
+with the question's min and max (any decimals: a price may be 12.50), its unit said in the hint it points to, and a decimal
 keypad on phones. The posted number is checked by the kind's own parser (survey.kinds.numeric.parsing), as a
 model's reply is: a number outside [min, max] shows the form again saying so, never clipped.
 
@@ -19,7 +19,7 @@ LENGTH_MAX = 40
 
 SOURCE = """{% set r = item.rtype %}{% set lo = r.low|int if r.low|int == r.low else r.low %}{% set hi = r.high|int if r.high|int == r.high else r.high %}<fieldset id="{{ item.name }}-group" data-question="{{ item.question }}"><legend><label for="{{ item.name }}">{{ item.prompt }}</label></legend>
 <p class="hint" id="{{ item.name }}-hint">A number from {{ lo }} to {{ hi }}{% if r.unit %}, in {{ r.unit }}{% endif %}.</p>
-<div class="choice"><input type="number" id="{{ item.name }}" name="{{ item.name }}" min="{{ lo }}" max="{{ hi }}" step="any"{% if r.low >= 0 %} inputmode="decimal"{% endif %} aria-describedby="{{ item.name }}-hint" value="{{ value.get(item.name, '') }}">{% if r.unit %}<span class="unit" aria-hidden="true">{{ r.unit }}</span>{% endif %}</div>
+<div><input type="number" id="{{ item.name }}" name="{{ item.name }}" min="{{ lo }}" max="{{ hi }}" step="any"{% if r.low >= 0 %} inputmode="decimal"{% endif %} aria-describedby="{{ item.name }}-hint" value="{{ value.get(item.name, '') }}"></div>
 </fieldset>
 """
 
