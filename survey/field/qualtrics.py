@@ -44,13 +44,13 @@ from pathlib import Path
 
 from survey.errors import SurveyError
 from survey.field.instrument import demographics, human_wording, questions_of
+from survey.field.widgets import widget_for
 
 FORMATS = ("qualtrics",)
 CONDITION = "condition"  # not "message": a file with a 'message' column is read as a long file
 PERTURBATION = "perturbation"  # the wide import's name for the paraphrase shown
 PARAPHRASE = "paraphrase"  # the paraphrase's text, piped into the question
 PANEL_FIELDS = ("PROLIFIC_PID", "STUDY_ID", "SESSION_ID", "rid")  # read from the respondent's link
-REFUSED_KINDS = {"maxdiff": "best and worst of subsets", "rank": "a ranking"}
 
 
 def export_instrument(study_path: str | Path, fmt: str, out: str | Path) -> dict:
@@ -77,9 +77,9 @@ def qualtrics_survey(spec) -> tuple[dict, dict]:
     """The QSF object of a StudySpec and a summary of it."""
     questions = questions_of(spec)
     for qid, q in questions:
-        kind = q.response.kind
-        if kind in REFUSED_KINDS:
-            raise SurveyError(f"question '{qid}' (type = '{q.type}', {REFUSED_KINDS[kind]}) has no Qualtrics question "
+        refused = getattr(widget_for(q.response), "not_exported", None)  # the kind says why it cannot be
+        if refused:
+            raise SurveyError(f"question '{qid}' (type = '{q.type}', {refused}) has no Qualtrics question "
                               "that reads back as its answers; field it with `survey field` instead")
     fspec = spec.field
     design = fspec.design if fspec is not None else "between"
@@ -172,16 +172,14 @@ def _demographic(b: _Builder, d) -> dict:
 
 def _asked(b: _Builder, tag: str, q, piped: str) -> dict:
     rtype = q.response
-    text = human_wording(q.resolved_template, perturbation="\x00")
-    text = html.escape(text).replace("\x00", "${e://Field/" + piped + "}")
-    if rtype.kind == "numeric":
-        return b.text_entry(tag, text, escaped=True, number=(rtype.low, rtype.high))
-    if rtype.kind == "checkbox":
-        from survey.kinds.checkbox.field import question_words
 
-        words = human_wording(question_words(q.resolved_template, rtype.options), perturbation="\x00")
-        words = html.escape(words).replace("\x00", "${e://Field/" + piped + "}")
-        return b.multiple(tag, words, rtype.options, rtype.low, rtype.high)
+    def words(template: str) -> str:  # the wording escaped, the paraphrase piped in from embedded data
+        return html.escape(human_wording(template, perturbation="\x00")).replace("\x00", "${e://Field/" + piped + "}")
+
+    own = getattr(widget_for(rtype), "qualtrics", None)  # a kind asked its own way (a number box, boxes to tick)
+    if own is not None:
+        return own(b, tag, q, words)
+    text = words(q.resolved_template)
     if not rtype.labels:  # free text, or free text rated by semantic similarity after the answers are in
         return b.text_entry(tag, text, escaped=True, essay=True)
     return b.choice(tag, text, dict(rtype.labels), escaped=True)

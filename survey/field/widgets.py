@@ -14,9 +14,13 @@ Which widget a kind gets, first match wins:
 1. one registered with ``register_widget(kind, widget)``;
 2. the kind's own ``field`` part: a module ``survey.kinds.<kind>.field`` with ``WIDGET`` (a new kind ships its
    widget in its folder);
-3. the built-ins below: radio buttons for Yes/No and rating scales, cards for forced choice and pick, best
-   and worst per set for MaxDiff, a text box for free text; any other scored kind gets radio buttons over
-   its labels. (A ranking brings its own: survey/kinds/rank/field.py.)
+3. the built-ins below, by what the reply is: a text box for free text (no labels), cards for a choice among
+   messages shown together (forced choice, pick), else radio buttons over the labels (Yes/No, rating scales).
+   (Best-worst sets and rankings bring their own: survey/kinds/maxdiff/field.py, survey/kinds/rank/field.py.)
+
+A widget may also say how another tool asks the question (survey.field.qualtrics): ``qualtrics(builder, tag,
+question, words)`` returns its Qualtrics question (``words(text)``: the question's text, escaped, with the
+paraphrase piped in), and ``not_exported`` says why a kind has no Qualtrics question that reads back.
 """
 
 from __future__ import annotations
@@ -68,21 +72,6 @@ def read_cards(item: Item, form: Mapping[str, str]) -> tuple[int | None, str | N
     return score, item.rtype.labels[score]
 
 
-def read_best_worst(item: Item, form: Mapping[str, str]) -> tuple[int | None, str | None]:
-    """10 * best + worst (positions in the set), checked by the kind's own parser."""
-    best, worst = form.get(f"{item.name}-best"), form.get(f"{item.name}-worst")
-    if not best or not worst:
-        raise ValueError("please choose the best and the worst")
-    if not (best.isdigit() and worst.isdigit()) or not (1 <= int(best) <= len(item.options) >= int(worst) >= 1):
-        raise TamperedForm(f"{item.name}: not positions of the set")
-    if best == worst:
-        raise ValueError("the best and the worst must be different")
-    score = item.rtype.parse(f"{best} {worst}")
-    if score is None:
-        raise TamperedForm(f"{item.name}: not an answer on {item.rtype.scale}")
-    return score, f"{best} {worst}"
-
-
 def read_text(item: Item, form: Mapping[str, str]) -> tuple[int | None, str | None]:
     text = (form.get(item.name) or "").strip()
     if not text:
@@ -94,10 +83,7 @@ def read_text(item: Item, form: Mapping[str, str]) -> tuple[int | None, str | No
 
 SCALE = Widget(read_scale, template="widgets/scale.html.j2")
 CARDS = Widget(read_cards, template="widgets/cards.html.j2")
-BEST_WORST = Widget(read_best_worst, template="widgets/best_worst.html.j2")
 TEXT = Widget(read_text, template="widgets/text.html.j2")
-BUILT_IN = {"binary": SCALE, "ordinal": SCALE, "choice": CARDS, "pick": CARDS, "maxdiff": BEST_WORST,
-            "ssr": TEXT}
 _REGISTERED: dict[str, Widget] = {}
 
 
@@ -121,10 +107,10 @@ def widget_for(rtype) -> Widget:
         found = False
     if found:
         return importlib.import_module(own).WIDGET
-    if kind in BUILT_IN:
-        return BUILT_IN[kind]
-    return SCALE if rtype.scored else TEXT
+    if not rtype.labels:  # free text, or free text rated by semantic similarity once the answers are in
+        return TEXT
+    return SCALE if rtype.view.per_message else CARDS  # cards: the messages shown together, one chosen
 
 
-__all__ = ["BEST_WORST", "BUILT_IN", "CARDS", "SCALE", "TEXT", "Widget", "read_best_worst", "read_cards",
+__all__ = ["CARDS", "SCALE", "TEXT", "Widget", "read_cards",
            "read_scale", "read_text", "register_widget", "widget_for"]

@@ -47,6 +47,7 @@ class AnalysisView:
     ranged: bool = False
     ordered: bool = False  # the points are ordered scores (a rating scale): weighted agreement, ordinal fits
     per_message: bool = True  # a reply is about one message (False: it compares two shown together)
+    averaged: bool = True  # an answer is a number to average (False: a code, such as a set of boxes ticked)
 
     @property
     def unit(self) -> str:

@@ -78,11 +78,11 @@ class OrderEffect:
                 "by_position": {str(k): v for k, v in self.by_position.items()}, "sentence": self.sentence()}
 
 
-def row_outcomes(df: pd.DataFrame, kind: str) -> pd.Series:
+def row_outcomes(df: pd.DataFrame, view) -> pd.Series:
     """Each row's answer as the order effect reads it: numeric for Yes/No (1/0), rating scales and numbers, else the
     message chosen (pick: the shown message at the answered position; forced choice: first or second shown)."""
     answer = pd.to_numeric(df["answer"], errors="coerce")
-    if kind in ("binary", "ordinal", "ssr", "numeric"):  # a number question's answer is its number, not a category
+    if view.per_message and view.averaged:  # Yes/No, a score, a number: the answer itself, not a category
         return answer.astype(float)
     if "shown" in df:
         return pd.Series([None if pd.isna(a) or pd.isna(s) else str(s).split("|")[int(a) - 1]

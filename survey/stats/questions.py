@@ -305,7 +305,7 @@ def _order_effects(tables: dict, by_question: dict) -> list:
             continue
         for model in dict.fromkeys(r.model for r in analysis.results):
             rows = df[df["model"] == model]
-            out.append(order_effect(rows, row_outcomes(rows, analysis.view.kind), model=model, question=q,
+            out.append(order_effect(rows, row_outcomes(rows, analysis.view), model=model, question=q,
                                     quantity=analysis.view.unit, n_resamples=analysis.options.flips,
                                     seed=analysis.options.seed))
     return out

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from scipy.stats import binom
 
+from survey.responses import response_type
 from survey.stats.order_effect import order_effect, row_outcomes
 
 QUESTIONS = ["intent", "appeal", "believe"]
@@ -36,7 +37,7 @@ def conversation(n=20, m=6, r=2, *, shift=0.0, order="random", seed=0) -> pd.Dat
 
 def effect(df, q="intent", **kw):
     rows = df[df["question"] == q]
-    return order_effect(rows, row_outcomes(rows, "binary"), model="sim", question=q, quantity="P(Yes)", **kw)
+    return order_effect(rows, row_outcomes(rows, response_type("binary").view), model="sim", question=q, quantity="P(Yes)", **kw)
 
 
 def test_a_known_order_effect_is_found_with_its_sign():
@@ -81,7 +82,7 @@ def test_a_pick_question_compares_the_messages_chosen():
                 rows.append({"persona": f"p{i}", "message": "A", "perturbation": f"A-{j}", "replicate": rep,
                              "position": place, "answer": ans, "shown": "A|B"})
     df = pd.DataFrame(rows)
-    res = order_effect(df, row_outcomes(df, "pick"), model="m", question="pick", quantity="share", n_resamples=499)
+    res = order_effect(df, row_outcomes(df, response_type("pick2").view), model="m", question="pick", quantity="share", n_resamples=499)
     assert isinstance(res.first, dict) and res.first["A"] > res.later["A"]
     assert res.difference == pytest.approx(abs(res.first["A"] - res.later["A"]))
     assert res.pvalue < 0.01 and "total variation" in res.sentence()

@@ -52,4 +52,11 @@ def read(item, form) -> tuple[int, str]:
     return code, ", ".join(rtype.ticked(code))
 
 
-WIDGET = SimpleNamespace(read=read, template=None, source=SOURCE)
+def qualtrics(b, tag: str, q, words) -> dict:
+    """The Qualtrics question (survey.field.qualtrics): multiple answers, the options as choices (their list
+    dropped from the wording: they are the choices), at least min_choices and at most max_choices."""
+    r = q.response
+    return b.multiple(tag, words(question_words(q.resolved_template, r.options)), r.options, r.low, r.high)
+
+
+WIDGET = SimpleNamespace(read=read, template=None, source=SOURCE, qualtrics=qualtrics)

@@ -134,7 +134,8 @@ class CheckboxScale(ResponseType):
     def view(self) -> AnalysisView:
         points = tuple(range(1, self.k + 1))
         return AnalysisView(self.kind, self.scale, "share choosing", 0.0, 1.0, points,
-                            MappingProxyType(dict(zip(points, self.options, strict=True))), (), ranged=False)
+                            MappingProxyType(dict(zip(points, self.options, strict=True))), (), ranged=False,
+                            averaged=False)  # the answer codes the boxes ticked
 
 
 def from_name(scale: str) -> CheckboxScale | None:

@@ -12,7 +12,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from types import SimpleNamespace
 
-from survey.kinds.numeric.parsing import _fmt
+from survey.kinds.numeric.parsing import number_text
 
 NUMBER = re.compile(r"^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$")  # what a browser's number box posts
 LENGTH_MAX = 40
@@ -38,8 +38,14 @@ def read(item, form) -> tuple[float, str]:
         raise LookupError(f"{item.name}: '{raw[:LENGTH_MAX]}' is not a number") from None
     value = item.rtype.parse(plain)
     if value is None or not math.isfinite(value):
-        raise ValueError(f"give a number from {_fmt(item.rtype.low)} to {_fmt(item.rtype.high)}")
+        raise ValueError(f"give a number from {number_text(item.rtype.low)} to {number_text(item.rtype.high)}")
     return value, plain
 
 
-WIDGET = SimpleNamespace(read=read, template=None, source=SOURCE)
+def qualtrics(b, tag: str, q, words) -> dict:
+    """The Qualtrics question (survey.field.qualtrics): a text box validated as a number between min and max."""
+    r = q.response
+    return b.text_entry(tag, words(q.resolved_template), escaped=True, number=(r.low, r.high))
+
+
+WIDGET = SimpleNamespace(read=read, template=None, source=SOURCE, qualtrics=qualtrics)

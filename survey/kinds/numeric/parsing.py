@@ -62,7 +62,7 @@ def first_number(text: str | None) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _fmt(x: float) -> str:
+def number_text(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
@@ -80,16 +80,16 @@ class NumericScale(ResponseType):
         if not (math.isfinite(low) and math.isfinite(high)):
             raise SurveyError(f"a numeric question needs finite min and max; got {low} and {high}")
         if low >= high:
-            raise SurveyError(f"min must be below max; got min = {_fmt(low)}, max = {_fmt(high)}")
+            raise SurveyError(f"min must be below max; got min = {number_text(low)}, max = {number_text(high)}")
         if summary not in SUMMARIES:
             raise SurveyError(f"summary must be one of {', '.join(SUMMARIES)}; got '{summary}'")
         if summary == "log" and low < 0:
-            raise SurveyError(f"summary = 'log' compares log(1 + value) and needs min >= 0; got min = {_fmt(low)}")
+            raise SurveyError(f"summary = 'log' compares log(1 + value) and needs min >= 0; got min = {number_text(low)}")
         self.low, self.high, self.summary, self.unit = low, high, summary, unit
-        self.scale = f"numeric{_fmt(low)}to{_fmt(high)}" + ("" if summary == "mean" else f"_{summary}")
+        self.scale = f"numeric{number_text(low)}to{number_text(high)}" + ("" if summary == "mean" else f"_{summary}")
         words = f" in {unit}" if unit else ""
         self.template = template or ('A customer said: "{perturbation}" How much would you pay for it' + words
-                                     + f"? Answer with one number between {_fmt(low)} and {_fmt(high)}.")
+                                     + f"? Answer with one number between {number_text(low)} and {number_text(high)}.")
         self.max_tokens = max_tokens or 8
 
     @property
@@ -112,10 +112,10 @@ class NumericScale(ResponseType):
         return tenth.apply(math.floor) if len(tenth) else tenth
 
     def describe_values(self) -> str:
-        return f"a number from {_fmt(self.low)} to {_fmt(self.high)}"
+        return f"a number from {number_text(self.low)} to {number_text(self.high)}"
 
     def answer_instruction(self) -> str:
-        return f"Answer ONLY with one number between {_fmt(self.low)} and {_fmt(self.high)}. Do not explain."
+        return f"Answer ONLY with one number between {number_text(self.low)} and {number_text(self.high)}. Do not explain."
 
     def parse(self, text: str | None) -> float | None:
         value = first_number(text)

@@ -39,4 +39,4 @@ def read(item, form) -> tuple[int, str]:
     return code, item.rtype.labels[code]
 
 
-WIDGET = SimpleNamespace(read=read, template=None, source=SOURCE)
+WIDGET = SimpleNamespace(read=read, template=None, source=SOURCE, not_exported="a ranking")
