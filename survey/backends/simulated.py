@@ -108,7 +108,7 @@ def _rng(*parts) -> np.random.Generator:
 
 class SimulatedBackend:
     name = "simulated"
-    capabilities = Capabilities(paid=False, needs_model_id=False)
+    capabilities = Capabilities(paid=False, needs_model_id=False, conversation=True)
     options_model = SimulatedOptions  # checked by a dry run without creating the backend
     allowed_params: frozenset[str] = frozenset()  # nothing to pass on: any params would be ignored
 

@@ -25,6 +25,9 @@ from survey.responses import DEFAULT_SCALE, is_scale, known_scales, response_typ
 
 KEY = ["model", "message", "perturbation", "persona", "replicate"]
 COLUMNS = [*KEY, "answer"]
+# the question a row answers (several questions per study): part of the row key; a table without it is one
+# question, "q" (survey.common.names.DEFAULT_QUESTION)
+ROW_KEY = [*KEY, "question"]
 _TEXT_KEYS = ["model", "message", "perturbation", "persona"]
 
 
@@ -61,6 +64,7 @@ def validate_table(df: pd.DataFrame, min_perturbations: int = 2, *, rows: str = 
             f"column 'replicate' must hold whole numbers >= 0; bad value(s) in {_rows(out.index[bad], rows)}"
         )
     out["replicate"] = rep.astype("int64")
+    _question_column(out, rows)
     if "scale" in out.columns:
         out["scale"] = _parse_scales(out["scale"], rows)
         if scale is not None and not out["scale"].eq(response_type(scale).scale).all():
@@ -72,12 +76,11 @@ def validate_table(df: pd.DataFrame, min_perturbations: int = 2, *, rows: str = 
     out["answer"] = _parse_answers(out["answer"], out.get("scale"), rows)
     if scale is not None and "scale" not in df.columns:
         _check_declared_range(out["answer"], response_type(scale))
-    key = [*KEY, "question"] if "question" in out.columns else KEY  # several questions: one row per question
-    dup = out.duplicated(key, keep=False)
+    dup = out.duplicated(ROW_KEY, keep=False)
     if dup.any():
-        first = out.loc[dup, key].iloc[0].to_dict()
+        first = out.loc[dup, ROW_KEY].iloc[0].to_dict()
         raise TableError(
-            f"{int(dup.sum())} rows share a key ({', '.join(key)}), e.g. {first} in {_rows(out.index[dup], rows)}; "
+            f"{int(dup.sum())} rows share a key ({', '.join(ROW_KEY)}), e.g. {first} in {_rows(out.index[dup], rows)}; "
             "each query must appear once"
         )
     if min_perturbations:
@@ -90,6 +93,35 @@ def validate_table(df: pd.DataFrame, min_perturbations: int = 2, *, rows: str = 
                 f"the tests need at least {min_perturbations} per message"
             )
     return out
+
+
+def _question_column(out: pd.DataFrame, rows: str) -> None:
+    """The ``question`` column as text, "q" for a table without one (one question); ``position`` (a conversation's
+    order) as whole numbers when present."""
+    from survey.common.names import DEFAULT_QUESTION, NAME_RE
+
+    if "question" not in out.columns:
+        out["question"] = DEFAULT_QUESTION
+        return
+    if out["question"].isna().any():
+        raise TableError(f"column 'question' is empty in {_rows(out.index[out['question'].isna()], rows)}; every row "
+                         "needs the id of the question it answers")
+    out["question"] = _strings(out["question"])
+    bad = [q for q in pd.unique(out["question"]) if not NAME_RE.match(str(q))]
+    if bad:
+        raise TableError(f"column 'question' holds '{bad[0]}', not a question id (letters, digits, '_', '.', '-')")
+    if "position" in out.columns:
+        pos = pd.to_numeric(out["position"], errors="coerce")
+        if (pos.dropna() < 0).any() or (pos.dropna() != np.floor(pos.dropna())).any():
+            raise TableError("column 'position' must hold whole numbers >= 0 (a question's place in its conversation)")
+        out["position"] = pos.astype("Int64")
+
+
+def questions_in(df: pd.DataFrame) -> list[str]:
+    """The question ids of a table in order of appearance ("q" for a table without the column)."""
+    from survey.common.names import DEFAULT_QUESTION
+
+    return [str(q) for q in pd.unique(df["question"])] if "question" in df.columns else [DEFAULT_QUESTION]
 
 
 def _strings(col: pd.Series) -> pd.Series:
@@ -197,7 +229,7 @@ def read_table(path: str | Path, min_perturbations: int = 2, scale: str | None =
             df.index = pd.RangeIndex(1, len(df) + 1)
         elif suffix in (".csv", ".txt"):
             # Keys stay text: persona "007" must not become 7.
-            df, rows = pd.read_csv(path, dtype={c: str for c in (*_TEXT_KEYS, *CHOICE_COLUMNS)}, keep_default_na=False,
+            df, rows = pd.read_csv(path, dtype={c: str for c in (*_TEXT_KEYS, "question", *CHOICE_COLUMNS)}, keep_default_na=False,
                                    na_values={"answer": [""]}), "line"
             check_delimiter(df, path)
             df.index = pd.RangeIndex(2, len(df) + 2)  # errors name the file's lines; the header is line 1
