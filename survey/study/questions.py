@@ -120,10 +120,10 @@ def _check_conversation(study) -> None:
             raise ValueError(f"model '{m.name}': flow = \"conversation\" asks turn by turn (each question after the "
                              "reply to the one before), which a batch job cannot: set batch = false")
         if not backend_capabilities(m.backend, m.options).conversation:
-            raise ValueError(f"model '{m.name}': backend '{m.backend}' reads one prompt at a time (its exact mode scores the answer's first token after it) and "
-                             "cannot hold 
-                             "a conversation (earlier questions and answers in context): use flow = \"independent\" "
-                             "or a chat backend (openai, mistral, dashscope, simulated)")
+            raise ValueError(f"model '{m.name}': backend '{m.backend}' reads one prompt at a time (its exact mode "
+                             "scores the first answer token after it) and cannot hold a conversation (earlier "
+                             "questions and answers in context): use flow = \"independent\" or a chat backend "
+                             "(openai, mistral, dashscope, simulated)")
 
 
 def question_ids(study) -> list[str]:
