@@ -151,11 +151,11 @@ class Query:
         """
         if self.seed is None:
             return None
-        blob = "\x1f".join(str(k) for k in (self.seed, *self._id_key)).encode()
+        blob = "\x1f".join(str(k) for k in (self.seed, *self.id_key)).encode()
         return int.from_bytes(hashlib.sha256(blob).digest()[:4], "little") & 0x7FFFFFFF
 
     @property
-    def _id_key(self) -> tuple:
+    def id_key(self) -> tuple:
         """The row key without the default question "q": seeds and batch ids of one-question studies stay as they
         were before studies had several questions (an open batch job still matches its queries)."""
         return self.key[:6] if self.question == "q" else self.key
@@ -163,7 +163,7 @@ class Query:
     @property
     def custom_id(self) -> str:
         """A stable id for batch files: the row key joined with a separator that ids never contain."""
-        return "\x1f".join(str(k) for k in self._id_key)
+        return "\x1f".join(str(k) for k in self.id_key)
 
 
 def prompt_order_key(query: Query) -> tuple:

@@ -38,6 +38,7 @@ from scipy.special import expit, logit
 
 from survey.backends.base import BackendError, Capabilities, Query, Reply
 from survey.backends.provider import parse_options
+from survey.common.names import DEFAULT_QUESTION
 from survey.errors import SurveyError
 from survey.kinds.ordinal.model import OrdinalParams, category_probabilities, make_ordinal_params
 from survey.stats.beta_logit import ModelParams
@@ -217,7 +218,7 @@ class SimulatedBackend:
             return self._scored(seed, query, rtype)
         p = self.cell_probability(seed, query.persona, query.message, query.perturbation)
         u_invalid, u_yes = _rng(seed, "y", query.message, query.perturbation, query.persona,
-                                query.replicate).random(2)
+                                *_draw(query)).random(2)
         text = "Maybe" if u_invalid < self.options.invalid_rate else ("Yes" if u_yes < p else "No")
         logprobs = None
         if query.logprobs:
@@ -253,7 +254,7 @@ class SimulatedBackend:
         """A rating or a forced choice: the score drawn from the cell's distribution, stored with it."""
         dist = self._distribution(seed, query, rtype)
         u_invalid, u = _rng(seed, "y", query.message, query.perturbation, query.persona, query.second,
-                            query.second_perturbation, query.replicate).random(2)
+                            query.second_perturbation, *_draw(query)).random(2)
         text = NO_ANSWER if u_invalid < self.options.invalid_rate else rtype.labels[rtype.draw(dist, u)]
         logprobs = None
         if query.logprobs:
@@ -267,7 +268,7 @@ class SimulatedBackend:
         """Best-worst scaling: the best drawn from pick_probabilities (utilities and position shifts), the worst
         from the others by a multinomial logit on minus the utilities plus the same position shifts."""
         best_dist = self.pick_probabilities(seed, query)
-        rng = _rng(seed, "y", query.message, query.perturbation, query.persona, query.options, query.replicate)
+        rng = _rng(seed, "y", query.message, query.perturbation, query.persona, query.options, *_draw(query))
         u_invalid, u_best, u_worst = rng.random(3)
         best = min(int(np.searchsorted(np.cumsum(list(best_dist.values())), u_best, side="right")), len(best_dist) - 1)
         o = self.options
@@ -310,7 +311,7 @@ class SimulatedBackend:
         eta = float(_rng(seed, "eta", query.persona).normal(0.0, params.tau))
         lam = eta + self.utility(seed, query.persona, query.message, query.perturbation)
         probs = category_probabilities(params, np.array(lam))
-        rng = _rng(seed, "y", query.message, query.perturbation, query.persona, query.replicate)
+        rng = _rng(seed, "y", query.message, query.perturbation, query.persona, *_draw(query))
         u_invalid, u = rng.random(2)
         score = int(params.scores[min(int(np.searchsorted(np.cumsum(probs), u, side="right")), len(probs) - 1)])
         text = "" if u_invalid < self.options.invalid_rate else simulated_words(score, view.low, view.high, rng)
@@ -350,3 +351,9 @@ def simulated_words(score: int, low: int, high: int, rng: np.random.Generator) -
 def worded_replies(level: int) -> list[str]:
     """Every reply simulated_words can give at ``level`` (0: would not buy .. 4: would buy), opening by reason."""
     return [f"{o} {r}" for o in REPLY_OPENINGS[level] for r in REPLY_REASONS[level]]
+
+
+def _draw(query: Query) -> tuple:
+    """What a reply's random draw is keyed by besides its cell: the replicate, and the question when the study
+    names several (their answers then share each cell's latent appeal but not the draw)."""
+    return (query.replicate,) if query.question == DEFAULT_QUESTION else (query.replicate, query.question)

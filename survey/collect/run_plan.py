@@ -19,8 +19,8 @@ from survey.collect.design_state import (
     question_cells,
     stored_masks,
 )
-from survey.collect.question_tokens import turn_tokens
 from survey.collect.pricing import cost, price_of
+from survey.collect.question_tokens import turn_tokens
 from survey.common.display import Display
 from survey.data.store import Store
 from survey.errors import SurveyError

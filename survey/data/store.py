@@ -31,8 +31,8 @@ from pathlib import Path
 import pandas as pd
 
 from survey.common.names import DEFAULT_QUESTION
-from survey.data.scale_columns import add_scale_columns
 from survey.data import store_questions as questions
+from survey.data.scale_columns import add_scale_columns
 from survey.data.store_batches import TERMINAL_BATCH, BatchJobs, utc_now  # noqa: F401 - TERMINAL_BATCH: the engine imports it from here
 from survey.errors import SurveyError, path_error_message
 from survey.responses import DEFAULT_SCALE, response_type

@@ -36,7 +36,6 @@ from survey.study.knobs import (
 # a kind's own keys (its knobs' KindKeys), validated by the kind before the spec is built (QuestionSpec._take_kind_keys)
 _KIND_KEYS: ContextVar = ContextVar("kind keys", default=None)
 
-
 __all__ = ["DEFAULT_QUESTION", "QuestionSpec", "direction_of"]
 
 
