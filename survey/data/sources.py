@@ -67,6 +67,14 @@ class StudyContext:
     model's sequential path. A table file has none: every field is empty."""
 
     messages: tuple[str, ...] = ()
+    # the study's questions in study order, each {"id", "scale", "template", "max_tokens"} (a store from before
+    # several questions: the one question "q"); the primary's id ([analysis] primary, None when not named), the
+    # family adjustment over questions x pairs and how the questions were asked
+    questions: tuple[dict, ...] = ()
+    primary: str | None = None
+    family: str = "holm"
+    flow: str = "independent"
+    question: dict | None = None  # Source.for_question: the entry of the question the source holds
     humans: RecordedHumans | None = None
     segments: object = None  # the study's [segments]: what analyze's ``by`` defaults to
     target: dict | None = None  # the study's [target]: {"margins": ..., "source": ...}
@@ -78,15 +86,34 @@ class StudyContext:
         humans = ctx.get("humans") or {}
         analysis = ctx.get("analysis") or {}
         return cls(messages=tuple(str(m["id"]) for m in ctx.get("messages") or []),
+                   questions=recorded_questions(ctx), primary=ctx.get("primary"), family=ctx.get("family") or "holm",
+                   flow=ctx.get("flow") or "independent",
+                   question=ctx.get("question") if ctx.get("for_question") else None,
                    humans=RecordedHumans(humans.get("path"), humans.get("sha256"), humans.get("rendered_personas"),
                                          humans.get("spec")) if humans else None,
                    segments=analysis.get("segments"), target=analysis.get("target") or None,
                    sequential=dict(sequential or {}))
 
+    def question_ids(self) -> list[str]:
+        return [str(q["id"]) for q in self.questions]
+
     @property
     def humans_pair(self) -> tuple[str, str] | None:
         """The pair the study declared for its comparison with the humans, else None."""
         return self.humans.compare if self.humans is not None else None
+
+
+def recorded_questions(ctx: dict) -> tuple[dict, ...]:
+    """The questions a context records ({"id", "scale", ...} each); a context from before several questions
+    has its one question as "q"."""
+    from survey.common.names import DEFAULT_QUESTION
+
+    if ctx.get("questions"):
+        return tuple({**q, "id": str(q["id"]), "scale": q.get("scale") or q.get("type")} for q in ctx["questions"])
+    q = ctx.get("question")
+    if not q:
+        return ()
+    return ({**q, "id": str(q.get("id", DEFAULT_QUESTION)), "scale": q.get("scale") or q.get("type")},)
 
 
 @dataclass(repr=False)
@@ -120,6 +147,31 @@ class Source(Display):
     def with_table(self, table: pd.DataFrame) -> Source:
         """The same source over another table (e.g. validated against a scale, or some models' rows)."""
         return Source(table, self.path, self.kind, self.study, self.context, self.completeness, self.humans)
+
+    @property
+    def questions(self) -> list[str]:
+        """The question ids, in study order when the store recorded it, else in order of appearance ("q" for a table
+        or store of one question)."""
+        from survey.data.table import questions_in
+
+        present = questions_in(self.table)
+        recorded = [q for q in self.study_context.question_ids() if q in present]
+        return recorded + [q for q in present if q not in recorded]
+
+    def for_question(self, qid: str) -> Source:
+        """The rows of one question, as a Source of their own: its scale is the question's, and its context
+        holds that question's entry (``study_context.question``) beside the study's."""
+        ids = self.questions
+        if qid not in ids:
+            raise SurveyError(f"{self.path or 'the table'} has no question '{qid}'; it has {', '.join(ids)}")
+        t = self.table
+        table = t if "question" not in t.columns or len(ids) == 1 else t[t["question"].astype(str) == qid].reset_index(
+            drop=True)
+        ctx = self.context
+        if ctx is not None:
+            entry = next((q for q in recorded_questions(ctx) if q["id"] == qid), None)
+            ctx = {**ctx, "for_question": qid, **({"question": entry} if entry is not None else {})}
+        return Source(table, self.path, self.kind, self.study, ctx, self.completeness, self.humans)
 
     @cached_property
     def study_context(self) -> StudyContext:
@@ -279,6 +331,9 @@ def _design(ctx: dict) -> dict[str, set]:
         out["cell"] = {(str(m["id"]), str(p["id"])) for m in ctx["messages"] for p in m.get("paraphrases") or []}
     if ctx.get("replicates"):
         out["replicate"] = set(range(int(ctx["replicates"])))
+    questions = recorded_questions(ctx)
+    if questions:
+        out["question"] = {q["id"] for q in questions}
     return out
 
 
@@ -294,6 +349,8 @@ def in_design(rows: pd.DataFrame, ctx: dict) -> pd.Series:
         keep &= cells.isin(list(d["cell"]))
     if "replicate" in d:
         keep &= rows["replicate"].astype(int).isin(d["replicate"])
+    if "question" in d and "question" in rows.columns:
+        keep &= _text(rows["question"]).isin(d["question"])
     return keep
 
 
@@ -319,6 +376,8 @@ def outside_design(states: pd.DataFrame, ctx: dict, inside: pd.Series | None = N
         info["paraphrases"] = [f"{m}/{p}" for m, p in sorted(cells)]
     if "replicate" in d:
         info["replicates"] = sorted(set(out["replicate"].astype(int)) - d["replicate"])
+    if "question" in d and "question" in out.columns:
+        info["questions"] = sorted(set(out["question"].astype(str)) - d["question"])
     return info
 
 

@@ -287,7 +287,9 @@ class Store(BatchJobs):
         """Record what a study's rows rest on (the latest run wins); survey.study.context builds it::
 
             {"study": NAME, "replicates": r,
-             "question": {"type": "binary", "template": RESOLVED_TEMPLATE, "max_tokens": 1},
+             "question": {"id": "q", "type": "binary", "template": RESOLVED_TEMPLATE, "max_tokens": 1},  # primary
+             "questions": [{"id": ..., "type": ..., ...}, ...], "primary": ID | None, "family": "holm" | "bh",
+             "flow": "independent" | "conversation", "question_order": "fixed" | "random" (conversation only),
              "personas": {"set": NAME, "path": FILE, "sha256": HEX, "template": STUDY_OVERRIDE | None,
                           "ids": [persona ids used, in order], "attributes": {ID: {attribute: value}}},
              "messages": [{"id": MSG, "set": NAME, "path": FILE, "sha256": HEX,
