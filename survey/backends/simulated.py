@@ -93,6 +93,22 @@ class SimulatedOptions(BaseModel):
                               f"{' (tau also to forced choice)' if 'tau' in given else ''}; this study asks "
                               f"{rtype.scale}: remove them")
 
+    def check_questions(self, rtypes: list) -> None:
+        """check_question for a study of several questions: each option is checked on the questions it applies to
+        (positions on those that show options, tau and cuts on rating scales), and refused when it applies to none."""
+        if len(rtypes) == 1:
+            self.check_question(rtypes[0])
+            return
+        applies = {"positions": lambda r: "options" in getattr(r, "slots", ()),
+                   "cuts": lambda r: r.view.ordered,
+                   "tau": lambda r: r.view.ordered or not r.view.per_message}
+        for rtype in rtypes:
+            drop = {k: None for k, fits in applies.items() if getattr(self, k) is not None and not fits(rtype)}
+            self.model_copy(update=drop).check_question(rtype)
+        for key, fits in applies.items():
+            if getattr(self, key) is not None and not any(fits(r) for r in rtypes):
+                self.check_question(rtypes[0])  # refused as on a study of that one question
+
     def check_messages(self, messages: list[str]) -> None:
         """A delta for a message the study does not have (a typo) would be ignored: refuse it."""
         unknown = sorted(set(self.deltas) - set(messages))

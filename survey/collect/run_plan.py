@@ -185,13 +185,11 @@ def check_models(design: QueryDesign) -> None:
 
     messages = [m.id for m in design.messages]
     for spec in design.study.models:
-        try:
-            for question in design.questions:  # exact mode must score every question's answers
-                check_backend_options(spec.backend, backend_options(design.study, spec), params=spec.params,
-                                      messages=messages, response=question.response)
+        try:  # every question's: e.g. exact mode must score each one's answers
+            check_backend_options(spec.backend, backend_options(design.study, spec), params=spec.params,
+                                  messages=messages, responses=[q.response for q in design.questions])
         except SurveyError as exc:
-            where = f"question '{question.id}', " if design.several else ""
-            raise SurveyError(f"{where}model '{spec.name}': {exc}") from exc
+            raise SurveyError(f"model '{spec.name}': {exc}") from exc
 
 
 def check_rating(study: StudySpec) -> None:

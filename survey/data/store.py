@@ -442,6 +442,8 @@ class Store(BatchJobs):
                                                                                  strict=True)],
                                 index=df.index, dtype=object)
         df["position"] = df["position"].astype("Int64")
+        if df["position"].isna().all():  # only a conversation's rows have a place in it
+            df = df.drop(columns="position")
         dtypes = {response_type(s).answer_dtype for s in pd.unique(df["scale"])}
         df["answer"] = df["answer"].astype(dtypes.pop() if len(dtypes) == 1 else "Float64")
         add_scale_columns(df)

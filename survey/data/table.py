@@ -32,12 +32,13 @@ _TEXT_KEYS = ["model", "message", "perturbation", "persona"]
 
 
 def validate_table(df: pd.DataFrame, min_perturbations: int = 2, *, rows: str = "row",
-                   scale: str | None = None) -> pd.DataFrame:
+                   scale: str | None = None, questions: list[str] | None = None) -> pd.DataFrame:
     """Check a long table against the contract and return a normalised copy.
 
     Key columns become strings, ``replicate`` an int, ``answer`` a nullable Int16 (<NA> = invalid).
     ``scale``: the response type of a table without a ``scale`` column (default Yes/No); a table
-    that has one must agree with it.
+    that has one must agree with it. ``questions``: the ids of the study's questions, when the table is read
+    against a study; a table answering another question is refused.
     Raises TableError naming the problem and, where possible, the offending rows by their index
     label; ``rows`` names what the labels are: "row" (a DataFrame's index), "line" (a CSV file's line
     numbers, the header being line 1) or "data row" (counted from 1).
@@ -65,6 +66,8 @@ def validate_table(df: pd.DataFrame, min_perturbations: int = 2, *, rows: str = 
         )
     out["replicate"] = rep.astype("int64")
     _question_column(out, rows)
+    if questions is not None:
+        check_questions(out, questions)
     if "scale" in out.columns:
         out["scale"] = _parse_scales(out["scale"], rows)
         if scale is not None and not out["scale"].eq(response_type(scale).scale).all():
@@ -115,6 +118,15 @@ def _question_column(out: pd.DataFrame, rows: str) -> None:
         if (pos.dropna() < 0).any() or (pos.dropna() != np.floor(pos.dropna())).any():
             raise TableError("column 'position' must hold whole numbers >= 0 (a question's place in its conversation)")
         out["position"] = pos.astype("Int64")
+
+
+def check_questions(df: pd.DataFrame, questions: list[str], what: str = "the table") -> None:
+    """Refuse a table whose ``question`` values are not the study's question ids (one line naming both)."""
+    found = questions_in(df)
+    unknown = [q for q in found if q not in questions]
+    if unknown:
+        raise TableError(f"{what}'s question column holds {', '.join(unknown)}, which the study does not ask (its "
+                         f"questions: {', '.join(questions)}); fix the column or give the study's own table")
 
 
 def questions_in(df: pd.DataFrame) -> list[str]:

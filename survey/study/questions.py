@@ -46,7 +46,7 @@ class AnalysisSpec(BaseModel):
 
 
 def parse_question_tables(data: Any) -> Any:
-    """The raw study dict with each ``[[questions]]`` entry validated on its own, so that an error names the
+    """The raw study dict, each ``[[questions]]`` entry checked on its own first, so that an error names the
     question by its id; ``[question]`` and ``[[questions]]`` together are refused."""
     if not isinstance(data, dict):
         return data
@@ -58,21 +58,19 @@ def parse_question_tables(data: Any) -> Any:
     if one is not None and not _same_as_listed(one, many):
         raise ValueError("give either one [question] or several [[questions]], not both: move the [question] "
                          "into [[questions]] with an id")
-    parsed = []
     for i, entry in enumerate(many, 1):
         if isinstance(entry, QuestionSpec):
-            parsed.append(entry)
             continue
         if not isinstance(entry, dict):
             raise ValueError(f"questions: entry {i} is not a table; write [[questions]] with id = ... and type = ...")
         if "id" not in entry:
             raise ValueError(f"questions: entry {i} (type '{entry.get('type', 'binary')}') needs an id, e.g. "
                              "id = \"intent\": it is the question's key in the store and the table")
-        try:
-            parsed.append(QuestionSpec.model_validate(entry))
+        try:  # checked here to name the question; the study's validation builds it (a built one is not re-read)
+            QuestionSpec.model_validate(entry)
         except ValidationError as exc:
             raise ValueError(f"question '{entry['id']}': {pydantic_message(exc, '', QuestionSpec)}") from None
-    return {**{k: v for k, v in data.items() if k != "question"}, "questions": parsed}
+    return {k: v for k, v in data.items() if k != "question"}
 
 
 def _same_as_listed(one, many: list) -> bool:

@@ -8,8 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from cli_result import run_cli
+
 from survey.data.sources import load_source
 from survey.data.store import Store
 
