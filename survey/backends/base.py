@@ -129,8 +129,6 @@ class Query:
         """What a query showed beyond its message, for the store: the option shown second (forced choice), the
         options in the order shown (pick one of k) and the scale's direction (a balanced scale); empty otherwise."""
         out = {} if self.direction is None else {"direction": self.direction}
-        if self.position is not None:  # a conversation: where this question came in it
-            out["position"] = self.position
         if self.options is not None:  # pick one of k: every option, in the order shown
             out.update(shown=[m for m, _ in self.options], shown_perturbations=[str(p) for _, p in self.options])
         if self.second is None:

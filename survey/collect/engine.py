@@ -275,7 +275,7 @@ class Engine:
             requested_model=q.model_id if q else None, reported_model=reply.model_id,
             response=reply.text, answer=answer, logprobs=reply.logprobs, p_yes=p_yes,
             prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
-            attempts=attempts, batch_job=batch_job, extra=extra or None,
+            attempts=attempts, batch_job=batch_job, extra=extra or None, position=q.position if q else None,
             seq=self._seq.get(run.name, {}).get(key or q.key))
         if new:
             rep.stored += 1
@@ -303,7 +303,7 @@ class Engine:
         code = err.code or (str(err.status) if err.status else None)
         self.store.record(key or q.key, status="failed", prompt_hash=prompt_hash(q) if q else None,
                           requested_model=q.model_id if q else None, attempts=attempts,
-                          error=str(err), error_code=code, batch_job=batch_job,
+                          error=str(err), error_code=code, batch_job=batch_job, position=q.position if q else None,
                           seq=self._seq.get(rep.model, {}).get(key or q.key))
         rep.failed += 1
         rep.errors[(code, str(err))] += 1
