@@ -52,6 +52,7 @@ class QueryDesign:
 
     @property
     def is_choice(self) -> bool:
+        """The primary question is a forced choice (a question's own: cell_prompts(question=...))."""
         return _is_choice(self.study.question)
 
     @property

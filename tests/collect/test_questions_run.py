@@ -169,3 +169,31 @@ def test_a_conversation_is_sent_as_a_message_list_and_resumes_from_its_stored_tu
         stored_intent = table[(table["question"] == "intent") & (table["message"] == "boots")
                               & (table["persona"] == "0") & (table["position"] == 0)]
         assert resent[0]["messages"][2]["content"] in set(stored_intent["response"])
+
+
+def test_each_ssr_question_is_rated_with_its_own_anchors(tmp_path, monkeypatch):
+    """Rating after the run once read the primary question only: a second ssr question stayed unrated."""
+    from fakes.embedder import WordHashEmbedder
+
+    from survey.collect import similarity_rating
+
+    monkeypatch.setattr(similarity_rating, "create_embedder", lambda name: WordHashEmbedder())
+    spec = {"name": "words", "store": str(tmp_path / "w.sqlite"), "replicates": 1,
+            "personas": {"set": "shoppers", "count": 3},
+            "messages": [{"id": "sneakers", "perturbations": "sneakers", "count": 2},
+                         {"id": "boots", "perturbations": "boots", "count": 2}],
+            "questions": [{"id": "intent", "type": "binary"}, {"id": "words", "type": "ssr", "points": 5},
+                          {"id": "words3", "type": "ssr", "points": 3, "anchors": "purchase_intent3"}],
+            "models": [{"name": "sim", "backend": "simulated", "seed": 4}]}
+    anchors = tmp_path / "anchors"
+    anchors.mkdir()
+    (anchors / "purchase_intent3.yaml").write_text(
+        "points: 3\nsets:\n  - id: plain\n    statements:\n      - I would not buy it.\n"
+        "      - I am not sure whether I would buy it.\n      - I would buy it.\n")
+    study = Study.from_spec(spec, base_dir=tmp_path)
+    study.run(yes=True)
+    table = study.load().table
+    for qid, points in (("words", 5), ("words3", 3)):
+        rows = table[table["question"] == qid]
+        assert len(rows) == 12 and rows["expected"].notna().all() and rows["answer"].between(1, points).all()
+    assert table.loc[table["question"] == "intent", "scale"].eq("binary").all()
