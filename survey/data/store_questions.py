@@ -16,6 +16,17 @@ from survey.common.names import DEFAULT_QUESTION
 from survey.data.store_batches import utc_now
 from survey.errors import SurveyError
 
+KEY_COLS = ("study", "model", "message", "perturbation", "persona", "replicate", "question")
+
+
+def key_row(key: tuple) -> dict:
+    """A row key as columns; a key of six (from before the question axis) is question "q"."""
+    key = tuple(key)
+    if len(key) == len(KEY_COLS) - 1:
+        key = (*key, DEFAULT_QUESTION)
+    return dict(zip(KEY_COLS, key, strict=True))
+
+
 QUESTION_SCHEMA = """
 CREATE TABLE IF NOT EXISTS question_scales (study TEXT NOT NULL, question TEXT NOT NULL, scale TEXT NOT NULL,
                                             recorded_at TEXT NOT NULL, PRIMARY KEY (study, question));

@@ -20,6 +20,7 @@ import pandas as pd
 
 from survey.data.pairing import perturbation_order
 from survey.data.scale_columns import CHOICE_COLUMNS
+from survey.data.table_questions import check_questions, question_column, questions_in  # noqa: F401 (re-exported)
 from survey.errors import SurveyError, TableError
 from survey.responses import DEFAULT_SCALE, is_scale, known_scales, response_type
 
@@ -65,7 +66,7 @@ def validate_table(df: pd.DataFrame, min_perturbations: int = 2, *, rows: str = 
             f"column 'replicate' must hold whole numbers >= 0; bad value(s) in {_rows(out.index[bad], rows)}"
         )
     out["replicate"] = rep.astype("int64")
-    _question_column(out, rows)
+    question_column(out, rows)
     if questions is not None:
         check_questions(out, questions)
     if "scale" in out.columns:
@@ -96,44 +97,6 @@ def validate_table(df: pd.DataFrame, min_perturbations: int = 2, *, rows: str = 
                 f"the tests need at least {min_perturbations} per message"
             )
     return out
-
-
-def _question_column(out: pd.DataFrame, rows: str) -> None:
-    """The ``question`` column as text, "q" for a table without one (one question); ``position`` (a conversation's
-    order) as whole numbers when present."""
-    from survey.common.names import DEFAULT_QUESTION, NAME_RE
-
-    if "question" not in out.columns:
-        out["question"] = DEFAULT_QUESTION
-        return
-    if out["question"].isna().any():
-        raise TableError(f"column 'question' is empty in {_rows(out.index[out['question'].isna()], rows)}; every row "
-                         "needs the id of the question it answers")
-    out["question"] = _strings(out["question"])
-    bad = [q for q in pd.unique(out["question"]) if not NAME_RE.match(str(q))]
-    if bad:
-        raise TableError(f"column 'question' holds '{bad[0]}', not a question id (letters, digits, '_', '.', '-')")
-    if "position" in out.columns:
-        pos = pd.to_numeric(out["position"], errors="coerce")
-        if (pos.dropna() < 0).any() or (pos.dropna() != np.floor(pos.dropna())).any():
-            raise TableError("column 'position' must hold whole numbers >= 0 (a question's place in its conversation)")
-        out["position"] = pos.astype("Int64")
-
-
-def check_questions(df: pd.DataFrame, questions: list[str], what: str = "the table") -> None:
-    """Refuse a table whose ``question`` values are not the study's question ids (one line naming both)."""
-    found = questions_in(df)
-    unknown = [q for q in found if q not in questions]
-    if unknown:
-        raise TableError(f"{what}'s question column holds {', '.join(unknown)}, which the study does not ask (its "
-                         f"questions: {', '.join(questions)}); fix the column or give the study's own table")
-
-
-def questions_in(df: pd.DataFrame) -> list[str]:
-    """The question ids of a table in order of appearance ("q" for a table without the column)."""
-    from survey.common.names import DEFAULT_QUESTION
-
-    return [str(q) for q in pd.unique(df["question"])] if "question" in df.columns else [DEFAULT_QUESTION]
 
 
 def _strings(col: pd.Series) -> pd.Series:
