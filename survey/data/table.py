@@ -238,6 +238,8 @@ def write_table(df: pd.DataFrame, path: str | Path) -> Path:
     """Write a long table as CSV or Parquet (chosen by suffix); validates first, so no bad table is written."""
     path = Path(path)
     out = validate_table(df, min_perturbations=0)
+    if "question" not in df.columns:  # one question: the table is written as given (a store's export has the column)
+        out = out.drop(columns="question")
     path.parent.mkdir(parents=True, exist_ok=True)
     suffix = path.suffix.lower()
     if suffix == ".parquet":
