@@ -21,6 +21,8 @@ import pandas as pd
 from survey.data.pairing import perturbation_order
 from survey.data.scale_columns import CHOICE_COLUMNS
 from survey.data.table_questions import check_questions, question_column, questions_in  # noqa: F401 (re-exported)
+from survey.data.table_questions import key_text as _strings
+from survey.data.table_questions import row_labels as _rows
 from survey.errors import SurveyError, TableError
 from survey.responses import DEFAULT_SCALE, is_scale, known_scales, response_type
 
@@ -97,28 +99,6 @@ def validate_table(df: pd.DataFrame, min_perturbations: int = 2, *, rows: str = 
                 f"the tests need at least {min_perturbations} per message"
             )
     return out
-
-
-def _strings(col: pd.Series) -> pd.Series:
-    """A key column as text. Categories of text (a store read for analysis) are decoded in Arrow, which at a
-    million rows takes a fiftieth of the time pandas' own conversion does."""
-    if not (isinstance(col.dtype, pd.CategoricalDtype) and col.cat.categories.inferred_type == "string"):
-        return col.astype(str)
-    import pyarrow as pa
-
-    codes = col.cat.codes.to_numpy()
-    decoded = pa.DictionaryArray.from_arrays(pa.array(codes, mask=codes < 0),
-                                             pa.array(col.cat.categories.to_numpy(dtype=object), pa.large_string()))
-    return pd.Series(pa.chunked_array([decoded.cast(pa.large_string())]).to_pandas().array, index=col.index,
-                     name=col.name)
-
-
-def _rows(index, noun: str = "row", limit: int = 5) -> str:
-    """'row(s) 0, 3' by index label; 'line(s) 2, 5 (the header is line 1)' for a CSV file."""
-    idx = list(index[:limit])
-    more = f" and {len(index) - limit} more" if len(index) > limit else ""
-    where = {"line": " of the file (the header is line 1)", "data row": " (counting from 1)"}.get(noun, "")
-    return f"{noun}(s) " + ", ".join(str(i) for i in idx) + more + where
 
 
 def _check_declared_range(answers: pd.Series, rtype) -> None:
