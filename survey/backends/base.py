@@ -154,9 +154,8 @@ class Query:
 
     @property
     def id_key(self) -> tuple:
-        """The row key without the default question "q": seeds and batch ids of one-question studies stay as they
-        were before studies had several questions (an open batch job still matches its queries)."""
-        return self.key[:6] if self.question == "q" else self.key
+        """The row key without the default question "q" (see ``id_key``)."""
+        return id_key(self.key)
 
     @property
     def custom_id(self) -> str:
@@ -169,6 +168,12 @@ def prompt_order_key(query: Query) -> tuple:
     by what the prompt shows in order (system prompt, then the question), so prompts sharing a prefix (a
     persona, its paraphrase, then different questions) come one after another."""
     return (query.system, query.user)
+
+
+def id_key(key: tuple) -> tuple:
+    """A row key without the default question "q": seeds, draws and batch ids of one-question studies stay as they
+    were before studies had several questions (an open batch job still matches its queries)."""
+    return tuple(key[:6]) if len(key) > 6 and key[6] == "q" else tuple(key)
 
 
 @dataclass

@@ -260,7 +260,7 @@ class SimulatedBackend:
         renormalises); ``invalid_rate`` of the replies state probabilities that sum to 2 (invalid)."""
         dist = self._distribution(seed, query, rtype)
         u_invalid = _rng(seed, "y", query.message, query.perturbation, query.persona, query.second,
-                         query.second_perturbation, query.replicate).random()
+                         query.second_perturbation, *_draw(query)).random()
         scale = 2.0 if u_invalid < self.options.invalid_rate else 1.0
         text = json.dumps({rtype.labels[s]: round(scale * p, 3) for s, p in dist.items()})
         return Reply(text=text, model_id=f"simulated/{self.model_id}",
@@ -302,7 +302,7 @@ class SimulatedBackend:
         """A kind that draws its own reply from the options shown (a ranking: survey.kinds.rank.parsing): given each
         position's logit, as pick_probabilities has them (utility, position shift, the persona's pull to 1)."""
         logits = np.log(np.maximum(list(self.pick_probabilities(seed, query).values()), 1e-300))
-        rng = _rng(seed, "y", query.message, query.perturbation, query.persona, query.options, query.replicate)
+        rng = _rng(seed, "y", query.message, query.perturbation, query.persona, query.options, *_draw(query))
         text = NO_ANSWER if rng.random() < self.options.invalid_rate else rtype.simulated_answer(logits, rng)
         return Reply(text=text, model_id=f"simulated/{self.model_id}",
                      prompt_tokens=(len(query.system) + len(query.user)) // 4, completion_tokens=len(text.split()))

@@ -20,7 +20,16 @@ from dataclasses import fields as dataclass_fields
 
 from aiolimiter import AsyncLimiter
 
-from survey.backends.base import Backend, BackendError, Query, Reply, capabilities_of, preflight, stops_run
+from survey.backends.base import (
+    Backend,
+    BackendError,
+    Query,
+    Reply,
+    capabilities_of,
+    id_key,
+    preflight,
+    stops_run,
+)
 from survey.collect.breaker import NO_ANSWER, UNUSABLE, Breaker, server_error
 from survey.collect.reports import ModelReport, RunReport  # noqa: F401  (re-exported: callers import them here)
 from survey.collect.retry_policy import RetryPolicy
@@ -257,7 +266,7 @@ class Engine:
         rtype = self._asked_with(run, q, key)
         extra = {**rtype.reply_extra, **reply.extra}  # checkbox: its option names
         if rtype.elicit == "distribution":  # a stated distribution (survey.responses.stated), stored as exact mode's
-            answer, p_yes, stated = rtype.read(reply.text, key or q.key)
+            answer, p_yes, stated = rtype.read(reply.text, id_key(key or q.key))
             extra.update(stated)
         else:
             answer = rtype.parse(reply.text)

@@ -163,7 +163,7 @@ class Source(Display):
         holds that question's entry (``study_context.question``) beside the study's."""
         ids = self.questions
         if qid not in ids:
-            raise SurveyError(f"{self.path or 'the table'} has no question '{qid}'; it has {', '.join(ids)}")
+            raise SurveyError(f"no question '{qid}': the source asks {', '.join(ids)}")
         t = self.table
         table = t if "question" not in t.columns or len(ids) == 1 else t[t["question"].astype(str) == qid].reset_index(
             drop=True)
@@ -171,7 +171,13 @@ class Source(Display):
         if ctx is not None:
             entry = next((q for q in recorded_questions(ctx) if q["id"] == qid), None)
             ctx = {**ctx, "for_question": qid, **({"question": entry} if entry is not None else {})}
-        return Source(table, self.path, self.kind, self.study, ctx, self.completeness, self.humans)
+        one = Source(table, self.path, self.kind, self.study, ctx, self.completeness, self.humans)
+        if getattr(self.humans, "fielded_question", qid) != qid:  # people's answers to this question instead
+            from survey.data.fielded import fielded_humans
+
+            messages = sorted(set(one.table["message"].astype(str)))
+            one = dataclasses.replace(one, humans=fielded_humans(self.path, self.study, None, messages, question=qid))
+        return one
 
     @cached_property
     def study_context(self) -> StudyContext:
@@ -183,26 +189,6 @@ class Source(Display):
         """The table's response type, when its ``scale`` column names one."""
         t = self.table
         return str(t["scale"].iloc[0]) if "scale" in t.columns and len(t) else None
-
-    @property
-    def questions(self) -> list[str]:
-        """The question ids in table order; a table without a ``question`` column asks one question, "q"."""
-        t = self.table
-        return list(dict.fromkeys(t["question"].astype(str))) if "question" in t.columns else ["q"]
-
-    def for_question(self, qid: str) -> Source:
-        """The rows of one question (a table without a ``question`` column: all of them, as question "q")."""
-        if qid not in self.questions:
-            raise SurveyError(f"no question '{qid}': the source asks {', '.join(self.questions)}")
-        if "question" not in self.table.columns:
-            return self
-        one = self.with_table(self.table[self.table["question"].astype(str) == qid].reset_index(drop=True))
-        if getattr(self.humans, "fielded_question", qid) != qid:  # people's answers to this question instead
-            from survey.data.fielded import fielded_humans
-
-            messages = sorted(set(one.table["message"].astype(str)))
-            one = dataclasses.replace(one, humans=fielded_humans(self.path, self.study, None, messages, question=qid))
-        return one
 
     def display_parts(self):
         t = self.table

@@ -66,7 +66,7 @@ def test_a_table_without_the_column_is_one_question_q():
     assert set(out["question"]) == {"q"}
     src = Source.of(out)
     assert src.questions == ["q"] and src.for_question("q").table.equals(src.table)
-    with pytest.raises(Exception, match="has no question 'intent'; it has q"):
+    with pytest.raises(Exception, match="no question 'intent': the source asks q"):
         src.for_question("intent")
 
 
