@@ -31,6 +31,12 @@ from survey.backends.base import (
     stops_run,
 )
 from survey.collect.breaker import NO_ANSWER, UNUSABLE, Breaker, server_error
+from survey.collect.outcomes import (  # noqa: F401  (re-exported: callers import them here)
+    as_backend_error,
+    empty_statement,
+    first_error,
+    split_custom_id,
+)
 from survey.collect.reports import ModelReport, RunReport  # noqa: F401  (re-exported: callers import them here)
 from survey.collect.retry_policy import RetryPolicy
 from survey.collect.tokens import CHARS_PER_TOKEN, estimate_tokens  # noqa: F401  (re-exported)
@@ -102,7 +108,7 @@ class Engine:
             self.report.interrupted = True
             raise
         except BaseExceptionGroup as group:  # show the user the error, not the task plumbing
-            raise _first_error(group) from None
+            raise first_error(group) from None
         finally:
             self.report.seconds = time.perf_counter() - start
         return self.report
@@ -388,36 +394,3 @@ class Engine:
                 if not err.retryable or attempts >= self.max_attempts:
                     raise err from exc
                 await self.sleep(self.backoff(attempts, err.retry_after))
-
-
-def empty_statement(q: Query, reply: Reply) -> BackendError | None:
-    """An empty reply to a stated-distribution question holds nothing to parse (a flaky server, a reply cut
-    before its first character): a transient failure, retried, never stored as the persona's invalid answer.
-    A reply with text that is no valid distribution is an invalid answer (survey.responses.stated)."""
-    if q.response_type.elicit != "distribution" or (reply.text or "").strip():
-        return None
-    return BackendError("an empty reply to a stated-distribution question (nothing to parse; retried)",
-                        retryable=True, code="empty_response")
-
-
-def as_backend_error(exc: BaseException) -> BackendError:
-    """Map anything a backend raised to a BackendError: timeouts and connection trouble retry."""
-    if isinstance(exc, BackendError):
-        return exc
-    if isinstance(exc, TimeoutError):
-        return BackendError("request timed out", retryable=True, code="timeout")
-    if isinstance(exc, (ConnectionError, OSError)):
-        return BackendError(f"connection error: {exc}", retryable=True, code="connection")
-    return BackendError(f"{type(exc).__name__}: {exc}", retryable=False, code="internal")
-
-
-def _first_error(exc: BaseException) -> BaseException:
-    while isinstance(exc, BaseExceptionGroup):
-        exc = exc.exceptions[0]
-    return exc
-
-
-def split_custom_id(cid: str) -> tuple:
-    """A batch custom id back to its row key (a one-question study's ids leave out the question "q")."""
-    parts = cid.split("\x1f")
-    return (*parts[:5], int(parts[5]), parts[6] if len(parts) > 6 else DEFAULT_QUESTION)

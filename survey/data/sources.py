@@ -27,6 +27,7 @@ from survey.data.completeness import (
     table_completeness,
 )
 from survey.data.pairing import natural_key
+from survey.data.store_questions import recorded_questions
 from survey.data.table import read_table, validate_table
 from survey.errors import SurveyError
 from survey.responses import response_type
@@ -101,19 +102,6 @@ class StudyContext:
     def humans_pair(self) -> tuple[str, str] | None:
         """The pair the study declared for its comparison with the humans, else None."""
         return self.humans.compare if self.humans is not None else None
-
-
-def recorded_questions(ctx: dict) -> tuple[dict, ...]:
-    """The questions a context records ({"id", "scale", ...} each); a context from before several questions
-    has its one question as "q"."""
-    from survey.common.names import DEFAULT_QUESTION
-
-    if ctx.get("questions"):
-        return tuple({**q, "id": str(q["id"]), "scale": q.get("scale") or q.get("type")} for q in ctx["questions"])
-    q = ctx.get("question")
-    if not q:
-        return ()
-    return ({**q, "id": str(q.get("id", DEFAULT_QUESTION)), "scale": q.get("scale") or q.get("type")},)
 
 
 @dataclass(repr=False)

@@ -93,3 +93,14 @@ def question_scales(db: sqlite3.Connection, study: str) -> dict[str, str]:
     if "question_scales" not in tables:
         return {}
     return dict(db.execute("SELECT question, scale FROM question_scales WHERE study = ?", (study,)))
+
+
+def recorded_questions(ctx: dict) -> tuple[dict, ...]:
+    """The questions a context records ({"id", "scale", ...} each); a context from before several questions
+    has its one question as "q"."""
+    if ctx.get("questions"):
+        return tuple({**q, "id": str(q["id"]), "scale": q.get("scale") or q.get("type")} for q in ctx["questions"])
+    q = ctx.get("question")
+    if not q:
+        return ()
+    return ({**q, "id": str(q.get("id", DEFAULT_QUESTION)), "scale": q.get("scale") or q.get("type")},)
