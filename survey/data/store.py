@@ -37,7 +37,7 @@ from survey.data.store_batches import TERMINAL_BATCH, BatchJobs, utc_now  # noqa
 from survey.data.store_questions import KEY_COLS, key_row  # noqa: F401  (re-exported: the row key)
 from survey.data.store_records import StoreRecords
 from survey.errors import SurveyError, path_error_message
-from survey.responses import DEFAULT_SCALE
+from survey.responses import DEFAULT_SCALE, response_type
 
 SCHEMA_VERSION = 2  # 2: the question axis (question in the key, position)
 
