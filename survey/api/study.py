@@ -278,6 +278,9 @@ class Study:
 
         self._check_batch()
         with Store(self.store_path) as store:  # opened in the thread that runs the loop (SQLite wants that)
+            if store.migrated is not None:  # a store from before several questions per study: upgraded on open
+                print(f"{self.store_path}: upgraded for several questions per study: added the question column "
+                      f"({store.migrated} rows kept as question 'q')", file=sys.stderr)
             plan = state.plan = self._plan(store, models, drop_changed, rename_stored, apply=False)
             plan.check_budget()
             if plan.paid and not yes:

@@ -34,6 +34,9 @@ class Capabilities:
     # and its cache of the last prompts): the engine sends such a backend's queries sorted by prompt, so
     # equal prompts (respondents with the same attributes) come together and neighbours share the most.
     prompt_order: bool = False
+    # takes a conversation (Query.history: earlier questions and the model's answers) as a message list, so a
+    # study can ask its questions with flow = "conversation"
+    conversation: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "prices", MappingProxyType(dict(self.prices)))
@@ -101,6 +104,19 @@ class Query:
     direction: str | None = None
     # pick one of k: ((message, perturbation), ...) in the order shown; ``message``/``perturbation`` are the first
     options: tuple[tuple[str, str], ...] | None = None
+    # several questions per study: the question's id (part of the row key) and, in a conversation, its 0-based
+    # position and the earlier turns ((question asked, model's reply), ...) the backend puts before ``user``
+    question: str = "q"
+    position: int | None = None
+    history: tuple[tuple[str, str], ...] = field(default=(), compare=False, hash=False, repr=False)
+
+    @property
+    def chat_messages(self) -> list[dict[str, str]]:
+        """The query as a chat message list: the system prompt, the conversation so far (if any), the question."""
+        msgs = [{"role": "system", "content": self.system}] if self.system else []
+        for asked, replied in self.history:
+            msgs += [{"role": "user", "content": asked}, {"role": "assistant", "content": replied}]
+        return msgs + [{"role": "user", "content": self.user}]
 
     @property
     def response_type(self):
@@ -121,7 +137,8 @@ class Query:
 
     @property
     def key(self) -> tuple:
-        return (self.study, self.model, self.message, self.perturbation, self.persona, self.replicate)
+        """The row key: (study, model, message, perturbation, persona, replicate, question)."""
+        return (self.study, self.model, self.message, self.perturbation, self.persona, self.replicate, self.question)
 
     @property
     def provider_seed(self) -> int | None:
@@ -132,13 +149,18 @@ class Query:
         """
         if self.seed is None:
             return None
-        blob = "\x1f".join(str(k) for k in (self.seed, *self.key)).encode()
+        blob = "\x1f".join(str(k) for k in (self.seed, *self.id_key)).encode()
         return int.from_bytes(hashlib.sha256(blob).digest()[:4], "little") & 0x7FFFFFFF
+
+    @property
+    def id_key(self) -> tuple:
+        """The row key without the default question "q" (see ``id_key``)."""
+        return id_key(self.key)
 
     @property
     def custom_id(self) -> str:
         """A stable id for batch files: the row key joined with a separator that ids never contain."""
-        return "\x1f".join(str(k) for k in self.key)
+        return "\x1f".join(str(k) for k in self.id_key)
 
 
 def prompt_order_key(query: Query) -> tuple:
@@ -146,6 +168,12 @@ def prompt_order_key(query: Query) -> tuple:
     by what the prompt shows in order (system prompt, then the question), so prompts sharing a prefix (a
     persona, its paraphrase, then different questions) come one after another."""
     return (query.system, query.user)
+
+
+def id_key(key: tuple) -> tuple:
+    """A row key without the default question "q": seeds, draws and batch ids of one-question studies stay as they
+    were before studies had several questions (an open batch job still matches its queries)."""
+    return tuple(key[:6]) if len(key) > 6 and key[6] == "q" else tuple(key)
 
 
 @dataclass

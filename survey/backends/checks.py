@@ -22,9 +22,10 @@ from survey.errors import SurveyError
 
 
 def check_backend_options(backend: str, options: dict, *, params: dict | None = None,
-                          messages: Iterable[str] | None = None, response=None) -> None:
+                          messages: Iterable[str] | None = None, response=None, responses: list | None = None) -> None:
     """Raise SurveyError naming the first bad option or parameter of one model (see the module docstring).
-    ``response``: the study's response type, for options that depend on the question (``check_question``)."""
+    ``response``: the study's response type, for options that depend on the question (``check_question``);
+    ``responses``: every question's, for a study of several (``check_questions``, else each ``check_question``)."""
     cls = backend_class(backend)
     model = getattr(cls, "options_model", None)
     if model is not None:
@@ -33,6 +34,11 @@ def check_backend_options(backend: str, options: dict, *, params: dict | None = 
             parsed.check_messages(list(messages))
         if response is not None and hasattr(parsed, "check_question"):
             parsed.check_question(response)
+        if responses and hasattr(parsed, "check_questions"):
+            parsed.check_questions(list(responses))
+        elif responses and hasattr(parsed, "check_question"):
+            for rtype in responses:
+                parsed.check_question(rtype)
     allowed = getattr(cls, "allowed_params", None)
     if callable(allowed):
         allowed = allowed()

@@ -75,7 +75,7 @@ class DashScopeOptions(ProviderOptions):
 
 class DashScopeBackend(SessionPerLoop):
     name = "dashscope"
-    capabilities = Capabilities(paid=True, prices=LIST_PRICES)  # no chat batch API in the native SDK
+    capabilities = Capabilities(paid=True, prices=LIST_PRICES, conversation=True)  # no chat batch API in the native SDK
     options_model = DashScopeOptions  # checked by a dry run without opening a session
 
     def __init__(self, model_id: str, **options):
@@ -93,8 +93,7 @@ class DashScopeBackend(SessionPerLoop):
 
     def call_kwargs(self, q: Query) -> dict:
         model = q.model_id or self.model_id
-        kwargs: dict = {"model": model, "messages": ([{"role": "system", "content": q.system}] if q.system else [])
-                        + [{"role": "user", "content": q.user}],
+        kwargs: dict = {"model": model, "messages": q.chat_messages,
                         "result_format": "message", "temperature": q.temperature, "max_tokens": q.max_tokens}
         if q.seed is not None:
             kwargs["seed"] = q.provider_seed

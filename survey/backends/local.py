@@ -193,7 +193,7 @@ class LocalBackend:
             raise BackendError(f"local backend: top_p must be a number in (0, 1]; got {query.params['top_p']!r}",
                                retryable=False, code="bad_params")
         seed = self.options.seed if query.seed is None else query.seed
-        rng = np.random.default_rng(replicate_seed(seed, query.key))
+        rng = np.random.default_rng(replicate_seed(seed, query.id_key))
         prompt = rt.render(query.system, query.user)
         rtype = query.response_type
         exact = self.options.mode == "exact"

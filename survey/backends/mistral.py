@@ -127,7 +127,7 @@ def _chat_params() -> frozenset[str]:
 
 class MistralBackend(ClientPerLoop):
     name = "mistral"
-    capabilities = Capabilities(paid=True, batch=True, prices=LIST_PRICES, batch_discount=0.5)
+    capabilities = Capabilities(paid=True, batch=True, prices=LIST_PRICES, batch_discount=0.5, conversation=True)
     options_model = MistralOptions  # checked by a dry run without creating the SDK client
     allowed_params = staticmethod(_chat_params)
 
@@ -160,8 +160,7 @@ class MistralBackend(ClientPerLoop):
 
     # ---- requests ----
     def _messages(self, q: Query) -> list[dict]:
-        msgs = [{"role": "system", "content": q.system}] if q.system else []
-        return msgs + [{"role": "user", "content": q.user}]
+        return q.chat_messages
 
     def _params(self, q: Query) -> dict:
         """Request fields of one query (the same for a chat call and a batch line)."""
@@ -186,8 +185,8 @@ class MistralBackend(ClientPerLoop):
 
         params = self._params(query)
         # typed messages: the SDK then skips re-validating plain dicts into its message union
-        params["messages"] = [models.SystemMessage(content=m["content"]) if m["role"] == "system"
-                              else models.UserMessage(content=m["content"]) for m in params["messages"]]
+        typed = {"system": models.SystemMessage, "user": models.UserMessage, "assistant": models.AssistantMessage}
+        params["messages"] = [typed[m["role"]](content=m["content"]) for m in params["messages"]]
         try:
             resp = await self.client().chat.complete_async(model=query.model_id or self.model_id, **params)
         except Exception as exc:

@@ -40,8 +40,7 @@ def request_body(q: Query, default_model: str = "", *, thinking_off: bool = Fals
     """Chat request fields of one query. ``logprobs`` always comes with ``top_logprobs >= 1``: llama.cpp's
     server returns no log-probabilities otherwise. A stated-distribution question asks for JSON (``json_mode``,
     survey.backends.provider.reply_format). The study's ``params`` are added last and win."""
-    msgs = [{"role": "system", "content": q.system}] if q.system else []
-    body: dict = {"model": q.model_id or default_model, "messages": msgs + [{"role": "user", "content": q.user}],
+    body: dict = {"model": q.model_id or default_model, "messages": q.chat_messages,
                   "max_tokens": q.max_tokens, "temperature": q.temperature}
     if q.seed is not None:
         body["seed"] = q.provider_seed

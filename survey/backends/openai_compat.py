@@ -76,10 +76,11 @@ OPENAI_PRICES = {
     "gpt-5-mini": (0.25, 2.00),
     "gpt-5-nano": (0.05, 0.40),
 }
-_PAID = Capabilities(paid=True, batch=True, prices=OPENAI_PRICES, batch_discount=0.5)
-_DASHSCOPE = Capabilities(paid=True, batch=True, prices=DASHSCOPE_PRICES, batch_discount=0.5)
-_SELF_HOSTED = Capabilities(paid=False, batch=False)
-_LOOPBACK = Capabilities(paid=False, batch=True)  # a local server that may implement the Batch API
+_PAID = Capabilities(paid=True, batch=True, prices=OPENAI_PRICES, batch_discount=0.5, conversation=True)
+_DASHSCOPE = Capabilities(paid=True, batch=True, prices=DASHSCOPE_PRICES, batch_discount=0.5,
+                          conversation=True)
+_SELF_HOSTED = Capabilities(paid=False, batch=False, conversation=True)
+_LOOPBACK = Capabilities(paid=False, batch=True, conversation=True)  # a local server that may implement the Batch API
 
 
 class OpenAIOptions(ProviderOptions):

@@ -38,6 +38,7 @@ from scipy.special import expit, logit
 
 from survey.backends.base import BackendError, Capabilities, Query, Reply
 from survey.backends.provider import parse_options
+from survey.common.names import DEFAULT_QUESTION
 from survey.errors import SurveyError
 from survey.kinds.ordinal.model import OrdinalParams, category_probabilities, make_ordinal_params
 from survey.stats.beta_logit import ModelParams
@@ -92,6 +93,22 @@ class SimulatedOptions(BaseModel):
                               f"{' (tau also to forced choice)' if 'tau' in given else ''}; this study asks "
                               f"{rtype.scale}: remove them")
 
+    def check_questions(self, rtypes: list) -> None:
+        """check_question for a study of several questions: each option is checked on the questions it applies to
+        (positions on those that show options, tau and cuts on rating scales), and refused when it applies to none."""
+        if len(rtypes) == 1:
+            self.check_question(rtypes[0])
+            return
+        applies = {"positions": lambda r: "options" in getattr(r, "slots", ()),
+                   "cuts": lambda r: r.view.ordered,
+                   "tau": lambda r: r.view.ordered or not r.view.per_message}
+        for rtype in rtypes:
+            drop = {k: None for k, fits in applies.items() if getattr(self, k) is not None and not fits(rtype)}
+            self.model_copy(update=drop).check_question(rtype)
+        for key, fits in applies.items():
+            if getattr(self, key) is not None and not any(fits(r) for r in rtypes):
+                self.check_question(rtypes[0])  # refused as on a study of that one question
+
     def check_messages(self, messages: list[str]) -> None:
         """A delta for a message the study does not have (a typo) would be ignored: refuse it."""
         unknown = sorted(set(self.deltas) - set(messages))
@@ -108,7 +125,7 @@ def _rng(*parts) -> np.random.Generator:
 
 class SimulatedBackend:
     name = "simulated"
-    capabilities = Capabilities(paid=False, needs_model_id=False)
+    capabilities = Capabilities(paid=False, needs_model_id=False, conversation=True)
     options_model = SimulatedOptions  # checked by a dry run without creating the backend
     allowed_params: frozenset[str] = frozenset()  # nothing to pass on: any params would be ignored
 
@@ -217,7 +234,7 @@ class SimulatedBackend:
             return self._scored(seed, query, rtype)
         p = self.cell_probability(seed, query.persona, query.message, query.perturbation)
         u_invalid, u_yes = _rng(seed, "y", query.message, query.perturbation, query.persona,
-                                query.replicate).random(2)
+                                *_draw(query)).random(2)
         text = "Maybe" if u_invalid < self.options.invalid_rate else ("Yes" if u_yes < p else "No")
         logprobs = None
         if query.logprobs:
@@ -243,7 +260,7 @@ class SimulatedBackend:
         renormalises); ``invalid_rate`` of the replies state probabilities that sum to 2 (invalid)."""
         dist = self._distribution(seed, query, rtype)
         u_invalid = _rng(seed, "y", query.message, query.perturbation, query.persona, query.second,
-                         query.second_perturbation, query.replicate).random()
+                         query.second_perturbation, *_draw(query)).random()
         scale = 2.0 if u_invalid < self.options.invalid_rate else 1.0
         text = json.dumps({rtype.labels[s]: round(scale * p, 3) for s, p in dist.items()})
         return Reply(text=text, model_id=f"simulated/{self.model_id}",
@@ -253,7 +270,7 @@ class SimulatedBackend:
         """A rating or a forced choice: the score drawn from the cell's distribution, stored with it."""
         dist = self._distribution(seed, query, rtype)
         u_invalid, u = _rng(seed, "y", query.message, query.perturbation, query.persona, query.second,
-                            query.second_perturbation, query.replicate).random(2)
+                            query.second_perturbation, *_draw(query)).random(2)
         text = NO_ANSWER if u_invalid < self.options.invalid_rate else rtype.labels[rtype.draw(dist, u)]
         logprobs = None
         if query.logprobs:
@@ -267,7 +284,7 @@ class SimulatedBackend:
         """Best-worst scaling: the best drawn from pick_probabilities (utilities and position shifts), the worst
         from the others by a multinomial logit on minus the utilities plus the same position shifts."""
         best_dist = self.pick_probabilities(seed, query)
-        rng = _rng(seed, "y", query.message, query.perturbation, query.persona, query.options, query.replicate)
+        rng = _rng(seed, "y", query.message, query.perturbation, query.persona, query.options, *_draw(query))
         u_invalid, u_best, u_worst = rng.random(3)
         best = min(int(np.searchsorted(np.cumsum(list(best_dist.values())), u_best, side="right")), len(best_dist) - 1)
         o = self.options
@@ -285,7 +302,7 @@ class SimulatedBackend:
         """A kind that draws its own reply from the options shown (a ranking: survey.kinds.rank.parsing): given each
         position's logit, as pick_probabilities has them (utility, position shift, the persona's pull to 1)."""
         logits = np.log(np.maximum(list(self.pick_probabilities(seed, query).values()), 1e-300))
-        rng = _rng(seed, "y", query.message, query.perturbation, query.persona, query.options, query.replicate)
+        rng = _rng(seed, "y", query.message, query.perturbation, query.persona, query.options, *_draw(query))
         text = NO_ANSWER if rng.random() < self.options.invalid_rate else rtype.simulated_answer(logits, rng)
         return Reply(text=text, model_id=f"simulated/{self.model_id}",
                      prompt_tokens=(len(query.system) + len(query.user)) // 4, completion_tokens=len(text.split()))
@@ -310,7 +327,7 @@ class SimulatedBackend:
         eta = float(_rng(seed, "eta", query.persona).normal(0.0, params.tau))
         lam = eta + self.utility(seed, query.persona, query.message, query.perturbation)
         probs = category_probabilities(params, np.array(lam))
-        rng = _rng(seed, "y", query.message, query.perturbation, query.persona, query.replicate)
+        rng = _rng(seed, "y", query.message, query.perturbation, query.persona, *_draw(query))
         u_invalid, u = rng.random(2)
         score = int(params.scores[min(int(np.searchsorted(np.cumsum(probs), u, side="right")), len(probs) - 1)])
         text = "" if u_invalid < self.options.invalid_rate else simulated_words(score, view.low, view.high, rng)
@@ -350,3 +367,9 @@ def simulated_words(score: int, low: int, high: int, rng: np.random.Generator) -
 def worded_replies(level: int) -> list[str]:
     """Every reply simulated_words can give at ``level`` (0: would not buy .. 4: would buy), opening by reason."""
     return [f"{o} {r}" for o in REPLY_OPENINGS[level] for r in REPLY_REASONS[level]]
+
+
+def _draw(query: Query) -> tuple:
+    """What a reply's random draw is keyed by besides its cell: the replicate, and the question when the study
+    names several (their answers then share each cell's latent appeal but not the draw)."""
+    return (query.replicate,) if query.question == DEFAULT_QUESTION else (query.replicate, query.question)

@@ -24,7 +24,9 @@ def _money(x: float | None) -> str:
 def _print_plan(plan: Plan) -> None:
     d = plan.to_dict()
     msgs = ", ".join(f"{k} ({v} perturbations)" for k, v in d["messages"].items())
-    click.echo(f"study {d['study']}: {d['personas']} personas x [{msgs}] x r = {d['replicates']} "
+    asked = (f" x {len(d['questions'])} questions ({', '.join(q['id'] for q in d['questions'])}, flow "
+             f"{d['flow']})" if len(d["questions"]) > 1 else "")
+    click.echo(f"study {d['study']}: {d['personas']} personas x [{msgs}]{asked} x r = {d['replicates']} "
                f"-> {d['cells_per_model']} cells, {d['queries_per_model']} queries per model")
     click.echo(f"store: {d['store']}")
     _print_sets(plan)
@@ -43,9 +45,18 @@ def _print_plan(plan: Plan) -> None:
             notes.append(f"about {_money(m['spent_usd'])} spent so far")
         if notes:
             click.echo(f"{m['model']}: " + "; ".join(notes))
+    if len(d["questions"]) > 1:
+        _print_questions(d)
     click.echo(f"total to send: {plan.to_send} queries, estimated cost {_money(plan.cost)}")
     for w in plan.warnings:
         click.echo(f"warning: {w}", err=True)
+
+
+def _print_questions(d: dict) -> None:
+    """Queries and estimated tokens per question and model (a prompt prefix the backend reuses is counted once)."""
+    print_table("per question", ["model", "question", "queries", "to send", "est. tokens in/out"],
+                [[m["model"], q, c["queries"], c["to_send"], f"{c['est_input_tokens']}/{c['est_output_tokens']}"]
+                 for m in d["models"] for q, c in m["questions"].items()])
 
 
 def _print_sets(plan: Plan) -> None:
@@ -65,11 +76,20 @@ def _print_prompt(plan: Plan) -> None:
     first = next(design.queries(design.study.models[0]), None)
     if first is None:
         return
-    rtype = design.study.question.response
-    click.echo(f"question: {rtype.scale}" + (f" (valid answers {rtype.describe_values()})" if rtype.scored else ""))
-    click.echo(f"  system prompt: {first.system}")
-    click.echo("  question: " + first.user.replace("\n", "\n            "))
-    question = design.study.question
+    if design.several:  # one system prompt, then every question's first prompt
+        click.echo(f"system prompt (every question): {first.system}")
+    for question in design.study.questions:
+        _print_question(design, question, None if design.several else first.system)
+
+
+def _print_question(design, question, system: str | None) -> None:
+    rtype = question.response
+    name = f"question {question.id}" if design.several else "question"
+    click.echo(f"{name}: {rtype.scale}" + (f" (valid answers {rtype.describe_values()})" if rtype.scored else ""))
+    if system is not None:
+        click.echo(f"  system prompt: {system}")
+    user = design.cell_prompts(question=question)[0][2]
+    click.echo("  question: " + user.replace("\n", "\n            "))
     if question.order == "both":  # a balanced scale: what the other half of the replicates is asked
         back = question.response_for(1)
         click.echo(f"  order: both: replicates 1, 3, ... see the scale reversed (valid answers "

@@ -25,8 +25,9 @@ def changed_rows(design: QueryDesign, store: Store) -> dict[str, list[tuple]]:
     name = design.study.name
     for spec in design.study.models:
         ok = stored_masks(store, name, spec.name, "ok", design.study.replicates)
-        keys = [(name, spec.name, message, perturbation, persona, k)
-                for (persona, message, perturbation), mask in changed_masks(design, spec, ok) for k in bits(mask)]
+        keys = [(name, spec.name, message, perturbation, persona, k, question)
+                for (persona, message, perturbation, question), mask in changed_masks(design, spec, ok)
+                for k in bits(mask)]
         if keys:
             out[spec.name] = keys
     return out

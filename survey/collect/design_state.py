@@ -17,10 +17,11 @@ from itertools import islice
 
 from survey.backends.base import Query, prompt_order_key
 from survey.collect.tokens import prompt_tokens  # noqa: F401  (re-exported)
+from survey.common.names import DEFAULT_QUESTION
 from survey.study.design import QueryDesign, prompt_hash
 from survey.study.spec import ModelSpec
 
-Cell = tuple[str, str, str]  # (persona, message, perturbation): a row key without study, model, replicate
+Cell = tuple[str, str, str, str]  # (persona, message, perturbation, question): a row key without study, model, replicate
 SQL_BITS = 62  # SUM(1 << replicate) stays within SQLite's signed 64-bit integers
 
 
@@ -30,16 +31,17 @@ def stored_masks(store, study: str, model: str, status: str, replicates: int) ->
     out: dict[Cell, dict[str | None, int]] = {}
     where = "WHERE study = ? AND model = ? AND status = ? AND replicate >= 0 AND replicate < ?"
     args = (study, model, status, replicates)
+    q = store.q  # "question", or "'q'" in a store from before the question axis (read-only)
     if replicates <= SQL_BITS:
-        rows = store.db.execute("SELECT persona, message, perturbation, prompt_hash, SUM(1 << replicate) "
-                                f"FROM responses {where} GROUP BY persona, message, perturbation, prompt_hash",
+        rows = store.db.execute(f"SELECT persona, message, perturbation, {q}, prompt_hash, SUM(1 << replicate) "
+                                f"FROM responses {where} GROUP BY persona, message, perturbation, {q}, prompt_hash",
                                 args)
-        for persona, message, perturbation, digest, mask in rows:
-            out.setdefault((persona, message, perturbation), {})[digest] = int(mask)
+        for persona, message, perturbation, question, digest, mask in rows:
+            out.setdefault((persona, message, perturbation, question), {})[digest] = int(mask)
         return out
-    for persona, message, perturbation, digest, k in store.db.execute(
-            f"SELECT persona, message, perturbation, prompt_hash, replicate FROM responses {where}", args):
-        by_hash = out.setdefault((persona, message, perturbation), {})
+    for persona, message, perturbation, question, digest, k in store.db.execute(
+            f"SELECT persona, message, perturbation, {q}, prompt_hash, replicate FROM responses {where}", args):
+        by_hash = out.setdefault((persona, message, perturbation, question), {})
         by_hash[digest] = by_hash.get(digest, 0) | 1 << int(k)
     return out
 
@@ -50,11 +52,11 @@ def job_masks(jobs: list[dict], study: str, model: str, replicates: int) -> dict
     for job in jobs:
         for cid in job["custom_ids"]:
             parts = cid.split("\x1f")
-            if len(parts) != 6 or parts[0] != study or parts[1] != model or not parts[5].isdigit():
+            if len(parts) not in (6, 7) or parts[0] != study or parts[1] != model or not parts[5].isdigit():
                 continue
             k = int(parts[5])
             if k < replicates:
-                cell = (parts[4], parts[2], parts[3])
+                cell = (parts[4], parts[2], parts[3], parts[6] if len(parts) == 7 else DEFAULT_QUESTION)
                 out[cell] = out.get(cell, 0) | 1 << k
     return out
 
@@ -66,27 +68,33 @@ def cell_query(design: QueryDesign, spec: ModelSpec, settings: dict, persona: st
                  system=system, user=user, **extra, **settings)
 
 
+def question_cells(design: QueryDesign, spec: ModelSpec) -> list[tuple]:
+    """Per question: (the question, its query settings, its cells in design order) for this model."""
+    return [(q, design.settings(spec, q), design.cell_prompts(question=q)) for q in design.questions]
+
+
 def changed_masks(design: QueryDesign, spec: ModelSpec, ok: dict[Cell, dict[str | None, int]]) -> Iterator[tuple]:
     """(cell, replicates) of the stored replies whose prompt hash is not the current query's, in design
     order; a cell's current hash is computed only when it has a stored reply with a hash."""
     if not ok:
         return
-    settings, cells = design.settings(spec), design.cell_prompts()
+    per_question = question_cells(design, spec)
     for persona in design.personas:
         pid = str(persona.id)
-        system = None
-        for cell in cells:
-            by_hash = ok.get((pid, cell[0], cell[1]))
-            if not by_hash or all(h is None for h in by_hash):
-                continue
-            system = system if system is not None else design.system_prompt(persona)
-            current = prompt_hash(cell_query(design, spec, settings, pid, system, cell))
-            mask = 0
-            for digest, bits in by_hash.items():
-                if digest is not None and digest != current:
-                    mask |= bits
-            if mask:
-                yield (pid, cell[0], cell[1]), mask
+        for question, settings, cells in per_question:
+            system = None
+            for cell in cells:
+                by_hash = ok.get((pid, cell[0], cell[1], question.id))
+                if not by_hash or all(h is None for h in by_hash):
+                    continue
+                system = system if system is not None else design.system_prompt(persona, question.response)
+                current = prompt_hash(cell_query(design, spec, settings, pid, system, cell))
+                mask = 0
+                for digest, bits in by_hash.items():
+                    if digest is not None and digest != current:
+                        mask |= bits
+                if mask:
+                    yield (pid, cell[0], cell[1], question.id), mask
 
 
 def bits(mask: int) -> Iterator[int]:
@@ -142,7 +150,7 @@ class MissingQueries:
             return
         partial = self.partial
         for q in self.design.queries(self.spec):
-            mask = partial.get((q.persona, q.message, q.perturbation))
+            mask = partial.get((q.persona, q.message, q.perturbation, q.question))
             if mask is None or mask >> q.replicate & 1:
                 yield q
 
@@ -162,35 +170,50 @@ class Pending:
 
 
 class DesignIndex(Mapping):
-    """Query key -> its place in the whole design (persona-major, then cell, then replicate), computed
-    from the key instead of held for every query."""
+    """Query key -> its place in the whole design (survey.study.flow's order), computed from the key instead of
+    held for every query. Independent flow: persona, question, cell, replicate; a conversation: persona, cell,
+    replicate, the question's position in that persona x paraphrase's order."""
 
     def __init__(self, design: QueryDesign, spec: ModelSpec):
         self.study, self.model, self.replicates = design.study.name, spec.name, design.study.replicates
+        self.spec, self.design = design.study, design
+        self.conversation = design.study.flow == "conversation"
         self.personas = [str(p.id) for p in design.personas]
-        self.cells = [(c[0], c[1]) for c in design.cell_prompts()]
+        self.questions = [q.id for q in design.questions]
+        self.cells = [[(c[0], c[1]) for c in design.cell_prompts(question=q)] for q in design.questions]
         self._persona = {p: i for i, p in enumerate(self.personas)}
-        self._cell = {c: i for i, c in enumerate(self.cells)}
+        self._question = {q: i for i, q in enumerate(self.questions)}
+        self._cell = [{c: i for i, c in enumerate(cells)} for cells in self.cells]
+        self._offset = [sum(len(c) for c in self.cells[:i]) for i in range(len(self.cells))]
+        self._per_persona = sum(len(c) for c in self.cells)
 
     def __getitem__(self, key) -> int:
+        from survey.common.names import DEFAULT_QUESTION
+
         try:
-            study, model, message, perturbation, persona, k = key
+            study, model, message, perturbation, persona, k, *rest = key
         except (TypeError, ValueError):
             raise KeyError(key) from None
-        pi, ci = self._persona.get(persona), self._cell.get((message, perturbation))
+        question = rest[0] if len(rest) == 1 else DEFAULT_QUESTION if not rest else None
+        qi, pi = self._question.get(question), self._persona.get(persona)
+        ci = self._cell[qi].get((message, perturbation)) if qi is not None else None
         if (study != self.study or model != self.model or pi is None or ci is None or isinstance(k, bool)
                 or not isinstance(k, int) or not 0 <= k < self.replicates):
             raise KeyError(key)
-        return (pi * len(self.cells) + ci) * self.replicates + k
+        if self.conversation:
+            from survey.study.flow import conversation_order
+
+            n = len(self.questions)
+            position = conversation_order(self.spec, persona, message, perturbation).index(qi)
+            return ((pi * len(self.cells[0]) + ci) * self.replicates + k) * n + position
+        return (pi * self._per_persona + self._offset[qi] + ci) * self.replicates + k
 
     def __len__(self) -> int:
-        return len(self.personas) * len(self.cells) * self.replicates
+        return len(self.personas) * self._per_persona * self.replicates
 
     def __iter__(self) -> Iterator[tuple]:
-        for persona in self.personas:
-            for message, perturbation in self.cells:
-                for k in range(self.replicates):
-                    yield (self.study, self.model, message, perturbation, persona, k)
+        for q in self.design.queries(self.design.study.model(self.model)):
+            yield q.key
 
 
 PROMPT_ORDER_WINDOW = 100_000  # queries sorted at a time: a design of millions is still never all in memory

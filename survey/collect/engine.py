@@ -20,11 +20,27 @@ from dataclasses import fields as dataclass_fields
 
 from aiolimiter import AsyncLimiter
 
-from survey.backends.base import Backend, BackendError, Query, Reply, capabilities_of, preflight, stops_run
+from survey.backends.base import (
+    Backend,
+    BackendError,
+    Query,
+    Reply,
+    capabilities_of,
+    id_key,
+    preflight,
+    stops_run,
+)
 from survey.collect.breaker import NO_ANSWER, UNUSABLE, Breaker, server_error
+from survey.collect.outcomes import (  # noqa: F401  (re-exported: callers import them here)
+    as_backend_error,
+    empty_statement,
+    first_error,
+    split_custom_id,
+)
 from survey.collect.reports import ModelReport, RunReport  # noqa: F401  (re-exported: callers import them here)
 from survey.collect.retry_policy import RetryPolicy
 from survey.collect.tokens import CHARS_PER_TOKEN, estimate_tokens  # noqa: F401  (re-exported)
+from survey.common.names import DEFAULT_QUESTION
 from survey.common.options import options_from
 from survey.data.store import TERMINAL_BATCH, Store
 from survey.errors import SurveyError
@@ -48,6 +64,11 @@ class ModelRun:
     seq: dict[tuple, int] | None = None  # query key -> place in the whole design; None: the order of ``queries``
     # replicate -> the response type it was asked with (a balanced scale reverses odd replicates); None: ``response``
     response_for: Callable[[int], ResponseType] | None = None
+    # several questions: question id -> its response type's scale name (recorded per question before sending)
+    # and (question id, replicate) -> the response type a batch result without its query answers
+    scales: dict[str, str] | None = None
+    response_of: Callable[[str, int], ResponseType] | None = None
+    conversation: bool = False  # flow = "conversation": the queries are turns, asked in order (survey.study.flow)
 
 
 class Engine:
@@ -71,8 +92,9 @@ class Engine:
         from survey.common.progress import RunProgress
 
         self.report = RunReport()
-        for run in runs:  # before anything is sent: a study's replies must all be of one response type
-            self.store.record_scale(run.study, run.response.scale)
+        for run in runs:  # before anything is sent: a question's replies must all be of one response type
+            for question, scale in (run.scales or {DEFAULT_QUESTION: run.response.scale}).items():
+                self.store.record_scale(run.study, scale, question)
         await self.preflight(runs)
         start = time.perf_counter()
         try:
@@ -86,7 +108,7 @@ class Engine:
             self.report.interrupted = True
             raise
         except BaseExceptionGroup as group:  # show the user the error, not the task plumbing
-            raise _first_error(group) from None
+            raise first_error(group) from None
         finally:
             self.report.seconds = time.perf_counter() - start
         return self.report
@@ -117,6 +139,13 @@ class Engine:
     async def _run_model(self, run: ModelRun, rep: ModelReport, bar) -> None:
         done = self.store.done_keys(run.study, run.name)
         self._seq[run.name] = run.seq or {q.key: i for i, q in enumerate(run.queries)}
+        if run.conversation:  # turns asked in order, each after the replies before it
+            from survey.collect.conversations import Conversations
+
+            todo = Conversations(run.queries, done, self.store)
+            rep.skipped = todo.stored
+            await self._run_direct(run, todo, rep, bar.add(run.name, len(todo)))
+            return
         index = getattr(run.queries, "design_index", None)  # a whole design made lazily (survey.collect.design_state)
         if index is not None and not run.batch:  # sent as made: a design of millions is never in memory
             from survey.collect.design_state import Pending
@@ -154,13 +183,19 @@ class Engine:
             for q in queue:
                 if rep.stopped:
                     return
-                await self._query(run, q, rep, task, req_limit, tok_limit, breaker)
+                if isinstance(q, Query):
+                    await self._query(run, q, rep, task, req_limit, tok_limit, breaker)
+                else:  # a conversation: its turns in order, each after the replies before it
+                    await q.ask(lambda turn: self._query(run, turn, rep, task, req_limit, tok_limit, breaker))
 
         async with asyncio.TaskGroup() as tg:
             for _ in range(min(run.concurrency, len(todo))):
                 tg.create_task(worker())
 
-    async def _query(self, run, q: Query, rep: ModelReport, task, req_limit, tok_limit, breaker: Breaker) -> None:
+    async def _query(self, run, q: Query, rep: ModelReport, task, req_limit, tok_limit,
+                     breaker: Breaker) -> str | None:
+        """Send one query until it is stored; returns the reply's text, or None when it got none (failed, or
+        left missing for a rerun)."""
         attempts = tries = 0  # tries: requests sent; attempts: those that count against max_attempts
         answers_before = breaker.answers  # the server's answers when this query last failed (or was first sent)
         mark = breaker.mark()
@@ -187,7 +222,7 @@ class Engine:
                 self._store_reply(run, q, reply, rep, tries)
                 breaker.success()
                 task.advance(ok=True)
-                return
+                return reply.text or ""
             if (stop := breaker.failure(err)) is not None:
                 rep.stopped = rep.stopped or stop
                 return  # the query stays missing: a rerun sends it
@@ -207,7 +242,7 @@ class Engine:
             task.advance(ok=False)
             if (stop := breaker.gave_up(err)) is not None:
                 rep.stopped = rep.stopped or stop
-            return
+            return None
 
     async def _wait_to_retry(self, delay: float, breaker: Breaker, outage: bool = False) -> None:
         """Back off before a retry; cut short when the breaker stops the model (the query then stays missing)
@@ -237,7 +272,7 @@ class Engine:
         rtype = self._asked_with(run, q, key)
         extra = {**rtype.reply_extra, **reply.extra}  # checkbox: its option names
         if rtype.elicit == "distribution":  # a stated distribution (survey.responses.stated), stored as exact mode's
-            answer, p_yes, stated = rtype.read(reply.text, key or q.key)
+            answer, p_yes, stated = rtype.read(reply.text, id_key(key or q.key))
             extra.update(stated)
         else:
             answer = rtype.parse(reply.text)
@@ -255,11 +290,11 @@ class Engine:
             requested_model=q.model_id if q else None, reported_model=reply.model_id,
             response=reply.text, answer=answer, logprobs=reply.logprobs, p_yes=p_yes,
             prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
-            attempts=attempts, batch_job=batch_job, extra=extra or None,
+            attempts=attempts, batch_job=batch_job, extra=extra or None, position=q.position if q else None,
             seq=self._seq.get(run.name, {}).get(key or q.key))
         if new:
             rep.stored += 1
-            if not run.response.scored:
+            if not rtype.scored:
                 rep.text += 1
             elif answer is None:
                 rep.invalid += 1
@@ -272,6 +307,8 @@ class Engine:
         a batch result without its query the one its replicate was asked with."""
         if q is not None:
             return q.response_type if q.response is not None else run.response
+        if run.response_of is not None and key is not None:
+            return run.response_of(key[6] if len(key) > 6 else DEFAULT_QUESTION, int(key[5]))
         if run.response_for is not None and key is not None:
             return run.response_for(int(key[5]))
         return run.response
@@ -281,7 +318,7 @@ class Engine:
         code = err.code or (str(err.status) if err.status else None)
         self.store.record(key or q.key, status="failed", prompt_hash=prompt_hash(q) if q else None,
                           requested_model=q.model_id if q else None, attempts=attempts,
-                          error=str(err), error_code=code, batch_job=batch_job,
+                          error=str(err), error_code=code, batch_job=batch_job, position=q.position if q else None,
                           seq=self._seq.get(rep.model, {}).get(key or q.key))
         rep.failed += 1
         rep.errors[(code, str(err))] += 1
@@ -357,35 +394,3 @@ class Engine:
                 if not err.retryable or attempts >= self.max_attempts:
                     raise err from exc
                 await self.sleep(self.backoff(attempts, err.retry_after))
-
-
-def empty_statement(q: Query, reply: Reply) -> BackendError | None:
-    """An empty reply to a stated-distribution question holds nothing to parse (a flaky server, a reply cut
-    before its first character): a transient failure, retried, never stored as the persona's invalid answer.
-    A reply with text that is no valid distribution is an invalid answer (survey.responses.stated)."""
-    if q.response_type.elicit != "distribution" or (reply.text or "").strip():
-        return None
-    return BackendError("an empty reply to a stated-distribution question (nothing to parse; retried)",
-                        retryable=True, code="empty_response")
-
-
-def as_backend_error(exc: BaseException) -> BackendError:
-    """Map anything a backend raised to a BackendError: timeouts and connection trouble retry."""
-    if isinstance(exc, BackendError):
-        return exc
-    if isinstance(exc, TimeoutError):
-        return BackendError("request timed out", retryable=True, code="timeout")
-    if isinstance(exc, (ConnectionError, OSError)):
-        return BackendError(f"connection error: {exc}", retryable=True, code="connection")
-    return BackendError(f"{type(exc).__name__}: {exc}", retryable=False, code="internal")
-
-
-def _first_error(exc: BaseException) -> BaseException:
-    while isinstance(exc, BaseExceptionGroup):
-        exc = exc.exceptions[0]
-    return exc
-
-
-def split_custom_id(cid: str) -> tuple:
-    parts = cid.split("\x1f")
-    return (*parts[:5], int(parts[5]))

@@ -141,6 +141,7 @@ def import_batch(study, model: str, results: str | Path) -> BatchImport:
     file) for model ``model`` of ``study``, through the engine's batch path: parsed and scored as in a
     run, never overwriting a stored reply. Returns the counts (`BatchImport`)."""
     from survey.collect.engine import Engine, ModelRun
+    from survey.collect.runner import question_fields
     from survey.common.event_loop import run_coroutine
     from survey.data.store import Store
 
@@ -173,8 +174,7 @@ def import_batch(study, model: str, results: str | Path) -> BatchImport:
                 engine = Engine(store, progress=False, poll_interval=0.0)
                 report = await engine.run([ModelRun(study.name, model, _ResultsFile(job_id, parsed),
                                                     [by_id[cid] for cid in ours], batch=True,
-                                                    response=study.spec.question.response,
-                                                    response_for=study.spec.question.response_for)])
+                                                    **question_fields(study.spec))])
                 rep = report.models[model]
                 outcome.stored, outcome.invalid, outcome.failed = rep.stored, rep.invalid, rep.failed
             outcome.missing = len(plan.queries) - len(store.done_keys(study.name, model))

@@ -16,10 +16,11 @@ from survey.collect.design_state import (
     MissingQueries,
     cell_query,
     job_masks,
-    prompt_tokens,
+    question_cells,
     stored_masks,
 )
 from survey.collect.pricing import cost, price_of
+from survey.collect.question_tokens import turn_tokens
 from survey.common.display import Display
 from survey.data.store import Store
 from survey.errors import SurveyError
@@ -49,6 +50,8 @@ class ModelPlan(Display):
     cost: float | None = 0.0
     spent: float | None = 0.0  # from the billed tokens of stored replies
     open_jobs: list[str] = field(default_factory=list)
+    # question id -> queries, to_send, est_input_tokens, est_output_tokens (a study of several questions)
+    per_question: dict[str, dict] = field(default_factory=dict)
     seq: Mapping[tuple, int] = field(default_factory=dict)  # query key -> place in the whole design (kept by a round's slice)
 
     def display_parts(self):
@@ -63,7 +66,8 @@ class ModelPlan(Display):
                 "failed": self.failed, "in_open_batch_jobs": self.in_batch, "open_jobs": self.open_jobs,
                 "to_send": len(self.missing), "changed_since_stored": self.changed,
                 "est_input_tokens": self.input_tokens, "est_output_tokens": self.output_tokens,
-                "est_cost_usd": self.cost, "spent_usd": self.spent, "paid": s.paid}
+                "est_cost_usd": self.cost, "spent_usd": self.spent, "paid": s.paid,
+                "questions": self.per_question}
 
 
 @dataclass(repr=False)
@@ -103,7 +107,7 @@ class Plan(Display):
     def warnings(self) -> list[str]:
         """Design problems no run can fix: a message with so few paraphrases that the sign-flip test can
         never reject at alpha = 0.05 (two-sided: m <= 5, whose smallest p-value is 2/2^m)."""
-        if not self.study.question.response.scored:
+        if not any(q.response.scored for q in self.study.questions):
             return []
         out = []
         for m in self.design.messages:
@@ -128,13 +132,14 @@ class Plan(Display):
         return {"study": self.study.name, "store": str(self.study.store_path), "sets": sets,
                 "personas": len(d.personas), "messages": {m.id: len(m.items) for m in d.messages},
                 "replicates": self.study.replicates, "question": self.question_dict(),
+                "questions": [{"id": q.id, "type": q.type} for q in self.study.questions], "flow": self.study.flow,
                 "cells_per_model": d.n_cells,
                 "queries_per_model": d.queries_per_model, "to_send": self.to_send,
                 "est_cost_usd": self.cost, "budget": self.study.budget.model_dump(),
                 "models": [m.to_dict() for m in self.models], "warnings": self.warnings}
 
     def question_dict(self) -> dict:
-        """The question as a dry run shows it: its scale and, for a balanced scale, the reversed half."""
+        """The (primary) question as a dry run shows it: its scale and, for a balanced scale, the reversed half."""
         q = self.study.question
         out = {"type": q.type, "order": q.order}
         if q.order == "both":
@@ -180,9 +185,9 @@ def check_models(design: QueryDesign) -> None:
 
     messages = [m.id for m in design.messages]
     for spec in design.study.models:
-        try:
+        try:  # every question's: e.g. exact mode must score each one's answers
             check_backend_options(spec.backend, backend_options(design.study, spec), params=spec.params,
-                                  messages=messages, response=design.study.question.response)
+                                  messages=messages, responses=[q.response for q in design.questions])
         except SurveyError as exc:
             raise SurveyError(f"model '{spec.name}': {exc}") from exc
 
@@ -190,10 +195,11 @@ def check_models(design: QueryDesign) -> None:
 def check_rating(study: StudySpec) -> None:
     """A study whose replies are rated after the run (ssr): its embedder must be able to rate them (the local
     model's wheel installed, a provider's key set), or the run would pay for replies and then stop."""
-    if study.question.response.rated_text:
-        from survey.embed import check_embedder_ready
+    from survey.embed import check_embedder_ready
 
-        check_embedder_ready(study.question.rating["embedder"])
+    for question in study.questions:
+        if question.response.rated_text:
+            check_embedder_ready(question.rating["embedder"])
 
 
 def make_plan(study: StudySpec, store: Store, design: QueryDesign | None = None,
@@ -232,37 +238,45 @@ def _model_plan(study: StudySpec, design: QueryDesign, spec: ModelSpec, store: S
               stored_masks(store, study.name, spec.name, "failed", r).items()}
     jobs = store.batch_jobs(study.name, spec.name, open_only=True)
     in_jobs = job_masks(jobs, study.name, spec.name, r)
-    max_tokens = design.max_tokens(spec)
-    settings, cells = design.settings(spec), design.cell_prompts()
     queries = DesignQueries(design, spec)
     plan = ModelPlan(spec, queries, [], open_jobs=[j["job_id"] for j in jobs], seq=queries.design_index)
     partial: dict[tuple, int] = {}  # cell -> replicates still missing, where not all are
-    missing = 0
+    per_question = question_cells(design, spec)
+    tokens = turn_tokens(design, spec, per_question)
+    counts = {q.id: dict.fromkeys(("queries", "to_send", "est_input_tokens", "est_output_tokens"), 0)
+              for q, _, _ in per_question}
     for persona in design.personas:
-        system, pid = design.system_prompt(persona), str(persona.id)
-        for cell in cells:
-            key = (pid, cell[0], cell[1])
-            todo = full
-            by_hash = ok.get(key)
-            if by_hash:
-                done = _union(by_hash)
-                plan.replies += done.bit_count()
-                if any(h is not None for h in by_hash):
-                    current = prompt_hash(cell_query(design, spec, settings, pid, system, cell))
-                    plan.changed += sum(m.bit_count() for h, m in by_hash.items() if h not in (None, current))
-                todo &= ~done
-            held = in_jobs.get(key, 0) & todo
-            if held:
-                plan.in_batch += held.bit_count()
-                todo &= ~held
-            plan.failed += (failed.get(key, 0) & todo).bit_count()
-            if todo != full:
-                partial[key] = todo
-            n = todo.bit_count()
-            missing += n
-            plan.input_tokens += n * prompt_tokens(system, cell[2])
-    plan.output_tokens = missing * max_tokens
-    plan.missing = MissingQueries(design, spec, partial, missing)
+        pid = str(persona.id)
+        for question, settings, cells in per_question:
+            system = design.system_prompt(persona, question.response)
+            count = counts[question.id]
+            for cell in cells:
+                key = (pid, cell[0], cell[1], question.id)
+                todo = full
+                by_hash = ok.get(key)
+                if by_hash:
+                    done = _union(by_hash)
+                    plan.replies += done.bit_count()
+                    if any(h is not None for h in by_hash):
+                        current = prompt_hash(cell_query(design, spec, settings, pid, system, cell))
+                        plan.changed += sum(m.bit_count() for h, m in by_hash.items() if h not in (None, current))
+                    todo &= ~done
+                held = in_jobs.get(key, 0) & todo
+                if held:
+                    plan.in_batch += held.bit_count()
+                    todo &= ~held
+                plan.failed += (failed.get(key, 0) & todo).bit_count()
+                if todo != full:
+                    partial[key] = todo
+                n = todo.bit_count()
+                count["queries"] += r
+                count["to_send"] += n
+                count["est_input_tokens"] += n * tokens(system, question, cell)
+                count["est_output_tokens"] += n * design.max_tokens(spec, question)
+    plan.per_question = counts
+    plan.input_tokens = sum(c["est_input_tokens"] for c in counts.values())
+    plan.output_tokens = sum(c["est_output_tokens"] for c in counts.values())
+    plan.missing = MissingQueries(design, spec, partial, sum(c["to_send"] for c in counts.values()))
     price = price_of(spec)
     plan.cost = cost(price, plan.input_tokens, plan.output_tokens)
     summary = next((s for s in store.summary(study.name) if s["model"] == spec.name), None)

@@ -10,6 +10,16 @@ from survey.collect.run_plan import Plan, backend_options
 from survey.errors import SurveyError
 
 
+def question_fields(study) -> dict:
+    """The ModelRun fields a study's questions give: the primary's response type, each question's scale, and the
+    type a batch result answers by its question and replicate."""
+    by_id = {q.id: q for q in study.questions}
+    return dict(response=study.question.response, response_for=study.question.response_for,
+                scales={q.id: q.type for q in study.questions},
+                response_of=lambda question, k: by_id[question].response_for(k),
+                conversation=study.flow == "conversation")
+
+
 async def collect(engine: Engine, plan: Plan) -> None:
     """Send what each model still owes (and resume its open batch jobs); always close the backends."""
     backends = []
@@ -27,8 +37,7 @@ async def collect(engine: Engine, plan: Plan) -> None:
             backends.append(backend)
             runs.append(ModelRun(study=plan.study.name, name=spec.name, backend=backend, queries=m.queries,
                                  concurrency=spec.concurrency, rpm=spec.rpm, tpm=spec.tpm, batch=spec.batch,
-                                 response=plan.study.question.response, seq=m.seq,
-                                 response_for=plan.study.question.response_for))
+                                 seq=m.seq, **question_fields(plan.study)))
         await engine.run(runs)
     finally:
         for b in backends:

@@ -21,11 +21,12 @@ from survey.kinds.ssr.statistics import best_similarity, expected_scores, rate_e
 from survey.registry.anchors import AnchorSet, anchors_with_points
 
 
-def study_anchors(study) -> AnchorSet:
-    """The anchor set a study's ``[question] anchors`` names, checked against its points."""
-    view = study.question.response.view
+def study_anchors(study, question=None) -> AnchorSet:
+    """The anchor set a study's question (default its primary) names in ``anchors``, checked against its points."""
+    question = question or study.question
+    view = question.response.view
     # the folder build_design checked them in: a shipped study run in place finds its anchors beside it
-    return anchors_with_points(study.registry_ref(study.question.rating["anchors"]), study.sets_dir,
+    return anchors_with_points(study.registry_ref(question.rating["anchors"]), study.sets_dir,
                                int(view.high - view.low + 1))
 
 
@@ -49,15 +50,24 @@ def rate_texts(texts: list[str], anchors: AnchorSet, embedder, cache=None, tempe
 
 
 def rate_stored(store: Store, study, embedder=None) -> int:
-    """Rate every stored reply of ``study`` (a StudySpec whose question is ``ssr``) not yet rated; the count."""
-    rtype = study.question.response
-    if not rtype.rated_text:
+    """Rate every stored reply of ``study``'s ``ssr`` questions not yet rated, each with its own anchors and
+    embedder; the count."""
+    rated = [q for q in study.questions if q.response.rated_text]
+    if not rated:
         return 0
     todo = store.unrated(study.name)
+    several = len(study.questions) > 1
+    return sum(_rate_question(store, study, q, [t for t in todo if not several or t[0][6] == q.id], embedder)
+               for q in rated)
+
+
+def _rate_question(store: Store, study, question, todo: list, embedder=None) -> int:
+    """Rate the unrated replies ``todo`` of one ssr question."""
     if not todo:
         return 0
-    options = study.question.rating
-    anchors = study_anchors(study)
+    rtype = question.response
+    options = question.rating
+    anchors = study_anchors(study, question)
     embedder = embedder or create_embedder(options["embedder"])
     floor = relevance_floor(options, embedder)
     with EmbeddingCache(store.path) as cache:

@@ -17,7 +17,8 @@ _NOT_ATTRIBUTES = {*COLUMNS, "scale", "response", "p_yes", "expected", "distribu
                    "second_perturbation", "study", "logprobs", "extra", "error", "error_code", "status", "seq",
                    "prompt_hash", "requested_model", "reported_model", "prompt_tokens", "completion_tokens",
                    "attempts", "batch_job", "created_at", "updated_at", "backend", "expected_note", "order",
-                   "model_id", "chosen", "direction"}
+                   "model_id", "chosen", "direction", "question", "position", "shown", "shown_perturbations",
+                   "best", "worst"}
 
 
 def attributes_frame(personas) -> pd.DataFrame:

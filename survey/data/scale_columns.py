@@ -120,7 +120,14 @@ def scales_in(df: pd.DataFrame) -> list[str]:
 
 
 def table_scale(df: pd.DataFrame, what: str = "the table") -> str:
-    """The one scale of ``df``'s rows; a SurveyError when they mix scales, which no one test compares."""
+    """The one scale of ``df``'s rows; a SurveyError when they mix scales, which no one test compares, or
+    questions, whose answers one test must not pool."""
+    if "question" in df.columns:
+        asked = [str(q) for q in pd.unique(df["question"].astype(str))]
+        if len(asked) > 1:
+            raise SurveyError(f"{what} holds {len(asked)} questions ({', '.join(asked)}); a test compares the "
+                              f"answers to one question: analyse each on its own (Python: "
+                              f"source.for_question('{asked[0]}'); a table: filter its 'question' column)")
     found = scales_in(df)
     if len(found) > 1:
         raise SurveyError(f"{what} mixes scales ({', '.join(found)}); a test compares answers on one scale: "

@@ -27,6 +27,7 @@ from survey.data.completeness import (
     table_completeness,
 )
 from survey.data.pairing import natural_key
+from survey.data.store_questions import recorded_questions
 from survey.data.table import read_table, validate_table
 from survey.errors import SurveyError
 from survey.responses import response_type
@@ -67,6 +68,14 @@ class StudyContext:
     model's sequential path. A table file has none: every field is empty."""
 
     messages: tuple[str, ...] = ()
+    # the study's questions in study order, each {"id", "scale", "template", "max_tokens"} (a store from before
+    # several questions: the one question "q"); the primary's id ([analysis] primary, None when not named), the
+    # family adjustment over questions x pairs and how the questions were asked
+    questions: tuple[dict, ...] = ()
+    primary: str | None = None
+    family: str = "holm"
+    flow: str = "independent"
+    question: dict | None = None  # Source.for_question: the entry of the question the source holds
     humans: RecordedHumans | None = None
     segments: object = None  # the study's [segments]: what analyze's ``by`` defaults to
     target: dict | None = None  # the study's [target]: {"margins": ..., "source": ...}
@@ -78,10 +87,16 @@ class StudyContext:
         humans = ctx.get("humans") or {}
         analysis = ctx.get("analysis") or {}
         return cls(messages=tuple(str(m["id"]) for m in ctx.get("messages") or []),
+                   questions=recorded_questions(ctx), primary=ctx.get("primary"), family=ctx.get("family") or "holm",
+                   flow=ctx.get("flow") or "independent",
+                   question=ctx.get("question") if ctx.get("for_question") else None,
                    humans=RecordedHumans(humans.get("path"), humans.get("sha256"), humans.get("rendered_personas"),
                                          humans.get("spec")) if humans else None,
                    segments=analysis.get("segments"), target=analysis.get("target") or None,
                    sequential=dict(sequential or {}))
+
+    def question_ids(self) -> list[str]:
+        return [str(q["id"]) for q in self.questions]
 
     @property
     def humans_pair(self) -> tuple[str, str] | None:
@@ -121,6 +136,37 @@ class Source(Display):
         """The same source over another table (e.g. validated against a scale, or some models' rows)."""
         return Source(table, self.path, self.kind, self.study, self.context, self.completeness, self.humans)
 
+    @property
+    def questions(self) -> list[str]:
+        """The question ids, in study order when the store recorded it, else in order of appearance ("q" for a table
+        or store of one question)."""
+        from survey.data.table import questions_in
+
+        present = questions_in(self.table)
+        recorded = [q for q in self.study_context.question_ids() if q in present]
+        return recorded + [q for q in present if q not in recorded]
+
+    def for_question(self, qid: str) -> Source:
+        """The rows of one question, as a Source of their own: its scale is the question's, and its context
+        holds that question's entry (``study_context.question``) beside the study's."""
+        ids = self.questions
+        if qid not in ids:
+            raise SurveyError(f"no question '{qid}': the source asks {', '.join(ids)}")
+        t = self.table
+        table = t if "question" not in t.columns or len(ids) == 1 else t[t["question"].astype(str) == qid].reset_index(
+            drop=True)
+        ctx = self.context
+        if ctx is not None:
+            entry = next((q for q in recorded_questions(ctx) if q["id"] == qid), None)
+            ctx = {**ctx, "for_question": qid, **({"question": entry} if entry is not None else {})}
+        one = Source(table, self.path, self.kind, self.study, ctx, self.completeness, self.humans)
+        if getattr(self.humans, "fielded_question", qid) != qid:  # people's answers to this question instead
+            from survey.data.fielded import fielded_humans
+
+            messages = sorted(set(one.table["message"].astype(str)))
+            one = dataclasses.replace(one, humans=fielded_humans(self.path, self.study, None, messages, question=qid))
+        return one
+
     @cached_property
     def study_context(self) -> StudyContext:
         """The recorded context, parsed (survey.data.sources.StudyContext)."""
@@ -131,26 +177,6 @@ class Source(Display):
         """The table's response type, when its ``scale`` column names one."""
         t = self.table
         return str(t["scale"].iloc[0]) if "scale" in t.columns and len(t) else None
-
-    @property
-    def questions(self) -> list[str]:
-        """The question ids in table order; a table without a ``question`` column asks one question, "q"."""
-        t = self.table
-        return list(dict.fromkeys(t["question"].astype(str))) if "question" in t.columns else ["q"]
-
-    def for_question(self, qid: str) -> Source:
-        """The rows of one question (a table without a ``question`` column: all of them, as question "q")."""
-        if qid not in self.questions:
-            raise SurveyError(f"no question '{qid}': the source asks {', '.join(self.questions)}")
-        if "question" not in self.table.columns:
-            return self
-        one = self.with_table(self.table[self.table["question"].astype(str) == qid].reset_index(drop=True))
-        if getattr(self.humans, "fielded_question", qid) != qid:  # people's answers to this question instead
-            from survey.data.fielded import fielded_humans
-
-            messages = sorted(set(one.table["message"].astype(str)))
-            one = dataclasses.replace(one, humans=fielded_humans(self.path, self.study, None, messages, question=qid))
-        return one
 
     def display_parts(self):
         t = self.table
@@ -279,6 +305,9 @@ def _design(ctx: dict) -> dict[str, set]:
         out["cell"] = {(str(m["id"]), str(p["id"])) for m in ctx["messages"] for p in m.get("paraphrases") or []}
     if ctx.get("replicates"):
         out["replicate"] = set(range(int(ctx["replicates"])))
+    questions = recorded_questions(ctx)
+    if questions:
+        out["question"] = {q["id"] for q in questions}
     return out
 
 
@@ -294,6 +323,8 @@ def in_design(rows: pd.DataFrame, ctx: dict) -> pd.Series:
         keep &= cells.isin(list(d["cell"]))
     if "replicate" in d:
         keep &= rows["replicate"].astype(int).isin(d["replicate"])
+    if "question" in d and "question" in rows.columns:
+        keep &= _text(rows["question"]).isin(d["question"])
     return keep
 
 
@@ -319,6 +350,8 @@ def outside_design(states: pd.DataFrame, ctx: dict, inside: pd.Series | None = N
         info["paraphrases"] = [f"{m}/{p}" for m, p in sorted(cells)]
     if "replicate" in d:
         info["replicates"] = sorted(set(out["replicate"].astype(int)) - d["replicate"])
+    if "question" in d and "question" in out.columns:
+        info["questions"] = sorted(set(out["question"].astype(str)) - d["question"])
     return info
 
 

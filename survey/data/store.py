@@ -1,6 +1,8 @@
 """The response store: SQLite in WAL mode, one row per query, committed as each reply arrives.
 
-A row is keyed (study, model, message, perturbation, persona, replicate). A row with status 'ok'
+A row is keyed (study, model, message, perturbation, persona, replicate, question); a store written
+before studies had several questions reads as question "q" and is migrated by the first run that writes
+to it (survey.data.store_questions). A row with status 'ok'
 holds a reply (valid or not) and is never sent again; a row with status 'failed' holds the last
 non-retryable error and is retried by the next run. Batch jobs are recorded in ``batch_jobs``
 before they are polled, so an interrupted batch run resumes its job instead of paying twice.
@@ -28,26 +30,31 @@ from pathlib import Path
 
 import pandas as pd
 
+from survey.common.names import DEFAULT_QUESTION
+from survey.data import store_questions as questions
 from survey.data.scale_columns import add_scale_columns
 from survey.data.store_batches import TERMINAL_BATCH, BatchJobs, utc_now  # noqa: F401 - TERMINAL_BATCH: the engine imports it from here
+from survey.data.store_questions import KEY_COLS, key_row  # noqa: F401  (re-exported: the row key)
+from survey.data.store_records import StoreRecords
 from survey.errors import SurveyError, path_error_message
 from survey.responses import DEFAULT_SCALE, response_type
 
-KEY_COLS = ("study", "model", "message", "perturbation", "persona", "replicate")
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: the question axis (question in the key, position)
 
-_SCHEMA = """
+_RESPONSES = """
 CREATE TABLE IF NOT EXISTS responses (
     study TEXT NOT NULL, model TEXT NOT NULL, message TEXT NOT NULL, perturbation TEXT NOT NULL,
-    persona TEXT NOT NULL, replicate INTEGER NOT NULL, seq INTEGER,
+    persona TEXT NOT NULL, replicate INTEGER NOT NULL, question TEXT NOT NULL DEFAULT 'q', position INTEGER,
+    seq INTEGER,
     status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
     prompt_hash TEXT, requested_model TEXT, reported_model TEXT,
     response TEXT, answer INTEGER, logprobs TEXT, p_yes REAL,
     prompt_tokens INTEGER, completion_tokens INTEGER,
     attempts INTEGER NOT NULL DEFAULT 0, error TEXT, error_code TEXT, batch_job TEXT, extra TEXT,
     created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
-    PRIMARY KEY (study, model, message, perturbation, persona, replicate)
-) WITHOUT ROWID;
+    PRIMARY KEY (study, model, message, perturbation, persona, replicate, question)
+) WITHOUT ROWID"""
+_SCHEMA = _RESPONSES + """;
 CREATE TABLE IF NOT EXISTS batch_jobs (
     job_id TEXT PRIMARY KEY, study TEXT NOT NULL, model TEXT NOT NULL, status TEXT NOT NULL,
     n_queries INTEGER NOT NULL, custom_ids TEXT NOT NULL, ingested INTEGER NOT NULL DEFAULT 0,
@@ -58,18 +65,18 @@ CREATE TABLE IF NOT EXISTS models (study TEXT NOT NULL, model TEXT NOT NULL, bac
                                    recorded_at TEXT NOT NULL, PRIMARY KEY (study, model));
 CREATE TABLE IF NOT EXISTS studies (study TEXT PRIMARY KEY, scale TEXT NOT NULL, recorded_at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS contexts (study TEXT PRIMARY KEY, context TEXT NOT NULL, recorded_at TEXT NOT NULL);
-"""
+""" + questions.QUESTION_SCHEMA
 
 # Upsert that never overwrites a stored reply: a row that is 'ok' stays as it is.
 _UPSERT = """
-INSERT INTO responses (study, model, message, perturbation, persona, replicate, seq, status, prompt_hash,
-    requested_model, reported_model, response, answer, logprobs, p_yes, prompt_tokens,
+INSERT INTO responses (study, model, message, perturbation, persona, replicate, question, position, seq, status,
+    prompt_hash, requested_model, reported_model, response, answer, logprobs, p_yes, prompt_tokens,
     completion_tokens, attempts, error, error_code, batch_job, extra, created_at, updated_at)
-VALUES (:study, :model, :message, :perturbation, :persona, :replicate, :seq, :status, :prompt_hash,
-    :requested_model, :reported_model, :response, :answer, :logprobs, :p_yes, :prompt_tokens,
+VALUES (:study, :model, :message, :perturbation, :persona, :replicate, :question, :position, :seq, :status,
+    :prompt_hash, :requested_model, :reported_model, :response, :answer, :logprobs, :p_yes, :prompt_tokens,
     :completion_tokens, :attempts, :error, :error_code, :batch_job, :extra, :now, :now)
-ON CONFLICT (study, model, message, perturbation, persona, replicate) DO UPDATE SET
-    seq = COALESCE(excluded.seq, responses.seq), status = excluded.status, prompt_hash = excluded.prompt_hash,
+ON CONFLICT (study, model, message, perturbation, persona, replicate, question) DO UPDATE SET
+    seq = COALESCE(excluded.seq, responses.seq), position = COALESCE(excluded.position, responses.position), status = excluded.status, prompt_hash = excluded.prompt_hash,
     requested_model = excluded.requested_model, reported_model = excluded.reported_model,
     response = excluded.response, answer = excluded.answer, logprobs = excluded.logprobs,
     p_yes = excluded.p_yes, prompt_tokens = excluded.prompt_tokens,
@@ -79,7 +86,7 @@ ON CONFLICT (study, model, message, perturbation, persona, replicate) DO UPDATE 
 WHERE responses.status != 'ok'
 """
 
-_RECORD_FIELDS = ("seq", "status", "prompt_hash", "requested_model", "reported_model", "response", "answer", "p_yes",
+_RECORD_FIELDS = ("seq", "position", "status", "prompt_hash", "requested_model", "reported_model", "response", "answer", "p_yes",
                   "prompt_tokens", "completion_tokens", "error", "error_code", "batch_job")
 # what Store.record takes beside the key and status
 REPLY_FIELDS = (*(f for f in _RECORD_FIELDS if f != "status"), "logprobs", "attempts", "extra")
@@ -89,7 +96,7 @@ def _dumps(obj) -> str | None:
     return None if obj is None or obj == {} else json.dumps(obj, sort_keys=True, default=str)
 
 
-class Store(BatchJobs):
+class Store(BatchJobs, StoreRecords):
     """One SQLite file; safe to reopen at any time. Use as a context manager or call close()."""
 
     def __init__(self, path: str | Path, *, create: bool = True, read_only: bool = False):
@@ -108,9 +115,14 @@ class Store(BatchJobs):
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(_SCHEMA)
+            # a store from before the question axis gets its column now, every row kept as question "q"
+            self.migrated = questions.migrate(self.db, _RESPONSES)
             self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            if self.migrated is not None:
+                self.db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
         except sqlite3.DatabaseError as exc:
             raise SurveyError(f"{self.path}: not a usable survey store ({exc})") from exc
+        self.q = "question"
 
     def _open_read_only(self) -> None:
         try:
@@ -126,6 +138,8 @@ class Store(BatchJobs):
             what = "an empty SQLite file" if not tables else f"an SQLite file with other tables ({', '.join(sorted(tables)[:3])})"
             raise SurveyError(f"{self.path}: not a survey store ({what}); give a store written by `survey run`, "
                               "or a .csv/.parquet table")
+        self.migrated = None
+        self.q = questions.question_expr(self.db)  # "question", or "'q'" for a store from before the column
 
     def close(self) -> None:
         self.db.close()
@@ -135,6 +149,18 @@ class Store(BatchJobs):
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+    @property
+    def key_select(self) -> str:
+        """The key columns to SELECT (a store from before the question axis reads as question "q")."""
+        return ", ".join([*KEY_COLS[:-1], f"{self.q} AS question"])
+
+    def reply_text(self, key: tuple) -> str | None:
+        """The stored reply of one answered row (a conversation's earlier turn, reused as context), else None."""
+        where = " AND ".join(f"{c} = ?" for c in KEY_COLS)
+        row = self.db.execute(f"SELECT response FROM responses WHERE {where} AND status = 'ok'",
+                              tuple(key_row(key).values())).fetchone()
+        return None if row is None else (row[0] or "")
 
     # -- responses ---------------------------------------------------------------------------
 
@@ -150,7 +176,7 @@ class Store(BatchJobs):
         unknown = sorted(set(reply) - set(REPLY_FIELDS))
         if unknown:
             raise TypeError(f"record() got an unexpected keyword argument '{unknown[0]}'")
-        row = dict(zip(KEY_COLS, key, strict=True))
+        row = key_row(key)
         row.update({c: reply.get(c) for c in _RECORD_FIELDS}, status=status, attempts=reply.get("attempts", 1),
                    logprobs=_dumps(reply.get("logprobs")), extra=_dumps(reply.get("extra")), now=utc_now())
         cur = self.db.execute(_UPSERT, row)  # autocommit: durable as soon as this returns
@@ -164,7 +190,7 @@ class Store(BatchJobs):
 
         def params():
             for r in rows:
-                row = dict(zip(KEY_COLS, r["key"], strict=True))
+                row = key_row(r["key"])
                 row.update({c: r.get(c) for c in _RECORD_FIELDS}, attempts=r.get("attempts", 1), now=now,
                            logprobs=_dumps(r.get("logprobs")), extra=_dumps(r.get("extra")))
                 yield row
@@ -189,7 +215,7 @@ class Store(BatchJobs):
         return self.keys(study, model, "ok")
 
     def keys(self, study: str, model: str | None = None, status: str = "ok") -> set[tuple]:
-        sql = f"SELECT {', '.join(KEY_COLS)} FROM responses WHERE study = ? AND status = ?"
+        sql = f"SELECT {self.key_select} FROM responses WHERE study = ? AND status = ?"
         args: list = [study, status]
         if model is not None:
             sql += " AND model = ?"
@@ -198,7 +224,7 @@ class Store(BatchJobs):
 
     def unrated(self, study: str) -> list[tuple[tuple, str | None]]:
         """(key, reply) of the replies a semantic-similarity rating has not scored yet (survey.collect.similarity_rating)."""
-        sql = (f"SELECT {', '.join(KEY_COLS)}, response FROM responses WHERE study = ? AND status = 'ok' AND "
+        sql = (f"SELECT {self.key_select}, response FROM responses WHERE study = ? AND status = 'ok' AND "
                "(extra IS NULL OR json_extract(extra, '$.rating') IS NULL) ORDER BY seq")
         return [(tuple(r[:-1]), r[-1]) for r in self.db.execute(sql, (study,))]
 
@@ -209,29 +235,42 @@ class Store(BatchJobs):
             self.db.execute("BEGIN")
             self.db.executemany(f"UPDATE responses SET answer = ?, p_yes = ?, extra = json_patch(COALESCE(extra, "
                                 f"'{{}}'), ?), updated_at = ? WHERE {where}",
-                                [(a, e, _dumps(x), utc_now(), *key) for key, a, e, x in rows])
+                                [(a, e, _dumps(x), utc_now(), *key_row(key).values()) for key, a, e, x in rows])
 
     def prompt_hashes(self, study: str, model: str) -> dict[tuple, str]:
-        cols = ", ".join(KEY_COLS)
-        rows = self.db.execute(f"SELECT {cols}, prompt_hash FROM responses WHERE study = ? AND model = ? "
+        rows = self.db.execute(f"SELECT {self.key_select}, prompt_hash FROM responses WHERE study = ? AND model = ? "
                                "AND status = 'ok'", (study, model))
         return {tuple(r[:-1]): r[-1] for r in rows}
 
     # -- studies ------------------------------------------------------------------------------
 
-    def record_scale(self, study: str, scale: str) -> None:
-        """Record a study's response type; a study already recorded with another one is refused."""
+    def record_scale(self, study: str, scale: str, question: str = DEFAULT_QUESTION) -> None:
+        """Record a study's response type (of one of its questions: each question keeps its own); a study or
+        question already recorded with another one is refused."""
+        if question != DEFAULT_QUESTION:
+            questions.record_question_scale(self.db, self.path, study, question, scale)
+            return
         self.db.execute("INSERT OR IGNORE INTO studies VALUES (?, ?, ?)", (study, scale, utc_now()))
         (stored,) = self.db.execute("SELECT scale FROM studies WHERE study = ?", (study,)).fetchone()
         if stored != scale:
             raise SurveyError(f"{self.path}: study '{study}' holds '{stored}' replies, not '{scale}'; "
                               "give the study another name (or use another store) to ask a different question")
 
+    def scales(self, study: str) -> dict[str, str]:
+        """Each question's response type, in the order recorded (a store of one unnamed question: {"q": scale})."""
+        named = questions.question_scales(self.db, study)
+        row = self.db.execute("SELECT 1 FROM studies WHERE study = ?", (study,)).fetchone()
+        return {DEFAULT_QUESTION: self.scale(study), **named} if row or not named else named
+
     def scale(self, study: str) -> str:
-        """A study's response type: the recorded one, else inferred for stores written before the record."""
+        """A study's response type: the recorded one, else inferred for stores written before the record. A study
+        of several named questions has one per question (``scales``); this is the first recorded."""
         row = self.db.execute("SELECT scale FROM studies WHERE study = ?", (study,)).fetchone()
         if row:
             return row[0]
+        named = questions.question_scales(self.db, study)
+        if named:
+            return next(iter(named.values()))
         answered, longer = self.db.execute(
             "SELECT COUNT(answer), COALESCE(SUM(completion_tokens > 1), 0) FROM responses "
             "WHERE study = ? AND status = 'ok'", (study,)).fetchone()
@@ -241,7 +280,9 @@ class Store(BatchJobs):
         """Record what a study's rows rest on (the latest run wins); survey.study.context builds it::
 
             {"study": NAME, "replicates": r,
-             "question": {"type": "binary", "template": RESOLVED_TEMPLATE, "max_tokens": 1},
+             "question": {"id": "q", "type": "binary", "template": RESOLVED_TEMPLATE, "max_tokens": 1},  # primary
+             "questions": [{"id": ..., "type": ..., ...}, ...], "primary": ID | None, "family": "holm" | "bh",
+             "flow": "independent" | "conversation", "question_order": "fixed" | "random" (conversation only),
              "personas": {"set": NAME, "path": FILE, "sha256": HEX, "template": STUDY_OVERRIDE | None,
                           "ids": [persona ids used, in order], "attributes": {ID: {attribute: value}}},
              "messages": [{"id": MSG, "set": NAME, "path": FILE, "sha256": HEX,
@@ -264,78 +305,9 @@ class Store(BatchJobs):
         ctx.setdefault("recorded_at", row[1])
         return ctx
 
-    def rename_study(self, old: str, new: str) -> int:
-        """Give a study's rows and records (response type, backends, context, batch jobs) another study
-        name, e.g. to keep replies collected with an earlier prompt as a study of their own. Refused when
-        ``new`` is taken or ``old`` has open batch jobs. Returns the rows moved; atomic."""
-        from survey.common.names import ID_RULE, NAME_RE
-
-        if not NAME_RE.match(new):
-            raise SurveyError(f"'{new}' is not a valid study name; {ID_RULE}")
-        taken = self.db.execute("SELECT 1 FROM responses WHERE study = ? UNION SELECT 1 FROM studies WHERE study = ? "
-                                "UNION SELECT 1 FROM contexts WHERE study = ?", (new, new, new)).fetchone()
-        if taken:
-            raise SurveyError(f"{self.path} already has a study '{new}'; choose another name for the old rows")
-        (rows,) = self.db.execute("SELECT COUNT(*) FROM responses WHERE study = ?", (old,)).fetchone()
-        if not rows:
-            raise SurveyError(f"{self.path} has no stored rows of study '{old}' to rename")
-        if self.batch_jobs(old, open_only=True):
-            raise SurveyError(f"study '{old}' has open batch jobs; run it until they are collected, then rename")
-        ctx = self.context(old)
-        with self._atomic("rename_study"):
-            for table in ("responses", "models", "studies", "contexts", "batch_jobs"):
-                self.db.execute(f"UPDATE {table} SET study = ? WHERE study = ?", (new, old))
-            if ctx is not None:
-                self.db.execute("UPDATE contexts SET context = ? WHERE study = ?",
-                                (json.dumps({**ctx, "study": new}, sort_keys=True, default=str), new))
-        return rows
-
-    def delete_rows(self, keys: Iterable[tuple]) -> int:
-        """Delete the rows with these keys (study, model, message, perturbation, persona, replicate), atomically;
-        returns how many were deleted. Only ever called when the user asked for it."""
-        where = " AND ".join(f"{c} = ?" for c in KEY_COLS)
-        with self._atomic("delete_rows"):
-            return sum(self.db.execute(f"DELETE FROM responses WHERE {where}", tuple(k)).rowcount for k in keys)
-
-    def record_backend(self, study: str, model: str, backend: str) -> None:
-        """Record the registry name of the backend a study's model runs on (the latest run wins)."""
-        self.db.execute("INSERT INTO models VALUES (?, ?, ?, ?) ON CONFLICT (study, model) DO UPDATE SET "
-                        "backend = excluded.backend, recorded_at = excluded.recorded_at",
-                        (study, model, backend, utc_now()))
-
-    def backends(self) -> dict[tuple[str, str], str]:
-        """(study, model) -> backend name, for the models whose backend was recorded."""
-        return {(s, m): b for s, m, b in self.db.execute("SELECT study, model, backend FROM models")}
-
-    def summary(self, study: str | None = None) -> list[dict]:
-        """Per (study, model): replies, valid/invalid answers (free-text replies count as text), failures, tokens."""
-        sql = """SELECT study, model, SUM(status = 'ok'), SUM(status = 'ok' AND answer IS NOT NULL),
-                        SUM(status = 'ok' AND answer IS NULL), SUM(status = 'failed'),
-                        COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0),
-                        MIN(created_at), MAX(updated_at)
-                 FROM responses {where} GROUP BY study, model ORDER BY study, model"""
-        rows = self.db.execute(sql.format(where="WHERE study = ?" if study else ""), (study,) if study else ())
-        names = ["study", "model", "replies", "valid", "invalid", "failed", "prompt_tokens",
-                 "completion_tokens", "first", "last"]
-        out = [dict(zip(names, r, strict=True)) for r in rows]
-        scales = {s: self.scale(s) for s in {d["study"] for d in out}}
-        for d in out:
-            d["scale"] = scales[d["study"]]
-            d["text"] = 0
-            if not response_type(d["scale"]).scored:  # no answer expected: not invalid, just text
-                d["text"], d["valid"], d["invalid"] = d["replies"], 0, 0
-        return out
-
-    def errors(self, study: str, model: str | None = None) -> list[dict]:
-        """Failed rows grouped by error code and message, most frequent first."""
-        sql = ("SELECT model, error_code, error, COUNT(*) FROM responses WHERE study = ? AND status = 'failed'"
-               + (" AND model = ?" if model else "") + " GROUP BY model, error_code, error ORDER BY 4 DESC")
-        args = (study, model) if model else (study,)
-        return [{"model": m, "code": c, "error": e, "rows": n} for m, c, e, n in self.db.execute(sql, args)]
-
     def states(self, study: str) -> pd.DataFrame:
         """Every row's key, status and error code (no replies): what completeness counts."""
-        cols = ", ".join(KEY_COLS[1:])
+        cols = ", ".join([*KEY_COLS[1:-1], f"{self.q} AS question"])
         return pd.read_sql_query(f"SELECT {cols}, status, error_code FROM responses WHERE study = ?",
                                  self.db, params=(study,))
 
@@ -352,7 +324,8 @@ class Store(BatchJobs):
         study = self._study(study)
         if study is None:
             return None, self.to_long_table(), pd.DataFrame()
-        table, states = read_study(self.path, study, self.scale(study), self.backends())
+        table, states = read_study(self.path, study, self.scales(study), self.backends(), question=self.q,
+                                   position=questions.position_expr(self.db))
         return study, table, states
 
     def _study(self, study: str | None) -> str | None:
@@ -378,14 +351,22 @@ class Store(BatchJobs):
         where = ["1 = 1"] if study is None else ["study = ?"]
         if not include_failed:
             where.append("status = 'ok'")
-        sql = f"""SELECT model, message, perturbation, persona, replicate, answer, response, p_yes,
+        sql = f"""SELECT model, message, perturbation, persona, replicate, {self.q} AS question,
+                         {questions.position_expr(self.db)} AS position, answer, response, p_yes,
                          status, error, reported_model AS model_id, requested_model, prompt_tokens,
                          completion_tokens, attempts, prompt_hash, logprobs, extra, batch_job, study,
                          created_at, updated_at, seq
                   FROM responses WHERE {' AND '.join(where)}
-                  ORDER BY model, seq IS NULL, seq, message, persona, perturbation, replicate"""
+                  ORDER BY model, seq IS NULL, seq, message, persona, perturbation, replicate, question"""
         df = pd.read_sql_query(sql, self.db, params=() if study is None else (study,))
-        df["scale"] = df["study"].map({s: self.scale(s) for s in df["study"].unique()}).astype(object)
+        scales = {(s, q): scale for s in df["study"].unique() for q, scale in self.scales(s).items()}
+        fallback = {s: self.scale(s) for s in df["study"].unique()}
+        df["scale"] = pd.Series([scales.get(k, fallback.get(k[0])) for k in zip(df["study"], df["question"],
+                                                                                 strict=True)],
+                                index=df.index, dtype=object)
+        df["position"] = df["position"].astype("Int64")
+        if df["position"].isna().all():  # only a conversation's rows have a place in it
+            df = df.drop(columns="position")
         dtypes = {response_type(s).answer_dtype for s in pd.unique(df["scale"])}
         df["answer"] = df["answer"].astype(dtypes.pop() if len(dtypes) == 1 else "Float64")
         add_scale_columns(df)

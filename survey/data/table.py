@@ -20,21 +20,28 @@ import pandas as pd
 
 from survey.data.pairing import perturbation_order
 from survey.data.scale_columns import CHOICE_COLUMNS
+from survey.data.table_questions import check_questions, question_column, questions_in  # noqa: F401 (re-exported)
+from survey.data.table_questions import key_text as _strings
+from survey.data.table_questions import row_labels as _rows
 from survey.errors import SurveyError, TableError
 from survey.responses import DEFAULT_SCALE, is_scale, known_scales, response_type
 
 KEY = ["model", "message", "perturbation", "persona", "replicate"]
 COLUMNS = [*KEY, "answer"]
+# the question a row answers (several questions per study): part of the row key; a table without it is one
+# question, "q" (survey.common.names.DEFAULT_QUESTION)
+ROW_KEY = [*KEY, "question"]
 _TEXT_KEYS = ["model", "message", "perturbation", "persona"]
 
 
 def validate_table(df: pd.DataFrame, min_perturbations: int = 2, *, rows: str = "row",
-                   scale: str | None = None) -> pd.DataFrame:
+                   scale: str | None = None, questions: list[str] | None = None) -> pd.DataFrame:
     """Check a long table against the contract and return a normalised copy.
 
     Key columns become strings, ``replicate`` an int, ``answer`` a nullable Int16 (<NA> = invalid).
     ``scale``: the response type of a table without a ``scale`` column (default Yes/No); a table
-    that has one must agree with it.
+    that has one must agree with it. ``questions``: the ids of the study's questions, when the table is read
+    against a study; a table answering another question is refused.
     Raises TableError naming the problem and, where possible, the offending rows by their index
     label; ``rows`` names what the labels are: "row" (a DataFrame's index), "line" (a CSV file's line
     numbers, the header being line 1) or "data row" (counted from 1).
@@ -61,6 +68,9 @@ def validate_table(df: pd.DataFrame, min_perturbations: int = 2, *, rows: str = 
             f"column 'replicate' must hold whole numbers >= 0; bad value(s) in {_rows(out.index[bad], rows)}"
         )
     out["replicate"] = rep.astype("int64")
+    question_column(out, rows)
+    if questions is not None:
+        check_questions(out, questions)
     if "scale" in out.columns:
         out["scale"] = _parse_scales(out["scale"], rows)
         if scale is not None and not out["scale"].eq(response_type(scale).scale).all():
@@ -72,12 +82,11 @@ def validate_table(df: pd.DataFrame, min_perturbations: int = 2, *, rows: str = 
     out["answer"] = _parse_answers(out["answer"], out.get("scale"), rows)
     if scale is not None and "scale" not in df.columns:
         _check_declared_range(out["answer"], response_type(scale))
-    key = [*KEY, "question"] if "question" in out.columns else KEY  # several questions: one row per question
-    dup = out.duplicated(key, keep=False)
+    dup = out.duplicated(ROW_KEY, keep=False)
     if dup.any():
-        first = out.loc[dup, key].iloc[0].to_dict()
+        first = out.loc[dup, ROW_KEY].iloc[0].to_dict()
         raise TableError(
-            f"{int(dup.sum())} rows share a key ({', '.join(key)}), e.g. {first} in {_rows(out.index[dup], rows)}; "
+            f"{int(dup.sum())} rows share a key ({', '.join(ROW_KEY)}), e.g. {first} in {_rows(out.index[dup], rows)}; "
             "each query must appear once"
         )
     if min_perturbations:
@@ -90,28 +99,6 @@ def validate_table(df: pd.DataFrame, min_perturbations: int = 2, *, rows: str = 
                 f"the tests need at least {min_perturbations} per message"
             )
     return out
-
-
-def _strings(col: pd.Series) -> pd.Series:
-    """A key column as text. Categories of text (a store read for analysis) are decoded in Arrow, which at a
-    million rows takes a fiftieth of the time pandas' own conversion does."""
-    if not (isinstance(col.dtype, pd.CategoricalDtype) and col.cat.categories.inferred_type == "string"):
-        return col.astype(str)
-    import pyarrow as pa
-
-    codes = col.cat.codes.to_numpy()
-    decoded = pa.DictionaryArray.from_arrays(pa.array(codes, mask=codes < 0),
-                                             pa.array(col.cat.categories.to_numpy(dtype=object), pa.large_string()))
-    return pd.Series(pa.chunked_array([decoded.cast(pa.large_string())]).to_pandas().array, index=col.index,
-                     name=col.name)
-
-
-def _rows(index, noun: str = "row", limit: int = 5) -> str:
-    """'row(s) 0, 3' by index label; 'line(s) 2, 5 (the header is line 1)' for a CSV file."""
-    idx = list(index[:limit])
-    more = f" and {len(index) - limit} more" if len(index) > limit else ""
-    where = {"line": " of the file (the header is line 1)", "data row": " (counting from 1)"}.get(noun, "")
-    return f"{noun}(s) " + ", ".join(str(i) for i in idx) + more + where
 
 
 def _check_declared_range(answers: pd.Series, rtype) -> None:
@@ -197,7 +184,7 @@ def read_table(path: str | Path, min_perturbations: int = 2, scale: str | None =
             df.index = pd.RangeIndex(1, len(df) + 1)
         elif suffix in (".csv", ".txt"):
             # Keys stay text: persona "007" must not become 7.
-            df, rows = pd.read_csv(path, dtype={c: str for c in (*_TEXT_KEYS, *CHOICE_COLUMNS)}, keep_default_na=False,
+            df, rows = pd.read_csv(path, dtype={c: str for c in (*_TEXT_KEYS, "question", *CHOICE_COLUMNS)}, keep_default_na=False,
                                    na_values={"answer": [""]}), "line"
             check_delimiter(df, path)
             df.index = pd.RangeIndex(2, len(df) + 2)  # errors name the file's lines; the header is line 1
@@ -231,6 +218,8 @@ def write_table(df: pd.DataFrame, path: str | Path) -> Path:
     """Write a long table as CSV or Parquet (chosen by suffix); validates first, so no bad table is written."""
     path = Path(path)
     out = validate_table(df, min_perturbations=0)
+    if "question" not in df.columns:  # one question: the table is written as given (a store's export has the column)
+        out = out.drop(columns="question")
     path.parent.mkdir(parents=True, exist_ok=True)
     suffix = path.suffix.lower()
     if suffix == ".parquet":

@@ -30,14 +30,14 @@ def _source(s) -> dict:
 def study_context(design: QueryDesign) -> dict:
     """The context record of a study as designed now (see `Store.record_context` for its shape)."""
     study = design.study
+    several = {"questions": [_question(q) for q in study.questions], "primary": study.analysis.primary,
+               "family": study.analysis.family, "flow": study.flow,
+               **({"question_order": study.question_order} if study.question_order else {})}
     return {
         "study": study.name,
         "replicates": study.replicates,
-        "question": {"type": study.question.type, "template": study.question.resolved_template,
-                     "max_tokens": study.question.default_max_tokens,
-                     # a balanced scale's reversed half (absent otherwise, so older records still compare equal)
-                     **({"order": "both", "reversed_template": study.question.template_for(1)}
-                        if study.question.order == "both" else {})},
+        "question": _question(study.question),  # the primary: what one-question readers read
+        **several,
         "personas": {**_source(design.persona_set), "template": study.personas.template,
                      "ids": [str(p.id) for p in design.personas],
                      "prompt_sha256": {str(p.id): _short_hash(design.system_prompt(p)) for p in design.personas},
@@ -54,6 +54,13 @@ def study_context(design: QueryDesign) -> dict:
         **({"analysis": design.analysis} if design.analysis else {}),
         **({"humans": _humans(design)} if design.humans is not None else {}),
     }
+
+
+def _question(q) -> dict:
+    """One question's record: its id, type, template and reply length, and a balanced scale's reversed half
+    (absent otherwise, so older records still compare equal)."""
+    return {"id": q.id, "type": q.type, "template": q.resolved_template, "max_tokens": q.default_max_tokens,
+            **({"order": "both", "reversed_template": q.template_for(1)} if q.order == "both" else {})}
 
 
 def _humans(design: QueryDesign) -> dict:
@@ -97,9 +104,14 @@ def context_changes(old: dict, new: dict) -> list[str]:
     """What differs between a recorded context and the current one, in words (empty: nothing that shapes
     a prompt). Keys a context lacks (older records) are skipped, never reported as changes."""
     out = []
-    oq, nq = old.get("question", {}), new["question"]
-    if "template" in oq and oq["template"] != nq["template"]:
-        out.append(f"the question template (was {oq['template']!r}, now {nq['template']!r})")
+    old_questions = {q.get("id", "q"): q for q in old.get("questions") or ([old["question"]] if old.get("question")
+                                                                            else [])}
+    several = len(new.get("questions") or []) > 1
+    for nq in new.get("questions") or [new["question"]]:
+        oq = old_questions.get(nq.get("id", "q"), {})
+        if "template" in oq and oq["template"] != nq["template"]:
+            which = f"question {nq['id']}'s template" if several else "the question template"
+            out.append(f"{which} (was {oq['template']!r}, now {nq['template']!r})")
     op, np_ = old.get("personas", {}), new["personas"]
     if op.get("template", np_["template"]) != np_["template"]:
         out.append("the study's persona template")

@@ -1,7 +1,9 @@
 """From a study spec and the registries to cells and queries.
 
-Queries come out persona-major (persona, message, perturbation, replicate) for each model: the
-local backend reuses the KV cache of a persona's system prompt across everything that follows it.
+Queries come out persona-major (persona, question, message, perturbation, replicate) for each model: the
+local backend reuses the KV cache of a persona's system prompt across everything that follows it. A study
+of several questions asks each in its own prompt after the same system prompt (flow = "independent") or
+as the turns of one conversation per persona x paraphrase x replicate (survey.study.flow).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import numpy as np
 from survey.backends.base import Query
 from survey.common.limits import STUDY_QUERIES_MAX, WHY
 from survey.errors import SurveyError
+from survey.study.question import QuestionSpec
 from survey.study.spec import MessageSpec, ModelSpec, StudySpec
 
 
@@ -39,26 +42,44 @@ class QueryDesign:
     n_human_personas: int = 0  # personas rendered from the respondents (the last ones, ids 'human-...')
 
     @property
+    def questions(self) -> list[QuestionSpec]:
+        return self.study.questions
+
+    @property
+    def several(self) -> bool:
+        """Several questions: they share one system prompt, each carrying its own answer instruction."""
+        return len(self.study.questions) > 1
+
+    @property
     def is_choice(self) -> bool:
-        return "first" in getattr(self.study.question.response, "slots", ())
+        """The primary question is a forced choice (a question's own: cell_prompts(question=...))."""
+        return _is_choice(self.study.question)
 
     @property
     def is_pick(self) -> bool:
-        return "options" in getattr(self.study.question.response, "slots", ())
+        return _is_pick(self.study.question)
+
+    @property
+    def cells_per_question(self) -> int:
+        """(persona, perturbation) cells across messages, per model and question; for forced choice, (persona,
+        pair, order) cells, one per paraphrase shown first; for pick one of k, (persona, paraphrase set,
+        arrangement) cells, one per paraphrase shown first (k arrangements per set)."""
+        return len(self.personas) * sum(len(m.items) for m in self.messages)
 
     @property
     def n_cells(self) -> int:
-        """(persona, perturbation) cells across messages, per model; for forced choice, (persona, pair,
-        order) cells, one per paraphrase shown first; for pick one of k, (persona, paraphrase set,
-        arrangement) cells, one per paraphrase shown first (k arrangements per set)."""
-        return len(self.personas) * sum(len(m.items) for m in self.messages)
+        """Cells per model over every question (see cells_per_question)."""
+        return self.cells_per_question * len(self.questions)
 
     @property
     def queries_per_model(self) -> int:
         return self.n_cells * self.study.replicates
 
-    def max_tokens(self, model: ModelSpec) -> int:
-        return model.max_tokens or self.study.question.default_max_tokens
+    def max_tokens(self, model: ModelSpec, question: QuestionSpec | None = None) -> int:
+        return model.max_tokens or (question or self.study.question).default_max_tokens
+
+    def question(self, qid: str) -> QuestionSpec:
+        return next(q for q in self.questions if q.id == qid)
 
     def system_prompt(self, persona, response=None) -> str:
         """The set's rendering, or the study's own template filled with the persona's attributes.
@@ -69,6 +90,11 @@ class QueryDesign:
         ``[personas] template`` is used as written.
         """
         template = self.study.personas.template
+        if template is None and self.several:  # one system prompt for every question: each says how to answer
+            from survey.responses import BINARY
+
+            return self.persona_set.system_prompt(persona).replace(" " + BINARY.answer_instruction(), "").replace(
+                BINARY.answer_instruction(), "")
         if template is None:
             return answer_in_kind(self.persona_set.system_prompt(persona), response or self.study.question.response)
         try:
@@ -86,31 +112,43 @@ class QueryDesign:
         first, second = self.messages
         return list(zip(first.items, second.items, strict=False))
 
-    def settings(self, model: ModelSpec) -> dict:
-        """The fields every query of one model shares."""
+    def settings(self, model: ModelSpec, question: QuestionSpec | None = None) -> dict:
+        """The fields every query of one model (and question) shares."""
+        question = question or self.study.question
         return dict(study=self.study.name, model=model.name, model_id=model.model_id,
-                    temperature=model.temperature, max_tokens=self.max_tokens(model), seed=model.seed,
+                    temperature=model.temperature, max_tokens=self.max_tokens(model, question), seed=model.seed,
                     logprobs=model.logprobs, top_logprobs=model.top_logprobs, params=dict(model.params),
-                    scale=self.study.question.type, response=self.study.question.response)
+                    scale=question.type, response=question.response, question=question.id)
 
-    def cell_prompts(self, template: str | None = None) -> list[tuple[str, str, str, dict]]:
-        """A persona's cells in query order, the same for every persona: (message, perturbation, user
-        prompt, extra Query fields). Forced choice: each pair in both orders, keyed by the message shown
-        first, the one shown second in the extra fields. ``template``: another question (a reversed scale's)."""
-        template = template or self.study.question.resolved_template
-        if self.is_pick:
-            return self._pick_cells(template)
-        if self.is_choice:
+    def cell_prompts(self, template: str | None = None, question: QuestionSpec | None = None,
+                     response=None) -> list[tuple[str, str, str, dict]]:
+        """A persona's cells of one question (default the primary) in query order, the same for every persona:
+        (message, perturbation, user prompt, extra Query fields). Forced choice: each pair in both orders, keyed
+        by the message shown first, the one shown second in the extra fields. ``template``, ``response``: the
+        question asked another way (a reversed scale's). With several questions the user prompt ends with the
+        question's answer instruction (their shared system prompt has none)."""
+        question = question or self.study.question
+        template = template or question.resolved_template
+        rtype = response or question.response
+        cells = self._cells(template, question, rtype)
+        if not self.several or not rtype.answer_instruction():
+            return cells
+        return [(m, p, f"{user} {rtype.answer_instruction()}", extra) for m, p, user, extra in cells]
+
+    def _cells(self, template: str, question: QuestionSpec, rtype) -> list[tuple[str, str, str, dict]]:
+        if _is_pick(question):
+            return self._pick_cells(template, rtype)
+        if _is_choice(question):
             (ma, mb), pairs = self.messages, self.choice_pairs
             return [(first.id, str(pf.id), template.format(first=pf.text, second=ps.text),
                      {"second": second.id, "second_perturbation": str(ps.id)})
                     for (first, pf), (second, ps) in _both_orders(ma, mb, pairs)]
         return [(m.id, str(p.id), template.format(perturbation=p.text), {}) for m in self.messages for p in m.items]
 
-    def _pick_cells(self, template: str) -> list[tuple[str, str, str, dict]]:
+    def _pick_cells(self, template: str, rtype) -> list[tuple[str, str, str, dict]]:
         """Pick one of k: paraphrase set j (the j-th paraphrase of every message) in the k arrangements of
         ``latin_rows``, keyed by the option shown first; ``options`` says what each position showed."""
-        rtype, k = self.study.question.response, len(self.messages)
+        k = len(self.messages)
         out = []
         for j, items in enumerate(zip(*(m.items for m in self.messages), strict=False)):
             arrange = getattr(rtype, "arrangements", None)  # best-worst scaling: its block design
@@ -121,34 +159,11 @@ class QueryDesign:
         return out
 
     def queries(self, model: ModelSpec) -> Iterator[Query]:
-        """Every query of one model, persona-major (persona, cell, replicate), made as they are taken: a
-        design of millions of queries is never held in memory."""
-        common, cells = self.settings(model), self.cell_prompts()
-        question = self.study.question
-        if question.order == "both":  # a balanced scale: odd replicates see it reversed (survey.kinds.ordinal.balanced)
-            yield from self._balanced_queries(common, question)
-            return
-        for persona in self.personas:
-            system, pid = self.system_prompt(persona), str(persona.id)
-            for message, perturbation, user, extra in cells:
-                for k in range(self.study.replicates):
-                    yield Query(message=message, perturbation=perturbation, persona=pid, replicate=k,
-                                system=system, user=user, **extra, **common)
+        """Every query of one model, persona-major (survey.study.flow), made as they are taken: a design of
+        millions of queries is never held in memory."""
+        from survey.study.flow import design_queries
 
-    def _balanced_queries(self, common: dict, question) -> Iterator[Query]:
-        """queries() of a scale asked in both directions: each replicate with its direction's question."""
-        ways = [question.response_for(k) for k in (0, 1)]
-        cells = [self.cell_prompts(question.template_for(k)) for k in (0, 1)]
-        for persona in self.personas:
-            pid = str(persona.id)
-            systems = [self.system_prompt(persona, rtype) for rtype in ways]
-            for c in range(len(cells[0])):
-                for k in range(self.study.replicates):
-                    way = k % 2
-                    message, perturbation, user, extra = cells[way][c]
-                    yield Query(message=message, perturbation=perturbation, persona=pid, replicate=k,
-                                system=systems[way], user=user, **extra,
-                                **{**common, "response": ways[way], "direction": ways[way].direction})
+        return design_queries(self, model)
 
 
 def _both_orders(ma: MessageDesign, mb: MessageDesign, pairs) -> Iterator[tuple]:
@@ -213,20 +228,11 @@ def build_design(study: StudySpec, load_personas: Callable | None = None,
             items = items[:spec.count]
         _no_duplicates([str(p.id) for p in items], f"perturbation set '{pert.name}'")
         messages.append(MessageDesign(spec.id or str(pert.message), spec, items, pert))
-    if study.question.response.view.points:  # scored, or rated from text (ssr)
-        _enough_paraphrases(messages)
-    if study.question.response.rated_text:  # a missing anchor set or embedder, wrong points: refused before anything is sent
-        from survey.embed import check_embedder_name
-        from survey.registry.anchors import anchors_with_points
-
-        check_embedder_name(study.question.rating["embedder"])
-        view = study.question.response.view
-        anchors_with_points(study.registry_ref(study.question.rating["anchors"]), study_dir,
-                            int(view.high - view.low + 1))
-    if "first" in getattr(study.question.response, "slots", ()):
-        _choice_messages(messages)
-    if "options" in getattr(study.question.response, "slots", ()):
-        _pick_messages(messages, study.question.type)
+    for question in study.questions:  # every question's needs, before anything is sent
+        try:
+            _check_question(study, question, messages, study_dir)
+        except SurveyError as exc:
+            raise SurveyError(study.about(question, str(exc))) from None
     humans = study.load_humans()
     rendered = _human_personas(humans, pset) if humans is not None and study.humans.ask else []
     fielded = _fielded(study) if humans is None and study.field is not None and study.field.ask else None
@@ -238,8 +244,9 @@ def build_design(study: StudySpec, load_personas: Callable | None = None,
 
     design = QueryDesign(study, pset, personas, messages, analysis_context(study, personas), humans, len(rendered))
     if design.queries_per_model > STUDY_QUERIES_MAX:
+        asked = f" x {len(study.questions)} questions" if len(study.questions) > 1 else ""
         raise SurveyError(f"the study asks {len(personas):,} personas x {sum(len(m.items) for m in messages):,} "
-                          f"paraphrases x {study.replicates:,} replicates = {design.queries_per_model:,} queries per "
+                          f"paraphrases{asked} x {study.replicates:,} replicates = {design.queries_per_model:,} queries per "
                           f"model; the limit is {STUDY_QUERIES_MAX:,} ({WHY['queries']}): lower replicates or counts")
     return design
 
@@ -252,6 +259,30 @@ def _fielded(study):
     from survey.data.fielded import fielded_humans
 
     return fielded_humans(study.store_path, study.name, study.question.type)
+
+
+def _check_question(study: StudySpec, question: QuestionSpec, messages: list[MessageDesign], study_dir) -> None:
+    if question.response.view.points:  # scored, or rated from text (ssr)
+        _enough_paraphrases(messages)
+    if question.response.rated_text:  # a missing anchor set or embedder, wrong points: refused before anything is sent
+        from survey.embed import check_embedder_name
+        from survey.registry.anchors import anchors_with_points
+
+        check_embedder_name(question.rating["embedder"])
+        view = question.response.view
+        anchors_with_points(study.registry_ref(question.rating["anchors"]), study_dir, int(view.high - view.low + 1))
+    if _is_choice(question):
+        _choice_messages(messages)
+    if _is_pick(question):
+        _pick_messages(messages, question.type)
+
+
+def _is_choice(question: QuestionSpec) -> bool:
+    return "first" in getattr(question.response, "slots", ())
+
+
+def _is_pick(question: QuestionSpec) -> bool:
+    return "options" in getattr(question.response, "slots", ())
 
 
 def _human_personas(humans, pset) -> list:

@@ -19,6 +19,7 @@ from pydantic import (
     model_validator,
 )
 
+from survey.common.names import DEFAULT_QUESTION, NAME_RE
 from survey.errors import SurveyError
 from survey.responses import DEFAULT_SCALE, ResponseType, response_type
 from survey.responses.stated import StatedDistribution, stated
@@ -34,6 +35,8 @@ from survey.study.knobs import (
 
 # a kind's own keys (its knobs' KindKeys), validated by the kind before the spec is built (QuestionSpec._take_kind_keys)
 _KIND_KEYS: ContextVar = ContextVar("kind keys", default=None)
+
+__all__ = ["DEFAULT_QUESTION", "QuestionSpec", "direction_of"]
 
 
 def direction_of(replicate: int, order: str) -> str:
@@ -59,6 +62,8 @@ class QuestionSpec(_Strict):
     ("likert5", "rating0-10", "ssr5"); after validation it always is.
     """
 
+    id: str = Field(DEFAULT_QUESTION, description="the question's id: its key in the store and the table's "
+                    "`question` column (required in [[questions]]; a single [question] defaults to 'q')")
     type: str = Field(
         DEFAULT_SCALE, validation_alias=AliasChoices("type", "mode"),
         description="response type (survey.responses): 'binary' (Yes/No parsed into 1/0), 'likert' (K labelled "
@@ -122,6 +127,14 @@ class QuestionSpec(_Strict):
         if isinstance(data, dict) and "type" in data and "mode" in data:
             raise ValueError("give the response type once: `type` (or its older name `mode`), not both")
         return data
+
+    @field_validator("id")
+    @classmethod
+    def _valid_id(cls, v: str) -> str:
+        if not NAME_RE.match(v):
+            raise ValueError(f"question id '{v}' must be letters, digits, '_', '-' or '.', starting with a letter or "
+                             "digit (it becomes a key in the store and the table)")
+        return v
 
     @field_validator("type")
     @classmethod

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -28,6 +28,7 @@ from survey.registry.files import NAME_RE as _ID  # one id rule for studies and 
 from survey.registry.files import study_base_dir, study_sets_dir
 from survey.study.field_spec import FieldSpec
 from survey.study.question import QuestionSpec
+from survey.study.questions import AnalysisSpec, parse_question_tables, settle_questions
 from survey.study.segments import SegmentsSpec, TargetSpec
 from survey.study.sequential import SequentialSpec
 
@@ -162,7 +163,18 @@ class StudySpec(_Strict):
     replicates: int = Field(1, ge=1, description="r: independent queries per (persona, perturbation)")
     personas: PersonaSpec
     messages: list[MessageSpec] = Field(min_length=1)
-    question: QuestionSpec = Field(default_factory=QuestionSpec)
+    # after validation: the primary question (the first when [analysis] names none); `questions` holds them all
+    question: QuestionSpec | None = Field(None, description="the study's one question ([question]; id 'q' "
+                                                            "unless it names one)")
+    questions: list[QuestionSpec] = Field(default_factory=list, description="several questions ([[questions]], "
+                                          "each with an id); always the full list after validation")
+    flow: Literal["independent", "conversation"] = Field(
+        "independent", description="independent: each question in its own prompt after the persona and the "
+                                   "paraphrase; conversation: one conversation per persona x paraphrase x replicate")
+    question_order: Literal["fixed", "random"] | None = Field(
+        None, description="conversation flow: the questions in study order (fixed) or in an order drawn per persona "
+                          "x paraphrase (random); recorded per row as `position`")
+    analysis: AnalysisSpec = Field(default_factory=AnalysisSpec)
     models: list[ModelSpec] = Field(min_length=1)
     budget: BudgetSpec = Field(default_factory=BudgetSpec)
     sequential: SequentialSpec | None = Field(
@@ -187,9 +199,20 @@ class StudySpec(_Strict):
     def _valid_name(cls, v: str) -> str:
         return _check_id(v, "study name")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _question_tables(cls, data: Any) -> Any:
+        return parse_question_tables(data)
+
+    @model_validator(mode="after")
+    def _questions(self) -> StudySpec:
+        settle_questions(self)  # first: the checks below read self.question and self.questions
+        return self
+
     @model_validator(mode="after")
     def _sequential_fits_the_question(self) -> StudySpec:
-        # refused here, so that a dry run refuses it too: a run once bought the first round, then stopped
+        # refused here, so that a dry run refuses it too: a run once bought the first round, then stopped.
+        # [sequential] buys the primary question's pairs (a study of several questions refuses it, settle_questions)
         view = self.question.response.view
         if self.sequential is not None and self.question.response.rated_text:
             raise ValueError("[sequential] tests after each round, but semantic-similarity ratings are computed "
@@ -204,13 +227,18 @@ class StudySpec(_Strict):
 
     @model_validator(mode="after")
     def _pick_shows_every_message(self) -> StudySpec:
-        self.question.show_messages(len(self.messages))  # pick one of k: k is the number of messages
+        for q in self.questions:
+            try:
+                q.show_messages(len(self.messages))  # pick one of k: k is the number of messages
+            except ValueError as exc:
+                raise ValueError(self.about(q, str(exc))) from None
         return self
 
     @model_validator(mode="after")
     def _both_directions_balanced(self) -> StudySpec:
-        if self.question.order == "both" and self.replicates % 2:
-            raise ValueError(f"question.order = 'both' asks odd replicates with the scale reversed, so each cell needs "
+        both = [q for q in self.questions if q.order == "both"]
+        if both and self.replicates % 2:
+            raise ValueError(self.about(both[0], "")+ f"question.order = 'both' asks odd replicates with the scale reversed, so each cell needs "
                              f"as many of each: set replicates to an even number (it is {self.replicates})")
         return self
 
@@ -227,6 +255,10 @@ class StudySpec(_Strict):
     def _humans_file(cls, v: Any) -> Any:
         return {"file": v} if isinstance(v, str) else v
 
+    def about(self, question: QuestionSpec, text: str) -> str:
+        """``text`` prefixed with the question it is about when the study has several."""
+        return f"question '{question.id}': {text}" if len(self.questions) > 1 else text
+
     def load_humans(self):
         """The study's human answers (survey.data.humans.Humans), checked against its messages and scale;
         None when the study names none."""
@@ -235,7 +267,7 @@ class StudySpec(_Strict):
         from survey.data.humans import load_humans
         from survey.registry.files import SHIPPED_ROOT
 
-        h = self.humans
+        h = self.humans  # human answers are to the primary question (a human file holds one answer per message)
         ids = [m.id or Path(m.perturbations).stem for m in self.messages]
         if h.file.startswith("benchmark:"):  # built on this machine, not shipped (survey.registry.benchmarks)
             from survey.registry.benchmarks import benchmark_file

@@ -32,7 +32,7 @@ def test_every_row_stores_the_exact_score_of_its_first_token_logprobs(tmp_path, 
     df = rows(study)
     design = {q.key: q for q in build_design(study).queries(study.models[0])}
     for r in df.itertuples():
-        q = design[(study.name, "m1", r.message, r.perturbation, r.persona, r.replicate)]
+        q = design[(study.name, "m1", r.message, r.perturbation, r.persona, r.replicate, "q")]
         p = answer_for((MODEL, q.system, q.user, q.provider_seed))[1]
         lp = json.loads(r.logprobs)
         # "Yes" and " Yes" are summed; the fake sends no " No" variant (vLLM: a ruled-out -9999, worth 0)

@@ -272,7 +272,7 @@ def test_crash_test_sigkill_mid_run_then_resume(tmp_path, prov):
         assert len(df) == total and (df.status == "ok").all()
 
         prompt_of = {q.key: (q.system, q.user) for q in build_design(study).queries(study.models[0])}
-        stored_first = {prompt_of[(study.name, "m1", r.message, r.perturbation, r.persona, r.replicate)]
+        stored_first = {prompt_of[(study.name, "m1", r.message, r.perturbation, r.persona, r.replicate, "q")]
                         for r in first.itertuples()}
         served, requested = by_prompt(fake.served), by_prompt(fake.requests)
         assert len(served) == total

@@ -222,7 +222,7 @@ def test_sigterm_mid_run_keeps_every_reply_prints_the_summary_and_resumes(tmp_pa
         first = rows(study)
         assert len(first) == 40 and (first.status == "ok").all()
         prompt_of = {q.key: (q.system, q.user) for q in build_design(study).queries(study.models[0])}
-        stored_first = {prompt_of[(study.name, "m1", r.message, r.perturbation, r.persona, r.replicate)]
+        stored_first = {prompt_of[(study.name, "m1", r.message, r.perturbation, r.persona, r.replicate, "q")]
                         for r in first.itertuples()}
         assert stored_first == served_before  # every reply received before the signal was kept
 

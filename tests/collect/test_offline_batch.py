@@ -51,7 +51,7 @@ def test_export_run_batch_import_stores_every_reply_scored_like_a_run(tmp_path):
     assert out.job_id.startswith("file-") and set(df.model_id) == {MODEL_ID} and df.p_yes.notna().all()
     by_key = {q.key: q for q in design}
     for r in df.itertuples():
-        q = by_key[(study.name, "m1", r.message, r.perturbation, r.persona, r.replicate)]
+        q = by_key[(study.name, "m1", r.message, r.perturbation, r.persona, r.replicate, "q")]
         assert r.answer == (answer_for((MODEL_ID, q.system, q.user, q.provider_seed))[0] == "Yes")
     with Store(study.store_path) as store:
         (job,) = store.batch_jobs(study.name)

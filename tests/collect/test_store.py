@@ -6,11 +6,11 @@ from survey.data.store import Store
 from survey.data.table import validate_table
 from survey.errors import SurveyError
 
-K = ("st", "m", "A", "A-01", "P1", 0)
+K = ("st", "m", "A", "A-01", "P1", 0, "q")  # the row key: the question "q" of a one-question study
 
 
 def key(msg="A", pert="A-01", persona="P1", rep=0, model="m", study="st"):
-    return (study, model, msg, pert, persona, rep)
+    return (study, model, msg, pert, persona, rep, "q")
 
 
 def test_wal_mode_and_reopen(tmp_path):

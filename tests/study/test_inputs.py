@@ -84,7 +84,7 @@ def test_a_run_records_the_set_files_their_sha256_and_the_texts_used(tmp_path, s
     with Store(study.store_path, create=False) as store:
         ctx = store.context("inputs")
     assert ctx["personas"]["sha256"] == digest and ctx["personas"]["ids"] == ["0", "1", "2"]
-    assert ctx["question"] == {"type": "binary", "template": PAPER_QUESTION, "max_tokens": 1}
+    assert ctx["question"] == {"id": "q", "type": "binary", "template": PAPER_QUESTION, "max_tokens": 1}
     sneakers = ctx["messages"][0]
     assert sneakers["id"] == "sneakers" and sneakers["path"] == str(SHIPPED_ROOT / "perturbations" / "sneakers.yaml")
     assert [p["id"] for p in sneakers["paraphrases"]] == ["sneakers-01", "sneakers-02", "sneakers-03"]
