@@ -39,6 +39,14 @@ def print_table(title: str, columns: list[str], rows: list[list]) -> None:
 
     console = Console()
     cells = [[fmt(v) for v in r] for r in rows]
+    longest = max((len(w) for r in [columns, *cells] for c in r for w in c.split()), default=0)
+    if not whole_words_fit(columns, cells, console.width) and longest <= console.width - 4:
+        # too narrow for the table with every word whole, wide enough for one record a row: nothing folded
+        console.print(title, markup=False, highlight=False)
+        for r in cells:
+            for i, (c, v) in enumerate(zip(columns, r, strict=True)):
+                console.print(f"{'- ' if i == 0 else '  '}{c}: {v}", markup=False, highlight=False)
+        return
     widths = column_widths(columns, cells, console.width) or [None] * len(columns)
     t = Table(title=title, title_justify="left")
     for c, w in zip(columns, widths, strict=True):
@@ -46,6 +54,15 @@ def print_table(title: str, columns: list[str], rows: list[list]) -> None:
     for r in cells:
         t.add_row(*r)
     console.print(t)
+
+
+def whole_words_fit(columns: list[str], rows: list[list[str]], width: int) -> bool:
+    """Whether a table fits in ``width`` with every word of every cell whole (an identifier is one word)."""
+    from rich.cells import cell_len
+
+    texts = [[c, *(r[i] for r in rows)] for i, c in enumerate(columns)]
+    longest = [max([cell_len(w) for t in col for w in t.split()] or [1]) for col in texts]
+    return sum(longest) <= width - (3 * len(columns) + 1)
 
 
 def column_widths(columns: list[str], rows: list[list[str]], width: int) -> list[int] | None:

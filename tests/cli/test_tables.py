@@ -57,3 +57,16 @@ def test_prose_wraps_between_words_before_an_identifier_or_number_folds(capsys, 
     assert "0.039" in out and "[0.013," in out and "0.084]" in out  # numbers whole
     assert column_text(out, 4).replace(" ", "") == ("inwords" + words).replace(" ", "")  # wrapped at spaces only
     assert "farther" in out and "people's" in out
+
+
+def test_a_table_too_narrow_for_whole_words_prints_one_record_a_row(capsys, monkeypatch):
+    """Seven columns of words on 80 columns: the table would break "believable" into "believab" and "le";
+    one record a row keeps every word whole."""
+    monkeypatch.setenv("COLUMNS", "80")
+    cols = ["question", "role", "effect", "95% CI", "family CI", "adjusted p", "verdict"]
+    rows = [["believable", "secondary", "+0.198 share choosing A − share choosing B", "[+0.0597, +0.331]",
+             "[-0.0292, +0.25]", 0.0113, "no reliable difference"]]
+    print_table("model sim: a vs b", cols, rows)
+    out = capsys.readouterr().out
+    assert "- question: believable" in out and "  verdict: no reliable difference" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
