@@ -63,7 +63,7 @@ def test_a_strong_primary_stops_early_with_every_question_bought_for_each_pair(t
     per_question = df.groupby("question").size().to_dict()
     assert per_question == {q: 2 * doc["pairs"] * 20 * 2 for q in ("appeal", "intent", "price")}
     cells = df.groupby("question").apply(lambda g: frozenset(zip(g.message, g.perturbation, g.persona,
-                                                                 g.replicate)), include_groups=False)
+                                                                 g.replicate, strict=True)), include_groups=False)
     assert cells.nunique() == 1
     # the decision is the primary question's: replaying its rows alone gives the same look
     intent = df[df.question == "intent"]
