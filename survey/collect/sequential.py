@@ -6,6 +6,11 @@ each round the stopping rule (survey.stats.sequential) runs on each model's tabl
 or stopped for futility, gets no more rounds. Each model's decision and path (look, pairs, statistic,
 boundary, spent alpha) are stored in the store's ``sequential`` table, replaced after every round.
 
+A study of several questions buys every question for each round's pairs (a query's question does not
+change whether it is in the round), and the rule reads only the primary question's rows (``[analysis]
+primary``, required then: the deciding question is fixed before the data); the other questions are
+analysed as fixed designs on what was bought.
+
 Batch backends: each round is one plan, so one batch job per round; the engine stores its job id and a
 resumed run picks the open job up instead of resubmitting it.
 """
@@ -35,6 +40,13 @@ def messages_and_pairs(plan: Plan) -> tuple[str, str, list[tuple[str, str]]]:
         raise SurveyError("[sequential]: a and b must be two different messages")
     pairs = list(zip([str(p.id) for p in msgs[a].items], [str(p.id) for p in msgs[b].items], strict=False))
     return a, b, pairs[:spec.max_pairs]
+
+
+def _primary_rows(source: Source, study) -> Source:
+    """The rows the stopping rule reads: the primary question's (all rows for a study of one question)."""
+    if len(study.questions) < 2:
+        return source
+    return source.for_question(study.question.id)
 
 
 def _round_plan(plan: Plan, models: set[str], keep) -> Plan:
@@ -74,8 +86,8 @@ async def collect_in_rounds(engine, plan: Plan, collect) -> dict[str, dict]:
             engine.report = total
         if report is not None and report.incomplete:
             break  # interrupted or failed: a rerun resumes from the stored rows
-        table = store.to_long_table(study)
-        res = replay(Source.of(table), a, b, design, models=sorted(active))
+        source = _primary_rows(Source.of(store.to_long_table(study)), plan.study)
+        res = replay(source, a, b, design, models=sorted(active))
         for model, r in res.items():
             doc = {**r.to_dict(), "a": a, "b": b}
             results[model] = doc

@@ -98,9 +98,10 @@ def settle_questions(study) -> None:
                          "or set flow = \"conversation\"")
     if study.flow == "conversation":
         _check_conversation(study)
-    if len(study.questions) > 1 and study.sequential is not None:
-        raise ValueError("[sequential] buys the pairs of one question in rounds; a study of several questions "
-                         "cannot be bought that way yet: remove [sequential] or ask one question")
+    if len(study.questions) > 1 and study.sequential is not None and primary is None:
+        # the stopping rule reads one question's answers, and which one must be fixed before the data are seen
+        raise ValueError(f"[sequential] stops on one question's answers: name it before the run with [analysis] "
+                         f"primary = \"<id>\" (the questions are {', '.join(ids)})")
 
 
 def _check_conversation(study) -> None:

@@ -212,7 +212,7 @@ class StudySpec(_Strict):
     @model_validator(mode="after")
     def _sequential_fits_the_question(self) -> StudySpec:
         # refused here, so that a dry run refuses it too: a run once bought the first round, then stopped.
-        # [sequential] buys the primary question's pairs (a study of several questions refuses it, settle_questions)
+        # [sequential] stops on the primary question (several questions must name it: settle_questions)
         view = self.question.response.view
         if self.sequential is not None and self.question.response.rated_text:
             raise ValueError("[sequential] tests after each round, but semantic-similarity ratings are computed "

@@ -73,8 +73,9 @@ BAD = {
         "question 'fav' (type 'pick2') shows several messages at once"),
     "odd replicates for a balanced scale": (TWO.replace("points = 5", 'points = 5\norder = "both"'), "",
                                             "question 'appeal': question.order = 'both' asks odd replicates"),
-    "sequential on several questions": (TWO + '[sequential]\nmax_pairs = 2\nround_pairs = 1\n', "",
-                                        "[sequential] buys the pairs of one question in rounds"),
+    "sequential on several questions without a primary": (
+        TWO + '[sequential]\nmax_pairs = 2\nround_pairs = 1\n', "",
+        "[sequential] stops on one question's answers: name it before the run with [analysis] primary"),
 }
 LOCAL = '\n[[models]]\nname = "loc"\nbackend = "local"\n'
 
