@@ -13,7 +13,9 @@ Measured: a subset of the framing study (SmolLM2, exact mode, one thread): every
 design (synthetic panel and rendered respondents alike) with all its messages and paraphrases; CPU seconds
 of this process (bench/timing.py), equal repeats, medians; every row's P(Yes) must be equal on all three.
 Then all seven studies of `make benchmark` on both models, replayed on their tokenized prompts
-(bench/prompt_order.py's replay): the tokens each way evaluates, since the CPU follows the tokens.
+(bench/prompt_order.py's replay): the tokens each way evaluates, since the CPU follows the tokens; a fourth
+column replays prompt order without a between-subjects respondent's unseen message (not what a run sends:
+the levels, persona effect and dispersion read that message, tests/humans/test_unseen_message.py).
 
     python bench/human_prefix.py [--every 7] [--repeats 1] [--no-replay]
 
@@ -25,11 +27,13 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from prompt_order import STUDIES, design_queries, replay
+from prompt_order import ROOT, STUDIES, design_queries, replay
 from timing import cpu_repeats, load, spread
 
 from survey.backends import create_backend
 from survey.collect.design_state import PromptOrdered
+from survey.data.humans import HUMAN_PREFIX
+from survey.study.spec import load_study
 
 
 def run(queries, repeats: int, **options) -> tuple[list[float], dict, dict]:
@@ -44,26 +48,41 @@ def run(queries, repeats: int, **options) -> tuple[list[float], dict, dict]:
     return times, stats, answers
 
 
+def seen_only(study: str, queries: list) -> list:
+    """``queries`` without a rendered respondent's message they did not see, in a between-subjects study."""
+    humans = load_study(ROOT / "studies" / f"{study}.toml").load_humans()
+    if humans is None or humans.design(*humans.messages[:2]) != "between":
+        return queries
+    saw: dict[str, set] = {}
+    for r, msg in zip(humans.table["respondent"].astype(str), humans.table["message"].astype(str), strict=True):
+        saw.setdefault(HUMAN_PREFIX + r, set()).add(msg)
+    return [q for q in queries if q.persona not in saw or q.message in saw[q.persona]]
+
+
 def replay_all() -> None:
     for model in ("smollm2", "gemma3-270m"):
         backend = create_backend("local", model, n_threads=1)
         rt = backend.runtime
-        total = {"no reuse": 0, "reuse, design order": 0, "reuse, prompt order": 0}
+        total = {"no reuse": 0, "reuse, design order": 0, "reuse, prompt order": 0, "seen only": 0}
         for study in STUDIES:
             qs = design_queries(study, model, None)
+            seen = seen_only(study, qs)
             row = []
             for name, ordered, reuse in (("no reuse", qs, False), ("reuse, design order", qs, True),
-                                         ("reuse, prompt order", list(PromptOrdered(qs)), True)):
+                                         ("reuse, prompt order", list(PromptOrdered(qs)), True),
+                                         ("seen only", list(PromptOrdered(seen)), True)):
                 prompts = [rt.render(q.system, q.user) for q in ordered]
                 tokens, _ = replay([rt.tokenize(p) for p in prompts], prompts, reuse=reuse)
                 total[name] += tokens
                 row.append(f"{tokens}")
-            print(f"  {model} {study}: {len(qs)} queries; tokens " + " / ".join(row))
+            print(f"  {model} {study}: {len(qs)} queries ({len(seen)} seen only); tokens "
+                  + " / ".join(row))
         backend.close()
         base = total["no reuse"]
-        print(f"{model}, seven studies, tokens evaluated (no reuse / reuse, design order / reuse, prompt order): "
+        print(f"{model}, seven studies, tokens evaluated (no reuse / reuse, design order / reuse, prompt order / "
+              "reuse, prompt order, seen only): "
               + " / ".join(str(v) for v in total.values())
-              + f" = 1 / {total['reuse, design order'] / base:.3f} / {total['reuse, prompt order'] / base:.3f}")
+              + " = 1 / " + " / ".join(f"{v / base:.3f}" for v in list(total.values())[1:]))
 
 
 def main() -> None:
