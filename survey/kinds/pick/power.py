@@ -29,9 +29,10 @@ class PickPlan(KindPlan):
     tau: float | None = None
     invalid_rate: float = 0.0
     pair_pvalues = staticmethod(holm_pair_pvalues)
+    family = "pick"  # the scale names it plans: "pick3" (a class attribute, not a field)
 
     def __post_init__(self):
-        k = scale_size(self.scale, "pick")
+        k = scale_size(self.scale, self.family)
         self._check_common(k)
         tau = 0.0 if self.tau is None else float(self.tau)
         if not (np.isfinite(tau) and tau >= 0):

@@ -1,51 +1,29 @@
 """A ranking's power model (survey.stats.planning.plan): the Holm-adjusted A vs B sign-flip test of Borda scores
-over paraphrase sets, simulated by Plackett–Luce rankings (survey.kinds.rank.simulation)."""
+over paraphrase sets, simulated by Plackett–Luce rankings (survey.kinds.rank.simulation). Its knobs and checks
+are pick one of k's (survey.kinds.pick.power): the same utilities, positions and pull, shown the same way."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from survey.errors import SurveyError
-from survey.kinds.pick.statistics import cell_shares, holm_pair_pvalues, message_shares
+from survey.kinds.pick.power import PickPlan
+from survey.kinds.pick.statistics import cell_shares, message_shares
 from survey.kinds.pick.table import PickTruth
 from survey.kinds.rank.simulation import simulate_rank_arrays
-from survey.stats.planning.kind_plans import KindPlan, listed, numbers, pair_count, scale_size
+from survey.stats.planning.kind_plans import listed, pair_count
 
 
 @dataclass(frozen=True)
-class RankPlan(KindPlan):
+class RankPlan(PickPlan):
     """A ranking (``scale`` "rank4": k = 4): ``delta`` message A's logit utility over every other message, or one
     utility per message (A, B, ...; the plan tests A vs B); ``sigma`` the paraphrase s.d. (default 1), ``rho`` its
     share all personas share (0.3), ``positions`` a logit shift per position (none), ``tau`` the s.d. of a
     persona's pull towards position 1 (0), ``invalid_rate`` a reply's chance of being unusable."""
 
-    delta: float | Sequence[float]
     scale: str = "rank3"
-    sigma: float | None = None
-    rho: float | None = None
-    positions: Sequence[float] | None = None
-    tau: float | None = None
-    invalid_rate: float = 0.0
-    pair_pvalues = staticmethod(holm_pair_pvalues)
-
-    def __post_init__(self):
-        k = scale_size(self.scale, "rank")
-        self._check_common(k)
-        tau = 0.0 if self.tau is None else float(self.tau)
-        if not (np.isfinite(tau) and tau >= 0):
-            raise SurveyError(f"`tau` is the s.d. of a persona's pull towards position 1, >= 0; got {self.tau}")
-        if not 0 <= self.invalid_rate < 1:
-            raise SurveyError(f"`invalid_rate` is a reply's chance of being unusable, in [0, 1); got {self.invalid_rate}")
-        object.__setattr__(self, "tau", tau)
-        object.__setattr__(self, "positions", (0.0,) * k if self.positions is None
-                           else numbers(self.positions, "positions", k))
-
-    @property
-    def prompts(self) -> int:  # k arrangements of each paraphrase set
-        return len(self.delta)
+    family = "rank"
 
     @property
     def draws_per_cell(self) -> int:
@@ -56,9 +34,6 @@ class RankPlan(KindPlan):
                           invalid_rate=self.invalid_rate)
         borda, valid, _ = simulate_rank_arrays(size, n, m, r, len(self.delta), truth=truth, seed=rng)
         return message_shares(cell_shares(borda, valid))
-
-    def summary(self) -> dict:
-        return {**super().summary(), "tau": self.tau, "invalid_rate": self.invalid_rate}
 
     def describe(self) -> str:
         return (f"{self.scale}: message utilities {listed(self.delta)} (logit, Plackett–Luce rankings), "
