@@ -312,8 +312,8 @@ def cell_counts(df: pd.DataFrame, model: str, message: str, personas: list[str] 
     for col in ("total", "valid", "invalid"):
         wide = g[col].unstack("perturbation").reindex(index=pers, columns=perts)
         mats[col] = wide.fillna(0).to_numpy(dtype=float if col == "total" else np.int64).reshape(shape)
-    if np.all(mats["total"] == np.round(mats["total"])):
-        mats["total"] = mats["total"].astype(np.int64)  # integer scores stay integers: ties stay exact
+    if np.all(mats["total"] == np.round(mats["total"])) and np.all(np.abs(mats["total"]) < 2.0**53):
+        mats["total"] = mats["total"].astype(np.int64)  # integer scores stay integers: ties stay exact (and in range)
     empty = [(pers[i], perts[j]) for i, j in zip(*np.nonzero(mats["valid"] == 0), strict=True)]
     reps = int(sub.groupby(["persona", "perturbation"]).size().max())
     p = None
