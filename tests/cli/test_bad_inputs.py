@@ -621,6 +621,19 @@ def test_the_one_line_names_the_cause(files, capsys, monkeypatch, case):
 BAD_STATEMENTS = [
     ("likert3", '{"1": 1, "2": 1, "3": 1}', "the probabilities sum to 3, not 1 (within 0.05)"),
     ("binary", '{"Yes": 0.5, "No": 0.25, "Maybe": 0.25}', "unknown option 'Maybe': the options are 'Yes', 'No'"),
+    # once: a repeated option kept its last probability silently, and Infinity was called NaN
+    ("binary", '{"Yes": 0.9, "Yes": 0.5, "No": 0.5}', "option 'Yes' is given twice"),
+    ("binary", '{"Yes": Infinity, "No": 0}', "the probability of 'Yes' is Infinity, not a number in [0, 1]"),
+    ("binary", '{"Yes": NaN, "No": 1}', "the probability of 'Yes' is NaN, not a number in [0, 1]"),
+    ("binary", '{"Yes": 0.7, "No": 0.3', "not a JSON object: '{\"Yes\": 0.7, \"No\": 0.3'"),
+    ("binary", '[0.5, 0.5]', "not a JSON object: '[0.5, 0.5]'"),
+    ("binary", '{"Yes": 60, "No": 40}', "the probability of 'Yes' is 60, not a number in [0, 1]"),
+    ("binary", '{"Yes": 1e308, "No": -1e308}', "the probability of 'Yes' is 1e+308, not a number in [0, 1]"),
+    ("binary", '{"yes": 0.5, "no": 0.5}', "unknown option 'yes': the options are 'Yes', 'No'"),
+    ("binary", '{"Yes": 1}', "option 'No' has no probability"),
+    ("binary", '{"Ja \u2713": 1}', "unknown option 'Ja \u2713': the options are 'Yes', 'No'"),
+    ("binary", "", "empty reply"),
+    ("likert5", '{"1.0": 1}', "unknown option '1.0': the options are '1', '2', '3', '4', '5'"),
 ]
 
 
