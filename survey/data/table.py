@@ -61,6 +61,12 @@ def validate_table(df: pd.DataFrame, min_perturbations: int = 2, *, rows: str = 
             where = _rows(out.index[out[col].isna()], rows)
             raise TableError(f"column '{col}' is empty in {where}; every row needs a {col}")
         out[col] = _strings(out[col])
+    if "question" in out.columns:  # several questions: an empty id would be a question of its own, named ""
+        blank = out["question"].isna() | out["question"].astype(str).str.strip().eq("")
+        if blank.any():
+            raise TableError(f"column 'question' is empty in {_rows(out.index[blank], rows)}; every row needs a "
+                             "question id (or drop the column: one question)")
+        out["question"] = _strings(out["question"])
     rep = pd.to_numeric(out["replicate"], errors="coerce")
     bad = rep.isna() | (rep < 0) | (rep != np.floor(rep))
     if bad.any():

@@ -46,6 +46,16 @@ def files(tmp_path_factory) -> dict[str, Path]:
     from survey.kinds.choice.model import choice_table, simulate_choice_counts
     choice = choice_table(simulate_choice_counts(6, 4, 2, np.random.default_rng(5)), 2)
     choice[choice["message"] == "A"].to_csv(f["one_order"], index=False)
+    # several questions in one long table: a question id missing in some rows or all, a row given twice
+    two_q = pd.concat([_table().assign(question="buy"), _table().assign(question="recommend")], ignore_index=True)
+    f["questions"] = d / "questions.csv"
+    two_q.to_csv(f["questions"], index=False)
+    f["question_blank"] = d / "question_blank.csv"
+    two_q.assign(question=two_q["question"].where(two_q.index % 7 != 0)).to_csv(f["question_blank"], index=False)
+    f["question_empty"] = d / "question_empty.csv"
+    _table().assign(question="").to_csv(f["question_empty"], index=False)
+    f["question_dup"] = d / "question_dup.csv"
+    pd.concat([two_q, two_q.head(3)]).to_csv(f["question_dup"], index=False)
     f["one_pert"] = d / "one.csv"
     _table(m=1).to_csv(f["one_pert"], index=False)
     f["empty"] = d / "empty.csv"
@@ -506,6 +516,14 @@ CASES = [
     ("plan", "--delta", "0.3", "--no-plot", "--questions", "3", "--scale", "likert5"),
     ("plan", "--delta", "0.3", "--no-plot", "--family", "bh"),
     ("plan", "--delta", "0.3", "--no-plot", "--question-correlation", "0.2"),
+    # several questions in a long table
+    ("analyze", "{questions}", "--question", "nope"),
+    ("analyze", "{questions}", "--family", "bogus"),
+    ("analyze", "{question_blank}"),
+    ("analyze", "{question_empty}"),
+    ("analyze", "{question_dup}"),
+    ("report", "{question_blank}", "--out", "{dir}/rq"),
+    ("analyze", "{questions}", "--humans", T),
     ("run", "{ssr_anchors_colon}", "--dry-run"),
     ("run", "{ssr_anchors_repeat}", "--dry-run"),
 ]
@@ -603,6 +621,9 @@ SAYS = {
     ("run", "{elicit_pick}", "--dry-run"): "type = 'pick' has no single answer to state one for",
     ("run", "{elicit_typo}", "--dry-run"): "question.elicit: Input should be 'answer' or 'distribution'",
     ("run", "{num_huge}", "--dry-run"): "min and max must lie within ±1,000,000,000,000,000",
+    ("analyze", "{question_blank}"): "column 'question' is empty in line(s) 2, 9, 16",
+    ("analyze", "{question_empty}"): "every row needs a question id (or drop the column: one question)",
+    ("analyze", "{questions}", "--question", "nope"): "no question 'nope': the source asks buy, recommend",
     ("plan", "--delta", "0.3", "--no-plot", "--family", "bh"): "--family describes a family of questions",
     ("plan", "--delta", "0.3", "--no-plot", "--question-correlation", "0.2"): "add --questions K",
 }
