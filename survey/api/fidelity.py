@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -233,6 +234,11 @@ def plan_humans(pilot=None, *, model: str | None = None, scale: str | None = Non
         if model not in measures:
             raise SurveyError(f"model '{model}' is not in the pilot; it has {', '.join(measures)}")
         measures = {model: measures[model]}
+    flat = [m for m, x in measures.items() if not (math.isfinite(x.sigma) and x.sigma > 0)]
+    if flat:  # else the planner blamed the costs: "costs must be numbers ... and sigma > 0"
+        raise SurveyError(f"the pilot's {measures[flat[0]].n_humans} humans show no spread to plan from (sigma = "
+                          f"{measures[flat[0]].sigma:g}: one answer within each message, or one human per message): "
+                          "field more people, or plan without --pilot from a stated r and sigma")
 
     def basis(x):  # r from few humans is uncertain: its Fisher-z interval, on the humans it was measured on
         n = min((v["n"] for v in x.arms.values() if v["r"] == x.r), default=x.n_humans)
