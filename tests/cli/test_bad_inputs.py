@@ -183,7 +183,27 @@ def files(tmp_path_factory) -> dict[str, Path]:
         "unicode_message": sim.replace('id = "boots"', 'id = "b\u00f6tts \U0001f462"'),
         "empty_study": "",
     })
-    for name in (*kinds, "rank_eight", "rank4_on_three", "rank_elicit", "maxdiff_subset_5", "maxdiff_subset_2",
+    # several questions in a study file ([[questions]]): each entry's id, the file's flow and its [analysis]
+    head, tail = sim.split("[question]\n")
+    tail = tail.replace('type = "binary"', "", 1)
+
+    def several(*blocks, top=""):
+        return top + head + "".join(f"[[questions]]\n{b}\n\n" for b in blocks) + tail
+    two = ('id = "a"\ntype = "binary"', 'id = "b"\ntype = "binary"')
+    studies.update({
+        "q_both": sim.replace("[question]", '[[questions]]\nid = "x"\ntype = "binary"\n\n[question]'),
+        "q_duplicate": several('id = "buy"\ntype = "binary"', 'id = "buy"\ntype = "likert5"'),
+        "q_no_id": several('type = "binary"', two[1]),
+        "q_bad_id": several('id = "buy now!"\ntype = "binary"', two[1]),
+        "q_empty_id": several('id = ""\ntype = "binary"', two[1]),
+        "q_empty_entry": head + "[[questions]]\n\n" + tail,
+        "q_primary": several(*two) + '\n[analysis]\nprimary = "zzz"\n',
+        "q_family": several(*two) + '\n[analysis]\nfamily = "bonf"\n',
+        "q_flow": several(*two, top='flow = "chat"\n'),
+        "q_order_independent": several(*two, top='question_order = "random"\n'),
+    })
+    for name in ("q_both", "q_duplicate", "q_no_id", "q_bad_id", "q_empty_id", "q_empty_entry", "q_primary",
+                 "q_family", "q_flow", "q_order_independent", *kinds, "rank_eight", "rank4_on_three", "rank_elicit", "maxdiff_subset_5", "maxdiff_subset_2",
                  "pick_one", "dup_message", "unicode_message"):  # a store of its own: refused for its own fault
         studies[name] = studies[name].replace('store = "sim.sqlite"', f'store = "{name}.sqlite"')
     # human files: counts past the limit (once a traceback, even at --dry-run), another separator, no message
@@ -524,6 +544,16 @@ CASES = [
     ("analyze", "{question_dup}"),
     ("report", "{question_blank}", "--out", "{dir}/rq"),
     ("analyze", "{questions}", "--humans", T),
+    ("run", "{q_both}", "--dry-run"),
+    ("run", "{q_duplicate}", "--dry-run"),
+    ("run", "{q_no_id}", "--dry-run"),
+    ("run", "{q_bad_id}", "--dry-run"),
+    ("run", "{q_empty_id}", "--dry-run"),
+    ("run", "{q_empty_entry}", "--dry-run"),
+    ("run", "{q_primary}", "--dry-run"),
+    ("run", "{q_family}", "--dry-run"),
+    ("run", "{q_flow}", "--dry-run"),
+    ("run", "{q_order_independent}", "--dry-run"),
     ("run", "{ssr_anchors_colon}", "--dry-run"),
     ("run", "{ssr_anchors_repeat}", "--dry-run"),
 ]
@@ -622,6 +652,14 @@ SAYS = {
     ("run", "{elicit_typo}", "--dry-run"): "question.elicit: Input should be 'answer' or 'distribution'",
     ("run", "{num_huge}", "--dry-run"): "min and max must lie within ±1,000,000,000,000,000",
     ("analyze", "{question_blank}"): "column 'question' is empty in line(s) 2, 9, 16",
+    ("run", "{q_both}", "--dry-run"): "give either one [question] or several [[questions]], not both",
+    ("run", "{q_duplicate}", "--dry-run"): "questions: duplicate id(s) buy",
+    ("run", "{q_no_id}", "--dry-run"): "entry 1 (type 'binary') needs an id",
+    ("run", "{q_primary}", "--dry-run"): "analysis.primary = 'zzz' names no question; the questions are a, b",
+    ("run", "{q_order_independent}", "--dry-run"): "remove question_order or set flow = \"conversation\"",
+    ("run", "{rank_eight}", "--dry-run"): "a ranking shows 3 to 7 messages; got 8",
+    ("run", "{cb_min_over_max}", "--dry-run"): "min_choices must be at most max_choices",
+    ("run", "{num_min_over_max}", "--dry-run"): "min must be below max; got min = 10, max = 5",
     ("analyze", "{question_empty}"): "every row needs a question id (or drop the column: one question)",
     ("analyze", "{questions}", "--question", "nope"): "no question 'nope': the source asks buy, recommend",
     ("plan", "--delta", "0.3", "--no-plot", "--family", "bh"): "--family describes a family of questions",
