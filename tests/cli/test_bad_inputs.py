@@ -56,6 +56,11 @@ def files(tmp_path_factory) -> dict[str, Path]:
     _table().assign(question="").to_csv(f["question_empty"], index=False)
     f["question_dup"] = d / "question_dup.csv"
     pd.concat([two_q, two_q.head(3)]).to_csv(f["question_dup"], index=False)
+    import socket  # a port another program holds: survey field refuses it in one line (once uvicorn's traceback)
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen()
+    f["busy_socket"], f["busy_port"] = busy, busy.getsockname()[1]
     f["one_pert"] = d / "one.csv"
     _table(m=1).to_csv(f["one_pert"], index=False)
     f["empty"] = d / "empty.csv"
@@ -434,6 +439,10 @@ CASES = [
     ("field", "{dir}/missing.toml"),
     ("field", "{study}", "--port", "70000"),
     ("field", "{study}", "--respondents", "0"),
+    ("field", "{study}", "--port", "{busy_port}"),
+    ("field", "{study}", "--port", "-1"),
+    ("field", "{study}", "--respondents", "-3"),
+    ("field", "{study}", "--bogus"),
     ("field", "{study}", "--quota-from", "{study}"),
     ("field", "{study}", "--quota-from", "{dir}/missing.toml", "--respondents", "5"),
     ("analyze", T, "--humans"),
@@ -652,6 +661,7 @@ SAYS = {
     ("run", "{elicit_typo}", "--dry-run"): "question.elicit: Input should be 'answer' or 'distribution'",
     ("run", "{num_huge}", "--dry-run"): "min and max must lie within ±1,000,000,000,000,000",
     ("analyze", "{question_blank}"): "column 'question' is empty in line(s) 2, 9, 16",
+    ("field", "{study}", "--port", "{busy_port}"): "another program may hold the port: give --port another number",
     ("run", "{q_both}", "--dry-run"): "give either one [question] or several [[questions]], not both",
     ("run", "{q_duplicate}", "--dry-run"): "questions: duplicate id(s) buy",
     ("run", "{q_no_id}", "--dry-run"): "entry 1 (type 'binary') needs an id",
