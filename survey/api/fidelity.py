@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,8 +51,12 @@ def fidelity(source, humans=None, *, a: str | None = None, b: str | None = None,
     source = one_question(source, "fidelity", question)
     people = humans if isinstance(humans, Humans) else source.humans
     if people is None:
-        raise SurveyError("no human answers: give a human file (`humans=`), or name one in the study file "
-                          "(humans = \"answers.csv\") and run it")
+        from survey.data.fielded import fielded_gap
+
+        gap = fielded_gap(getattr(source, "path", None), getattr(source, "study", None))
+        raise SurveyError(f"no human answers: {gap}" if gap else
+                          "no human answers: give a human file (`humans=`), name one in the study file "
+                          "(humans = \"answers.csv\") and run it, or field the study to people (`survey field`)")
     a, b = declared_pair(source, a, b)
     return human_fidelity(source, people, a, b, by=by, confidence=confidence, n_boot=n_boot, seed=seed, flips=flips)
 
@@ -229,6 +234,11 @@ def plan_humans(pilot=None, *, model: str | None = None, scale: str | None = Non
         if model not in measures:
             raise SurveyError(f"model '{model}' is not in the pilot; it has {', '.join(measures)}")
         measures = {model: measures[model]}
+    flat = [m for m, x in measures.items() if not (math.isfinite(x.sigma) and x.sigma > 0)]
+    if flat:  # else the planner blamed the costs: "costs must be numbers ... and sigma > 0"
+        raise SurveyError(f"the pilot's {measures[flat[0]].n_humans} humans show no spread to plan from (sigma = "
+                          f"{measures[flat[0]].sigma:g}: one answer within each message, or one human per message): "
+                          "field more people, or plan without --pilot from a stated r and sigma")
 
     def basis(x):  # r from few humans is uncertain: its Fisher-z interval, on the humans it was measured on
         n = min((v["n"] for v in x.arms.values() if v["r"] == x.r), default=x.n_humans)

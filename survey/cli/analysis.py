@@ -144,7 +144,11 @@ def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confid
     res = survey.analyze(src, a, b, every_pair=every_pair, alternative=alternative, alpha=alpha, confidence=confidence,
                   flips=flips, seed=seed, probabilities=probabilities, adjust=adjust, family=family, **segments)
     if fielded and src.humans is None:
-        raise SurveyError(f"{table}: no human answers: the store holds none fielded (`survey field`) and its study "
+        from survey.data.fielded import fielded_gap
+
+        gap = fielded_gap(table, study)
+        raise SurveyError(f"{table}: no human answers: {gap}" if gap else
+                          f"{table}: no human answers: the store holds none fielded (`survey field`) and its study "
                           "names no human file; give one with --humans FILE")
     people = _about_humans(src, a, b, confidence or 1 - alpha) if humans or fielded else None
     if as_json:

@@ -121,6 +121,13 @@ def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, positions, n_messag
     With --segments K (or --personas SET --by ATTR): the personas needed per segment."""
     from survey import BinaryPlan, PlanSource, RatingPlan, parse_cuts, plan, plan_params, simulation_view
 
+    if questions is None:  # a setting of the family that is not planned would be silently ignored
+        ctx = click.get_current_context()
+        orphans = [f"--{n.replace('_', '-')}" for n in ("question_correlation", "family")
+                   if ctx.get_parameter_source(n) is click.core.ParameterSource.COMMANDLINE]
+        if orphans:
+            raise SurveyError(f"{' and '.join(orphans)} describe{'s' if len(orphans) == 1 else ''} a family of "
+                              "questions: add --questions K (or drop it)")
     deltas = _floats(delta, "--delta")
     kind_params = plan_params(scale, deltas[0] if len(deltas) == 1 else deltas, sigma=sigma, rho=rho, tau=tau,
                               positions=_floats(positions, "--positions") if positions else None, messages=n_messages)

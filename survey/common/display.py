@@ -26,7 +26,8 @@ class Display:
         title, rows, notes = self.display_parts()
         lines = [title]
         for row in rows[:REPR_ROWS]:
-            lines.append("  " + ", ".join(f"{k} {_cell(v)}" for k, v in row.items()))
+            # a cell that does not apply to this row (a level has no adjusted p) is left out, not shown blank
+            lines.append("  " + ", ".join(f"{k} {_cell(v)}" for k, v in row.items() if not _blank(v)))
         if len(rows) > REPR_ROWS:
             lines.append(f"  ... and {len(rows) - REPR_ROWS} more")
         lines += [f"  {n}" for n in notes[:3]]
@@ -48,6 +49,10 @@ class Display:
         out += [f"<p>{html.escape(n)}</p>" for n in notes[:10]]
         out.append("</div>")
         return "".join(out)
+
+
+def _blank(v) -> bool:
+    return v is None or (isinstance(v, str) and not v.strip())
 
 
 def _cell(v) -> str:

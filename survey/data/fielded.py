@@ -108,6 +108,31 @@ def fielded_humans(path: str | Path, study: str | None, scale: str | None, messa
     return people
 
 
+def fielded_gap(path, study: str | None) -> str:
+    """Why a store that holds fielded responses gives no human answers (every respondent failed the attention
+    check, or the question shows the messages together), or "" when it holds none (or is no store)."""
+    if path is None or Path(str(path)).suffix != ".sqlite" or not Path(str(path)).exists():
+        return ""
+    db = sqlite3.connect(Path(path), isolation_level=None, timeout=30)
+    try:
+        db.execute("PRAGMA query_only = ON")
+        rows = fielded_rows(db, study)
+    finally:
+        db.close()
+    if rows.empty:
+        return ""
+    n = rows["respondent"].nunique()
+    held = f"the store holds {n} fielded response{'s' if n != 1 else ''}"
+    if not (rows["attention_ok"] == 1).any():
+        return f"{held}, but none passed the attention check (the admin page's export lists them)"
+    scales = [str(sc) for sc in dict.fromkeys(rows["scale"])]
+    if not any(_about_one_message(sc) for sc in scales):
+        return (f"{held} on {', '.join(scales)}, which shows the messages together: fidelity and --humans compare "
+                "answers about one message at a time (Yes/No, rating scales, numbers); the admin page's export "
+                "holds them")
+    return ""
+
+
 def _about_one_message(scale: str) -> bool:
     """Answers a human file could hold: scored, each about one message (not free text, not a choice between
     messages shown together, whose rows stay in the export)."""
@@ -117,4 +142,4 @@ def _about_one_message(scale: str) -> bool:
     return rtype.scored and rtype.view.per_message
 
 
-__all__ = ["ANSWER_COLUMNS", "FIELD_SCHEMA", "expanded", "fielded_humans", "fielded_rows", "has_fielded"]
+__all__ = ["ANSWER_COLUMNS", "FIELD_SCHEMA", "expanded", "fielded_gap", "fielded_humans", "fielded_rows", "has_fielded"]

@@ -61,6 +61,12 @@ def validate_table(df: pd.DataFrame, min_perturbations: int = 2, *, rows: str = 
             where = _rows(out.index[out[col].isna()], rows)
             raise TableError(f"column '{col}' is empty in {where}; every row needs a {col}")
         out[col] = _strings(out[col])
+    if "question" in out.columns:  # several questions: an empty id would be a question of its own, named ""
+        blank = out["question"].isna() | out["question"].astype(str).str.strip().eq("")
+        if blank.any():
+            raise TableError(f"column 'question' is empty in {_rows(out.index[blank], rows)}; every row needs a "
+                             "question id (or drop the column: one question)")
+        out["question"] = _strings(out["question"])
     rep = pd.to_numeric(out["replicate"], errors="coerce")
     bad = rep.isna() | (rep < 0) | (rep != np.floor(rep))
     if bad.any():
@@ -312,8 +318,8 @@ def cell_counts(df: pd.DataFrame, model: str, message: str, personas: list[str] 
     for col in ("total", "valid", "invalid"):
         wide = g[col].unstack("perturbation").reindex(index=pers, columns=perts)
         mats[col] = wide.fillna(0).to_numpy(dtype=float if col == "total" else np.int64).reshape(shape)
-    if np.all(mats["total"] == np.round(mats["total"])):
-        mats["total"] = mats["total"].astype(np.int64)  # integer scores stay integers: ties stay exact
+    if np.all(mats["total"] == np.round(mats["total"])) and np.all(np.abs(mats["total"]) < 2.0**53):
+        mats["total"] = mats["total"].astype(np.int64)  # integer scores stay integers: ties stay exact (and in range)
     empty = [(pers[i], perts[j]) for i, j in zip(*np.nonzero(mats["valid"] == 0), strict=True)]
     reps = int(sub.groupby(["persona", "perturbation"]).size().max())
     p = None

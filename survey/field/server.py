@@ -106,10 +106,29 @@ def bound_port(server) -> int:
     return server.servers[0].sockets[0].getsockname()[1]
 
 
+def check_bindable(host: str, port: int) -> None:
+    """Refuse in one line a host this machine cannot serve on, or a port another program holds."""
+    import socket
+
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except (socket.gaierror, UnicodeError) as exc:
+        raise SurveyError(f"--host {host}: not an address to serve on ({exc}); 127.0.0.1 serves this machine, "
+                          "0.0.0.0 every interface") from None
+    with socket.socket(family, kind, proto) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            sock.bind(address)
+        except OSError as exc:
+            raise SurveyError(f"cannot serve on {host}:{port}: {exc.strerror or exc}; another program may hold the "
+                              "port: give --port another number (or 0 for a free one)") from None
+
+
 def field(study, *, host: str = "127.0.0.1", port: int = 8000, respondents: int | None = None, quota_from=None,
           echo=print) -> None:
     """Serve ``study`` to people until interrupted (Ctrl-C). The researcher's page's token is shown once, by
     ``echo``, and kept nowhere else."""
+    check_bindable(host, port)  # else uvicorn exits with a traceback (a port in use, a host name that resolves nowhere)
     fs = field_server(study, respondents=respondents, quota_from=quota_from)
     server = uvicorn_server(fs, host, port)
 
@@ -123,6 +142,11 @@ def field(study, *, host: str = "127.0.0.1", port: int = 8000, respondents: int 
 
     try:
         asyncio.run(serve())
+    except SystemExit as exc:  # uvicorn's own exit when it cannot start (the port taken since the check)
+        if server.started:
+            raise
+        raise SurveyError(f"the questionnaire could not start on {host}:{port}: give --port another number "
+                          "(or 0 for a free one)") from exc
     except KeyboardInterrupt:  # uvicorn stopped cleanly on Ctrl-C, then raised it again: a normal end here
         pass
     finally:

@@ -61,12 +61,17 @@ def parse_distribution(labels: Mapping[int, str], text: str | None) -> tuple[dic
     body = _json_text(text or "")
     if not body:
         return None, "empty reply"
-    try:
-        obj = json.loads(body, parse_constant=lambda c: float("nan"))
+    try:  # NaN and Infinity read as themselves, to be named in the reason; pairs kept to catch a repeated option
+        obj = json.loads(body, parse_constant=float, object_pairs_hook=list)
     except ValueError:
         return None, f"not a JSON object: {_short(body)}"
-    if not isinstance(obj, dict):
+    if not isinstance(obj, list) or not all(isinstance(pair, tuple) for pair in obj):
         return None, f"not a JSON object: {_short(body)}"
+    keys = [k for k, _ in obj]
+    repeated = [k for i, k in enumerate(keys) if k in keys[:i]]
+    if repeated:  # JSON keeps the last silently: which probability was meant is not known
+        return None, f"option {repeated[0]!r} is given twice"
+    obj = dict(obj)
     by_word = {w: v for v, w in labels.items()}
     unknown = [k for k in obj if k not in by_word]
     if unknown:

@@ -46,6 +46,21 @@ def files(tmp_path_factory) -> dict[str, Path]:
     from survey.kinds.choice.model import choice_table, simulate_choice_counts
     choice = choice_table(simulate_choice_counts(6, 4, 2, np.random.default_rng(5)), 2)
     choice[choice["message"] == "A"].to_csv(f["one_order"], index=False)
+    # several questions in one long table: a question id missing in some rows or all, a row given twice
+    two_q = pd.concat([_table().assign(question="buy"), _table().assign(question="recommend")], ignore_index=True)
+    f["questions"] = d / "questions.csv"
+    two_q.to_csv(f["questions"], index=False)
+    f["question_blank"] = d / "question_blank.csv"
+    two_q.assign(question=two_q["question"].where(two_q.index % 7 != 0)).to_csv(f["question_blank"], index=False)
+    f["question_empty"] = d / "question_empty.csv"
+    _table().assign(question="").to_csv(f["question_empty"], index=False)
+    f["question_dup"] = d / "question_dup.csv"
+    pd.concat([two_q, two_q.head(3)]).to_csv(f["question_dup"], index=False)
+    import socket  # a port another program holds: survey field refuses it in one line (once uvicorn's traceback)
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen()
+    f["busy_socket"], f["busy_port"] = busy, busy.getsockname()[1]
     f["one_pert"] = d / "one.csv"
     _table(m=1).to_csv(f["one_pert"], index=False)
     f["empty"] = d / "empty.csv"
@@ -132,6 +147,70 @@ def files(tmp_path_factory) -> dict[str, Path]:
         "no_openai_key": sim.split("[[models]]")[0] + '[[models]]\nname = "gpt"\nbackend = "openai"\n'
                          'model_id = "gpt-4o-mini"\n[models.options]\napi_key_env = "SURVEY_TEST_NO_SUCH_KEY"\n',
     }
+    # the newer kinds, as a new user gets them wrong: numeric bounds, checkbox options, k messages for rank and pick
+    three = sim.replace("[question]", '[[messages]]\nid = "sandals"\nperturbations = "sandals"\ncount = 3\n\n[question]')
+    eight = sim.replace("[question]", "".join(f'[[messages]]\nid = "m{i}"\nperturbations = "sneakers"\ncount = 3\n\n'
+                                              for i in range(6)) + "[question]")
+    kinds = {
+        "num_min_over_max": 'type = "numeric"\nmin = 10\nmax = 5', "num_equal": 'type = "numeric"\nmin = 5\nmax = 5',
+        "num_no_max": 'type = "numeric"\nmin = 0', "num_str": 'type = "numeric"\nmin = "zero"\nmax = 10',
+        "num_inf": 'type = "numeric"\nmin = 0\nmax = inf', "num_nan": 'type = "numeric"\nmin = nan\nmax = 10',
+        # once: run and analysed with means of -9.2e18 (an int64 overflow) under a 309-digit scale name
+        "num_huge": 'type = "numeric"\nmin = 0\nmax = 1e308',
+        "num_log_negative": 'type = "numeric"\nmin = -5\nmax = 10\nsummary = "log"',
+        "num_summary": 'type = "numeric"\nmin = 0\nmax = 10\nsummary = "median"',
+        "num_keys_on_binary": 'type = "binary"\nmin = 0\nmax = 10',
+        "num_name_reversed": 'type = "numeric10to0"',
+        "num_elicit": 'type = "numeric"\nmin = 0\nmax = 10\nelicit = "distribution"',
+        "cb_zero": 'type = "checkbox"\noptions = []', "cb_one": 'type = "checkbox"\noptions = ["a"]',
+        "cb_duplicate": 'type = "checkbox"\noptions = ["a", "A", "b"]',
+        "cb_13": 'type = "checkbox"\noptions = [' + ",".join(f'"o{i}"' for i in range(13)) + "]",
+        "cb_min_over_max": 'type = "checkbox"\noptions = ["a", "b", "c"]\nmin_choices = 3\nmax_choices = 1',
+        "cb_max_over_options": 'type = "checkbox"\noptions = ["a", "b", "c"]\nmax_choices = 5',
+        "cb_negative": 'type = "checkbox"\noptions = ["a", "b", "c"]\nmin_choices = -1',
+        "cb_no_options": 'type = "checkbox"', "cb_options_on_binary": 'type = "binary"\noptions = ["a", "b"]',
+        "cb_empty_name": 'type = "checkbox"\noptions = ["", "b"]', "cb_int": 'type = "checkbox"\noptions = [1, 2]',
+        "cb_elicit": 'type = "checkbox"\noptions = ["a", "b"]\nelicit = "distribution"',
+        "cb_name_reversed": 'type = "checkbox6-4-2"', "rank_two": 'type = "rank"',
+        "rating_reversed": 'type = "rating"\nlow = 5\nhigh = 1',
+    }
+    for name, question in kinds.items():
+        studies[name] = sim.replace('type = "binary"', question).replace("mu = 0.45\n", "")
+    studies.update({
+        "rank_eight": eight.replace('type = "binary"', 'type = "rank"'),
+        "rank4_on_three": three.replace('type = "binary"', 'type = "rank4"'),
+        "rank_elicit": three.replace('type = "binary"', 'type = "rank"\nelicit = "distribution"'),
+        "maxdiff_subset_5": three.replace('type = "binary"', 'type = "maxdiff"\nsubset = 5'),
+        "maxdiff_subset_2": three.replace('type = "binary"', 'type = "maxdiff"\nsubset = 2'),
+        "pick_one": sim.split('[[messages]]\nid = "boots"')[0] + "[question]" + sim.split("[question]")[1].replace(
+            'type = "binary"', 'type = "pick"'),
+        "dup_message": sim.replace('id = "boots"', 'id = "sneakers"'),
+        "unicode_message": sim.replace('id = "boots"', 'id = "b\u00f6tts \U0001f462"'),
+        "empty_study": "",
+    })
+    # several questions in a study file ([[questions]]): each entry's id, the file's flow and its [analysis]
+    head, tail = sim.split("[question]\n")
+    tail = tail.replace('type = "binary"', "", 1)
+
+    def several(*blocks, top=""):
+        return top + head + "".join(f"[[questions]]\n{b}\n\n" for b in blocks) + tail
+    two = ('id = "a"\ntype = "binary"', 'id = "b"\ntype = "binary"')
+    studies.update({
+        "q_both": sim.replace("[question]", '[[questions]]\nid = "x"\ntype = "binary"\n\n[question]'),
+        "q_duplicate": several('id = "buy"\ntype = "binary"', 'id = "buy"\ntype = "likert5"'),
+        "q_no_id": several('type = "binary"', two[1]),
+        "q_bad_id": several('id = "buy now!"\ntype = "binary"', two[1]),
+        "q_empty_id": several('id = ""\ntype = "binary"', two[1]),
+        "q_empty_entry": head + "[[questions]]\n\n" + tail,
+        "q_primary": several(*two) + '\n[analysis]\nprimary = "zzz"\n',
+        "q_family": several(*two) + '\n[analysis]\nfamily = "bonf"\n',
+        "q_flow": several(*two, top='flow = "chat"\n'),
+        "q_order_independent": several(*two, top='question_order = "random"\n'),
+    })
+    for name in ("q_both", "q_duplicate", "q_no_id", "q_bad_id", "q_empty_id", "q_empty_entry", "q_primary",
+                 "q_family", "q_flow", "q_order_independent", *kinds, "rank_eight", "rank4_on_three", "rank_elicit", "maxdiff_subset_5", "maxdiff_subset_2",
+                 "pick_one", "dup_message", "unicode_message"):  # a store of its own: refused for its own fault
+        studies[name] = studies[name].replace('store = "sim.sqlite"', f'store = "{name}.sqlite"')
     # human files: counts past the limit (once a traceback, even at --dry-run), another separator, no message
     # column, a wide export whose id column has another name
     f["humans_huge"] = d / "humans_huge.csv"
@@ -360,6 +439,10 @@ CASES = [
     ("field", "{dir}/missing.toml"),
     ("field", "{study}", "--port", "70000"),
     ("field", "{study}", "--respondents", "0"),
+    ("field", "{study}", "--port", "{busy_port}"),
+    ("field", "{study}", "--port", "-1"),
+    ("field", "{study}", "--respondents", "-3"),
+    ("field", "{study}", "--bogus"),
     ("field", "{study}", "--quota-from", "{study}"),
     ("field", "{study}", "--quota-from", "{dir}/missing.toml", "--respondents", "5"),
     ("analyze", T, "--humans"),
@@ -416,6 +499,70 @@ CASES = [
     ("init", "{own_examples}", "--sets"),
     ("demo", "--seed", "-1", "--out", "{dir}/demo"),
     ("demo", "--alpha", "2", "--out", "{dir}/demo"),
+    ("run", "{num_min_over_max}", "--dry-run"),
+    ("run", "{num_equal}", "--dry-run"),
+    ("run", "{num_no_max}", "--dry-run"),
+    ("run", "{num_str}", "--dry-run"),
+    ("run", "{num_inf}", "--dry-run"),
+    ("run", "{num_nan}", "--dry-run"),
+    ("run", "{num_huge}", "--dry-run"),
+    ("run", "{num_log_negative}", "--dry-run"),
+    ("run", "{num_summary}", "--dry-run"),
+    ("run", "{num_keys_on_binary}", "--dry-run"),
+    ("run", "{num_name_reversed}", "--dry-run"),
+    ("run", "{num_elicit}", "--dry-run"),
+    ("run", "{cb_zero}", "--dry-run"),
+    ("run", "{cb_one}", "--dry-run"),
+    ("run", "{cb_duplicate}", "--dry-run"),
+    ("run", "{cb_13}", "--dry-run"),
+    ("run", "{cb_min_over_max}", "--dry-run"),
+    ("run", "{cb_max_over_options}", "--dry-run"),
+    ("run", "{cb_negative}", "--dry-run"),
+    ("run", "{cb_no_options}", "--dry-run"),
+    ("run", "{cb_options_on_binary}", "--dry-run"),
+    ("run", "{cb_empty_name}", "--dry-run"),
+    ("run", "{cb_int}", "--dry-run"),
+    ("run", "{cb_elicit}", "--dry-run"),
+    ("run", "{cb_name_reversed}", "--dry-run"),
+    ("run", "{rank_two}", "--dry-run"),
+    ("run", "{rating_reversed}", "--dry-run"),
+    ("run", "{rank_eight}", "--dry-run"),
+    ("run", "{rank4_on_three}", "--dry-run"),
+    ("run", "{rank_elicit}", "--dry-run"),
+    ("run", "{maxdiff_subset_5}", "--dry-run"),
+    ("run", "{maxdiff_subset_2}", "--dry-run"),
+    ("run", "{pick_one}", "--dry-run"),
+    ("run", "{dup_message}", "--dry-run"),
+    ("run", "{unicode_message}", "--dry-run"),
+    ("run", "{empty_study}", "--dry-run"),
+    # several questions in plan: bounds, and a family setting without a family (once silently ignored)
+    ("plan", "--delta", "0.3", "--no-plot", "--questions", "1"),
+    ("plan", "--delta", "0.3", "--no-plot", "--questions", "abc"),
+    ("plan", "--delta", "0.3", "--no-plot", "--questions", "1e9"),
+    ("plan", "--delta", "0.3", "--no-plot", "--questions", "3", "--family", "bogus"),
+    ("plan", "--delta", "0.3", "--no-plot", "--questions", "3", "--question-correlation", "1.5"),
+    ("plan", "--delta", "0.3", "--no-plot", "--questions", "3", "--question-correlation", "nan"),
+    ("plan", "--delta", "0.3", "--no-plot", "--questions", "3", "--scale", "likert5"),
+    ("plan", "--delta", "0.3", "--no-plot", "--family", "bh"),
+    ("plan", "--delta", "0.3", "--no-plot", "--question-correlation", "0.2"),
+    # several questions in a long table
+    ("analyze", "{questions}", "--question", "nope"),
+    ("analyze", "{questions}", "--family", "bogus"),
+    ("analyze", "{question_blank}"),
+    ("analyze", "{question_empty}"),
+    ("analyze", "{question_dup}"),
+    ("report", "{question_blank}", "--out", "{dir}/rq"),
+    ("analyze", "{questions}", "--humans", T),
+    ("run", "{q_both}", "--dry-run"),
+    ("run", "{q_duplicate}", "--dry-run"),
+    ("run", "{q_no_id}", "--dry-run"),
+    ("run", "{q_bad_id}", "--dry-run"),
+    ("run", "{q_empty_id}", "--dry-run"),
+    ("run", "{q_empty_entry}", "--dry-run"),
+    ("run", "{q_primary}", "--dry-run"),
+    ("run", "{q_family}", "--dry-run"),
+    ("run", "{q_flow}", "--dry-run"),
+    ("run", "{q_order_independent}", "--dry-run"),
     ("run", "{ssr_anchors_colon}", "--dry-run"),
     ("run", "{ssr_anchors_repeat}", "--dry-run"),
 ]
@@ -512,6 +659,21 @@ SAYS = {
     ("run", "{elicit_ssr}", "--dry-run"): "type = 'ssr' has no single answer to state one for",
     ("run", "{elicit_pick}", "--dry-run"): "type = 'pick' has no single answer to state one for",
     ("run", "{elicit_typo}", "--dry-run"): "question.elicit: Input should be 'answer' or 'distribution'",
+    ("run", "{num_huge}", "--dry-run"): "min and max must lie within ±1,000,000,000,000,000",
+    ("analyze", "{question_blank}"): "column 'question' is empty in line(s) 2, 9, 16",
+    ("field", "{study}", "--port", "{busy_port}"): "another program may hold the port: give --port another number",
+    ("run", "{q_both}", "--dry-run"): "give either one [question] or several [[questions]], not both",
+    ("run", "{q_duplicate}", "--dry-run"): "questions: duplicate id(s) buy",
+    ("run", "{q_no_id}", "--dry-run"): "entry 1 (type 'binary') needs an id",
+    ("run", "{q_primary}", "--dry-run"): "analysis.primary = 'zzz' names no question; the questions are a, b",
+    ("run", "{q_order_independent}", "--dry-run"): "remove question_order or set flow = \"conversation\"",
+    ("run", "{rank_eight}", "--dry-run"): "a ranking shows 3 to 7 messages; got 8",
+    ("run", "{cb_min_over_max}", "--dry-run"): "min_choices must be at most max_choices",
+    ("run", "{num_min_over_max}", "--dry-run"): "min must be below max; got min = 10, max = 5",
+    ("analyze", "{question_empty}"): "every row needs a question id (or drop the column: one question)",
+    ("analyze", "{questions}", "--question", "nope"): "no question 'nope': the source asks buy, recommend",
+    ("plan", "--delta", "0.3", "--no-plot", "--family", "bh"): "--family describes a family of questions",
+    ("plan", "--delta", "0.3", "--no-plot", "--question-correlation", "0.2"): "add --questions K",
 }
 
 
@@ -528,6 +690,19 @@ def test_the_one_line_names_the_cause(files, capsys, monkeypatch, case):
 BAD_STATEMENTS = [
     ("likert3", '{"1": 1, "2": 1, "3": 1}', "the probabilities sum to 3, not 1 (within 0.05)"),
     ("binary", '{"Yes": 0.5, "No": 0.25, "Maybe": 0.25}', "unknown option 'Maybe': the options are 'Yes', 'No'"),
+    # once: a repeated option kept its last probability silently, and Infinity was called NaN
+    ("binary", '{"Yes": 0.9, "Yes": 0.5, "No": 0.5}', "option 'Yes' is given twice"),
+    ("binary", '{"Yes": Infinity, "No": 0}', "the probability of 'Yes' is Infinity, not a number in [0, 1]"),
+    ("binary", '{"Yes": NaN, "No": 1}', "the probability of 'Yes' is NaN, not a number in [0, 1]"),
+    ("binary", '{"Yes": 0.7, "No": 0.3', "not a JSON object: '{\"Yes\": 0.7, \"No\": 0.3'"),
+    ("binary", '[0.5, 0.5]', "not a JSON object: '[0.5, 0.5]'"),
+    ("binary", '{"Yes": 60, "No": 40}', "the probability of 'Yes' is 60, not a number in [0, 1]"),
+    ("binary", '{"Yes": 1e308, "No": -1e308}', "the probability of 'Yes' is 1e+308, not a number in [0, 1]"),
+    ("binary", '{"yes": 0.5, "no": 0.5}', "unknown option 'yes': the options are 'Yes', 'No'"),
+    ("binary", '{"Yes": 1}', "option 'No' has no probability"),
+    ("binary", '{"Ja \u2713": 1}', "unknown option 'Ja \u2713': the options are 'Yes', 'No'"),
+    ("binary", "", "empty reply"),
+    ("likert5", '{"1.0": 1}', "unknown option '1.0': the options are '1', '2', '3', '4', '5'"),
 ]
 
 
@@ -564,3 +739,13 @@ def test_the_dry_run_checks_keys_as_the_run_does_and_never_shows_one(files, caps
     assert "sk-secret" not in "".join(dry[1:])
     code, out, _ = _run(capsys, ["run", "two_keys.toml", "--dry-run", "--model", "mistral", "--json"])
     assert code in (0, None) and json.loads(out)["models"] and "sk-secret" not in out  # its key is set: planned
+
+
+@pytest.mark.parametrize("low, high", [(0, 0.00001), (0, 1.2345678), (-0.5, 1e15)])
+def test_a_numeric_scale_name_reads_back_as_its_bounds(low, high):
+    # once: max = 0.00001 was named numeric0to1e-05, a run stored it and no command could read the store back;
+    # max = 1.2345678 was named numeric0to1.23457, silently another range
+    from survey.kinds.numeric.parsing import NumericScale, from_name
+
+    back = from_name(NumericScale(low, high).scale)
+    assert back is not None and (back.low, back.high) == (low, high)

@@ -133,3 +133,22 @@ def test_every_question_of_a_study_is_fielded_and_read_per_question(tmp_path):
     for qid, scale in (("intent", "binary"), ("appeal", "likert5")):
         people = src.for_question(qid).humans
         assert people.scale == scale and people.summary()["respondents"] == 6 and len(people.table) == 12
+
+
+def test_a_store_whose_respondents_all_failed_the_attention_check_says_so(tmp_path, capsys):
+    # before: "the store holds none fielded", though it held every respondent (all of them had failed the check)
+    study = write_study(tmp_path)
+    survey.Study.from_toml(study).run(yes=True)
+    fs = field_server(study, rng=random.Random(5))
+    try:
+        for i in range(3):
+            c = TestClient(fs.app)
+            c.post("/start", data={"consent": "yes", "rid": f"h{i}"})
+            c.post("/about", data={**ABOUT, "demo-age": str(30 + i)})
+            c.post("/questions", data={"item0": "1", "attention": "Red"})
+    finally:
+        fs.close()
+    code, out, err = run_cli(capsys, "analyze", tmp_path / "store.sqlite", "--humans")
+    assert code == 2 and "holds 3 fielded responses, but none passed the attention check" in err, err
+    with pytest.raises(survey.SurveyError, match="holds 3 fielded responses, but none passed"):
+        survey.fidelity(str(study))

@@ -244,3 +244,16 @@ def test_targets_on_the_answers_scale_and_the_smallest_plan():
     assert not survey.plan_humans(cost_human=5, cost_query=0.01, r=0.3, effect=0.1).warnings
     with pytest.raises(SurveyError, match="give the costs in a larger unit"):
         survey.plan_humans(cost_human=1e308, cost_query=0.01, r=0.3, effect=0.1)
+
+
+def test_a_pilot_whose_humans_gave_one_answer_per_message_names_that_not_the_costs(tmp_path):
+    # before: "costs must be numbers (a human answer > 0, a persona answer >= 0) and sigma > 0" for valid costs
+    import survey
+
+    table, humans = synthetic("between", seed=3, link=1.5, human_slope=1.5)
+    humans.table["answer"] = 1
+    src = survey.load_source(_table_file(table, tmp_path))
+    src.humans = humans
+    with pytest.raises(SurveyError, match="humans show no spread to plan from") as err:
+        survey.plan_humans(src, cost_human=5, cost_query=0.01, effect=0.2)
+    assert "costs" not in str(err.value)

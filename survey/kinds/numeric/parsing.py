@@ -25,6 +25,8 @@ import re
 from functools import cached_property
 from types import MappingProxyType
 
+import numpy as np
+
 from survey.errors import SurveyError
 from survey.responses.base import ResponseType
 from survey.responses.view import AnalysisView
@@ -62,8 +64,12 @@ def first_number(text: str | None) -> float | None:
     return value if math.isfinite(value) else None
 
 
+BOUND = 1e15  # past this a float no longer holds every whole number, and the scale's name grows without end
+
+
 def number_text(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+    """The shortest digits that read back as x, never an exponent: the scale's name must parse back to its bounds."""
+    return np.format_float_positional(float(x), trim="-")
 
 
 class NumericScale(ResponseType):
@@ -79,6 +85,9 @@ class NumericScale(ResponseType):
         low, high = float(low), float(high)
         if not (math.isfinite(low) and math.isfinite(high)):
             raise SurveyError(f"a numeric question needs finite min and max; got {low} and {high}")
+        if max(abs(low), abs(high)) > BOUND:
+            raise SurveyError(f"min and max must lie within ±{BOUND:,.0f}; got min = {low:g}, max = {high:g} "
+                              "(give the answer in a larger unit)")
         if low >= high:
             raise SurveyError(f"min must be below max; got min = {number_text(low)}, max = {number_text(high)}")
         if summary not in SUMMARIES:
