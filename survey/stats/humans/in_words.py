@@ -6,6 +6,8 @@ the humans) and the uniform guess, the references the tables already print."""
 
 from __future__ import annotations
 
+import numpy as np
+
 
 def level_in_words(fidelity) -> str:
     """How close one message's persona answers are to the humans', from a LevelFidelity."""
@@ -36,6 +38,8 @@ def ppi_in_words(result) -> str:
     else:
         use = f"the model's answers count at weight {sum(lams) / len(lams):.2f} of 1"
     gain = result.effective_n - result.n
+    if not (np.isfinite(gain) and np.isfinite(result.width_ratio)):  # no spread among the humans: nothing to scale
+        return f"{use}; the humans' answers have no spread, so what the model is worth cannot be said"
     if abs(gain) < 0.5:
         return f"{use}; no gain over the {result.n} humans alone"
     more = "worth" if gain > 0 else "costing"

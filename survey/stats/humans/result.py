@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from survey.common.display import Display
 from survey.common.formatting import finite
 from survey.stats.ppi import RESTS_ON
@@ -71,9 +73,12 @@ class HumanFidelity(Display):
                 text += f", and farther than a uniform guess for {worse}"
             p = self.ppi.get(m)
             if p is not None:
-                text += (f". Using its predictions, the human effect is {p.estimate:+.3f} (CI {p.ci[0]:+.3f} to "
-                         f"{p.ci[1]:+.3f}), {p.width_ratio:.2f} times the humans-only width: the model is worth "
-                         f"{p.effective_n - p.n:+.1f} humans")
+                text += f". Using its predictions, the human effect is {p.estimate:+.3f} (CI {p.ci[0]:+.3f} to {p.ci[1]:+.3f})"
+                if np.isfinite(p.width_ratio) and np.isfinite(p.effective_n):
+                    text += (f", {p.width_ratio:.2f} times the humans-only width: the model is worth "
+                             f"{p.effective_n - p.n:+.1f} humans")
+                else:  # every human gave the same answer: no humans-only width to compare with
+                    text += ": the humans' answers have no spread, so what the model is worth cannot be said"
             out.append(text + ".")
         return out
 
