@@ -19,9 +19,11 @@ import dataclasses
 import itertools
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from survey.common.formatting import fmt
+from survey.data.table import messages_in
 from survey.errors import SurveyError
 from survey.stats.analysis_results import Analysis, decision_pvalue, provenance, result_dict
 from survey.stats.effect import EffectResult
@@ -219,8 +221,9 @@ def analyze_questions(source, analyze_one, *, family: str | None = None, primary
     if len(questions) == 1:  # one question: no family, the analysis as it always was
         return analyze_one(source, **keywords)
     by_question, tables, left_out = {}, {}, []
+    order = {m: i for i, m in enumerate(messages_in(source.table))}
     for q in questions:
-        src = _question_source(source, q, q == (primary or questions[0]))
+        src = _question_source(source, q, q == (primary or questions[0]), order)
         tables[q] = src.table
         try:
             by_question[q] = analyze_one(src, **keywords)
@@ -271,10 +274,19 @@ def _gate_input(r) -> float:
     return 0.0 if r.sequential.rejects else 1.0
 
 
-def _question_source(source, qid: str, keeps_sequential: bool):
+def _in_message_order(src, order: dict):
+    """A question's rows with the messages first met in the study's order, so that every question compares each
+    pair the same way round (a pick question's rows list the message shown first, which the Latin square
+    rotates: left alone, its pair could read "sandals vs sneakers" beside the others' "sneakers vs sandals").
+    Only the order of the rows changes (a stable sort): no analysis reads a meaning into it."""
+    ranks = src.table["message"].map(order).to_numpy()
+    return src.with_table(src.table.iloc[np.argsort(ranks, kind="stable")])
+
+
+def _question_source(source, qid: str, keeps_sequential: bool, order: dict):
     """One question's Source. A study bought in rounds stopped on its primary question (the first when none is
     named): the recorded sequential decision is that question's, and the others read as fixed designs."""
-    src = source.for_question(qid)
+    src = _in_message_order(source.for_question(qid), order)
     if keeps_sequential or not src.study_context.sequential:
         return src
     src = dataclasses.replace(src)  # a fresh Source, whose parsed context is set here without the rounds

@@ -135,3 +135,19 @@ def test_bh_gives_false_coverage_rate_intervals_to_the_selected_only():
             assert r.simultaneous_level == pytest.approx(1 - len(selected) * 0.05 / 3)
         else:
             assert r.simultaneous_ci is None and r.simultaneous_level is None
+
+
+def test_every_question_compares_a_pair_the_same_way_round():
+    """A pick question's rows list the message shown first; with boots first in its rows the pair read "boots vs
+    sneakers" beside the other questions' "sneakers vs boots" (two scorecards for one pair)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reporting"))
+    from test_report_questions import concept
+
+    df = concept()
+    choose = df["question"] == "choose"
+    df = pd.concat([df[~choose], df[choose].sort_values("message", kind="stable")], ignore_index=True)  # boots first
+    res = survey.analyze(df, flips=199)
+    assert {(r.a, r.b) for r in res.results} == {("sneakers", "boots")}
