@@ -37,15 +37,16 @@ CONCEPT = ROOT / "studies" / "concept.toml"
 LOCAL = [{"name": "smollm2", "backend": "local", "model_id": "smollm2", "options": {"mode": "exact", "n_threads": 1}}]
 
 
-def concept(personas: int, paraphrases: int, *, one_question: bool) -> dict:
-    """studies/concept.toml on SmolLM2 exact, smaller; ``one_question`` keeps only the primary question."""
+def concept(personas: int, paraphrases: int, *, one_question: bool | str, reuse: bool = True) -> dict:
+    """studies/concept.toml on SmolLM2 exact, smaller; ``one_question`` keeps only the primary question (or
+    the question it names); ``reuse = False``: every prompt evaluated whole (kv_reuse = false)."""
     spec = tomllib.loads(CONCEPT.read_text())
     spec["personas"]["count"] = personas
     for m in spec["messages"]:
         m["count"] = paraphrases
-    spec["models"] = [{**m, "options": dict(m["options"])} for m in LOCAL]
+    spec["models"] = [{**m, "options": {**m["options"], "kv_reuse": reuse}} for m in LOCAL]
     if one_question:
-        primary = spec["analysis"]["primary"]
+        primary = spec["analysis"]["primary"] if one_question is True else one_question
         spec["questions"] = [q for q in spec["questions"] if q["id"] == primary]
         spec["analysis"] = {}
     return spec
@@ -105,15 +106,75 @@ def lengths(spec: dict) -> None:
     rt.close()
 
 
+def evaluated(prev: list[int], tokens: list[int]) -> int:
+    """Tokens the runtime evaluates for ``tokens`` after ``prev`` (LlamaRuntime.next_logits: the common prefix,
+    at most all but two tokens and in whole ROW_GROUP groups, is kept)."""
+    from survey.backends.llama_runtime import ROW_GROUP
+
+    common = 0
+    for a, b in zip(prev, tokens, strict=False):
+        if a != b:
+            break
+        common += 1
+    common = min(common, len(tokens) - 2, len(prev) - len(prev) % ROW_GROUP)
+    return len(tokens) - max(0, common - common % ROW_GROUP)
+
+
+def breakdown(spec: dict) -> int:
+    """Where the prompt tokens go: per question, the tokens evaluated per distinct prompt in the engine's
+    order (prefix reuse with the prompt before), and how many of them are the answer instruction and the
+    chat template's closing of the user turn + assistant header (label passes not counted)."""
+    from survey.backends.base import prompt_order_key
+    from survey.backends.llama_runtime import LlamaRuntime, default_gguf_path
+    from survey.study.design import build_design
+
+    with tempfile.TemporaryDirectory() as tmp:
+        study = Study({**spec, "store": str(Path(tmp) / "s.sqlite")}, base_dir=tmp, source="concept")
+        queries = list(study.dry_run().models[0].queries)
+        design = build_design(study.spec)
+    rt = LlamaRuntime(default_gguf_path(), n_threads=1)
+    seen, prev, per = set(), [], {}
+    for q in sorted(queries, key=prompt_order_key):
+        if (q.system, q.user) in seen:
+            continue  # a replicate: the first-token cache answers it
+        seen.add((q.system, q.user))
+        full = rt.render(q.system, q.user)
+        tokens = rt.tokenize(full)
+        tail = full[full.rindex(q.user) + len(q.user):]
+        instruction = design.question(q.question).response.answer_instruction() if design.several else ""
+        row = per.setdefault(q.question, [0, 0, 0, 0])
+        row[0] += 1
+        row[1] += evaluated(prev, tokens)
+        row[2] += len(rt.tokenize(" " + instruction)) if instruction and q.user.endswith(instruction) else 0
+        row[3] += len(tokens) - len(rt.tokenize(full.removesuffix(tail)))
+        prev = tokens
+    rt.close()
+    total = sum(r[1] for r in per.values())
+    print(f"{len(per)} question(s), {len(seen)} distinct prompts in prompt order, {total} prompt tokens evaluated:")
+    for qid, (n, ev, ins, tail) in per.items():
+        print(f"  {qid}: {n} prompts, {ev / n:.1f} tokens evaluated a prompt, of which answer instruction "
+              f"{ins / n:.1f} and end of turn + assistant header {tail / n:.1f}")
+    return total
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--personas", type=int, default=4)
     ap.add_argument("--paraphrases", type=int, default=2, help="per message (the concept study has three)")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--baseline", action="store_true", help="also both studies with kv_reuse = false")
     args = ap.parse_args()
     sides = {"1 question": concept(args.personas, args.paraphrases, one_question=True),
              "4 questions": concept(args.personas, args.paraphrases, one_question=False)}
     lengths(sides["4 questions"])
+    for spec in sides.values():
+        breakdown(spec)
+    apart = [breakdown(concept(args.personas, args.paraphrases, one_question=q["id"]))
+             for q in tomllib.loads(CONCEPT.read_text())["questions"]]
+    print(f"the four questions as four one-question studies: {sum(apart)} prompt tokens evaluated ({apart})")
+    if args.baseline:
+        sides |= {f"{name}, no reuse": {**spec, "models": [{**spec["models"][0], "options": {
+            **spec["models"][0]["options"], "kv_reuse": False}}]} for name, spec in sides.items()}
     print(f"load {load()} before; studies/concept.toml on SmolLM2 exact, 1 thread, {args.personas} personas x "
           f"{3 * args.paraphrases} paraphrases x 2 replicates, {args.repeats} repeats each (fresh store and "
           f"backend per repeat; CPU of the whole Study.run, model load included)")
