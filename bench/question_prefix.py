@@ -14,7 +14,11 @@ backend's own counters (forward passes, tokens evaluated) are read from the back
 token lengths of the concept texts (persona prompt, paraphrases, question templates and answer
 instructions) are printed in SmolLM2's tokenizer.
 
-    python bench/question_prefix.py [--personas 4] [--paraphrases 2] [--repeats 3]
+``--baseline`` adds both studies with kv_reuse = false (every prompt evaluated whole); ``--options`` compares,
+on the four-question study's distinct prompts, the backend with two other ways to share the prefix
+(bench/prefix_options.py).
+
+    python bench/question_prefix.py [--personas 4] [--paraphrases 2] [--repeats 3] [--baseline] [--options]
 
 Last line: ``ratio: X``, median CPU of the four-question study / median CPU of the one-question study.
 """
@@ -120,6 +124,13 @@ def evaluated(prev: list[int], tokens: list[int]) -> int:
     return len(tokens) - max(0, common - common % ROW_GROUP)
 
 
+def distinct(spec: dict) -> list:
+    """The study's queries, one per distinct prompt (replicates dropped)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        study = Study({**spec, "store": str(Path(tmp) / "s.sqlite")}, base_dir=tmp, source="concept")
+        return list({(q.system, q.user): q for q in study.dry_run().models[0].queries}.values())
+
+
 def breakdown(spec: dict) -> int:
     """Where the prompt tokens go: per question, the tokens evaluated per distinct prompt in the engine's
     order (prefix reuse with the prompt before), and how many of them are the answer instruction and the
@@ -163,6 +174,8 @@ def main() -> None:
     ap.add_argument("--paraphrases", type=int, default=2, help="per message (the concept study has three)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--baseline", action="store_true", help="also both studies with kv_reuse = false")
+    ap.add_argument("--options", action="store_true", help="also compare, on the four-question study's prompts, "
+                    "the backend with two other ways to share the prefix (bench/prefix_options.py)")
     args = ap.parse_args()
     sides = {"1 question": concept(args.personas, args.paraphrases, one_question=True),
              "4 questions": concept(args.personas, args.paraphrases, one_question=False)}
@@ -188,6 +201,10 @@ def main() -> None:
         print(f"{name}: {q} queries, CPU s min / median / max {spread(times)}, {stats['forward_passes']} passes, "
               f"{stats['cache_hits']} first-token cache hits, {stats['tokens_evaluated']} tokens evaluated "
               f"({stats['tokens_evaluated'] / q:.1f} a query); load {load()}")
+    if args.options:
+        from prefix_options import compare
+
+        compare(distinct(sides["4 questions"]), args.repeats)
     print(f"ratio: {medians['4 questions'] / medians['1 question']:.2f}")
 
 
