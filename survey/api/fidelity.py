@@ -51,9 +51,7 @@ def fidelity(source, humans=None, *, a: str | None = None, b: str | None = None,
     source = one_question(source, "fidelity", question)
     people = humans if isinstance(humans, Humans) else source.humans
     if people is None:
-        from survey.data.fielded import fielded_gap
-
-        gap = fielded_gap(getattr(source, "path", None), getattr(source, "study", None))
+        gap = source.fielded_gap
         raise SurveyError(f"no human answers: {gap}" if gap else
                           "no human answers: give a human file (`humans=`), name one in the study file "
                           "(humans = \"answers.csv\") and run it, or field the study to people (`survey field`)")

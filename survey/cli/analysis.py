@@ -144,9 +144,7 @@ def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confid
     res = survey.analyze(src, a, b, every_pair=every_pair, alternative=alternative, alpha=alpha, confidence=confidence,
                   flips=flips, seed=seed, probabilities=probabilities, adjust=adjust, family=family, **segments)
     if fielded and src.humans is None:
-        from survey.data.fielded import fielded_gap
-
-        gap = fielded_gap(table, study)
+        gap = src.fielded_gap
         raise SurveyError(f"{table}: no human answers: {gap}" if gap else
                           f"{table}: no human answers: the store holds none fielded (`survey field`) and its study "
                           "names no human file; give one with --humans FILE")

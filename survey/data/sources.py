@@ -137,6 +137,14 @@ class Source(Display):
         return Source(table, self.path, self.kind, self.study, self.context, self.completeness, self.humans)
 
     @property
+    def fielded_gap(self) -> str:
+        """Why a store holding fielded responses (`survey field`) gives no human answers (every respondent failed
+        the attention check, or the question shows the messages together), or "" when it holds none."""
+        from survey.data.fielded import fielded_gap
+
+        return fielded_gap(self.path, self.study) if self.kind == "store" else ""
+
+    @property
     def questions(self) -> list[str]:
         """The question ids, in study order when the store recorded it, else in order of appearance ("q" for a table
         or store of one question)."""
