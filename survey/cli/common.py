@@ -39,7 +39,7 @@ def print_table(title: str, columns: list[str], rows: list[list]) -> None:
 
     console = Console()
     cells = [[fmt(v) for v in r] for r in rows]
-    longest = max((len(w) for r in [columns, *cells] for c in r for w in c.split()), default=0)
+    longest = max((len(w) for r in cells for c in r for w in c.split()), default=0)
     if not whole_words_fit(columns, cells, console.width) and longest <= console.width - 4:
         # too narrow for the table with every word whole, wide enough for one record a row: nothing folded
         console.print(title, markup=False, highlight=False)
@@ -57,10 +57,11 @@ def print_table(title: str, columns: list[str], rows: list[list]) -> None:
 
 
 def whole_words_fit(columns: list[str], rows: list[list[str]], width: int) -> bool:
-    """Whether a table fits in ``width`` with every word of every cell whole (an identifier is one word)."""
+    """Whether a table fits in ``width`` with every word of its cells whole (an identifier is one word; a
+    header may fold)."""
     from rich.cells import cell_len
 
-    texts = [[c, *(r[i] for r in rows)] for i, c in enumerate(columns)]
+    texts = [[r[i] for r in rows] for i in range(len(columns))]
     longest = [max([cell_len(w) for t in col for w in t.split()] or [1]) for col in texts]
     return sum(longest) <= width - (3 * len(columns) + 1)
 
