@@ -221,7 +221,7 @@ class Study:
         personas cut since) are left out; ``load()`` counts and names them.
         ``include_failed`` also returns rows whose call failed (no answer); they are not validated then.
         """
-        from survey.data.sources import in_design
+        from survey.data.design_rows import in_design
         from survey.data.table import validate_table
 
         with Store(self.store_path, read_only=True) as store:

@@ -28,13 +28,13 @@ from typing import TYPE_CHECKING
 from pydantic import Field, field_validator
 
 from survey.backends.base import BackendError, Capabilities, Query, Reply
+from survey.backends.mistral_replies import error_fields, to_reply
 from survey.backends.provider import (
     ClientPerLoop,
     ProviderOptions,
     api_key_from_env,
     connect_hint,
     empty_reply,
-    first_token_logprobs,
     http_error,
     http_url,
     parse_options,
@@ -205,7 +205,7 @@ class MistralBackend(ClientPerLoop):
         if isinstance(exc, errors.MistralError) and 200 <= exc.status_code < 300:  # a 2xx the SDK cannot read
             return unreadable_reply(request_line(exc.raw_response) or self.server, exc.body, self.url_hint(), self._key)
         if isinstance(exc, errors.MistralError):  # SDKError, HTTPValidationError (422)
-            code, message = _error_fields(exc.body)
+            code, message = error_fields(exc.body)
             if isinstance(exc, errors.HTTPValidationError):
                 code = code or "invalid_parameter"
             return http_error(exc.status_code, message, code=code, retry_after=exc.headers.get("retry-after"),
@@ -350,61 +350,7 @@ class MistralBackend(ClientPerLoop):
                 return row.get("custom_id"), BackendError(redact(f"unreadable batch result: {exc}", self._key),
                                                           retryable=True, code="bad_response")
         error = row.get("error") or {}
-        code, message = _error_fields(json.dumps(response.get("body") or error))
+        code, message = error_fields(json.dumps(response.get("body") or error))
         if isinstance(error, dict) and not message:
             message = str(error.get("message", ""))
         return row.get("custom_id"), http_error(status, message or "batch line failed", code=code, secret=self._key)
-
-
-def to_reply(resp: models.ChatCompletionResponse, source: str = "the Mistral API") -> Reply:
-    """Text of the first choice (reasoning chunks dropped from the answer, kept in extra), usage,
-    the reported model id and the first token's top log-probabilities. A reply without any choice (a flaky
-    proxy) holds no answer: a BackendError, retried."""
-    if not isinstance(resp.choices, list) or not resp.choices:
-        raise empty_reply(source)
-    choice = resp.choices[0]
-    text, reasoning = _flatten(choice.message.content if choice is not None and choice.message else None)
-    usage = resp.usage
-    extra: dict = {"response_id": resp.id}
-    if choice is not None:
-        extra["finish_reason"] = str(choice.finish_reason)
-    if reasoning:
-        extra["reasoning"] = reasoning
-    return Reply(text=text, model_id=resp.model, prompt_tokens=usage.prompt_tokens if usage else None,
-                 completion_tokens=usage.completion_tokens if usage else None,
-                 logprobs=first_token_logprobs(choice), extra=extra)
-
-
-def _flatten(content) -> tuple[str | None, str]:
-    if content is None or isinstance(content, str):
-        return content, ""
-    if not isinstance(content, list):  # UNSET
-        return None, ""
-    from mistralai.client import models
-
-    text, thinking = [], []
-    for chunk in content:
-        if isinstance(chunk, models.TextChunk):
-            text.append(chunk.text)
-        elif isinstance(chunk, models.ThinkChunk):
-            thinking += [t.text for t in chunk.thinking if isinstance(t, models.TextChunk)]
-    return "".join(text), "".join(thinking)
-
-
-def _error_fields(body: str | None) -> tuple[str | None, str]:
-    """(code, message) from a Mistral error body: {"type", "code", "message"} or {"detail": [...]}."""
-    try:
-        data = json.loads(body or "")
-    except ValueError:
-        return None, (body or "").strip()[:300]
-    if not isinstance(data, dict):
-        return None, str(data)[:300]
-    if isinstance(data.get("detail"), list):
-        parts = [f"{'.'.join(map(str, d.get('loc', [])))}: {d.get('msg', '')}" for d in data["detail"]
-                 if isinstance(d, dict)]
-        return "invalid_parameter", "; ".join(parts)
-    message = data.get("message") or data.get("detail") or ""
-    if isinstance(message, dict):
-        message = json.dumps(message)
-    code = data.get("type") or (str(data["code"]) if data.get("code") is not None else None)
-    return code, str(message)
