@@ -14,18 +14,14 @@ from typing import Any
 
 from survey.errors import SurveyError
 
-QUESTION_ID = "q"  # the id of a study's single [question]
 CHOICE_LEVELS_MAX = 12  # more levels than this: a text box with suggestions instead of radio buttons
 WITHIN_ORDERS_MAX = 24  # up to 4 messages every order is a balanced condition; more: random orders
 
 
 def questions_of(spec) -> list[tuple[str, Any]]:
-    """(id, QuestionSpec) of every question of the study: ``[[questions]]`` when the study has them, else its
-    one ``[question]`` with id "q"."""
-    many = getattr(spec, "questions", None)
-    if many:
-        return [(str(getattr(q, "id", None) or QUESTION_ID), q) for q in many]
-    return [(str(getattr(spec.question, "id", None) or QUESTION_ID), spec.question)]
+    """(id, QuestionSpec) of every question of the study (a validated StudySpec always lists them: its one
+    ``[question]`` too, with id "q")."""
+    return [(q.id, q) for q in spec.questions]
 
 
 @dataclass(frozen=True)

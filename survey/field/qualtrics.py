@@ -93,7 +93,7 @@ def qualtrics_survey(spec) -> tuple[dict, dict]:
         flow.append(b.block("Consent", [b.descriptive("consent_text", fspec.consent),
                                         b.choice("consent", "Do you agree to take part?", {1: "I agree"})]))
     flow.append(b.block("About you", [_demographic(b, d) for d in demographics(pset, spec.personas.template)]))
-    primary = getattr(getattr(spec, "analysis", None), "primary", None)  # its answers are the message's column
+    primary = spec.analysis.primary  # its answers are the message's column
     per_message = sorted(((qid, q) for qid, q in questions if q.response.view.per_message),
                          key=lambda item: item[0] != primary)
     together = [(qid, q) for qid, q in questions if not q.response.view.per_message]
