@@ -11,6 +11,12 @@ costs O(2^(m/2) log 2^(m/2)) instead of O(2^m). Beyond that we draw random sign 
 
 The engine is public: the other tests (classic, batched, choice, the effect interval, segments, the group
 sequential test) reuse ``check_alternative``, ``tie_tolerance``, ``count_ge`` and ``all_signs``.
+
+Ties: by default a null sum tied with the observed one counts as at least as extreme, which keeps the test
+valid but conservative when the d_j sit on a coarse lattice (shares k/(n r)). ``ties="random"`` breaks ties
+with one U ~ Uniform(0, 1) from the test's seeded generator, the randomised test whose size is exactly alpha
+(Lehmann & Romano, "Testing Statistical Hypotheses", randomisation tests; Hemerik & Goeman 2018, "Exact
+testing with random permutations"); see survey.stats.tie_breaking.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from survey.errors import SurveyError
+from survey.stats.tie_breaking import TIE_WORDS, check_ties, randomised_pvalue, tail_split
 
 EXACT_MAX_M = 40
 _ENUMERATE_MAX_M = 22
@@ -38,11 +45,13 @@ class PermutationResult:
     n_resamples: int  # sign vectors or relabelings counted (2^m when exact)
     alternative: str
     null_distribution: np.ndarray | None = None  # of T, for plots; a sample when m is large
+    ties: str = "count"  # "count": ties count as extreme (conservative); "random": broken by a seeded U
 
     def to_dict(self) -> dict:
-        return {"statistic": self.statistic, "pvalue": self.pvalue, "exact": self.exact,
-                "method": self.method, "n_resamples": self.n_resamples,
-                "alternative": self.alternative}
+        out = {"statistic": self.statistic, "pvalue": self.pvalue, "exact": self.exact,
+               "method": self.method, "n_resamples": self.n_resamples,
+               "alternative": self.alternative}
+        return {**out, "ties": TIE_WORDS} if self.ties == "random" else out  # the default's keys stay as they were
 
 
 def check_alternative(alternative: str) -> None:
@@ -68,14 +77,32 @@ def tie_tolerance(d: np.ndarray) -> float:
 
 def count_ge(d: np.ndarray, c: float, enumerate_max_m: int = _ENUMERATE_MAX_M) -> int:
     """#{eps in {+-1}^m : sum eps_j d_j >= c}, exactly (meet in the middle above enumerate_max_m)."""
+    return counts_ge(d, [c], enumerate_max_m)[0]
+
+
+def counts_ge(d: np.ndarray, thresholds, enumerate_max_m: int = _ENUMERATE_MAX_M) -> list[int]:
+    """count_ge for several thresholds from one enumeration."""
     m = len(d)
     if m <= enumerate_max_m:
-        return int(np.count_nonzero(subset_sums(d) >= c))
+        sums = subset_sums(d)
+        return [int(np.count_nonzero(sums >= c)) for c in thresholds]
     h = m // 2
     left = subset_sums(d[:h])
     right = np.sort(subset_sums(d[h:]))
-    idx = np.searchsorted(right, c - left, side="left")
-    return int(len(right) * len(left) - idx.sum())
+    return [int(len(right) * len(left) - np.searchsorted(right, c - left, side="left").sum()) for c in thresholds]
+
+
+def _exact_split(d: np.ndarray, s_obs: float, gamma: float, alternative: str) -> tuple[int, int]:
+    """(#{eps: T* beyond T by more than gamma}, #{eps: T* at least T less gamma}) over all 2^m sign vectors,
+    on T for one-sided, on |T| for two-sided alternatives; their difference is the ties."""
+    if alternative != "two-sided":
+        s = s_obs if alternative == "greater" else -s_obs  # "less" by symmetry of the null
+        gt, ge = counts_ge(d, [np.nextafter(s + gamma, np.inf), s - gamma])
+        return gt, ge
+    a = abs(s_obs)
+    gt, ge = counts_ge(d, [np.nextafter(a + gamma, np.inf), a - gamma])
+    # Above 0 the events T* >= c and T* <= -c are disjoint and equally likely: |T*| >= c counts twice.
+    return 2 * gt, (2 ** len(d) if a <= gamma else min(2 * ge, 2 ** len(d)))
 
 
 def _flip_sample(d: np.ndarray, n: int, rng: np.random.Generator, chunk: int = 1 << 16) -> np.ndarray:
@@ -88,15 +115,18 @@ def _flip_sample(d: np.ndarray, n: int, rng: np.random.Generator, chunk: int = 1
 
 
 def sign_flip_test(d, alternative: str = "two-sided", method: str = "auto",
-                   n_resamples: int = 9999, seed=None) -> PermutationResult:
+                   n_resamples: int = 9999, seed=None, ties: str = "count") -> PermutationResult:
     """Sign-flip permutation test of H0: the d_j are symmetric about 0.
 
     ``method``: "auto" (exact up to m = 40, else Monte Carlo), "exact", or "monte-carlo".
     Two-sided p = #{eps: |sum eps d| >= |sum d|} / 2^m, the paper's definition; this equals scipy's
     2*min(one-sided) because the null distribution of the sum is symmetric.
     Monte Carlo p = (1 + count) / (1 + B), which is itself a valid p-value.
+    ``ties="random"``: p = (#{beyond} + U #{tied}) / 2^m exactly, (#{beyond} + U (1 + #{tied})) / (B + 1) by
+    Monte Carlo, U drawn from the seeded generator after the flips (survey.stats.tie_breaking).
     """
     check_alternative(alternative)
+    check_ties(ties)
     d = np.asarray(d, dtype=float)
     d = d[~np.isnan(d)]
     m = len(d)
@@ -112,7 +142,9 @@ def sign_flip_test(d, alternative: str = "two-sided", method: str = "auto",
     rng = np.random.default_rng(seed)
     if exact:
         total = 2.0 ** m
-        if alternative == "greater":
+        if ties == "random":
+            beyond, at_least = _exact_split(d, s_obs, gamma, alternative)
+        elif alternative == "greater":
             count = count_ge(d, s_obs - gamma)
         elif alternative == "less":
             count = count_ge(d, -s_obs - gamma)  # by symmetry of the null
@@ -120,15 +152,19 @@ def sign_flip_test(d, alternative: str = "two-sided", method: str = "auto",
             count = 2 ** m
         else:
             count = min(2 * count_ge(d, abs(s_obs) - gamma), 2 ** m)
-        pvalue = count / total
         null = subset_sums(d) / m if m <= 16 else _flip_sample(d, 9999, rng) / m
+        pvalue = (randomised_pvalue(beyond, at_least - beyond, 2 ** m, rng.random(), monte_carlo=False)
+                  if ties == "random" else count / total)
         name = "enumeration" if m <= _ENUMERATE_MAX_M else "meet-in-the-middle"
-        return PermutationResult(round(s_obs / m, 12), float(pvalue), True, name, 2 ** m, alternative, null)
+        return PermutationResult(round(s_obs / m, 12), float(pvalue), True, name, 2 ** m, alternative, null, ties)
     sums = _flip_sample(d, int(n_resamples), rng)
-    count = _tail_count(sums, s_obs, gamma, alternative)
-    pvalue = (1 + count) / (1 + n_resamples)
+    if ties == "random":
+        beyond, at_least = tail_split(sums, s_obs, gamma, alternative)
+        pvalue = randomised_pvalue(beyond, at_least - beyond, int(n_resamples), rng.random(), monte_carlo=True)
+    else:
+        pvalue = (1 + _tail_count(sums, s_obs, gamma, alternative)) / (1 + n_resamples)
     return PermutationResult(round(s_obs / m, 12), float(pvalue), False, "monte-carlo", int(n_resamples),
-                             alternative, sums / m)
+                             alternative, sums / m, ties)
 
 
 def smallest_pvalue(m: int, alternative: str = "two-sided") -> float:
@@ -166,17 +202,19 @@ def _tail_count(null_sums, s_obs, gamma, alternative) -> int:
 
 
 def sign_flip_pvalues(D, alternative: str = "two-sided", n_resamples: int = 1000,
-                      exact_max_m: int = 12, seed=None, chunk: int = 256) -> np.ndarray:
+                      exact_max_m: int = 12, seed=None, chunk: int = 256, ties: str = "count") -> np.ndarray:
     """Sign-flip p-values for a batch of surveys at once: row s of D is (d_1..d_m) of survey s.
 
     Exact (all 2^m sign vectors) when m <= exact_max_m; otherwise the same B random sign vectors
     serve every row, which keeps each row's p = (1+count)/(1+B) valid (the flips are independent
-    of the data) and turns the whole batch into one matrix product.
+    of the data) and turns the whole batch into one matrix product. ``ties="random"`` breaks each row's
+    ties with its own U, drawn from the seeded generator after the flips (as sign_flip_test does).
     """
     check_alternative(alternative)
+    check_ties(ties)
     D = np.atleast_2d(np.asarray(D, dtype=float))
     S, m = D.shape
-    mult = 1
+    mult, rng = 1, np.random.default_rng(seed)  # a Generator passed as seed is used as is
     if m <= exact_max_m:
         signs = all_signs(m)
         denom, plus = float(len(signs)), 0
@@ -185,9 +223,9 @@ def sign_flip_pvalues(D, alternative: str = "two-sided", n_resamples: int = 1000
             # eps and -eps: counting the first half twice gives the same p for half the work.
             signs, mult = signs[: len(signs) // 2], 2
     else:
-        rng = np.random.default_rng(seed)
         signs = (rng.integers(0, 2, size=(int(n_resamples), m)) * 2 - 1).astype(float)
         denom, plus = float(n_resamples + 1), 1
+    u = rng.random(S) if ties == "random" else None  # after the flips: the flips stay those of the default
     out = np.empty(S)
     gamma = 1e-9 * np.abs(D).sum(axis=1)
     for start in range(0, S, chunk):
@@ -195,6 +233,11 @@ def sign_flip_pvalues(D, alternative: str = "two-sided", n_resamples: int = 1000
         null = block @ signs.T  # (chunk, B)
         obs = block.sum(axis=1)[:, None]
         g = gamma[start:start + chunk, None]
+        if u is not None:
+            beyond, at_least = tail_split(null, obs, g, alternative, axis=1)
+            out[start:start + chunk] = randomised_pvalue(mult * beyond, mult * (at_least - beyond), denom - plus,
+                                                         u[start:start + chunk], monte_carlo=bool(plus))
+            continue
         if alternative == "greater":
             cnt = (null >= obs - g).sum(axis=1)
         elif alternative == "less":

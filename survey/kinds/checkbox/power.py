@@ -1,6 +1,8 @@
 """The checkbox question's power model (survey.stats.planning.plan): the smallest Holm-adjusted sign-flip p-value
 over the options, on surveys simulated as the simulated backend answers (CheckboxScale.simulated_reply): option
-i ticked with probability expit(eta_i + delta_message + u_j + v_ij + c_i); ticks then fitted to the bounds."""
+i ticked with probability expit(eta_i + delta_message + u_j + v_ij + c_i); ticks then fitted to the bounds. Each
+option's test breaks ties at random, with its own U per survey, as the analysis does
+(survey.kinds.checkbox.statistics), so plan and analyze agree on the size: exactly alpha per option."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from survey.stats.ab_tests import ByTest
 from survey.stats.multiplicity import holm_rows
 from survey.stats.permutation import sign_flip_pvalues
 from survey.stats.planning.model import PowerModelBase
+from survey.stats.tie_breaking import TIE_WORDS
 
 
 def draw_ticks(k: int, low: int, high: int, location: np.ndarray, r: int, rng) -> np.ndarray:
@@ -75,7 +78,7 @@ class CheckboxPlan(PowerModelBase):
         d = self.pair_shares(n, m, r, simulations, rng)
         seed = int(rng.integers(2**31))
         return np.stack([sign_flip_pvalues(np.round(d[..., o], 12), alternative, flips, exact_max_m=exact_max_m,
-                                           seed=seed) for o in range(d.shape[-1])], axis=1)
+                                           seed=[seed, o], ties="random") for o in range(d.shape[-1])], axis=1)
 
     def pvalues(self, n, m, r, simulations, rng, alternative="two-sided", flips=1000, exact_max_m=12):
         raw = self.option_pvalues(n, m, r, simulations, rng, alternative, flips, exact_max_m)
@@ -86,4 +89,4 @@ class CheckboxPlan(PowerModelBase):
 
     def describe(self) -> str:
         return (f"{self.scale}: delta={self.delta:g} (B over A on every option, logit), sigma={self.sigma:g}, "
-                f"rho={self.rho:g}, tau={self.tau:g}; smallest Holm p over the options")
+                f"rho={self.rho:g}, tau={self.tau:g}; smallest Holm p over the options, {TIE_WORDS}")

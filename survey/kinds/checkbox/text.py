@@ -6,6 +6,7 @@ import click
 
 from survey.cli.common import print_table
 from survey.cli.kind_output import KindText, header
+from survey.stats.tie_breaking import TIE_WORDS
 
 
 def echo_checkbox(res, r) -> None:
@@ -18,6 +19,7 @@ def echo_checkbox(res, r) -> None:
     verdict = "significant" if res.significant(r) else "not significant"
     click.echo(f"decision at alpha = {res.alpha:g} (smallest Holm-adjusted sign-flip p over the options, "
                f"'{r.decision.option}', p = {r.pvalue:.4g}): {verdict}")
+    click.echo(f"each option's sign-flip test: {TIE_WORDS}; the same --seed gives the same p")
 
 
 def checkbox_line(r: dict, view) -> str:

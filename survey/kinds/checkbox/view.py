@@ -58,7 +58,10 @@ class CheckboxView(ReportView):
         return {"template": self.template, "model": r.model, "a": r.a, "b": r.b, "confidence": conf,
                 "intro": (f"Checkbox with {len(r.options)} options: per option the share of replies ticking it "
                           "(persona × paraphrase cell means), a sign-flip test over paraphrase pairs per option, "
-                          "p-values Holm-adjusted across the options."),
+                          "p-values Holm-adjusted across the options. A share moves in steps of one reply, so the "
+                          "observed difference often ties with sign-flipped ones; each option's test breaks these "
+                          "ties at random (seeded: the same seed gives the same p), which makes its size exactly "
+                          "α instead of below it."),
                 "tables": [{"title": "", "columns": ["option", f"share {r.a}", f"share {r.b}", "difference",
                                                     f"{conf} CI", "sign-flip p", "Holm p (over the options)"],
                             "rows": rows}],

@@ -1,0 +1,51 @@
+"""Randomised tie-breaking for permutation p-values (used by survey.stats.permutation's sign-flip tests).
+
+When the statistic takes few values (shares k/(n r) of a checkbox option), many null sums tie with the observed
+one. Counting every tie as "at least as extreme" gives a valid p-value whose size is below alpha, often well
+below. The classic remedy is the randomised test (Lehmann & Romano, "Testing Statistical Hypotheses",
+randomisation tests): with U ~ Uniform(0, 1) independent of the data,
+
+    exact (all N sign vectors):  p = (#{T* beyond T} + U * #{T* tied with T}) / N
+    Monte Carlo (B draws):       p = (#{T* beyond T} + U * (1 + #{T* tied with T})) / (B + 1)
+
+(the 1 is the observed statistic itself, Hemerik & Goeman 2018, "Exact testing with random permutations").
+Under H0 either p is exactly Uniform(0, 1), so P(p <= alpha) = alpha at every alpha. U comes from the test's
+seeded generator: the same seed gives the same p; another seed can move a p-value whose statistic ties, within
+[#{beyond}/N, #{at least as extreme}/N].
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from survey.errors import SurveyError
+
+TIES = ("count", "random")
+TIE_WORDS = "ties broken at random (seeded), which makes the test's size exactly alpha"
+
+
+def check_ties(ties: str) -> None:
+    """A SurveyError naming the tie treatments unless ``ties`` is one of them."""
+    if ties not in TIES:
+        raise SurveyError(f"ties must be one of {', '.join(TIES)}; got '{ties}'")
+
+
+def tail_split(null, obs, gamma, alternative: str, axis=None):
+    """(#{T* beyond T by more than gamma}, #{T* at least T less gamma}) among the ``null`` sums (along
+    ``axis``): on T for "greater", on -T for "less", on |T| for "two-sided". The difference is the ties."""
+    if alternative == "greater":
+        beyond, at_least = null > obs + gamma, null >= obs - gamma
+    elif alternative == "less":
+        beyond, at_least = null < obs - gamma, null <= obs + gamma
+    else:
+        a, absn = np.abs(obs), np.abs(null)
+        beyond, at_least = absn > a + gamma, absn >= a - gamma
+    return np.count_nonzero(beyond, axis=axis), np.count_nonzero(at_least, axis=axis)
+
+
+def randomised_pvalue(beyond, tied, n, u, monte_carlo: bool):
+    """The randomised p-value from the counts over ``n`` sign vectors (all of them, or B random ones when
+    ``monte_carlo``; then the observed statistic is one more tie) and U = ``u``."""
+    if monte_carlo:
+        return (beyond + u * (1 + tied)) / (n + 1)
+    return (beyond + u * tied) / n
