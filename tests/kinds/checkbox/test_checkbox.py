@@ -163,3 +163,21 @@ def test_human_answers_read_as_option_numbers(tmp_path):
     path.write_text('respondent,message,answer\nh1,A,"1, 7"\n')
     with pytest.raises(SurveyError, match="bit set"):
         load_humans(path, "checkbox4", ["A", "B"])
+
+
+def test_the_result_says_ties_are_broken_at_random(tmp_path, capsys):
+    from cli_result import run_cli
+
+    df = checkbox_table(shift=1.0)
+    r = survey.analyze(df, "A", "B")["m"]
+    again = survey.analyze(df, "A", "B")["m"]
+    other = survey.analyze(df, "A", "B", seed=5)["m"]
+    words = "ties broken at random (seeded), which makes the test's size exactly alpha"
+    assert words in r.to_dict()["tests"]["sign_flip"]["method"] and r.to_dict()["tests"]["sign_flip"]["ties"] == words
+    assert [o["pvalue"] for o in r.per_option] == [o["pvalue"] for o in again.per_option]  # the same seed, the same p
+    assert [o["pvalue"] for o in r.per_option] != [o["pvalue"] for o in other.per_option]  # ties move with the seed
+    df.to_csv(tmp_path / "t.csv", index=False)
+    code, out, err = run_cli(capsys, "analyze", str(tmp_path / "t.csv"))
+    assert code == 0 and f"each option's sign-flip test: {words}; the same --seed gives the same p" in out
+    survey.report(df, out=tmp_path / "r")
+    assert "each option&#39;s test breaks these ties at random (seeded" in (tmp_path / "r" / "index.html").read_text()
