@@ -123,7 +123,8 @@ def sign_flip_test(d, alternative: str = "two-sided", method: str = "auto",
     2*min(one-sided) because the null distribution of the sum is symmetric.
     Monte Carlo p = (1 + count) / (1 + B), which is itself a valid p-value.
     ``ties="random"``: p = (#{beyond} + U #{tied}) / 2^m exactly, (#{beyond} + U (1 + #{tied})) / (B + 1) by
-    Monte Carlo, U drawn from the seeded generator after the flips (survey.stats.tie_breaking).
+    Monte Carlo, U drawn from the seeded generator after the flips, never below the counting test's smallest p
+    (survey.stats.tie_breaking).
     """
     check_alternative(alternative)
     check_ties(ties)
@@ -153,14 +154,14 @@ def sign_flip_test(d, alternative: str = "two-sided", method: str = "auto",
         else:
             count = min(2 * count_ge(d, abs(s_obs) - gamma), 2 ** m)
         null = subset_sums(d) / m if m <= 16 else _flip_sample(d, 9999, rng) / m
-        pvalue = (randomised_pvalue(beyond, at_least - beyond, 2 ** m, rng.random(), monte_carlo=False)
+        pvalue = (randomised_pvalue(beyond, at_least - beyond, 2 ** m, rng.random(), False, alternative)
                   if ties == "random" else count / total)
         name = "enumeration" if m <= _ENUMERATE_MAX_M else "meet-in-the-middle"
         return PermutationResult(round(s_obs / m, 12), float(pvalue), True, name, 2 ** m, alternative, null, ties)
     sums = _flip_sample(d, int(n_resamples), rng)
     if ties == "random":
         beyond, at_least = tail_split(sums, s_obs, gamma, alternative)
-        pvalue = randomised_pvalue(beyond, at_least - beyond, int(n_resamples), rng.random(), monte_carlo=True)
+        pvalue = randomised_pvalue(beyond, at_least - beyond, int(n_resamples), rng.random(), True, alternative)
     else:
         pvalue = (1 + _tail_count(sums, s_obs, gamma, alternative)) / (1 + n_resamples)
     return PermutationResult(round(s_obs / m, 12), float(pvalue), False, "monte-carlo", int(n_resamples),
@@ -236,7 +237,7 @@ def sign_flip_pvalues(D, alternative: str = "two-sided", n_resamples: int = 1000
         if u is not None:
             beyond, at_least = tail_split(null, obs, g, alternative, axis=1)
             out[start:start + chunk] = randomised_pvalue(mult * beyond, mult * (at_least - beyond), denom - plus,
-                                                         u[start:start + chunk], monte_carlo=bool(plus))
+                                                         u[start:start + chunk], bool(plus), alternative)
             continue
         if alternative == "greater":
             cnt = (null >= obs - g).sum(axis=1)

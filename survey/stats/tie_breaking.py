@@ -12,6 +12,11 @@ randomisation tests): with U ~ Uniform(0, 1) independent of the data,
 Under H0 either p is exactly Uniform(0, 1), so P(p <= alpha) = alpha at every alpha. U comes from the test's
 seeded generator: the same seed gives the same p; another seed can move a p-value whose statistic ties, within
 [#{beyond}/N, #{at least as extreme}/N].
+
+One change: p is never below the smallest p-value the counting test can give (2/N two-sided, 1/N one-sided,
+1/(B + 1) by Monte Carlo). Without it a coin would decide where the data cannot (with one paraphrase pair p
+would be U itself); with it P(p <= alpha) = alpha still holds at every alpha at or above that floor, and a design
+the counting test cannot reject with (survey.stats.permutation.cannot_reject_note) still cannot reject.
 """
 
 from __future__ import annotations
@@ -43,9 +48,10 @@ def tail_split(null, obs, gamma, alternative: str, axis=None):
     return np.count_nonzero(beyond, axis=axis), np.count_nonzero(at_least, axis=axis)
 
 
-def randomised_pvalue(beyond, tied, n, u, monte_carlo: bool):
+def randomised_pvalue(beyond, tied, n, u, monte_carlo: bool, alternative: str):
     """The randomised p-value from the counts over ``n`` sign vectors (all of them, or B random ones when
-    ``monte_carlo``; then the observed statistic is one more tie) and U = ``u``."""
+    ``monte_carlo``; then the observed statistic is one more tie) and U = ``u``, at least the counting test's
+    smallest p-value."""
     if monte_carlo:
-        return (beyond + u * (1 + tied)) / (n + 1)
-    return (beyond + u * tied) / n
+        return np.maximum(beyond + u * (1 + tied), 1) / (n + 1)
+    return np.maximum(beyond + u * tied, 2 if alternative == "two-sided" else 1) / n  # T and -T tie two-sided

@@ -95,12 +95,13 @@ def checkbox_table(seed=0, n=10, m=8, r=2, shift=0.0) -> pd.DataFrame:
 
 
 def brute_sign_flip(d: np.ndarray, u: float) -> float:
-    """The two-sided sign-flip p with ties broken by ``u``: (#{|T*| > |T|} + u #{|T*| = |T|}) / 2^m."""
+    """The two-sided sign-flip p with ties broken by ``u``: (#{|T*| > |T|} + u #{|T*| = |T|}) / 2^m, at least
+    2/2^m (the counting test's smallest p)."""
     obs = abs(d.mean())
     flips = [abs((d * np.array(s)).mean()) for s in itertools.product((1, -1), repeat=len(d))]
     beyond = sum(f > obs + 1e-12 for f in flips)
     tied = sum(abs(f - obs) <= 1e-12 for f in flips)
-    return (beyond + u * tied) / len(flips)
+    return max(beyond + u * tied, 2) / len(flips)
 
 
 def test_per_option_tests_agree_with_independent_computations():

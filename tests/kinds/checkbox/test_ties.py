@@ -13,14 +13,14 @@ from scipy.stats import kstest
 
 import survey
 from survey.errors import SurveyError
-from survey.stats.permutation import sign_flip_pvalues, sign_flip_test
+from survey.stats.permutation import sign_flip_pvalues, sign_flip_test, smallest_pvalue
 
 D = np.array([2, 1, 1, 0, -1, 3, 1, -2, 0, 1]) / 16  # shares' differences in steps of 1/16: many tied sums
 
 
-def brute_randomised(d, u: float, alternative: str, sums=None) -> float:
-    """(#{T* beyond T} + u #{T* tied with T}) / 2^m over every sign vector, or, given the Monte Carlo ``sums``,
-    (#{beyond} + u (1 + #{tied})) / (B + 1): plain Python, T on the side the alternative names."""
+def brute_counts(d, alternative: str, sums=None) -> tuple[int, int]:
+    """(#{T* beyond T}, #{T* tied with T}) over every sign vector (or the Monte Carlo ``sums``): plain Python, T
+    on the side the alternative names."""
     d = [float(x) for x in d]
     tol = 1e-9 * sum(abs(x) for x in d)
 
@@ -30,11 +30,16 @@ def brute_randomised(d, u: float, alternative: str, sums=None) -> float:
     obs = side(sum(d))
     null = sums if sums is not None else [sum(s * x for s, x in zip(signs, d, strict=True))
                                           for signs in itertools.product((1, -1), repeat=len(d))]
-    beyond = sum(side(t) > obs + tol for t in null)
-    tied = sum(abs(side(t) - obs) <= tol for t in null)
+    return sum(side(t) > obs + tol for t in null), sum(abs(side(t) - obs) <= tol for t in null)
+
+
+def brute_randomised(d, u: float, alternative: str, sums=None) -> float:
+    """(#{beyond} + u #{tied}) / 2^m, or (#{beyond} + u (1 + #{tied})) / (B + 1) given the Monte Carlo ``sums``;
+    never below the counting test's smallest p (2/2^m two-sided, 1/2^m one-sided, 1/(B + 1))."""
+    beyond, tied = brute_counts(d, alternative, sums)
     if sums is not None:
-        return (beyond + u * (1 + tied)) / (len(null) + 1)
-    return (beyond + u * tied) / len(null)
+        return max(beyond + u * (1 + tied), 1) / (len(sums) + 1)
+    return max(beyond + u * tied, 2 if alternative == "two-sided" else 1) / 2 ** len(d)
 
 
 @pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
@@ -75,25 +80,37 @@ def test_the_batched_randomised_p_is_the_brute_force_one(alternative):
 
 
 def test_under_h0_the_randomised_p_is_uniform():
-    """Given |d|, H0 makes every sign vector equally likely; p is a + U b (a, b read off two known U's), so
-    P(p <= alpha) = mean over the 2^m signs of clip((alpha - a) / b, 0, 1), which must be alpha exactly, while
-    counting ties stays below alpha on this lattice."""
+    """Given |d|, H0 makes every one of the 2^m sign vectors equally likely; with a sign vector's counts (beyond,
+    tied) p = max(beyond + U tied, 2) / 2^m, so P(p <= alpha) = mean over the signs of clip((alpha 2^m - beyond)
+    / tied, 0, 1), which must be alpha exactly at every alpha >= 2/2^m, while counting ties stays below alpha."""
     d = np.array([1, 1, 1, 2, 2, 1, 3, 1]) / 8
     rows = np.array(list(itertools.product((1, -1), repeat=len(d)))) * d
-    u0, u1 = np.random.default_rng(0).random(len(rows)), np.random.default_rng(1).random(len(rows))
-    p0 = sign_flip_pvalues(rows, seed=0, ties="random")
-    p1 = sign_flip_pvalues(rows, seed=1, ties="random")
-    b = (p1 - p0) / (u1 - u0)
-    a = p0 - u0 * b
+    counts = np.array([brute_counts(r, "two-sided") for r in rows])
+    beyond, tied, n = counts[:, 0], counts[:, 1], len(rows)
+    for seed in (0, 1):  # the engine's p is that formula with its U's
+        u = np.random.default_rng(seed).random(n)
+        assert sign_flip_pvalues(rows, seed=seed, ties="random") == pytest.approx(
+            np.maximum(beyond + u * tied, 2) / n, abs=1e-12)
     counting = sign_flip_pvalues(rows)
-    assert counting == pytest.approx(a + b)  # U = 1 is the counting p
-    for alpha in (0.01, 0.05, 0.1, 0.25, 0.5, 0.9):
-        assert np.mean(np.clip((alpha - a) / b, 0, 1)) == pytest.approx(alpha, abs=1e-12)
+    assert counting == pytest.approx((beyond + tied) / n)  # U = 1 is the counting p
+    for alpha in (2 / n, 0.01, 0.05, 0.1, 0.25, 0.5, 0.9):
+        assert np.mean(np.clip((alpha * n - beyond) / tied, 0, 1)) == pytest.approx(alpha, abs=1e-12)
         assert np.mean(counting <= alpha) <= alpha  # counting ties: valid, and below alpha on this lattice
     assert np.mean(counting <= 0.1) == 0.046875 and np.mean(counting <= 0.25) == 0.140625
     # and the same seen by drawing: many U per sign vector, a KS test against Uniform(0, 1)
     many = sign_flip_pvalues(np.tile(rows, (40, 1)), seed=9, ties="random")
     assert kstest(many, "uniform").pvalue > 0.01
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_a_design_the_counting_test_cannot_reject_with_stays_so(alternative):
+    """No coin decides where the data cannot: with m pairs p is at least the counting test's smallest p-value."""
+    for m in (1, 2, 3, 5):
+        rows = np.array(list(itertools.product((1, -1), repeat=m)), dtype=float)
+        p = sign_flip_pvalues(rows, alternative, seed=m, ties="random")
+        assert p.min() >= smallest_pvalue(m, alternative) - 1e-15
+        assert sign_flip_test(np.ones(m), alternative, seed=m, ties="random").pvalue >= smallest_pvalue(m, alternative)
+    assert sign_flip_test([0.25], seed=0, ties="random").pvalue == 1.0  # one pair: T and -T always tie
 
 
 def test_the_same_seed_gives_the_same_p_and_a_tie_can_move_with_another():
