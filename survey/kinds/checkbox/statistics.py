@@ -6,8 +6,8 @@ with it is that option's difference of shares.
 
 A share moves in steps of 1/(n r), so the observed sum of differences often ties with many sign-flipped sums;
 counting the ties as extreme makes the test conservative (size 0.026-0.052, mean 0.038, at alpha = 0.05 at the
-smallest designs). Each option's test breaks its ties at random instead (survey.stats.tie_breaking), with U from the
-seeded generator of that option (seed and option index), which makes its size exactly alpha."""
+smallest designs). Each option's test breaks its ties at random instead (survey.stats.tie_breaking), with U
+from the seeded generator of that option (seed and option index), which makes its size exactly alpha."""
 
 from __future__ import annotations
 
