@@ -186,6 +186,10 @@ def _notes(per_option: list) -> list[str]:
 
 
 def _checkbox(source):
+    asked = source.questions
+    if len(asked) > 1:
+        raise SurveyError(f"the source asks {len(asked)} questions ({', '.join(asked)}): give the rows of the checkbox "
+                          "question the humans answered (source.for_question(id))")
     scales = source.table["scale"].astype(str).unique() if "scale" in source.table.columns else []
     if len(scales) != 1:
         raise SurveyError("give the rows of one checkbox question (source.for_question(id) on a study of several)")

@@ -125,6 +125,13 @@ def test_a_prior_analysis_gives_the_same_numbers():
     prior = survey.analyze(src, "A", "B", flips=199, seed=1, alpha=0.05)
     with_prior = checkbox_fidelity(src, humans, prior=prior, **FAST)
     assert to_json(with_prior.to_dict()) == to_json(checkbox_fidelity(src, humans, **FAST).to_dict())
+    # the prior's per-option effects are the ones taken: a marked one shows through
+    r = prior["toy"]
+    marked = r.per_option[1]["effect"].__class__(**{**vars(r.per_option[1]["effect"]), "estimate": 0.123})
+    r.per_option[1] = {**r.per_option[1], "effect": marked}
+    taken = checkbox_fidelity(src, humans, prior=prior, **FAST)
+    assert taken.per_option[1]["fidelity"].effects[0]["fidelity"].persona_effect == 0.123
+    assert taken.per_option[0]["fidelity"].effects[0]["fidelity"].persona_effect != 0.123
     binary = survey.analyze(indicator_inputs(table, humans, 0)[0], "A", "B", flips=199, seed=1)
     with pytest.raises(SurveyError, match="prior: give the checkbox question's own analysis"):
         checkbox_fidelity(src, humans, prior=binary, **FAST)
@@ -143,21 +150,21 @@ def test_by_gives_each_option_levels_per_segment():
 
 
 def test_the_prediction_powered_interval_covers_the_truth_at_its_rate():
-    """Known truth: humans and personas tick with the same per-option probabilities; 60 studies x 3 options."""
+    """Known truth: humans and personas tick with the same per-option probabilities, 30 humans per message (the
+    smallest arm the PPI interval's documented coverage holds from); 25 studies x 3 options, each interval at 95%,
+    and the Bonferroni intervals of a study covering all 3 options together."""
     p_a, p_b = (0.7, 0.5, 0.3), (0.5, 0.5, 0.4)
     truth = np.subtract(p_a, p_b)
-    covered, simultaneous, same_effect = [], [], []
-    for seed in range(60):
-        table, humans = synthetic_checkbox(seed=100 + seed, n_humans=40, p_a=p_a, p_b=p_b)
+    covered, together = [], []
+    for seed in range(25):
+        table, humans = synthetic_checkbox(seed=100 + seed, n_humans=60, n_personas=4, p_a=p_a, p_b=p_b)
         res = checkbox_fidelity(Source.of(table), humans, n_boot=2, flips=99, seed=seed)
         ci = np.array([o["fidelity"].ppi["toy"].ci for o in res.per_option])
         sim = np.array([o["simultaneous"]["ppi"]["toy"].ci for o in res.per_option])
         covered += list((ci[:, 0] <= truth) & (truth <= ci[:, 1]))
-        simultaneous.append(bool(((sim[:, 0] <= truth) & (truth <= sim[:, 1])).all()))
-        same_effect += [o["fidelity"].effects[0]["fidelity"].pvalue for o in res.per_option]
-    band = 2.576 * np.sqrt(0.95 * 0.05 / len(covered))
-    assert abs(np.mean(covered) - 0.95) <= band + 0.01, np.mean(covered)
-    assert np.mean(simultaneous) >= 0.95 - 2.576 * np.sqrt(0.95 * 0.05 / 60), np.mean(simultaneous)
+        together.append(bool(((sim[:, 0] <= truth) & (truth <= sim[:, 1])).all()))
+    assert abs(np.mean(covered) - 0.95) <= 2.576 * np.sqrt(0.95 * 0.05 / len(covered)), np.mean(covered)
+    assert np.mean(together) >= 0.95 - 2.576 * np.sqrt(0.95 * 0.05 / len(together)), np.mean(together)
 
 
 @pytest.mark.parametrize("change, message", [
@@ -170,6 +177,8 @@ def test_the_prediction_powered_interval_covers_the_truth_at_its_rate():
     (lambda t, h: (t, validate_humans(h.table.assign(answer=h.table["answer"].clip(0, 1)), "binary", ["A", "B"])),
      "the humans answered on binary, the personas a checkbox3-0-3 question"),
     (lambda t, h: (t.assign(scale="binary", answer=t["answer"] & 1), h), "the table's question is binary, not a checkbox"),
+    (lambda t, h: (pd.concat([t.assign(question="q1"), t.assign(question="q2")]), h),
+     "the source asks 2 questions (q1, q2): give the rows of the checkbox question the humans answered"),
 ])
 def test_a_mismatched_human_file_is_one_line(change, message):
     table, humans = synthetic_checkbox(seed=7)
