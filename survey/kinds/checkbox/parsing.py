@@ -84,7 +84,9 @@ class CheckboxScale(ResponseType):
         return frozenset(mask for mask in range(1 << self.k) if self.low <= bin(mask).count("1") <= self.high)
 
     def fidelity_levels(self):
-        return None  # a bit set has no level to compare with humans' yet: per-option fidelity is not built
+        """None: a bit set is no one level to set beside people's. People's checkbox answers are compared option by
+        option, each option's ticked / not ticked a Yes/No answer (survey.kinds.checkbox.humans.checkbox_fidelity)."""
+        return None
 
     def describe_values(self) -> str:
         return (f"a bit set of {self.low} to {self.high} of {self.k} options (option i adds 2^(i-1): options 1 and "

@@ -1,4 +1,5 @@
-"""The command line's text for a checkbox question: every option's shares, difference and (Holm) p-values."""
+"""The command line's text for a checkbox question: every option's shares, difference and (Holm) p-values; and its
+comparison with people, option by option (``fidelity_text``)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import click
 
 from survey.cli.common import print_table
 from survey.cli.kind_output import KindText, header
+from survey.common.formatting import fmt, yes_no
 from survey.stats.tie_breaking import TIE_WORDS
 
 
@@ -28,3 +30,34 @@ def checkbox_line(r: dict, view) -> str:
 
 
 TEXT = KindText(result=echo_checkbox, summary=checkbox_line)
+
+
+def _ci(ci) -> str:
+    return "—" if ci is None else f"[{fmt(ci[0], 3)}, {fmt(ci[1], 3)}]"
+
+
+def fidelity_text(res) -> str:
+    """The command line's text of a survey.kinds.checkbox.humans.CheckboxFidelity: per option the shares ticking it
+    (humans and each model's personas), the effects A − B with their intervals and the prediction-powered one with
+    its Bonferroni interval over the options; then what it rests on, how the options are compared, and the notes."""
+    a, b = res.a, res.b
+    lines = [f"Checkbox fidelity to people, {a} vs {b} ({res.design}-subjects): {len(res.options)} options, each "
+             "compared as ticked or not", res.basis]
+    rows = res.rows()
+    for o in res.per_option:
+        lines.append(f"option '{o['option']}'")
+        for r in (r for r in rows if r["option"] == o["option"]):
+            ppi = ("no prediction-powered estimate" if r["PPI effect"] is None else
+                   f"prediction-powered human effect {fmt(r['PPI effect'], 3)} {_ci(r['PPI CI'])}, over the "
+                   f"{len(res.options)} options {_ci(r['simultaneous PPI CI'])}")
+            lines += [f"  {r['model']}: shares ticking it: humans {a} {fmt(r[f'humans {a}'], 3)}, {b} "
+                      f"{fmt(r[f'humans {b}'], 3)}; personas {a} {fmt(r[f'personas {a}'], 3)}, {b} "
+                      f"{fmt(r[f'personas {b}'], 3)}",
+                      f"    effect {a} − {b}: humans {fmt(r['human effect'], 3)} {_ci(r['human CI'])}, personas "
+                      f"{fmt(r['persona effect'], 3)} {_ci(r['persona CI'])}; human − persona "
+                      f"{fmt(r['difference'], 3)} {_ci(r['difference CI'])}, p = {fmt(r['difference p'], 3)}, signs "
+                      f"agree: {yes_no(r['signs agree'])}",
+                      f"    {ppi}"]
+    lines += [f"multiplicity: {res.multiplicity}", f"validity: {res.validity}"]
+    lines += [f"note: {n}" for n in res.notes]
+    return "\n".join(lines)

@@ -1,11 +1,12 @@
 """The report's section for a checkbox question: per option the share ticking it under each message (a dot plot
-and a table), each option's sign-flip test and its Holm-adjusted p-value."""
+and a table), each option's sign-flip test and its Holm-adjusted p-value; and its comparison with people, option by
+option (``fidelity_sections``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from survey.common.formatting import fmt
+from survey.common.formatting import fmt, yes_no
 from survey.reporting.context import incomplete_note
 from survey.reporting.views.base import ReportView
 
@@ -76,3 +77,65 @@ class CheckboxView(ReportView):
 
 
 VIEW = CheckboxView()
+
+
+def fidelity_sections(res) -> list:
+    """The report's "Does it match people?" section for a checkbox question, from a
+    survey.kinds.checkbox.humans.CheckboxFidelity (nothing is computed here): per option the shares ticking it
+    (humans beside each model's personas), the effects A − B with their intervals, the prediction-powered human
+    effect with its Bonferroni interval over the options, and each option's verdicts in words."""
+    from survey.reporting import Section
+    from survey.reporting.humans import TITLE, finding
+    from survey.stats.humans.in_words import level_in_words, ppi_in_words
+
+    a, b = res.a, res.b
+    sec = Section(TITLE, paragraphs=[f"{res.basis}.", res.multiplicity])
+    rows = res.rows()
+    sec.tables.append({"columns": ["option", "model", f"humans {a}", f"humans {b}", f"personas {a}",
+                                   f"personas {b}", "in words"],
+                       "rows": [[r["option"], r["model"], *(fmt(r[k], 3) for k in (
+                           f"humans {a}", f"humans {b}", f"personas {a}", f"personas {b}")),
+                                 _levels_in_words(res, r, level_in_words)] for r in rows]})
+    sec.tables.append({"columns": ["option", "model", f"human effect {a} − {b} (CI)", "persona effect (CI)",
+                                   "human − persona (CI)", "p (same effect)", "signs agree"],
+                       "rows": [[r["option"], r["model"], _with_ci(r["human effect"], r["human CI"]),
+                                 _with_ci(r["persona effect"], r["persona CI"]),
+                                 _with_ci(r["difference"], r["difference CI"]), fmt(r["difference p"], 3),
+                                 yes_no(r["signs agree"])] for r in rows]})
+    if any(r["PPI effect"] is not None for r in rows):
+        sec.tables.append({"columns": ["option", "model", "PPI human effect (CI)",
+                                       f"simultaneous CI (Bonferroni, {len(res.options)} options)", "in words"],
+                           "rows": [[r["option"], r["model"], _with_ci(r["PPI effect"], r["PPI CI"]),
+                                     _ci(r["simultaneous PPI CI"]), ppi_in_words(_ppi(res, r))]
+                                    for r in rows if r["PPI effect"] is not None]})
+    for o in res.per_option:
+        sec.paragraphs.append(f"{o['option']}: {finding(o['fidelity'])}")
+        sec.paragraphs += [f"{o['option']}: {v}" for v in o["fidelity"].verdicts()]
+    sec.paragraphs.append(f"What validity needs: {res.validity}")
+    sec.paragraphs += [f"Note: {n}" for n in res.notes]
+    return [sec]
+
+
+def _ci(ci) -> str:
+    return "—" if ci is None else f"{fmt(ci[0], 3)} to {fmt(ci[1], 3)}"
+
+
+def _with_ci(value, ci) -> str:
+    return f"{fmt(value, 3)} ({_ci(ci)})"
+
+
+def _ppi(res, row):
+    return res.fidelity(row["option"]).ppi[row["model"]]
+
+
+def _levels_in_words(res, row, level_in_words) -> str:
+    """Both messages' level comparison in words, over all the humans (with segments, each has its own: the
+    option's HumanFidelity holds them)."""
+    f = res.fidelity(row["option"])
+    out = []
+    for msg in (f.a, f.b):
+        lv = next((x["fidelity"] for x in f.levels if x["model"] == row["model"] and x["message"] == msg
+                   and x["segment"] == "all"), None)
+        if lv is not None:
+            out.append(f"{msg}: {level_in_words(lv).split(';')[0]}")
+    return "; ".join(out)
