@@ -120,6 +120,7 @@ def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, positions, n_messag
     """Simulate the power of each test for allocation strategies and budgets; find the cheapest design.
     With --segments K (or --personas SET --by ATTR): the personas needed per segment."""
     from survey import BinaryPlan, PlanSource, RatingPlan, parse_cuts, plan, plan_params, simulation_view
+    from survey.stats.segments.simulation import plans_segments
 
     if questions is None:  # a setting of the family that is not planned would be silently ignored
         ctx = click.get_current_context()
@@ -137,7 +138,8 @@ def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, positions, n_messag
     if kind_params is not None:
         given = {"--mu": mu, "--kappa": kappa, "--cuts": cuts, "--from-estimate": from_estimate,
                  "--from-table": from_table, "--model": model, "--message": message, "--study": study,
-                 "--sequential": seq["seq_method"], "--segments/--personas": wants_segments(seg) or None}
+                 "--sequential": seq["seq_method"],
+                 "--segments/--personas": (wants_segments(seg) and not plans_segments(scale)) or None}
         wrong = [flag for flag, v in given.items() if v is not None]
         if wrong:
             raise SurveyError(f"{', '.join(wrong)} {'does' if len(wrong) == 1 else 'do'} not apply to scale '{scale}': "

@@ -69,7 +69,7 @@ def test_each_kind_is_one_registered_folder():
         m = manifest(kind)
         assert all(str(getattr(m, p)).startswith(f"survey.kinds.{kind}") for p in
                    ("parsing", "analysis", "power", "view", "text", "knobs"))
-        assert not m.has("segments")  # no segment simulator for planning; analysis by segment works (below)
+        assert m.has("segments")  # its segment simulator plans by segment; analysis by segment works (below)
 
 
 def test_study_to_report_on_the_simulated_backend(study, capsys):

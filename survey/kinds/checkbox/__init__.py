@@ -1,7 +1,7 @@
 """Several options ticked ("which of these describe the product?"): per option the share ticking it by
 message, a sign-flip test per option, Holm across the options; the report a dot plot of the shares."""
 
-from survey.common.kinds import KindManifest, Missing
+from survey.common.kinds import KindManifest, Missing  # noqa: F401
 
 MANIFEST = KindManifest(
     name="checkbox",
@@ -11,6 +11,6 @@ MANIFEST = KindManifest(
     view="survey.kinds.checkbox.view:VIEW",
     text="survey.kinds.checkbox.text:TEXT",
     knobs="survey.kinds.checkbox.knobs:KNOBS",
-    segments=Missing("a checkbox question has no segment simulator for planning (its analysis by segment works)"),
+    segments="survey.kinds.checkbox.segments:simulate_cells",
     scale_names=("checkboxK (e.g. checkbox4), checkboxK-MIN-MAX (e.g. checkbox5-0-2)",),
 )

@@ -84,6 +84,13 @@ class CheckboxPlan(PowerModelBase):
         raw = self.option_pvalues(n, m, r, simulations, rng, alternative, flips, exact_max_m)
         return ByTest({"sign_flip": holm_rows(raw).min(axis=1)})
 
+    def segment_model(self, source) -> tuple[dict, str]:
+        """The keywords of the checkbox segment simulator (survey.kinds.checkbox.segments)."""
+        return {"tau": self.tau, "sigma": self.sigma, "rho": self.rho}, "given"
+
+    def segment_draws(self, replicates: int) -> int:
+        return 2 * replicates * from_name(self.scale).k
+
     def summary(self) -> dict:
         return {"scale": self.scale, "delta": self.delta, "sigma": self.sigma, "rho": self.rho, "tau": self.tau}
 

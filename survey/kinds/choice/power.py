@@ -57,6 +57,11 @@ class ChoicePlan(KindPlan):
             out[start:start + size] = choice_pvalues(*counts.arrays(), alternative, flips, exact_max_m, test_seed)[0]
         return ByTest({DECISION_TEST: out})
 
+    def segment_model(self, source) -> tuple[dict, str]:
+        """The keywords of the forced-choice segment simulator (survey.kinds.choice.segments)."""
+        position = float(1 / (1 + np.exp(self.positions[1] - self.positions[0])))
+        return {"tau": self.tau, "sigma": self.sigma, "rho": self.rho, "position": position}, "given"
+
     def summary(self) -> dict:
         return {"scale": self.scale, "messages": ["A", "B"], "delta": self.delta, "sigma": self.sigma, "rho": self.rho,
                 "positions": list(self.positions), "tau": self.tau, "queries_per_cell": self.prompts}

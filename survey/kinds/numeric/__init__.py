@@ -1,7 +1,7 @@
 """A bounded number (willingness to pay, a 0-100 probability, a count): the persona x paraphrase cell mean
 (on the values, their log, or winsorized) through the sign-flip test; the report shows the distributions."""
 
-from survey.common.kinds import KindManifest, Missing
+from survey.common.kinds import KindManifest, Missing  # noqa: F401
 
 MANIFEST = KindManifest(
     name="numeric",
@@ -11,6 +11,6 @@ MANIFEST = KindManifest(
     view="survey.kinds.numeric.view:VIEW",
     text="survey.kinds.numeric.text:TEXT",
     knobs="survey.kinds.numeric.knobs:KNOBS",
-    segments=Missing("a numeric question has no segment simulator for planning (its analysis by segment works)"),
+    segments="survey.kinds.numeric.segments:simulate_cells",
     scale_names=("numericLOtoHI (e.g. numeric0to100, numeric0to500_log)",),
 )

@@ -65,6 +65,13 @@ class NumericPlan(PowerModelBase):
     def pvalues(self, n, m, r, simulations, rng, alternative="two-sided", flips=1000, exact_max_m=12):
         return simulate_pvalues(self, n, m, r, simulations, rng, alternative, flips, exact_max_m, draw=draw_sums)
 
+    def segment_model(self, source) -> tuple[dict, str]:
+        """The keywords of the numeric segment simulator (survey.kinds.numeric.segments)."""
+        return {"tau": self.tau, "sigma": self.sigma, "rho": self.rho, "noise": float(self.noise)}, "given"
+
+    def segment_draws(self, replicates: int) -> int:
+        return 2 * replicates
+
     def summary(self) -> dict:
         return {"scale": self.scale, "delta": self.delta, "sigma": self.sigma, "rho": self.rho, "tau": self.tau,
                 "noise": self.noise}

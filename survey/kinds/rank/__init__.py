@@ -11,7 +11,6 @@ MANIFEST = KindManifest(
     view="survey.kinds.rank.view:VIEW",
     text="survey.kinds.rank.text:TEXT",
     knobs="survey.kinds.rank.knobs:KNOBS",
-    segments=Missing("a ranking has no segment simulator (Yes/No, rating scales and forced choice have); "
-                     "analyze's segments (by = ...) work on it"),
+    segments="survey.kinds.rank.segments:simulate_cells",
     scale_names=("rankK (e.g. rank4)",),
 )

@@ -35,6 +35,18 @@ class RankPlan(PickPlan):
         borda, valid, _ = simulate_rank_arrays(size, n, m, r, len(self.delta), truth=truth, seed=rng)
         return message_shares(cell_shares(borda, valid))
 
+    def segment_model(self, source) -> tuple[dict, str]:
+        """The keywords of the ranking segment simulator (survey.kinds.rank.segments)."""
+        return {"tau": self.tau, "sigma": self.sigma, "rho": self.rho, "utilities": tuple(self.delta),
+                "positions": tuple(self.positions), "invalid_rate": self.invalid_rate}, "given"
+
+    def segment_delta(self) -> float:
+        """A segment plan's effect: B's utility over A's (positive favours B, the segment plans' convention)."""
+        return float(self.delta[1] - self.delta[0])
+
+    def segment_draws(self, replicates: int) -> int:
+        return 3 * len(self.delta) ** 2 * replicates  # Gumbel draws and two argsorts per reply and position
+
     def describe(self) -> str:
         return (f"{self.scale}: message utilities {listed(self.delta)} (logit, Plackett–Luce rankings), "
                 f"sigma={self.sigma:g}, rho={self.rho:g}, position shifts {listed(self.positions)}, tau={self.tau:g}; "

@@ -99,8 +99,17 @@ class PowerModelBase:
 
     def segment_model(self, source) -> tuple[dict, str]:
         """(the keywords of survey.stats.segments.simulate_segment_cells, their words) for a segment plan."""
-        raise SurveyError("plan_segments takes a BinaryPlan or RatingPlan (survey.kinds.binary.power, survey.kinds.ordinal.power); "
-                          f"got {type(self).__name__}")
+        raise SurveyError(f"scale '{self.scale}' has no segment plan: its kind has no segment simulator "
+                          f"(plan_segments got a {type(self).__name__})")
+
+    def segment_delta(self) -> float:
+        """The effect every segment of a segment plan has: the latent shift of B over A (positive favours B)."""
+        return float(self.delta)
+
+    def segment_draws(self, replicates: int) -> int | None:
+        """Random draws per (persona, pair) cell of the kind's segment simulator, to bound a batch's memory
+        (None: one per point of the scale)."""
+        return None
 
 
 def refuse_sequential(scale: str, sequential) -> None:

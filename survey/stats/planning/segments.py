@@ -53,43 +53,47 @@ def adjusted_rejections(p: np.ndarray, alpha: float, adjustment: str) -> np.ndar
 
 @dataclass(frozen=True)
 class SegmentDesign:
-    """What is simulated: the kind's model keywords for simulate_segment_cells, pairs m, replicates r."""
+    """What is simulated: the kind's model keywords for simulate_segment_cells, pairs m, replicates r, and the
+    draws its simulator makes per (persona, pair) cell (None: one per point of the scale)."""
 
     scale: str
     model: dict
     pairs: int
     replicates: int
+    draws: int | None = None
 
 
-def _simulate(design: SegmentDesign, segments: list[SimSegment], simulations: int, seed) -> np.ndarray:
-    """(S, K, m) per-pair differences of each segment, simulated in batches that bound memory."""
+def _simulate(design: SegmentDesign, segments: list[SimSegment], simulations: int, seed, read) -> np.ndarray:
+    """``read(cells)`` of every batch of simulated surveys (survey.stats.segments.SegmentCells), concatenated
+    over the surveys; the batches bound memory."""
     n = sum(s.n for s in segments)
-    width = max(1, len(response_type(design.scale).view.points or ()) - 1)  # draws per cell grow with the scale's points
+    width = design.draws or max(1, len(response_type(design.scale).view.points or ()) - 1)
     step = max(1, _MAX_CELLS // (n * design.pairs * width))
     rng = np.random.default_rng(seed)
     parts = []
     for start in range(0, simulations, step):
         cells = simulate_segment_cells(segments, design.pairs, design.replicates, scale=design.scale,
                                        surveys=min(step, simulations - start), seed=rng, **design.model)
-        parts.append(cells.pair_differences())
+        parts.append(read(cells))
     return np.concatenate(parts)
 
 
 def segment_power(design: SegmentDesign, sizes: list[int], delta: float, alpha: float, adjustment: str,
                   simulations: int, seed=0, flips: int = 1000) -> np.ndarray:
-    """Per segment: the rate at which its sign-flip test rejects after the adjustment across segments."""
-    d = _simulate(design, [SimSegment(f"s{k}", n, delta) for k, n in enumerate(sizes)], simulations, seed)
-    S, K, m = d.shape
-    p = sign_flip_pvalues(d.reshape(S * K, m), n_resamples=flips, seed=seed).reshape(S, K)
+    """Per segment: the rate at which its test (the sign-flip test over pairs, or the kind's own deciding test)
+    rejects after the adjustment across segments."""
+    p = _simulate(design, [SimSegment(f"s{k}", n, delta) for k, n in enumerate(sizes)], simulations, seed,
+                  lambda cells: cells.segment_pvalues(flips, seed))
     return adjusted_rejections(p, alpha, adjustment).mean(axis=0)
 
 
 def interaction_power(design: SegmentDesign, sizes: tuple[int, int], delta: float, interaction_delta: float,
                       alpha: float, simulations: int, seed=0, flips: int = 1000) -> float:
-    """Rate at which the sign-flip test of E_j = D_j^1 - D_j^2 rejects at ``alpha``."""
+    """Rate at which the sign-flip test of E_j = D_j^1 - D_j^2 rejects at ``alpha`` (D_j^s the differences the
+    kind's interaction reads)."""
     half = interaction_delta / 2
     segs = [SimSegment("s1", sizes[0], delta + half), SimSegment("s2", sizes[1], delta - half)]
-    d = _simulate(design, segs, simulations, seed)
+    d = _simulate(design, segs, simulations, seed, lambda cells: cells.interaction_differences(flips, seed))
     return float(np.mean(sign_flip_pvalues(d[:, 0] - d[:, 1], n_resamples=flips, seed=seed) <= alpha))
 
 
@@ -131,9 +135,11 @@ class SegmentPlan(Display):
     interaction: dict | None
     current: list[dict] = field(default_factory=list)  # given sizes: power at each, personas still needed
     warnings: list[str] = field(default_factory=list)
+    prompts: int = 2  # queries per persona, pair and replicate (a ranking of k: its k arrangements)
+    flips: int = 1000  # sign vectors per test past m = 12 (raised where a segment's test adjusts within)
 
     def queries(self, n: int | None) -> int | None:
-        return None if n is None else 2 * self.segments * n * self.pairs * self.replicates
+        return None if n is None else self.prompts * self.segments * n * self.pairs * self.replicates
 
     def display_parts(self):
         rows = [{"for": "each segment's effect", "personas per segment": self.per_segment["n"],
@@ -148,7 +154,7 @@ class SegmentPlan(Display):
     def to_dict(self) -> dict:
         return {"segments": self.segments, "pairs": self.pairs, "replicates": self.replicates, "alpha": self.alpha,
                 "adjustment": self.adjustment, "target_power": self.target_power, "simulations": self.simulations,
-                "seed": self.seed, "mc_error": mc_error(self.simulations), "model": self.describe,
+                "seed": self.seed, "flips": self.flips, "mc_error": mc_error(self.simulations), "model": self.describe,
                 "per_segment": {**self.per_segment, "queries": self.queries(self.per_segment["n"])},
                 "interaction": (None if self.interaction is None else
                                 {**self.interaction, "queries": self.queries(self.interaction["n"])}),
@@ -159,9 +165,10 @@ def _design(params: PowerModel, pairs: int, replicates: int,
             source: PlanSource | None = None) -> tuple[SegmentDesign, str]:
     """What is simulated: the kind's segment model (its power model's ``segment_model``), and its words."""
     model, where = params.segment_model(source)
-    text = ", ".join(f"{k}={v:g}" for k, v in model.items())
-    return (SegmentDesign(params.scale, model, pairs, replicates),
-            f"{params.scale} ({where}): {text}, delta={params.delta:g}")
+    text = ", ".join(f"{k}={v:g}" if np.ndim(v) == 0 else f"{k}=({', '.join(f'{x:g}' for x in v)})"
+                     for k, v in model.items())
+    return (SegmentDesign(params.scale, model, pairs, replicates, params.segment_draws(replicates)),
+            f"{params.scale} ({where}): {text}, delta={params.segment_delta():g}")
 
 
 @dataclass(frozen=True)
@@ -237,7 +244,8 @@ def plan_segments(params: PowerModel, segments: int | Mapping[str, int], *, sour
     max_personas = o.max_personas
     k = len(sizes) or int(segments)
     design, text = _design(params, pairs, replicates, source)
-    delta = float(params.delta)
+    delta = params.segment_delta()
+    flips = params.flips_for(flips, alpha / k)  # a kind that adjusts within a segment too needs finer p-values
     warnings = []
     note = cannot_reject_note(pairs, alpha / k)  # Holm's first step is Bonferroni's: nothing rejects below it
     if note:
@@ -279,7 +287,7 @@ def plan_segments(params: PowerModel, segments: int | Mapping[str, int], *, sour
         warnings.append("delta = 0: the segment 'power' is the size of the adjusted tests")
     return SegmentPlan(f"{text} (B over A, latent logit); {simulations} simulated surveys per n", k, pairs,
                        replicates, alpha, adjustment, target_power, simulations, seed, per_segment, interaction,
-                       current, warnings)
+                       current, warnings, params.prompts, flips)
 
 
 __all__ = ["MAX_PERSONAS", "SEGMENT_ADJUSTMENTS", "SegmentPlan", "SegmentPlanOptions", "adjusted_rejections", "interaction_power",

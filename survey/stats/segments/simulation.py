@@ -1,5 +1,6 @@
 """Simulated surveys with segments: persona base rates and effects that differ by segment, paraphrase shifts
-shared by every persona of every segment, replicate noise; for Yes/No, rating scales and forced choice.
+shared by every persona of every segment, replicate noise; for Yes/No, rating scales, forced choice and, each
+from its own power model's draws, numeric, checkbox and ranking questions (survey/kinds/<kind>/segments.py).
 
 The latent structure is the one of Helm & Priebe (2026), "When prompt perturbations break your A/B test",
 with a segment s(i) per persona:
@@ -13,6 +14,11 @@ the answer follows the scale's cumulative-logit cut points (survey.kinds.ordinal
 messages are shown together in both orders; logit P(first) = logit(position) + level_s(i) + b_i +/- (U^A - U^B)
 with b_i ~ N(0, tau^2) a persona's pull to the first position (survey.kinds.choice.model). delta has the
 package's sign convention: positive favours B, so the effect A - B is negative.
+
+A kind's segment simulator (its manifest's ``segments`` part) takes the context (rng, n, size, level, delta,
+shifts) and the model's keywords, and returns (a, b, counts, to_table) and, optionally, a SegmentTests: the
+kind's own per-segment test when the analysis decides by more than one sign-flip test (Holm over a checkbox's
+options or over a ranking's pairs of messages).
 
 ``simulate_segment_cells`` batches S surveys in front of (persona, pair) for the size and power tables;
 ``segment_table`` turns one survey into a long table with a ``segment`` attribute column, so the same
@@ -29,6 +35,18 @@ import pandas as pd
 from survey.common.kinds import kind_part
 from survey.errors import SurveyError
 from survey.responses import response_type
+from survey.stats.permutation import sign_flip_pvalues
+
+
+@dataclass(frozen=True)
+class SegmentTests:
+    """A kind's own segment tests, for kinds whose deciding test is more than one sign-flip test over pairs (a
+    checkbox's Holm over options, a ranking's Holm over pairs of messages): ``pvalues(cells, flips, seed)`` gives
+    (S, K) p-values, ``differences(cells, flips, seed)`` the (S, K, m) per-pair differences its interaction
+    reads."""
+
+    pvalues: object
+    differences: object
 
 
 @dataclass(frozen=True)
@@ -54,34 +72,45 @@ class SegmentCells:
     r: int
     counts: tuple
     to_table: object = None
+    tests: SegmentTests | None = None
 
     def pair_differences(self, weights: np.ndarray | None = None) -> np.ndarray:
         """(S, K, m): each segment's per-pair difference (A - B; forced choice: share A - share B),
-        or with ``weights`` (one per persona) the weighted population's (S, 1, m)."""
+        or with ``weights`` (one per persona) the weighted population's (S, 1, m). A kind whose cells carry a
+        trailing axis (a checkbox's options) gets it back: (S, K, m, k)."""
         d = self.a - self.b
         if weights is not None:
-            w = np.asarray(weights, float)[:, None]
-            return ((d * w).sum(axis=-2) / w.sum())[:, None, :]
-        return np.stack([d[:, self.segment == k, :].mean(axis=-2) for k in range(len(self.names))], axis=1)
+            w = np.asarray(weights, float).reshape((-1,) + (1,) * (d.ndim - 2))
+            return ((d * w).sum(axis=1) / w.sum())[:, None]
+        return np.stack([d[:, self.segment == k].mean(axis=1) for k in range(len(self.names))], axis=1)
+
+    def segment_pvalues(self, flips: int = 1000, seed=None) -> np.ndarray:
+        """(S, K): each segment's deciding test, as the kind's analysis of that segment's personas runs it: the
+        kind's own (``tests``), else the sign-flip test over pairs of the segment's differences."""
+        if self.tests is not None:
+            return self.tests.pvalues(self, flips, seed)
+        d = self.pair_differences()
+        S, K, m = d.shape
+        return sign_flip_pvalues(d.reshape(S * K, m), n_resamples=flips, seed=seed).reshape(S, K)
+
+    def interaction_differences(self, flips: int = 1000, seed=None) -> np.ndarray:
+        """(S, K, m): the per-pair differences the interaction test reads, as the kind's analysis gives them
+        (its ``tests``; e.g. a checkbox's deciding option per segment), else ``pair_differences``."""
+        if self.tests is not None:
+            return self.tests.differences(self, flips, seed)
+        return self.pair_differences()
 
     def persona_differences(self, k: int) -> np.ndarray:
         """(S, n_k): D-hat_i of segment k's personas, what the per-persona sign and Wilcoxon tests use."""
         return (self.a - self.b)[:, self.segment == k, :].mean(axis=-1)
 
 
-
-
-
-
-
-
-
-
-
 def simulate_segment_cells(segments: list[SimSegment], m: int, r: int, *, scale: str = "binary", sigma: float = 1.0,
                            rho: float = 0.3, mu: float = 0.5, kappa: float = 4.0, tau: float = 1.0,
-                           position: float = 0.5, surveys: int = 1, seed=None) -> SegmentCells:
-    """``surveys`` simulated surveys of the model above, as per-cell summaries (see SegmentCells)."""
+                           position: float = 0.5, surveys: int = 1, seed=None, **kind_keywords) -> SegmentCells:
+    """``surveys`` simulated surveys of the model above, as per-cell summaries (see SegmentCells).
+    ``kind_keywords``: the further parameters of a kind's simulator (a numeric question's ``noise``, a
+    ranking's ``utilities``), passed on to it."""
     if not segments or any(s.n < 1 for s in segments) or m < 1 or r < 1:
         raise SurveyError("simulate segments: give at least one segment of at least one persona, m >= 1, r >= 1")
     if not (0 <= rho <= 1 and sigma >= 0):
@@ -89,8 +118,8 @@ def simulate_segment_cells(segments: list[SimSegment], m: int, r: int, *, scale:
     kind = response_type(scale).view.kind
     model = kind_part(kind, "segments")
     if model is None:
-        raise SurveyError(f"simulate segments: scale '{scale}' has no segment model (Yes/No, rating scales and "
-                          "forced choice have)")
+        raise SurveyError(f"simulate segments: scale '{scale}' has no segment model (Yes/No, rating scales, "
+                          "forced choice, numeric, checkbox and ranking questions have)")
     rng = np.random.default_rng(seed)
     seg = np.concatenate([np.full(s.n, k) for k, s in enumerate(segments)])
     n, size = len(seg), (surveys,)
@@ -101,11 +130,15 @@ def simulate_segment_cells(segments: list[SimSegment], m: int, r: int, *, scale:
     def shifts() -> np.ndarray:
         return rng.normal(0.0, s_u, (*size, 1, m)) + rng.normal(0.0, s_v, (*size, n, m))
 
-    a, b, counts, to_table = model((rng, n, size, level, delta, shifts), r=r, scale=scale, sigma=sigma, rho=rho,
-                                   mu=mu, kappa=kappa, tau=tau, position=position)
-    return SegmentCells(a, b, seg, [s.name for s in segments], r, counts, to_table)
+    a, b, counts, to_table, *tests = model((rng, n, size, level, delta, shifts), r=r, scale=scale, sigma=sigma,
+                                           rho=rho, mu=mu, kappa=kappa, tau=tau, position=position, m=m, segment=seg,
+                                           **kind_keywords)
+    return SegmentCells(a, b, seg, [s.name for s in segments], r, counts, to_table, tests[0] if tests else None)
 
 
+def plans_segments(scale: str) -> bool:
+    """Whether the kind of ``scale`` has a segment simulator (its manifest's ``segments`` part)."""
+    return kind_part(response_type(scale).view.kind, "segments") is not None
 
 
 def score_table(cells: SegmentCells, survey: int, model: str, messages: tuple[str, str]) -> pd.DataFrame:
@@ -135,11 +168,11 @@ def score_table(cells: SegmentCells, survey: int, model: str, messages: tuple[st
 def segment_table(cells: SegmentCells, survey: int = 0, model: str = "simulated",
                   messages: tuple[str, str] = ("A", "B")) -> pd.DataFrame:
     """One simulated survey as a long table, with the persona attribute column ``segment``."""
-    n = cells.a.shape[-2]
+    n = len(cells.segment)
     persona_ids = np.char.add("P", np.char.zfill(np.arange(1, n + 1).astype(str), 3))
     df = cells.to_table(cells, survey, model, messages)
     names = np.array(cells.names, dtype=object)[cells.segment]
     return df.assign(segment=df["persona"].map(dict(zip(persona_ids, names, strict=True))))
 
 
-__all__ = ["SegmentCells", "SimSegment", "score_table", "segment_table", "simulate_segment_cells"]
+__all__ = ["SegmentCells", "SegmentTests", "SimSegment", "plans_segments", "score_table", "segment_table", "simulate_segment_cells"]
