@@ -1,7 +1,8 @@
 """Planning by segment for a kind, walked the way a user walks it: a study file names the question and the
-segments, `survey plan --scale <its scale> --personas <its set> --by <its segments>` (text and --json) and
-survey.plan_segments from Python give the power per segment and of the interaction; the kind's simulator under
-the null and as the segments' effects part. Used by tests/kinds/<kind>/test_<kind>_segment_plan.py."""
+segments, `survey plan STUDY --interaction-delta D` (text and --json; its personas by its [segments]), `survey plan
+--scale S --personas SET --by ATTR` and survey.plan_segments from Python give the power per segment and of the
+interaction; the kind's simulator under the null and as the segments' effects part. Used by
+tests/kinds/<kind>/test_<kind>_segment_plan.py."""
 
 from __future__ import annotations
 
@@ -45,37 +46,49 @@ backend = "simulated"
 
 
 def from_study(tmp_path, question: str) -> tuple[str, str, str]:
-    """(scale, persona set, segments' by) of a study file with this question."""
+    """(scale, persona set, segments' by) of a study file with this question, written as tmp_path/study.toml."""
     (tmp_path / "study.toml").write_text(study_toml(question))
     spec = survey.Study.from_toml(tmp_path / "study.toml").spec
     return spec.question.type, spec.personas.set, spec.segments.by
 
 
-def plan_from_the_command_line(capsys, scale: str, persona_set: str, by: str, delta: str = "1.5") -> dict:
-    """`survey plan --segments` of the study's scale and segments, text and --json; returns the JSON."""
-    args = ["plan", "--scale", scale, "--delta", delta, "--personas", persona_set, "--by", by, "--pairs", "10",
-            "--replicates", "1", "--interaction-delta", "2", "--simulations", "60", "--flips", "199"]
-    code, out, err = run_cli(capsys, *args)
+def plan_from_the_command_line(capsys, study_file, scale: str, persona_set: str, by: str, delta: str = "1.5") -> dict:
+    """`survey plan STUDY` (the study's scale and its personas by its [segments]), text and --json, and the same
+    scale with the persona set named (`--scale S --personas SET --by ATTR`); returns the study's JSON."""
+    design = ["--delta", delta, "--pairs", "10", "--replicates", "1", "--interaction-delta", "2", "--simulations", "60",
+              "--flips", "199"]
+    code, out, err = run_cli(capsys, "plan", study_file, *design)
     assert code == 0, err
     assert f"parameters: {scale} (given)" in out and "each segment's effect" in out and "interaction" in out
-    assert "the segments of shoppers by gender" in out and "female" in out
-    code, out, err = run_cli(capsys, *args, "--json")
+    assert "the segments of the personas of study segment-plan by gender" in out and "female" in out
+    code, out, err = run_cli(capsys, "plan", study_file, *design, "--json")
     assert code == 0, err
     doc = json.loads(out)  # the whole of stdout is one JSON document
-    assert doc["model"].startswith(f"{scale} (given)") and doc["segments"] == len(doc["current"]) >= 2
-    assert {c["segment"] for c in doc["current"]} >= {"female", "male"}
+    assert doc["model"].startswith(f"{scale} (given)") and doc["segments"] == len(doc["current"]) == 3
+    assert sum(c["personas"] for c in doc["current"]) == 40  # the study's sample of 40, not the whole set
+    assert {c["segment"] for c in doc["current"]} == {"female", "male", "non-binary"}
     assert 0 <= doc["per_segment"]["power"] <= 1 and doc["interaction"]["interaction_delta"] == 2.0
+    code, out, err = run_cli(capsys, "plan", "--scale", scale, "--personas", persona_set, "--by", by, *design,
+                             "--json")
+    assert code == 0 and sum(c["personas"] for c in json.loads(out)["current"]) == 100, err  # the whole set
     return doc
 
 
-def refusals(capsys, scale: str) -> None:
-    """A segment attribute the persona set lacks, too few segments, a budget flag: one line, exit 2."""
-    for extra, says in ((["--personas", "shoppers", "--by", "shoe_size"], "no persona attribute 'shoe_size'"),
-                        (["--segments", "1"], "at least 2 segments"),
-                        (["--segments", "2", "--design", "10,8,1"], "--design belongs to the budget plan")):
-        code, out, err = run_cli(capsys, "plan", "--scale", scale, "--delta", "0.5", *extra)
+def refusals(capsys, study_file, scale: str) -> None:
+    """A segment attribute the personas lack, segments that disagree with the study's, too few segments, a
+    budget flag, --scale beside STUDY: one line, exit 2 (with --json, only {"error": ...})."""
+    for args, says in (
+            ([study_file, "--by", "shoe_size"], "no persona attribute 'shoe_size'"),
+            (["--scale", scale, "--personas", "shoppers", "--by", "shoe_size"], "no persona attribute 'shoe_size'"),
+            ([study_file, "--segments", "2"], "--segments 2 but the segments of study 'segment-plan' (by gender) are 3"),
+            ([study_file, "--personas", "shoppers", "--by", "gender"], "drop --personas"),
+            ([study_file, "--scale", scale, "--segments", "3"], "--scale and STUDY both name the scale"),
+            (["--scale", scale, "--segments", "1"], "at least 2 segments"),
+            (["--scale", scale, "--segments", "2", "--design", "10,8,1"], "--design belongs to the budget plan"),
+            (["no-such-study.toml", "--segments", "2"], "no such study file")):
+        code, out, err = run_cli(capsys, "plan", *args, "--delta", "0.5")
         assert code == 2 and says in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
-        code, out, err = run_cli(capsys, "plan", "--scale", scale, "--delta", "0.5", *extra, "--json")
+        code, out, err = run_cli(capsys, "plan", *args, "--delta", "0.5", "--json")
         assert code == 2 and set(json.loads(out)) == {"error"} and says in json.loads(out)["error"]
 
 

@@ -27,7 +27,7 @@ from survey.cli.common import (
     study_option,
     to_json,
 )
-from survey.cli.plan_segments import run_segment_plan, segment_options, wants_segments
+from survey.cli.plan_segments import run_segment_plan, segment_options, study_scale, wants_segments
 from survey.cli.sequential import design_options, print_sequential_plan, sequential_options
 from survey.cli.texts import DECISION_TEST, DEFAULT_DRAWS, SCALE_CHOICES
 
@@ -67,6 +67,7 @@ CUTS_HELP = "rating scales: K-1 increasing cut points on the latent logit scale,
 
 
 @click.command("plan")
+@click.argument("study_file", metavar="[STUDY]", required=False, type=click.Path(dir_okay=False))
 @click.option("--scale", default="binary", show_default=True, help=SCALE_HELP)
 @click.option("--tau", type=float, default=None, help=TAU_HELP)
 @click.option("--cuts", default=None, help=CUTS_HELP)
@@ -113,12 +114,13 @@ CUTS_HELP = "rating scales: K-1 increasing cut points on the latent logit scale,
 @sequential_options("also simulate a sequential rule whose maximum is each design's m")
 @segment_options
 @json_option
-def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, positions, n_messages, from_estimate, from_table, model, message, study, method, budgets, strategies,
+def plan_cmd(study_file, scale, tau, cuts, mu, kappa, sigma, rho, delta, positions, n_messages, from_estimate, from_table, model, message, study, method, budgets, strategies,
              designs, max_paraphrases, sets, alpha, simulations, flips, seed, alternative, target_power, out, plot,
              no_plot, as_json, segments, persona_set, by, interaction_delta, pairs, replicates, adjustment, questions,
              question_correlation, family, **seq):
     """Simulate the power of each test for allocation strategies and budgets; find the cheapest design.
-    With --segments K (or --personas SET --by ATTR): the personas needed per segment."""
+    With --segments K (or --personas SET --by ATTR): the personas needed per segment. STUDY (a study file):
+    plan its question's scale; a segment plan then takes the study's personas by its [segments] (or --by)."""
     from survey import BinaryPlan, PlanSource, RatingPlan, parse_cuts, plan, plan_params, simulation_view
     from survey.stats.segments.simulation import plans_segments
 
@@ -129,6 +131,11 @@ def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, positions, n_messag
         if orphans:
             raise SurveyError(f"{' and '.join(orphans)} describe{'s' if len(orphans) == 1 else ''} a family of "
                               "questions: add --questions K (or drop it)")
+    study_spec = None
+    if study_file is not None:
+        require_file(study_file, "study")
+        scale_given = click.get_current_context().get_parameter_source("scale") is click.core.ParameterSource.COMMANDLINE
+        scale, study_spec = study_scale(study_file, scale_given)
     deltas = _floats(delta, "--delta")
     kind_params = plan_params(scale, deltas[0] if len(deltas) == 1 else deltas, sigma=sigma, rho=rho, tau=tau,
                               positions=_floats(positions, "--positions") if positions else None, messages=n_messages)
@@ -171,7 +178,7 @@ def plan_cmd(scale, tau, cuts, mu, kappa, sigma, rho, delta, positions, n_messag
                        "--cuts": cuts,
                        "--alternative": alternative != "two-sided", "--sequential": seq["seq_method"],
                        "--questions": questions}
-        run_segment_plan(params, source, seg, budget_only, as_json)
+        run_segment_plan(params, source, seg, budget_only, as_json, study_spec)
         return
     res = plan(params, source=source, budgets=_ints(budgets, "--budget") if budgets else None,
                strategies=strategies, designs=designs, alpha=alpha, simulations=simulations, flips=flips, seed=seed,

@@ -71,22 +71,64 @@ def segment_sizes(segments: int | None, persona_set: str | None, by: str | None)
     return sizes, total
 
 
-def run_segment_plan(params, source, opts: dict, given: dict, as_json: bool) -> None:
-    """Plan the segments and print the result (text or --json)."""
+def study_scale(study_file: str, scale_given: bool):
+    """(the scale of the study's question, its StudySpec) for `survey plan STUDY`: the primary question's."""
+    from survey import Study
+
+    if scale_given:
+        raise SurveyError("--scale and STUDY both name the scale: STUDY plans its own question's scale; drop one")
+    spec = Study.from_toml(study_file).spec
+    return spec.question.type, spec
+
+
+def study_segment_sizes(spec, segments: int | None, persona_set: str | None,
+                        by: str | None) -> tuple[int | dict[str, int], int | None, str]:
+    """(K or segment -> personas, the study's persona count, the segments' words) of `survey plan STUDY`: the
+    study's own personas (its set, count and sample) by --by, else by the study's [segments]."""
+    if persona_set is not None:
+        raise SurveyError("STUDY's personas are the study's own: drop --personas (or drop STUDY and give --scale)")
+    if by is None and spec.segments is None:
+        if segments is None:
+            raise SurveyError(f"study '{spec.name}' defines no [segments]: give --by ATTR (its personas' attribute) "
+                              "or --segments K")
+        return segments, None, ""
+    from survey import attributes_frame, segment_by
+    from survey.study.design import build_design
+
+    personas = build_design(spec).personas
+    definition = by if by is not None else spec.segments.definition
+    sizes = segment_by(attributes_frame(list(personas)), definition).sizes
+    words = definition if isinstance(definition, str) else ", ".join(definition)
+    if segments is not None and segments != len(sizes):
+        raise SurveyError(f"--segments {segments} but the segments of study '{spec.name}' (by {words}) are "
+                          f"{len(sizes)}; drop --segments or change --by")
+    if len(sizes) < 2:
+        raise SurveyError(f"the personas of study '{spec.name}' by {words} make {len(sizes)} segment; a segment plan "
+                          "needs at least 2")
+    return sizes, len(personas), f"the personas of study {spec.name} by {words}"
+
+
+def run_segment_plan(params, source, opts: dict, given: dict, as_json: bool, study=None) -> None:
+    """Plan the segments and print the result (text or --json); ``study`` the StudySpec of `survey plan STUDY`,
+    whose personas give the segments' sizes."""
     from survey import plan_segments
 
     bad = [flag for flag, value in given.items() if value]
     if bad:
         raise SurveyError(f"{bad[0]} belongs to the budget plan; a segment plan (--segments, --by) takes --pairs, "
                           "--replicates, --delta, --interaction-delta and --target-power")
-    sizes, total = segment_sizes(opts["segments"], opts["persona_set"], opts["by"])
+    if study is not None:
+        sizes, total, words = study_segment_sizes(study, opts["segments"], opts["persona_set"], opts["by"])
+    else:
+        sizes, total = segment_sizes(opts["segments"], opts["persona_set"], opts["by"])
+        words = f"{opts['persona_set']} by {opts['by']}"
     res = plan_segments(params, sizes, pairs=opts["pairs"], replicates=opts["replicates"],
                         interaction_delta=opts["interaction_delta"], target_power=opts["target_power"] or 0.8,
                         alpha=opts["alpha"], adjustment=opts["adjustment"], simulations=opts["simulations"],
                         flips=opts["flips"], seed=opts["seed"], source=source)
     needed = max((x["n"] or 0) for x in (res.per_segment, res.interaction or {"n": 0}))
     if total is not None and not res.current and needed * res.segments > total:
-        res.warnings.append(f"{opts['persona_set']} has {total} personas; {res.segments} segments of {needed} "
+        res.warnings.append(f"{opts['persona_set'] or 'the study'} has {total} personas; {res.segments} segments of {needed} "
                             f"need {needed * res.segments}")
     if as_json:
         echo_json(res.to_dict())
@@ -101,7 +143,7 @@ def run_segment_plan(params, source, opts: dict, given: dict, as_json: bool) -> 
     print_table(f"personas per segment for power {res.target_power:g} (m = {res.pairs} pairs, r = "
                 f"{res.replicates})", ["for", "personas per segment", "power", "queries"], rows)
     if res.current:
-        print_table(f"the segments of {opts['persona_set']} by {opts['by']}",
+        print_table(f"the segments of {words}",
                     ["segment", "personas", "power on its effect", "more for the effect", "more for the interaction"],
                     [[c["segment"], c["personas"], c["power"], _more(c["more_for_effect"]),
                       _more(c["more_for_interaction"])] for c in res.current])

@@ -37,7 +37,7 @@ from survey.stats.planning.model import PowerModel
 from survey.stats.planning.params import PlanSource
 from survey.stats.planning.power import mc_error
 from survey.stats.segments.analysis import SEGMENT_ADJUSTMENTS
-from survey.stats.segments.simulation import SimSegment, simulate_segment_cells
+from survey.stats.segments.simulation import SimSegment, interaction_note, simulate_segment_cells
 
 MAX_PERSONAS = 1024  # per segment: past this, more personas barely move power at fixed m (shared shifts)
 _MAX_CELLS = 4_000_000  # simulated (survey, persona, pair) cells per batch: a few tens of MB
@@ -283,6 +283,9 @@ def plan_segments(params: PowerModel, segments: int | Mapping[str, int], *, sour
             warnings.append(f"power on {what} is nearly flat in the personas here ({half[-1]:.3f} at half the "
                             f"recommended n): the recommendation moves with Monte Carlo noise, and more pairs "
                             "buy more power than more personas")
+    note = interaction_note(params.scale) if interaction_delta is not None else None
+    if note:
+        warnings.append(note)
     if delta == 0 and interaction_delta is None:
         warnings.append("delta = 0: the segment 'power' is the size of the adjusted tests")
     return SegmentPlan(f"{text} (B over A, latent logit); {simulations} simulated surveys per n", k, pairs,

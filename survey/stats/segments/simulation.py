@@ -141,6 +141,11 @@ def plans_segments(scale: str) -> bool:
     return kind_part(response_type(scale).view.kind, "segments") is not None
 
 
+def interaction_note(scale: str) -> str | None:
+    """What the kind's segment simulator says about its interaction test (its ``interaction_note``), if anything."""
+    return getattr(kind_part(response_type(scale).view.kind, "segments"), "interaction_note", None)
+
+
 def score_table(cells: SegmentCells, survey: int, model: str, messages: tuple[str, str]) -> pd.DataFrame:
     r = cells.r
     n, m = cells.a.shape[-2:]
@@ -175,4 +180,4 @@ def segment_table(cells: SegmentCells, survey: int = 0, model: str = "simulated"
     return df.assign(segment=df["persona"].map(dict(zip(persona_ids, names, strict=True))))
 
 
-__all__ = ["SegmentCells", "SegmentTests", "SimSegment", "plans_segments", "score_table", "segment_table", "simulate_segment_cells"]
+__all__ = ["SegmentCells", "SegmentTests", "SimSegment", "interaction_note", "plans_segments", "score_table", "segment_table", "simulate_segment_cells"]

@@ -7,8 +7,16 @@ mistakes in one line."""
 from __future__ import annotations
 
 import numpy as np
-from kind_segment_plan import (BAND, NULL_SURVEYS, from_study, grows, null_cells,
-                               plan_from_the_command_line, power_table, refusals)
+from kind_segment_plan import (
+    BAND,
+    NULL_SURVEYS,
+    from_study,
+    grows,
+    null_cells,
+    plan_from_the_command_line,
+    power_table,
+    refusals,
+)
 
 import survey
 from survey import CheckboxPlan
@@ -22,7 +30,7 @@ QUESTION = 'type = "checkbox"\noptions = ["comfortable", "stylish", "good value"
 def test_plan_by_segment_from_the_study_file(tmp_path, capsys):
     scale, persona_set, by = from_study(tmp_path, QUESTION)
     assert scale == "checkbox4-1-3"
-    plan_from_the_command_line(capsys, scale, persona_set, by)
+    plan_from_the_command_line(capsys, tmp_path / "study.toml", scale, persona_set, by)
     res = survey.plan_segments(CheckboxPlan(1.5, scale=scale), {"male": 20, "female": 20}, pairs=10, replicates=1,
                                interaction_delta=2.0, simulations=60, flips=199)
     assert [c["segment"] for c in res.current] == ["male", "female"] and res.per_segment["n"] is not None
@@ -57,5 +65,6 @@ def test_power_grows_with_the_segment_difference():
     assert table["segment"][0.0] <= BAND[1]
 
 
-def test_mistakes_are_one_line(capsys):
-    refusals(capsys, "checkbox4")
+def test_mistakes_are_one_line(tmp_path, capsys):
+    from_study(tmp_path, QUESTION)
+    refusals(capsys, tmp_path / "study.toml", "checkbox4")

@@ -4,8 +4,16 @@ the binomial band of alpha, power rising with the segments' effect and their dif
 
 from __future__ import annotations
 
-from kind_segment_plan import (BAND, from_study, grows, in_band, null_cells, plan_from_the_command_line,
-                               power_table, refusals)
+from kind_segment_plan import (
+    BAND,
+    from_study,
+    grows,
+    in_band,
+    null_cells,
+    plan_from_the_command_line,
+    power_table,
+    refusals,
+)
 
 import survey
 from survey import NumericPlan
@@ -17,7 +25,7 @@ QUESTION = 'type = "numeric"\nmin = 0\nmax = 300\nunit = "US dollars"'
 def test_plan_by_segment_from_the_study_file(tmp_path, capsys):
     scale, persona_set, by = from_study(tmp_path, QUESTION)
     assert scale == "numeric0to300"
-    doc = plan_from_the_command_line(capsys, scale, persona_set, by)
+    doc = plan_from_the_command_line(capsys, tmp_path / "study.toml", scale, persona_set, by)
     assert "noise=0.5" in doc["model"] and doc["per_segment"]["queries"] == 2 * doc["segments"] * \
         doc["per_segment"]["n"] * 10
     res = survey.plan_segments(NumericPlan(1.5, scale=scale), {"male": 20, "female": 20}, pairs=10, replicates=1,
@@ -42,5 +50,6 @@ def test_power_grows_with_the_segment_difference():
     assert table["segment"][0.0] <= BAND[1] and table["interaction"][0.0] <= BAND[1] + 0.03
 
 
-def test_mistakes_are_one_line(capsys):
-    refusals(capsys, "numeric0to300")
+def test_mistakes_are_one_line(tmp_path, capsys):
+    from_study(tmp_path, QUESTION)
+    refusals(capsys, tmp_path / "study.toml", "numeric0to300")

@@ -7,8 +7,16 @@ difference, mistakes in one line."""
 from __future__ import annotations
 
 import numpy as np
-from kind_segment_plan import (BAND, from_study, grows, in_band, null_cells, plan_from_the_command_line,
-                               power_table, refusals)
+from kind_segment_plan import (
+    BAND,
+    from_study,
+    grows,
+    in_band,
+    null_cells,
+    plan_from_the_command_line,
+    power_table,
+    refusals,
+)
 
 import survey
 from survey import RankPlan
@@ -20,7 +28,7 @@ from survey.stats.permutation import sign_flip_pvalues
 def test_plan_by_segment_from_the_study_file(tmp_path, capsys):
     scale, persona_set, by = from_study(tmp_path, 'type = "rank"')
     assert scale == "rank3"
-    doc = plan_from_the_command_line(capsys, scale, persona_set, by, delta="-1.5")
+    doc = plan_from_the_command_line(capsys, tmp_path / "study.toml", scale, persona_set, by, delta="-1.5")
     assert "utilities=(-1.5, 0, 0)" in doc["model"] and "delta=1.5" in doc["model"]  # B over A: 0 - (-1.5)
     assert doc["per_segment"]["queries"] == 3 * doc["segments"] * doc["per_segment"]["n"] * 10  # 3 arrangements
     assert doc["flips"] >= 20 * 3 / (0.05 / doc["segments"]) - 1  # Holm over 3 pairs within each segment
@@ -56,5 +64,6 @@ def test_power_grows_with_the_segment_difference():
     assert table["segment"][0.0] <= BAND[1] and table["interaction"][0.0] <= BAND[1] + 0.03
 
 
-def test_mistakes_are_one_line(capsys):
-    refusals(capsys, "rank3")
+def test_mistakes_are_one_line(tmp_path, capsys):
+    from_study(tmp_path, 'type = "rank"')
+    refusals(capsys, tmp_path / "study.toml", "rank3")
