@@ -70,7 +70,7 @@ def simulate_cells(ctx, *, r, scale, sigma, rho, tau, **_) -> tuple:
 
 simulate_cells.interaction_note = (
     "the checkbox interaction compares each segment's deciding option, and two segments may decide on different "
-    "options: its size can exceed alpha (0.065 and 0.104 measured at alpha 0.05 with equal effects), so read its "
+    "options: its size can exceed alpha (0.070 and 0.103 measured at alpha 0.05 with equal effects), so read its "
     "power as an upper bound")
 
 
