@@ -42,10 +42,10 @@ def fidelity(source, humans=None, *, a: str | None = None, b: str | None = None,
     if a_file or isinstance(humans, pd.DataFrame):
         from survey.data.humans import validate_humans
 
-        scale_name = source.scale or "binary"
+        rtype = source.response  # the rows' own type: a checkbox's answers may name its options
         messages = sorted(set(source.table["message"].astype(str)))
-        humans = (load_humans(humans, scale_name, messages) if a_file
-                  else validate_humans(humans, scale_name, messages))
+        humans = (load_humans(humans, rtype, messages) if a_file
+                  else validate_humans(humans, rtype, messages))
     from survey.api.analysis import one_question
 
     source = one_question(source, "fidelity", question)

@@ -6,7 +6,9 @@ any number of attribute columns (age, gender, ...: the persona template's fields
 per respondent). ``answer`` is in the study's response type: the score (1/0 for Yes/No, the point of a
 likert or rating scale) or the type's word ("Yes", "No"), read as survey.responses reads a model's reply. A
 type may read its human answers its own way (``human_answers``): a ranking's are each message's rank, 1 = best
-(survey.kinds.rank.parsing).
+(survey.kinds.rank.parsing). The type is a scale name or the response type itself: the study's, or the one a
+store or table describes (``Source.response``), so that answers in its own words (a checkbox's option names)
+are read as its replies are.
 
 A Qualtrics-style wide export (``read_humans_wide``) has one row per respondent and one column per message
 (the column named after the message id, or mapped with ``columns=``), empty where the respondent was not
@@ -31,6 +33,7 @@ from survey.common.display import Display
 from survey.common.limits import HUMAN_RESPONDENTS_MAX, WHY
 from survey.errors import SurveyError
 from survey.responses import DEFAULT_SCALE, response_type
+from survey.responses.base import ResponseType
 
 REQUIRED = ("respondent", "message", "answer")
 OPTIONAL = ("perturbation", "weight")
@@ -120,16 +123,17 @@ def _where(index, limit: int = 5) -> str:
     return "line(s) " + ", ".join(idx) + more
 
 
-def validate_humans(df: pd.DataFrame, scale: str | None = None, messages=None, *, source: str = "humans",
-                    coded: bool = False) -> Humans:
+def validate_humans(df: pd.DataFrame, scale: str | ResponseType | None = None, messages=None, *,
+                    source: str = "humans", coded: bool = False) -> Humans:
     """Check human answers in long form and return them normalised (``Humans``).
 
-    ``scale``: the study's response type (default Yes/No); ``messages``: the study's message ids, when known
+    ``scale``: the study's response type, by name or as the type itself (default Yes/No; a checkbox question's
+    option names are read only when the type has them: the study's, or a store's ``Source.response``); ``messages``: the study's message ids, when known
     (an answer to another message is refused). The index labels of ``df`` are the lines errors name.
     ``coded``: the answers are already in the kind's own coding (the field server stored what the kind's parser
     gave), so a kind whose human files say replies (checkbox: "1, 3") is not read as replies here.
     """
-    rtype = response_type(scale or DEFAULT_SCALE)
+    rtype = scale if isinstance(scale, ResponseType) else response_type(scale or DEFAULT_SCALE)
     if not rtype.scored:
         raise SurveyError(f"human answers need a scored response type; '{rtype.scale}' has no score to compare")
     missing = [c for c in REQUIRED if c not in df.columns]
@@ -154,7 +158,7 @@ def validate_humans(df: pd.DataFrame, scale: str | None = None, messages=None, *
             raise SurveyError(f"{source}: unknown message(s) {vals} in {_where(out.index[bad])}; the study's messages "
                               f"are {', '.join(known)}: rename them in the human file or drop those rows")
     own = getattr(rtype, "human_answers", None)  # a kind whose human answers are read its own way (a ranking)
-    out["answer"] = own(out, source) if own is not None else _answers(out["answer"], rtype, source, coded)
+    out["answer"] = own(out, source) if own is not None else _answers(out, rtype, source, coded)
     out["weight"] = _weights(out, source)
     dup = out.duplicated(["respondent", "message"], keep=False)
     if dup.any():
@@ -172,8 +176,9 @@ def validate_humans(df: pd.DataFrame, scale: str | None = None, messages=None, *
     return Humans(out.reset_index(drop=True), rtype.scale, attributes, None if source == "humans" else source)
 
 
-def _answers(col: pd.Series, rtype, source: str, coded: bool = False) -> pd.Series:
+def _answers(rows: pd.DataFrame, rtype, source: str, coded: bool = False) -> pd.Series:
     """The scale's scores, or its words read like a model's reply ("Yes" -> 1); nothing else."""
+    col = rows["answer"]
     text = col.astype("string").str.strip()
     num = pd.to_numeric(text, errors="coerce")
     if rtype.human_replies and not coded:  # every answer is read as a reply (checkbox: "3" is option 3, not the bit set 3)
@@ -182,11 +187,19 @@ def _answers(col: pd.Series, rtype, source: str, coded: bool = False) -> pd.Seri
     score = num.where(num.notna(), pd.to_numeric(words, errors="coerce"))
     bad = score.isna() | ~rtype.valid_answers(score).fillna(False).astype(bool)
     if bad.any():
-        vals = ", ".join(sorted({str(v) for v in col[bad].head(5)}))
-        raise SurveyError(f"{source}: column 'answer' must be {rtype.describe_values()} (the scores or the words of "
-                          f"{rtype.scale}); found {vals} in {_where(col.index[bad])}: fix those answers, or drop the "
-                          "rows of respondents who did not answer")
+        vals = ", ".join(sorted({_quoted(v) for v in col[bad].head(5)}))
+        first = rows[bad.to_numpy()].iloc[0]  # (a wide file's lines repeat, one per answer column)
+        who = f"respondent '{first['respondent']}', message '{first['message']}'"
+        raise SurveyError(f"{source}: column 'answer' must be {rtype.describe_human_answers()}; found {vals} in "
+                          f"{_where(col.index[bad])} ({who if bad.sum() == 1 else 'the first: ' + who}): fix those "
+                          "answers, or drop the rows of respondents who did not answer")
     return score.astype("float64" if rtype.answer_dtype == "Float64" else "int64")
+
+
+def _quoted(value) -> str:
+    """An answer as an error names it: quoted when it holds a comma or a space, which would blur a list of them."""
+    text = str(value)
+    return f"'{text}'" if any(c in text for c in ", ") else text
 
 
 def _weights(out: pd.DataFrame, source: str) -> pd.Series:
@@ -201,7 +214,7 @@ def _weights(out: pd.DataFrame, source: str) -> pd.Series:
     return w.astype(float)
 
 
-def read_humans(path: str | Path, scale: str | None = None, messages=None) -> Humans:
+def read_humans(path: str | Path, scale: str | ResponseType | None = None, messages=None) -> Humans:
     """Read a long human file (.csv): one row per respondent x message shown; errors name the file's lines."""
     path = Path(path)
     return _long(_read_csv(path), path, scale, messages)
@@ -221,7 +234,7 @@ def _long(df: pd.DataFrame, path: Path, scale, messages) -> Humans:
     return h if counts is None else _expanded(h, counts)
 
 
-def read_humans_wide(path: str | Path, scale: str | None = None, messages=None, *, columns: dict | None = None,
+def read_humans_wide(path: str | Path, scale: str | ResponseType | None = None, messages=None, *, columns: dict | None = None,
                      id_column: str | None = None) -> Humans:
     """Read a wide (Qualtrics-style) export: one row per respondent, one answer column per message.
 
@@ -328,12 +341,15 @@ def _expanded(h: Humans, counts: np.ndarray) -> Humans:
     return Humans(rows, h.scale, h.attributes, h.path)
 
 
-def load_humans(path, scale: str | None = None, messages=None, *, wide: bool | None = None,
+def load_humans(path, scale: str | ResponseType | None = None, messages=None, *, wide: bool | None = None,
                 columns: dict | None = None, id_column: str | None = None) -> Humans:
     """A human file in either shape: long unless ``wide`` is set or the file has no 'message' column.
 
     ``path`` may also be a study's [humans] table as a dict (``file``, ``wide``, ``id_column``, ``columns``):
     the command line's --humans with --humans-wide, --humans-id-column and --humans-column give one.
+    ``scale``: the study's response type by name ("likert5") or the type itself; answers that name a checkbox
+    question's options need the type with its options: a store's or table's ``Source.response``, or
+    ``Study.spec.question.response`` (``survey.load_source(store, humans=path)`` reads the file against its store).
     """
     if isinstance(path, dict):
         spec = path

@@ -30,7 +30,7 @@ from survey.data.design_rows import in_design, outside_design
 from survey.data.store_questions import recorded_questions
 from survey.data.table import read_table, validate_table
 from survey.errors import SurveyError
-from survey.responses import response_type
+from survey.responses import DEFAULT_SCALE, response_type
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 
@@ -186,6 +186,16 @@ class Source(Display):
         t = self.table
         return str(t["scale"].iloc[0]) if "scale" in t.columns and len(t) else None
 
+    @property
+    def response(self):
+        """The response type the rows were answered on, as they describe it (survey.responses.base.ResponseType
+        .for_rows): the ``scale`` column's type (Yes/No without one) with what a run stored beside each reply (a
+        checkbox question's option names), read from the rows of the question ``scale`` is taken from."""
+        t = self.table
+        if "question" in t.columns and len(t):
+            t = t[t["question"].astype(str) == str(t["question"].iloc[0])]
+        return response_type(self.scale or DEFAULT_SCALE).for_rows(t)
+
     def display_parts(self):
         t = self.table
         rows = [{"model": m, "rows": int(n), "messages": int(t.loc[t["model"] == m, "message"].nunique()),
@@ -231,8 +241,8 @@ def _humans_for(src: Source, path) -> object:
 
         return fielded_humans(src.path, src.study, src.scale, sorted(set(src.table["message"].astype(str))))
     messages = sorted(set(src.table["message"].astype(str)))
-    if path is not None:
-        return load_humans(path, src.scale, messages)
+    if path is not None:  # read as the rows' own type: a checkbox's answers may name its options
+        return load_humans(path, src.response, messages)
     if not Path(recorded.path).exists():
         raise SurveyError(f"{src.path}: the study's human file {recorded.path} is gone; give it with `humans=`")
     if recorded.sha256:
@@ -246,7 +256,7 @@ def _humans_for(src: Source, path) -> object:
                               f"{recorded.sha256[:12]}, now {now[:12]}){asked}: restore it, or run the study again "
                               "into a new store")
     opts = recorded.settings or {}
-    return load_humans(recorded.path, src.scale, messages, wide=opts.get("wide"), columns=opts.get("columns"),
+    return load_humans(recorded.path, src.response, messages, wide=opts.get("wide"), columns=opts.get("columns"),
                        id_column=opts.get("id_column"))
 
 

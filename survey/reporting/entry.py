@@ -67,7 +67,7 @@ def report(data, out: str | Path, *, study: str | None = None, title: str | None
     src = (Source.of(data) if isinstance(data, pd.DataFrame | Source)
            else load_source(data, study, provenance=True, humans=as_file))
     if as_file is not None and src.humans is None:
-        humans = load_humans(as_file, src.scale, sorted(set(src.table["message"].astype(str))))
+        humans = load_humans(as_file, src.response, sorted(set(src.table["message"].astype(str))))
     extras = {k: v.to_dict() if hasattr(v, "to_dict") else v for k, v in (extras or {}).items()}
     if src.kind == "store" and "sequential" not in extras:  # a study bought in rounds
         from survey.data.sequential_paths import read_paths

@@ -133,6 +133,16 @@ class ResponseType:
         """The valid answers for messages, e.g. "1 (Yes), 0 (No)"."""
         return ", ".join(f"{v} ({label})" for v, label in self.labels.items())
 
+    def describe_human_answers(self) -> str:
+        """What a human file's ``answer`` may hold (survey.data.humans names it when an answer is not one)."""
+        return f"{self.describe_values()} (the scores or the words of {self.scale})"
+
+    def for_rows(self, rows) -> ResponseType:
+        """This type as the rows that hold its replies describe it (a long table: what a run stored beside each
+        reply, e.g. a checkbox question's option names), so that human answers given in those words are read as a
+        model's reply is; by default the type itself, which its scale name says all of."""
+        return self
+
     def parse(self, text: str | None) -> int | None:
         """The score of a reply that starts with a label; None for anything else (including None/empty)."""
         if not text:

@@ -272,12 +272,12 @@ class StudySpec(_Strict):
         if h.file.startswith("benchmark:"):  # built on this machine, not shipped (survey.registry.benchmarks)
             from survey.registry.benchmarks import benchmark_file
 
-            people = load_humans(benchmark_file(h.file), self.question.type, ids)
+            people = load_humans(benchmark_file(h.file), self.question.response, ids)
         else:
             path = self.resolve(h.file)
             if not path.exists() and (SHIPPED_ROOT / "studies" / h.file).exists():  # a shipped study from a wheel
                 path = SHIPPED_ROOT / "studies" / h.file
-            people = load_humans(path, self.question.type, ids, wide=h.wide, columns=h.columns,
+            people = load_humans(path, self.question.response, ids, wide=h.wide, columns=h.columns,
                                  id_column=h.id_column)
         unseen = [m for m in h.compare or [] if m not in people.messages]
         if unseen or (h.compare and h.compare[0] == h.compare[1]):

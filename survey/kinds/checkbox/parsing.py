@@ -95,6 +95,33 @@ class CheckboxScale(ResponseType):
     def answer_instruction(self) -> str:
         return "Answer ONLY with the numbers of the options that apply, separated by commas. Do not explain."
 
+    @property
+    def named(self) -> bool:
+        """Whether the options have names of their own (a scale built from its name alone calls them 1..k)."""
+        return self.options != tuple(str(i + 1) for i in range(self.k))
+
+    def describe_human_answers(self) -> str:
+        count = f"{self.low} to {self.high}" if self.low != self.high else f"{self.low}"
+        if not self.named:
+            return (f"{count} of the options 1 to {self.k} by number, as a reply names them (\"1, 3\"); their names "
+                    "are not known here: read the file against the study, or a store or table whose rows hold the "
+                    "options (column 'options')")
+        listed = ", ".join(f"{i + 1}. {o}" for i, o in enumerate(self.options))
+        return (f"{count} of the options ({listed}) by number or name, as a reply names them (\"1, 3\" or "
+                f"\"{self.options[0]} and {self.options[-1]}\")")
+
+    def for_rows(self, rows) -> CheckboxScale:
+        """This scale with the option names the rows stored (column ``options``, joined by "|"; the first list
+        given, as the analysis labels the options: survey.kinds.checkbox.analysis), else as it is."""
+        named = rows["options"].dropna() if "options" in getattr(rows, "columns", ()) else ()
+        names = str(named.iloc[0]).split("|") if len(named) else []
+        if len(names) != self.k or tuple(names) == self.options:
+            return self
+        try:
+            return CheckboxScale(names, self.low, self.high)
+        except SurveyError as exc:  # a table edited by hand: say where the options came from
+            raise SurveyError(f"the rows' options ({' | '.join(names)}): {exc}") from None
+
     def parse(self, text: str | None) -> int | None:
         if not text or not text.strip():
             return None

@@ -162,7 +162,7 @@ def test_human_answers_read_as_option_numbers(tmp_path):
     h = load_humans(path, "checkbox4", ["A", "B"])
     assert list(h.table["answer"]) == [5, 2, 4, 10]  # "3" is option 3 (the bit set 4), as a reply says it
     path.write_text('respondent,message,answer\nh1,A,"1, 7"\n')
-    with pytest.raises(SurveyError, match="bit set"):
+    with pytest.raises(SurveyError, match="1 to 4 of the options 1 to 4 by number"):
         load_humans(path, "checkbox4", ["A", "B"])
 
 
