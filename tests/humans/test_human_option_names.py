@@ -131,6 +131,11 @@ def test_named_and_numbered_files_give_the_same_bit_sets_against_a_store_or_tabl
     assert _answers(survey.load_source(table, humans=str(tmp / "named.csv")).humans) == masks
     spec = survey.load_source(store, humans={"file": str(tmp / "named.csv")}).humans  # a [humans]-style table
     assert _answers(spec) == masks
+    long = pd.read_csv(tmp / "named.csv", dtype=str)  # one row per respondent, one column per message
+    long.pivot(index="respondent", columns="message", values="answer").reset_index().to_csv(tmp / "wide.csv",
+                                                                                           index=False)
+    wide = survey.load_source(store, humans={"file": str(tmp / "wide.csv"), "wide": True}).humans
+    assert _answers(wide) == masks
 
 
 def test_python_readers_take_the_type_with_its_options(study):

@@ -195,7 +195,7 @@ def test_a_human_file_with_more_options_than_the_study_is_refused_at_its_line(tm
     path.write_text('respondent,message,answer\nh1,A,"1, 3"\nh1,B,2\nh2,A,"2, 5"\nh2,B,1\n')
     with pytest.raises(SurveyError) as info:
         load_humans(path, SCALE, ["A", "B"])
-    assert "a bit set of 0 to 3 of 3 options" in str(info.value) and "line(s) 4" in str(info.value)
+    assert "0 to 3 of the options 1 to 3 by number" in str(info.value) and "line(s) 4" in str(info.value)
     assert "\n" not in str(info.value)
 
 
