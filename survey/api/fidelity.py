@@ -13,7 +13,10 @@ from survey.errors import SurveyError
 def fidelity(source, humans=None, *, a: str | None = None, b: str | None = None, study: str | None = None,
              by: str | None = None, confidence: float = 0.95, n_boot: int = 1000, seed: int = 0, flips: int = 9999,
              scale: str | None = None, question: str | None = None):
-    """Levels, effects, dispersion and the PPI estimate about humans, per model (survey.stats.humans).
+    """Do the personas match people? The comparison the study's kind has (survey.stats.humans.by_kind): levels,
+    effects, dispersion and the PPI estimate about humans, per model, for a kind answered one message at a time
+    (a HumanFidelity); a ranking's mean ranks, Borda scores and pairwise differences beside people's with
+    Spearman's correlation (survey.kinds.rank.humans.HumanRanks).
 
     ``source``: a study file (its store), a store or long-table path, or a Source (survey.load_source); ``humans``: a human file path, a
     study's [humans] table as a dict (``{"file": ..., "wide": ..., "id_column": ..., "columns": {...}}``), a
@@ -26,7 +29,7 @@ def fidelity(source, humans=None, *, a: str | None = None, b: str | None = None,
 
     from survey.data.humans import Humans, load_humans
     from survey.data.sources import Source, load_source
-    from survey.stats.humans import human_fidelity
+    from survey.stats.humans.by_kind import compare_with_people
 
     _check_confidence(confidence)
     a_file = humans is not None and not isinstance(humans, Humans | pd.DataFrame)
@@ -56,20 +59,28 @@ def fidelity(source, humans=None, *, a: str | None = None, b: str | None = None,
                           "no human answers: give a human file (`humans=`), name one in the study file "
                           "(humans = \"answers.csv\") and run it, or field the study to people (`survey field`)")
     a, b = declared_pair(source, a, b)
-    return human_fidelity(source, people, a, b, by=by, confidence=confidence, n_boot=n_boot, seed=seed, flips=flips)
+    return compare_with_people(source, people, a, b, by=by, confidence=confidence, n_boot=n_boot, seed=seed,
+                               flips=flips)
 
 
 def about_humans(source, a: str | None = None, b: str | None = None, *, confidence: float = 0.95,
-                 question: str | None = None) -> dict:
+                 question: str | None = None, flips: int = 9999, seed: int = 0, prior=None):
     """Only the statements about people of a Source whose study names its humans (what `survey analyze --humans`
-    adds): the design, the humans-alone effect and, per model whose store holds predictions for the respondents,
-    the PPI effect (survey.stats.humans.compare.ppi_about_humans). ``question``: the one the humans answered, on a
-    source of several."""
+    adds): for a kind answered one message at a time, a dict of the design, the humans-alone effect and, per
+    model whose store holds predictions for the respondents, the PPI effect
+    (survey.stats.humans.compare.ppi_about_humans); for a kind with its own comparison with people (a ranking),
+    that comparison's result, as survey.fidelity gives it (``prior``: an analysis of the source whose results it takes
+    instead of analysing again). ``question``: the one the humans answered, on a source
+    of several."""
     from survey.api.analysis import one_question
+    from survey.stats.humans.by_kind import compare_with_people, per_message
     from survey.stats.humans.compare import ppi_about_humans
 
     _check_confidence(confidence)
     source = one_question(source, "the statements about humans", question)
+    if not per_message(source):
+        return compare_with_people(source, source.humans, *declared_pair(source, a, b), confidence=confidence,
+                                   flips=flips, seed=seed, prior=prior)
     return ppi_about_humans(source, source.humans, *declared_pair(source, a, b), confidence=confidence)
 
 
@@ -117,6 +128,9 @@ def fidelity_benchmark(sources, *, confidence: float = 0.95, n_boot: int = 1000,
                 results[name] = fidelity(src, confidence=confidence, n_boot=n_boot, seed=seed, flips=flips)
             except SurveyError as exc:  # say which experiment: a benchmark reads several
                 raise SurveyError(f"{name} ({src.path}): {exc}") from None
+            if not hasattr(results[name], "effects"):  # e.g. a ranking: its comparison has no A − B effect per model
+                raise SurveyError(f"{name} ({src.path}): a benchmark sets persona beside human effects A − B; this "
+                                  "study's comparison with people has none (survey.fidelity shows it alone)")
             bar()
     return summarise(results, confidence=confidence)
 

@@ -148,9 +148,10 @@ def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confid
         raise SurveyError(f"{table}: no human answers: {gap}" if gap else
                           f"{table}: no human answers: the store holds none fielded (`survey field`) and its study "
                           "names no human file; give one with --humans FILE")
-    people = _about_humans(src, a, b, confidence or 1 - alpha) if humans or fielded else None
+    people = _about_humans(src, a, b, confidence or 1 - alpha, flips, seed, res) if humans or fielded else None
     if as_json:
-        echo_json({**res.to_dict(), **({"humans": people} if people else {})})
+        echo_json({**res.to_dict(), **({"humans": people if isinstance(people, dict) else people.to_dict()}
+                                       if people else {})})
         return
     echo_basis(res)
     if hasattr(res, "scorecard"):
@@ -170,16 +171,19 @@ def analyze_cmd(table, a, b, every_pair, flips, seed, alternative, alpha, confid
             print_result(res, r)
             echo_segments(r.segments)
     if people:
-        from survey.cli.humans_output import echo_about_humans
+        from survey.cli.humans_output import echo_about_humans, echo_people
 
-        echo_about_humans(people)
+        echo_about_humans(people) if isinstance(people, dict) else echo_people(people)
 
 
-def _about_humans(src, a, b, confidence) -> dict:
-    """The PPI statements about people for `analyze --humans` (survey.stats.humans), as JSON-ready dicts."""
+def _about_humans(src, a, b, confidence, flips, seed, prior):
+    """The PPI statements about people for `analyze --humans` (survey.stats.humans), as JSON-ready dicts; a kind
+    with its own comparison with people (a ranking) gives that comparison's result."""
     from survey import DESIGNS, VALIDITY
 
-    out = survey.about_humans(src, a, b, confidence=confidence)
+    out = survey.about_humans(src, a, b, confidence=confidence, flips=flips, seed=seed, prior=prior)
+    if not isinstance(out, dict):
+        return out
     return {"a": out["a"], "b": out["b"], "design": out["design"], "design_text": DESIGNS[out["design"]],
             "humans": src.humans.summary(), "human_effect": out["human_effect"].to_dict(),
             "ppi": {m: p.to_dict() for m, p in out["ppi"].items()}, "notes": out["notes"], "validity": VALIDITY}

@@ -79,12 +79,17 @@ def fidelity_cmd(sources, humans, a, b, by, out, confidence, n_boot, seed, scale
         require_file(humans, "humans")
     humans = humans_spec(humans, humans_wide, humans_id_column, humans_columns)
     from survey import fidelity, level_in_words, ppi_in_words
+    from survey.stats.humans import HumanFidelity
 
     res = fidelity(source, humans, a=a, b=b, study=study, by=by, confidence=confidence, n_boot=n_boot, seed=seed,
                    scale=scale, question=question)
     if as_json:
         echo_json(res.to_dict())
         return
+    if not isinstance(res, HumanFidelity):  # the kind's own comparison (a ranking's)
+        from survey.cli.humans_output import echo_people
+
+        return echo_people(res)
     h = res.human_effect
     click.echo(res.basis)
     click.echo(f"human effect {res.a} − {res.b}: {h.estimate:+.4f} {_ci(h.ci)} ({res.unit}; humans alone)")

@@ -20,3 +20,15 @@ def echo_about_humans(people: dict) -> None:
     for note in people["notes"]:
         click.echo(f"note: {note}", err=True)
     click.echo(f"validity: {people['validity']}")
+
+
+def echo_people(res) -> None:
+    """A kind's own comparison with people (not the per-message one; a ranking's): what it rests on, its tables
+    and its notes (survey.common.display)."""
+    from survey.common.display import display_notes, display_tables
+
+    click.echo(getattr(res, "basis", None) or res.display_parts()[0])
+    for table in display_tables(res):
+        print_table(table["title"], table["columns"], table["rows"])
+    for note in display_notes(res):
+        click.echo(f"note: {note}", err=True)

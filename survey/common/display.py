@@ -62,3 +62,19 @@ def _cell(v) -> str:
         return f"[{v[0]:.4g}, {v[1]:.4g}]"
     text = str(v)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def display_tables(res) -> list[dict]:
+    """A result's tables of text, each {"title", "columns", "rows"} (the command line prints them, the report shows
+    them): its own ``tables()`` when it has them, else the one table ``display_parts()`` gives."""
+    if callable(getattr(res, "tables", None)):
+        return res.tables()
+    title, rows, _ = res.display_parts()
+    columns = list(dict.fromkeys(k for row in rows for k in row))
+    return [{"title": title, "columns": columns, "rows": [[_cell(row.get(c)) for c in columns] for row in rows]}]
+
+
+def display_notes(res) -> list[str]:
+    """A result's notes: its ``notes`` when it has them, else those ``display_parts()`` gives."""
+    notes = getattr(res, "notes", None)
+    return list(notes) if isinstance(notes, list | tuple) else list(res.display_parts()[2])

@@ -11,6 +11,11 @@ rating, or your own) lives in one folder (survey/kinds/<name>/ for the built-in 
     text       the command line's KindText: printers of a result, an estimate, a summary line (survey.cli.kind_output)
     knobs      the study file's [question] knobs: QuestionKnobs (survey.study.knobs)
     segments   the segment simulator (survey.stats.segments.simulation), or Missing(why)
+    humans     how its answers are compared with people's (`survey fidelity`, survey.fidelity, `analyze --humans`,
+               the report): a function (source, humans, a, b, *, by, confidence, n_boot, seed, flips, prior) ->
+               a result with to_dict() and display_parts() (survey.common.display); by default the per-message
+               comparison, survey.stats.humans.compare.human_fidelity (levels, effects, dispersion, PPI). A kind's
+               own function may refuse an option it does not support (e.g. ``by``) in one line.
 
 A part a kind does not have is ``Missing("why")``, so that every manifest answers for every part (a test checks
 it) and the code that needs the part says why it is absent. The code below a kind finds its parts only here:
@@ -29,7 +34,8 @@ from typing import Any
 from survey.common.registry import Registry, is_target, load_target
 from survey.errors import SurveyError
 
-PARTS = ("parsing", "analysis", "power", "view", "text", "knobs", "segments")
+PARTS = ("parsing", "analysis", "power", "view", "text", "knobs", "segments", "humans")
+PER_MESSAGE_HUMANS = "survey.stats.humans.compare:human_fidelity"  # the comparison with people a kind has by default
 ENTRY_POINT_GROUP = "survey.kinds"
 
 
@@ -55,6 +61,7 @@ class KindManifest:
     knobs: Any
     segments: Any
     scale_names: tuple[str, ...] = ()
+    humans: Any = PER_MESSAGE_HUMANS
     _resolved: dict = field(default_factory=dict, compare=False, repr=False)
 
     def part(self, name: str, base: type | tuple[type, ...] | None = None) -> Any:
@@ -140,5 +147,5 @@ def missing_why(kind: str, part: str) -> str | None:
     return entry.why if isinstance(entry, Missing) else None
 
 
-__all__ = ["ENTRY_POINT_GROUP", "KINDS", "PARTS", "KindManifest", "Missing", "kind_part", "kinds", "manifest",
+__all__ = ["ENTRY_POINT_GROUP", "KINDS", "PARTS", "PER_MESSAGE_HUMANS", "KindManifest", "Missing", "kind_part", "kinds", "manifest",
            "missing_why", "register_kind"]

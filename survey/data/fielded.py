@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from survey.responses import response_type
+
 FIELD_SCHEMA = """
 CREATE TABLE IF NOT EXISTS field_sessions (
     token_hash TEXT PRIMARY KEY, study TEXT NOT NULL, respondent TEXT NOT NULL, panel TEXT,
@@ -77,8 +79,9 @@ def fielded_humans(path: str | Path, study: str | None, scale: str | None, messa
                    question: str | None = None):
     """The fielded answers of one question in the store at ``path`` as Humans (survey.data.humans), or None
     when the store holds none for that question. ``question``: its id (default: the first fielded question asked
-    on ``scale``, else the first). Only questions about one message at a time (Yes/No, rating scales) are human answers
-    in that sense (None for the others); respondents who failed the attention check are left out."""
+    on ``scale``, else the first). Only questions about one message at a time (Yes/No, rating scales) and
+    rankings (one row per message ranked, its rank the answer) are human answers in that sense (None for the
+    others); respondents who failed the attention check are left out."""
     from survey.data.humans import validate_humans
 
     db = sqlite3.connect(Path(path), isolation_level=None, timeout=30)
@@ -98,6 +101,9 @@ def fielded_humans(path: str | Path, study: str | None, scale: str | None, messa
     rows = rows[(rows["question"] == question) & (rows["attention_ok"] == 1)]
     if rows.empty or not _about_one_message(str(rows["scale"].iloc[0])):
         return None
+    spread = getattr(response_type(str(rows["scale"].iloc[0])), "rows_per_message", None)
+    if spread is not None:  # one row per reply about the messages shown together (a ranking): one per message
+        rows = spread(rows.reset_index(drop=True))
     table = expanded(rows)
     keep = ["respondent", "message", "perturbation", "answer",
             *[c for c in table.columns if c not in (*ANSWER_COLUMNS, "answer") and not c.startswith("panel_")]]
@@ -128,18 +134,17 @@ def fielded_gap(path, study: str | None) -> str:
     scales = [str(sc) for sc in dict.fromkeys(rows["scale"])]
     if not any(_about_one_message(sc) for sc in scales):
         return (f"{held} on {', '.join(scales)}, which shows the messages together: fidelity and --humans compare "
-                "answers about one message at a time (Yes/No, rating scales, numbers); the admin page's export "
-                "holds them")
+                "answers about one message at a time (Yes/No, rating scales, numbers) or rankings; the admin page's "
+                "export holds them")
     return ""
 
 
 def _about_one_message(scale: str) -> bool:
-    """Answers a human file could hold: scored, each about one message (not free text, not a choice between
-    messages shown together, whose rows stay in the export)."""
-    from survey.responses import response_type
-
+    """Answers a human file could hold: scored, each about one message or spread to one row per message by the
+    kind (a ranking's rank of each message; not free text, not a choice between messages shown together, whose
+    rows stay in the export)."""
     rtype = response_type(scale)
-    return rtype.scored and rtype.view.per_message
+    return rtype.scored and (rtype.view.per_message or hasattr(rtype, "rows_per_message"))
 
 
 __all__ = ["ANSWER_COLUMNS", "FIELD_SCHEMA", "expanded", "fielded_gap", "fielded_humans", "fielded_rows", "has_fielded"]

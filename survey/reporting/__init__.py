@@ -195,16 +195,19 @@ def _questions(source: Source, res) -> list[tuple]:
 def _with_humans(sections: list, source: Source, humans, pair: tuple, analysis) -> tuple[list, dict]:
     """The "Does it match people?" section first (survey.reporting.humans), and its results for results.json;
     ``pair``: the report's (a, b), which the comparison needs when the humans saw more than two messages;
-    ``analysis``: the report's, whose persona effects the comparison takes."""
-    from survey.reporting.humans import TITLE, human_sections
-    from survey.stats.humans import human_fidelity
+    ``analysis``: the report's, whose persona results the comparison takes. The comparison is the study's
+    kind's (survey.stats.humans.by_kind): per message for most kinds, a ranking's own for rankings."""
+    from survey.reporting.humans import TITLE, human_sections, kind_sections
+    from survey.stats.humans import HumanFidelity
+    from survey.stats.humans.by_kind import compare_with_people
 
     options = analysis.options
     try:
-        res = human_fidelity(source, humans, *pair, seed=options.seed, flips=options.flips, prior=analysis)
+        res = compare_with_people(source, humans, *pair, seed=options.seed, flips=options.flips, prior=analysis)
     except SurveyError as exc:  # e.g. messages the humans did not see: say so, keep the rest of the report
         return sections + [Section(TITLE, paragraphs=[f"No comparison with people: {exc}"])], {}
-    return human_sections(res) + sections, {"humans": res.to_dict()}
+    own = human_sections(res) if isinstance(res, HumanFidelity) else kind_sections(res, getattr(analysis, "view", None))
+    return own + sections, {"humans": res.to_dict()}
 
 
 def _fits(source: Source, r, kind) -> dict:

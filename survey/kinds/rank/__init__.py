@@ -12,5 +12,6 @@ MANIFEST = KindManifest(
     text="survey.kinds.rank.text:TEXT",
     knobs="survey.kinds.rank.knobs:KNOBS",
     segments="survey.kinds.rank.segments:simulate_cells",
+    humans="survey.kinds.rank.humans:rank_fidelity",
     scale_names=("rankK (e.g. rank4)",),
 )

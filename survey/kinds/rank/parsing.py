@@ -26,6 +26,7 @@ names: ``rankK``, e.g. ``rank4``; k = 2 is pick one of 2 (type = "pick") and is 
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from functools import cached_property
 from types import MappingProxyType
@@ -165,6 +166,18 @@ class RankOrder(ResponseType):
                                   f"{', '.join(map(str, rows.index[:8]))}); a ranking gives each of the {self.k} "
                                   f"messages one of the ranks 1 to {self.k}, each once")
         return ranks.astype("int64")
+
+    def rows_per_message(self, rows):
+        """Fielded rankings (`survey field` stores one row per ranking: ``shown`` the [message, paraphrase id] pairs
+        in the order shown, ``answer`` the positions' code, 213 = 2 > 1 > 3) as a human file has them: one row per
+        message shown, ``answer`` the rank the respondent gave it (1 = best), ``perturbation`` its paraphrase."""
+        out = []
+        for row in rows.to_dict("records"):
+            shown = json.loads(row["shown"])
+            for rank, position in enumerate(str(int(row["answer"])), start=1):
+                message, perturbation = shown[int(position) - 1]
+                out.append({**row, "message": message, "perturbation": str(perturbation), "answer": rank})
+        return type(rows)(out, columns=rows.columns)
 
     @staticmethod
     def simulated_answer(logits: np.ndarray, rng: np.random.Generator) -> str:

@@ -62,6 +62,35 @@ def rank_section(r) -> dict:
                        f"{r.invalid} invalid replies.")}
 
 
+def humans_rank_figure(res):
+    """Each message's mean rank (1 = best, on the left) with its interval: the humans' and each model's personas',
+    one row per message (``res``: survey.kinds.rank.humans.HumanRanks)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    messages, models = list(res.messages), list(res.models)
+    fig = Figure(figsize=(7, 0.45 * len(messages) * (len(models) + 1) + 1.4))
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(1, 1, 1)
+    step = 0.8 / (len(models) + 1)
+    sources = [("humans", {m: {"rank": r, "ci": ci} for m, (r, ci) in res.mean_rank.items()})]
+    sources += [(name, v.get("mean_rank", {})) for name, v in res.models.items()]
+    for j, (name, ranks) in enumerate(sources):
+        ys = [i + j * step for i, m in enumerate(messages) if m in ranks]
+        xs = [ranks[m]["rank"] for m in messages if m in ranks]
+        errs = [[x - ranks[m]["ci"][0] for m, x in zip([m for m in messages if m in ranks], xs, strict=True)],
+                [ranks[m]["ci"][1] - x for m, x in zip([m for m in messages if m in ranks], xs, strict=True)]]
+        ax.errorbar(xs, ys, xerr=errs, fmt="o" if j == 0 else "s", color="#333333" if j == 0 else f"C{j - 1}",
+                    capsize=3, label=name)
+    ax.set_yticks([i + len(models) * step / 2 for i in range(len(messages))], messages, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0.8, res.k + 0.2)
+    ax.set_xlabel("mean rank (1 = best)")
+    ax.legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    return fig
+
+
 class RankView(ReportView):
     kind = "rank"
     per_pair_sections = False  # each pair's section would repeat the Borda scores of every message
@@ -79,6 +108,11 @@ class RankView(ReportView):
 
     def section(self, r, df, view, texts, fits) -> dict:
         return rank_section(r)
+
+    def humans_figure(self, res):
+        return humans_rank_figure(res), (f"Mean rank of each message (1 = best) given by the humans and by each "
+                                         f"model's personas, with {res.confidence:.0%} intervals (humans: t intervals "
+                                         "over respondents; personas: sign-flip intervals over paraphrase sets).")
 
     def exact_table(self, results: list) -> dict:
         rows = [[r.model, f"{r.a} vs {r.b}", f"{r.effect.estimate:+.3f}", f"[{r.effect.ci[0]:+.3f}, {r.effect.ci[1]:+.3f}]",

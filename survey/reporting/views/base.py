@@ -31,6 +31,11 @@ class ReportView:
     def warnings(self, r, view, alpha: float) -> list[str]:
         return []
 
+    def humans_figure(self, res) -> tuple | None:
+        """(matplotlib Figure, caption) of the kind's own comparison with people (its manifest's ``humans``
+        part), or None: the report's section then shows the comparison's tables alone."""
+        return None
+
     def exact_table(self, results: list) -> dict:
         """The exact-mode table: effect, interval and every test's p-value per model and pair."""
         rows = []
