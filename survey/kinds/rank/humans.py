@@ -131,15 +131,18 @@ def _model_pair(agreement: dict, a: str, b: str) -> str:
     return "—" if p is None else f"{p['difference']:+.2f} {_interval(p['ci'], '+')}"
 
 
-def human_ranks(humans, confidence: float = 0.95) -> HumanRanks:
+def human_ranks(humans, confidence: float = 0.95, order=None) -> HumanRanks:
     """The humans' mean ranks, Borda scores and pairwise Borda differences (see the module's docstring) from a
-    survey.data.humans.Humans of a ranking study."""
+    survey.data.humans.Humans of a ranking study; ``order``: the messages' order (a study's; by default the
+    file's), which the pairs follow (A − B with A first)."""
     t = humans.table
     wide = t.pivot(index="respondent", columns="message", values="answer")
     if wide.isna().any().any():
         raise SurveyError("every respondent of a ranking must rank every message; some ranked only some")
     weights = t.groupby("respondent")["weight"].first().reindex(wide.index).to_numpy(dtype=float)
     messages = [m for m in pd.unique(t["message"])]
+    if order is not None:
+        messages = [m for m in order if m in messages] + [m for m in messages if m not in order]
     k = len(messages)
     ranks = {m: _within(weighted_mean_ci(wide[m].to_numpy(dtype=float), weights, confidence), 1, k) for m in messages}
     borda = {m: (k - r, (k - hi, k - lo)) for m, (r, (lo, hi)) in ranks.items()}
@@ -157,7 +160,7 @@ def rank_agreement(result, people: HumanRanks, *, flips: int = 9999, seed: int |
     humans), every pair the humans ranked as the model's Borda difference with its sign-flip interval over the
     paraphrase sets (the interval of the result's own effect, at the humans' confidence), and the result's pair
     beside the humans' Borda difference."""
-    shared = [m for m in result.messages if m in people.mean_rank]
+    shared = [m for m in people.messages if m in result.mean_rank]
     if len(shared) < 3:
         raise SurveyError(f"model '{result.model}' and the humans rank fewer than 3 messages in common "
                           f"({', '.join(shared) or 'none'}): no rank correlation to give")
@@ -184,10 +187,10 @@ def rank_agreement(result, people: HumanRanks, *, flips: int = 9999, seed: int |
 
 
 def compare_rankings_with_humans(analysis, humans, confidence: float = 0.95, *, flips: int = 9999,
-                                 seed: int | None = 0) -> HumanRanks:
-    """The humans' ranking (human_ranks) with every model of a ranking ``analysis`` (survey.analyze's result, or a
-    list of RankResult) compared to it (rank_agreement), one entry per model."""
-    people = human_ranks(humans, confidence)
+                                 seed: int | None = 0, order=None) -> HumanRanks:
+    """The humans' ranking (human_ranks, messages in ``order``) with every model of a ranking ``analysis``
+    (survey.analyze's result, or a list of RankResult) compared to it (rank_agreement), one entry per model."""
+    people = human_ranks(humans, confidence, order)
     results = getattr(analysis, "results", analysis)
     for r in results:
         if not hasattr(r, "mean_rank"):
@@ -216,14 +219,14 @@ def rank_fidelity(source, humans, a: str | None = None, b: str | None = None, *,
         raise SurveyError(f"the humans ranked on {humans.scale}, the personas on {source.table['scale'].iloc[0]}: "
                           "compare rankings of the same k messages")
     results = [r for r in getattr(prior, "results", []) if hasattr(r, "mean_rank")]
+    order = list(source.study_context.messages) or list(pd.unique(source.table["message"].astype(str)))
     if not results:
-        order = list(source.study_context.messages) or list(pd.unique(source.table["message"].astype(str)))
         if a is None or b is None:
             rest = [m for m in order if m not in (a, b)]
             a, b = (a or rest.pop(0)), (b or rest.pop(0))
         results = analyze(source, a, b, options=CompareOptions(alpha=round(1 - confidence, 12), seed=seed,
                                                                flips=flips)).results
-    people = compare_rankings_with_humans(results, humans, confidence, flips=flips, seed=seed)
+    people = compare_rankings_with_humans(results, humans, confidence, flips=flips, seed=seed, order=order)
     people.notes += [f"{name}: no rank correlation (its mean ranks, or the humans', are all equal)"
                      for name, v in people.models.items() if v["spearman"] is None]
     return people
