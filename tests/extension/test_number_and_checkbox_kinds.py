@@ -135,7 +135,7 @@ def test_human_answers_beside_the_models(study, capsys):
     if kind == "numeric":  # levels over tenths of the range, the effect against the humans', dispersion
         assert code == 0 and "JSD" in out and "dispersion" in out, err
     else:  # not built for a bit set yet: one clear line, exit 2
-        assert code == 2 and err.strip().count("\n") == 0 and "not available for checkbox4-1-3" in err
+        assert code == 2 and err.strip().count("\n") == 0 and "checkbox4-1-3: comparing checkbox answers with people's" in err
 
 
 @pytest.mark.parametrize("scale, why", [("numeric5to1", "min must be below max"),

@@ -173,4 +173,4 @@ def test_fielded_boxes_are_read_back_and_fidelity_refuses_in_one_line(tmp_path, 
     assert sorted(set(answers)) == [2, 5]  # the bit sets as stored, not re-read as option numbers
     assert list(answers.sort_index()) == list(rows.set_index("respondent")["answer"].sort_index())
     code, out, err = run_cli(capsys, "fidelity", study)
-    assert code == 2 and err.strip().count("\n") == 0 and "not available for checkbox4-1-2" in err
+    assert code == 2 and err.strip().count("\n") == 0 and "checkbox4-1-2: comparing checkbox answers with people's" in err

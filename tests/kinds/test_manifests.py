@@ -29,7 +29,7 @@ def test_every_registered_kind_has_every_part(manifest):
         if isinstance(obj, Missing):
             assert obj.why, f"kind {manifest.name}: a missing {part} says why"
             continue
-        if part in ("parsing", "segments"):
+        if part in ("parsing", "segments", "humans"):
             assert callable(obj)
         if part == "power":  # a PowerModel (survey.stats.planning.model) that survey.plan takes
             assert isinstance(obj, type) and "delta" in obj.__dataclass_fields__ and callable(obj.resolve)

@@ -40,7 +40,7 @@ def weighted_mean_ci(x, w, confidence: float = 0.95) -> tuple[float, tuple[float
 def _within(estimate, low: float, high: float):
     """A t interval cut to the range its mean cannot leave (a mean rank lies in 1..k)."""
     mean, (lo, hi) = estimate
-    return mean, (max(lo, low), min(hi, high))
+    return mean, (float(max(lo, low)), float(min(hi, high)))
 
 
 @dataclass(repr=False)

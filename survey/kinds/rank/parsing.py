@@ -109,7 +109,7 @@ class RankOrder(ResponseType):
     ranged = True
     slots = ("options",)
     # where people's rankings are set beside the models' (the per-message comparison with humans does not apply)
-    human_comparison = "compare a ranking with people's by survey.compare_rankings_with_humans"
+    human_comparison = "survey.fidelity and `survey fidelity` compare a ranking with people's (the kind's own comparison)"
 
     def __init__(self, k: int = 3, template: str | None = None, max_tokens: int | None = None):
         if not RANK_MIN <= int(k) <= RANK_MAX:

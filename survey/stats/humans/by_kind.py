@@ -22,7 +22,7 @@ def people_comparison(source: Source):
         return human_fidelity
     part = found.part("humans")
     if isinstance(part, Missing):
-        raise SurveyError(part.why)
+        raise SurveyError(f"{rtype.scale}: {part.why}")
     return part
 
 
