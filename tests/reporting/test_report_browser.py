@@ -294,3 +294,35 @@ def test_k_message_report_at_800_px(driver, tmp_path, design):
     assert not raw_keys, raw_keys
     if design != "binary3":  # the shares (scores) table is not repeated per pair
         assert "vs boots\n" not in text.split("every pair of the")[0].split("Study summary")[-1]
+
+
+def test_a_ranking_beside_people_at_800_px(driver, tmp_path):
+    """A ranking study with a human file: the "Does it match people?" section's tables (mean ranks, pairs,
+    Spearman) fit an 800-pixel window, its figure of the mean ranks loads with ink, and the console stays clean."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests" / "kinds" / "rank"))
+    from test_rank_study import study_toml
+
+    messages = ["sneakers", "boots", "sandals"]
+    rows = ["respondent," + ",".join(messages)] + [f"r{i},{a},{b},{c}" for i, (a, b, c) in
+                                                     enumerate([(1, 2, 3), (1, 3, 2), (2, 1, 3), (3, 1, 2)])]
+    (tmp_path / "ranks.csv").write_text("\n".join(rows) + "\n")
+    toml = study_toml(messages).replace("positions = [0.6, 0.0, 0.0, -0.2]", "").replace(", loafers = -0.8", "")
+    (tmp_path / "study.toml").write_text(toml.replace("replicates = 2", 'replicates = 1\n\n[humans]\nfile = '
+                                                                        '"ranks.csv"\nask = false'))
+    survey.Study.from_toml(tmp_path / "study.toml").run(yes=True, progress=False)
+    survey.report(survey.load_source(tmp_path / "store.sqlite"), tmp_path / "rep", flips=999)
+    driver.set_window_size(800, 2400)
+    try:
+        driver.get((tmp_path / "rep" / "index.html").as_uri())
+        assert [e for e in driver.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
+        overflow = driver.execute_script(OVERFLOWING)
+        images = driver.execute_script(IMAGE_STATS)
+        section = driver.execute_script(SECTION_TEXT, ["Does it match people?"])
+    finally:
+        driver.set_window_size(1100, 2400)
+    assert [o for o in overflow if "provider model id" not in o] == [], overflow
+    assert "Spearman" in section and "sneakers − boots" in section and "sim: mean rank" in section
+    (figure,) = [i for i in images if i["alt"].startswith("Mean rank of each message")]
+    assert figure["loaded"] and figure["ink"] > 0.01
