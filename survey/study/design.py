@@ -257,8 +257,12 @@ def _fielded(study):
     if not study.store_path.exists():
         return None
     from survey.data.fielded import fielded_humans
+    from survey.responses import response_type
 
-    return fielded_humans(study.store_path, study.name, study.question.type)
+    people = fielded_humans(study.store_path, study.name, study.question.type)
+    if people is not None and not response_type(people.scale).view.per_message:
+        return None  # a ranking's respondents: their predictions would feed no PPI, so nobody pays to ask them
+    return people
 
 
 def _check_question(study: StudySpec, question: QuestionSpec, messages: list[MessageDesign], study_dir) -> None:

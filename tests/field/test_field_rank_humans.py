@@ -67,3 +67,13 @@ def test_fielded_rankings_are_the_humans_of_the_ranking_comparison(fielded, caps
                              "--humans", "--json")
     assert code == 0, err
     assert json.loads(out)["humans"]["respondents"] == 8
+
+
+def test_a_rerun_after_fielding_a_ranking_asks_no_query_about_the_respondents(fielded):
+    """The respondents of a ranking are not rendered as personas: their predictions would feed no estimate (the
+    ranking's comparison with people has no prediction-powered part), so a rerun sends nothing new."""
+    study, _ = fielded
+    before = len(survey.Study.from_toml(study).table())
+    survey.Study.from_toml(study).run(yes=True)
+    table = survey.Study.from_toml(study).table()
+    assert len(table) == before and not table["persona"].astype(str).str.startswith("human-").any()
