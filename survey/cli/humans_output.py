@@ -23,10 +23,15 @@ def echo_about_humans(people: dict) -> None:
 
 
 def echo_people(res) -> None:
-    """A kind's own comparison with people (not the per-message one; a ranking's): what it rests on, its tables
-    and its notes (survey.common.display)."""
+    """A kind's own comparison with people (not the per-message one): its kind's printer (KindText.humans; a
+    checkbox's), else what it rests on, its tables and its notes (survey.common.display; a ranking's)."""
+    from survey.cli.kind_output import KindText
     from survey.common.display import display_notes, display_tables
+    from survey.common.kinds import kind_part
 
+    printer = getattr(kind_part(res.to_dict().get("kind", ""), "text", KindText), "humans", None)
+    if printer is not None:
+        return printer(res)
     click.echo(getattr(res, "basis", None) or res.display_parts()[0])
     for table in display_tables(res):
         print_table(table["title"], table["columns"], table["rows"])

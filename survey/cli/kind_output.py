@@ -118,11 +118,14 @@ def effect_line(r: dict, view) -> str:
 @dataclass(frozen=True)
 class KindText:
     """A kind's printers: ``result(res, r)`` one analyze result, ``estimate(row, message)`` one fitted model,
-    ``summary(r, view)`` the demo's line for one result dict; None: the mean-score printer."""
+    ``summary(r, view)`` the demo's line for one result dict; None: the mean-score printer. ``humans(res)``: the
+    kind's own comparison with people (its manifest's ``humans`` part), None: its tables
+    (survey.cli.humans_output.echo_people)."""
 
     result: Callable | None = None
     estimate: Callable | None = None
     summary: Callable | None = None
+    humans: Callable | None = None
 
 
 def _text(kind: str) -> KindText:

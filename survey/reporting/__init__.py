@@ -197,7 +197,8 @@ def _with_humans(sections: list, source: Source, humans, pair: tuple, analysis) 
     ``pair``: the report's (a, b), which the comparison needs when the humans saw more than two messages;
     ``analysis``: the report's, whose persona results the comparison takes. The comparison is the study's
     kind's (survey.stats.humans.by_kind): per message for most kinds, a ranking's own for rankings."""
-    from survey.reporting.humans import TITLE, human_sections, kind_sections
+    from survey.reporting.humans import TITLE, human_sections
+    from survey.reporting.views import view_for
     from survey.stats.humans import HumanFidelity
     from survey.stats.humans.by_kind import compare_with_people
 
@@ -206,7 +207,7 @@ def _with_humans(sections: list, source: Source, humans, pair: tuple, analysis) 
         res = compare_with_people(source, humans, *pair, seed=options.seed, flips=options.flips, prior=analysis)
     except SurveyError as exc:  # e.g. messages the humans did not see: say so, keep the rest of the report
         return sections + [Section(TITLE, paragraphs=[f"No comparison with people: {exc}"])], {}
-    own = human_sections(res) if isinstance(res, HumanFidelity) else kind_sections(res, getattr(analysis, "view", None))
+    own = human_sections(res) if isinstance(res, HumanFidelity) else view_for(analysis.view).humans_sections(res)
     return own + sections, {"humans": res.to_dict()}
 
 

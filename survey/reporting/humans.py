@@ -117,14 +117,13 @@ def human_sections(res) -> list:
 def kind_sections(res, view) -> list:
     """One Section from a kind's own comparison with people (a ranking's, survey.kinds.rank.humans): what it rests
     on, its tables (survey.common.display.display_tables), the figure its kind's report view draws of it
-    (ReportView.humans_figure; ``view``: the analysis' AnalysisView), and its notes."""
+    (``view``: a ReportView, its humans_figure), and its notes."""
     from survey.common.display import display_notes, display_tables
     from survey.reporting import Section, fig_png
-    from survey.reporting.views import view_for
 
     sec = Section(TITLE, paragraphs=[f"{getattr(res, 'basis', None) or res.display_parts()[0]}."])
     sec.tables += display_tables(res)
-    figure = view_for(view).humans_figure(res) if view is not None else None
+    figure = view.humans_figure(res) if view is not None else None
     if figure is not None:
         sec.figures.append(fig_png(*figure))
     sec.paragraphs += [f"Note: {n}" for n in display_notes(res)]

@@ -134,8 +134,8 @@ def test_human_answers_beside_the_models(study, capsys):
     code, out, err = run_cli(capsys, "fidelity", tmp / "store.sqlite", "--humans", tmp / "humans.csv")
     if kind == "numeric":  # levels over tenths of the range, the effect against the humans', dispersion
         assert code == 0 and "JSD" in out and "dispersion" in out, err
-    else:  # not built for a bit set yet: one clear line, exit 2
-        assert code == 2 and err.strip().count("\n") == 0 and "checkbox4-1-3: comparing checkbox answers with people's" in err
+    else:  # the kind's own comparison (survey.kinds.checkbox.humans), option by option
+        assert code == 0 and out.startswith("Checkbox fidelity to people"), err
 
 
 @pytest.mark.parametrize("scale, why", [("numeric5to1", "min must be below max"),
@@ -146,3 +146,30 @@ def test_plan_refuses_a_bad_scale_in_one_line(scale, why, capsys):
     assert code == 2 and why in err and err.strip().count("\n") == 0
     code, out, err = run_cli(capsys, "plan", "--scale", scale, "--delta", "0.5", "--design", "10,8,2", "--json")
     assert code == 2 and set(json.loads(out)) == {"error"} and why in json.loads(out)["error"]
+
+
+def test_checkbox_answers_beside_people_in_every_route(study, capsys, tmp_path):
+    """The checkbox kind's comparison with people (plugged in by its manifest's ``humans`` line) in `survey
+    fidelity --json`, `survey analyze --humans` (text and --json), survey.fidelity and the report."""
+    kind, scale, s, tmp = study
+    if kind != "checkbox":
+        pytest.skip("the checkbox kind's own comparison")
+    rows = ["respondent,message,answer"] + [f"h{i},{msg},{answer}" for i in range(20)
+                                            for msg, answer in (("sneakers", "2"), ("boots", '"1, 3"'))]
+    (tmp_path / "humans.csv").write_text("\n".join(rows) + "\n")
+    store, humans = tmp / "store.sqlite", tmp_path / "humans.csv"
+    code, out, err = run_cli(capsys, "fidelity", store, "--humans", humans, "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["kind"] == "checkbox" and len(doc["per_option"]) == len(doc["options"])
+    py = survey.fidelity(store, humans, flips=999, n_boot=50)
+    assert py.to_dict()["per_option"][0]["human_effect"]["estimate"] == pytest.approx(
+        doc["per_option"][0]["human_effect"]["estimate"])
+    code, out, err = run_cli(capsys, "analyze", store, "--a", "sneakers", "--b", "boots", "--humans", humans)
+    assert code == 0 and "Checkbox fidelity to people" in out, err
+    code, out, err = run_cli(capsys, "analyze", store, "--a", "sneakers", "--b", "boots", "--humans", humans, "--json")
+    assert code == 0 and json.loads(out)["humans"]["kind"] == "checkbox", err
+    results = survey.report(survey.load_source(store, humans=humans), tmp_path / "r", a="sneakers", b="boots")
+    page = (tmp_path / "r" / "index.html").read_text()
+    assert results["humans"]["kind"] == "checkbox" and "No comparison with people" not in page
+    assert "Does it match people?" in page and "human effect sneakers − boots (CI)" in page

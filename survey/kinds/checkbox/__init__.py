@@ -12,8 +12,6 @@ MANIFEST = KindManifest(
     text="survey.kinds.checkbox.text:TEXT",
     knobs="survey.kinds.checkbox.knobs:KNOBS",
     segments="survey.kinds.checkbox.segments:simulate_cells",
-    humans=Missing("comparing checkbox answers with people's (each option's share ticked by the humans beside each "
-                   "model's) is not available yet; the human file is read (survey.load_humans): compare its "
-                   "answers with the table's yourself"),
+    humans="survey.kinds.checkbox.humans:checkbox_fidelity",
     scale_names=("checkboxK (e.g. checkbox4), checkboxK-MIN-MAX (e.g. checkbox5-0-2)",),
 )

@@ -29,7 +29,7 @@ def checkbox_line(r: dict, view) -> str:
     return f"{r['model']}: checkbox {r['a']} vs {r['b']}: '{t['option']}' Holm p = {t['pvalue']:.3g}"
 
 
-TEXT = KindText(result=echo_checkbox, summary=checkbox_line)
+TEXT = KindText(result=echo_checkbox, summary=checkbox_line, humans=lambda res: click.echo(fidelity_text(res)))
 
 
 def _ci(ci) -> str:

@@ -75,6 +75,9 @@ class CheckboxView(ReportView):
     def exact_table(self, results: list) -> dict:
         return {"columns": [], "rows": []}
 
+    def humans_sections(self, res) -> list:
+        return fidelity_sections(res)
+
 
 VIEW = CheckboxView()
 

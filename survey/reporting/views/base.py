@@ -31,9 +31,16 @@ class ReportView:
     def warnings(self, r, view, alpha: float) -> list[str]:
         return []
 
+    def humans_sections(self, res) -> list:
+        """The report's "Does it match people?" section(s) of the kind's own comparison with people (its
+        manifest's ``humans`` part): by default its tables, this view's figure of it and its notes."""
+        from survey.reporting.humans import kind_sections
+
+        return kind_sections(res, self)
+
     def humans_figure(self, res) -> tuple | None:
-        """(matplotlib Figure, caption) of the kind's own comparison with people (its manifest's ``humans``
-        part), or None: the report's section then shows the comparison's tables alone."""
+        """(matplotlib Figure, caption) of the kind's own comparison with people, or None: the default section
+        then shows the comparison's tables alone."""
         return None
 
     def exact_table(self, results: list) -> dict:
