@@ -147,5 +147,5 @@ def missing_why(kind: str, part: str) -> str | None:
     return entry.why if isinstance(entry, Missing) else None
 
 
-__all__ = ["ENTRY_POINT_GROUP", "KINDS", "PARTS", "PER_MESSAGE_HUMANS", "KindManifest", "Missing", "kind_part", "kinds", "manifest",
-           "missing_why", "register_kind"]
+__all__ = ["ENTRY_POINT_GROUP", "KINDS", "PARTS", "PER_MESSAGE_HUMANS", "KindManifest", "Missing", "kind_part", "kinds",
+           "manifest", "missing_why", "register_kind"]
