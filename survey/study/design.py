@@ -234,7 +234,8 @@ def build_design(study: StudySpec, load_personas: Callable | None = None,
         except SurveyError as exc:
             raise SurveyError(study.about(question, str(exc))) from None
     humans = study.load_humans()
-    rendered = _human_personas(humans, pset) if humans is not None and study.humans.ask else []
+    asked = humans is not None and study.humans.ask and _predictions_used(humans, study.humans)
+    rendered = _human_personas(humans, pset) if asked else []
     fielded = _fielded(study) if humans is None and study.field is not None and study.field.ask else None
     rendered = rendered or (_human_personas(fielded, pset) if fielded is not None else [])
     personas = personas + rendered
@@ -263,6 +264,22 @@ def _fielded(study):
     if people is not None and not response_type(people.scale).view.per_message:
         return None  # a ranking's respondents: their predictions would feed no PPI, so nobody pays to ask them
     return people
+
+
+def _predictions_used(people, spec) -> bool:
+    """Whether asking the models about each respondent buys anything: the predictions feed prediction-powered
+    inference, which a reply about the messages shown together (a ranking, pick one of k) has none of. Left at
+    its default, ``ask`` is then skipped (nobody pays for queries no analysis reads, and the respondents do not
+    join the persona population); set to true by the user, it is refused rather than silently ignored."""
+    from survey.responses import response_type
+
+    if response_type(people.scale).view.per_message:
+        return True
+    if "ask" in spec.model_fields_set:
+        raise SurveyError(f"[humans] ask = true asks the models about each respondent for prediction-powered "
+                          f"inference, which a {people.scale} reply (about the messages shown together) has none "
+                          "of: remove ask or set ask = false")
+    return False
 
 
 def _check_question(study: StudySpec, question: QuestionSpec, messages: list[MessageDesign], study_dir) -> None:

@@ -184,3 +184,22 @@ def test_a_study_with_human_rankings(tmp_path, capsys):
     assert "No comparison with people" not in (tmp_path / "r" / "index.html").read_text()
     code, out, err = run_cli(capsys, "fidelity", tmp_path / "store.sqlite", "--json")
     assert code == 0 and json.loads(out)["kind"] == "rank", err
+
+
+@pytest.mark.parametrize("ask", ["", "\nask = true"])
+def test_a_ranking_does_not_ask_the_models_about_its_respondents(tmp_path, capsys, ask):
+    """A ranking has no prediction-powered estimate, so asking the models about each human respondent buys
+    nothing and would add them to the persona population: left at its default, ask is skipped (12 personas
+    only); set to true by the user, it is refused in one line before anything is sent."""
+    rows = ["respondent,age,sneakers,boots,sandals"] + [f"r{i},{30 + i},1,2,3" for i in range(4)]
+    (tmp_path / "ranks.csv").write_text("\n".join(rows) + "\n")
+    toml = study_toml(["sneakers", "boots", "sandals"]).replace("positions = [0.6, 0.0, 0.0, -0.2]", "").replace(
+        ", loafers = -0.8", "")
+    (tmp_path / "study.toml").write_text(toml.replace("replicates = 2", f'replicates = 1\n\n[humans]\nfile = "ranks.csv"{ask}'))
+    if ask:
+        code, out, err = run_cli(capsys, "run", tmp_path / "study.toml", "--yes", "--json")
+        assert code == 2 and "ask = true" in json.loads(out)["error"] and not (tmp_path / "store.sqlite").exists()
+        return
+    survey.Study.from_toml(tmp_path / "study.toml").run(yes=True, progress=False)
+    table = survey.load_source(tmp_path / "store.sqlite").table
+    assert table["persona"].nunique() == 12 and not table["persona"].astype(str).str.startswith("human-").any()
