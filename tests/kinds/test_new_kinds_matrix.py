@@ -1,0 +1,202 @@
+"""The newer kinds (numeric, checkbox, rank) walked the way a user walks them, one small study file per kind: run
+on the simulated backend from the command line, analyze (text, --json, --by, --target), the human file the study
+names, plan, report, and the same from Python. Each capability of the matrix has one test here; the kinds' own
+folders hold the statistics against independent computations (tests/kinds/numeric, checkbox, rank)."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+import pytest
+from cli_result import run_cli
+
+import survey
+from survey.cli import main
+
+MESSAGES = ("sneakers", "boots", "sandals")
+QUESTIONS = {
+    "numeric": ('type = "numeric"\nmin = 0\nmax = 300\nunit = "US dollars"', "numeric0to300"),
+    "checkbox": ('type = "checkbox"\noptions = ["comfortable", "stylish", "good value", "durable"]\nmax_choices = 3',
+                 "checkbox4-1-3"),
+    "rank": ('type = "rank"', "rank3"),
+}
+# what each kind's analysis says in its own words (text output and report)
+OWN_WORDS = {"numeric": "mean", "checkbox": "stylish", "rank": "Borda score"}
+LEVEL_WORDS = {"numeric": "mean", "checkbox": "share choosing", "rank": "Borda score"}
+MARGINS = "attribute,level,share\ngender,male,0.45\ngender,female,0.45\ngender,non-binary,0.10\n"
+
+
+def study_toml(kind: str) -> str:
+    question, _ = QUESTIONS[kind]
+    messages = "".join(f'[[messages]]\nid = "{m}"\nperturbations = "{m}"\ncount = 7\n\n' for m in MESSAGES)
+    return f"""name = "{kind}-matrix"
+store = "store.sqlite"
+replicates = 1
+
+[humans]
+file = "humans.csv"
+ask = false
+compare = ["sneakers", "boots"]
+
+[personas]
+set = "shoppers"
+count = 12
+sample_seed = 1
+
+{messages}[question]
+{question}
+
+[[models]]
+name = "sim"
+backend = "simulated"
+seed = 3
+
+[models.options]
+deltas = {{ sneakers = 1.5, boots = -1.0 }}
+"""
+
+
+def humans_csv(kind: str) -> str:
+    """Twelve respondents in the form a human file of the kind carries: a number, the options ticked, a ranking
+    (one column per message, each cell the rank given)."""
+    if kind == "rank":
+        orders = [(1, 2, 3), (1, 3, 2), (2, 3, 1)]
+        return "respondent,sneakers,boots,sandals\n" + "".join(
+            f"h{i},{a},{b},{c}\n" for i, (a, b, c) in enumerate(orders * 4))
+    answers = {"numeric": {"sneakers": "$120", "boots": "about 80", "sandals": "95"},
+               "checkbox": {"sneakers": '"1, 2"', "boots": "3", "sandals": '"2, 4"'}}[kind]
+    return "respondent,message,answer\n" + "".join(
+        f"h{i},{m},{answers[m]}\n" for i in range(12) for m in MESSAGES)
+
+
+@pytest.fixture(scope="module", params=sorted(QUESTIONS))
+def ran(request, tmp_path_factory):
+    """One `survey run` per kind from its study file, shared by the tests below (they only read the store)."""
+    kind = request.param
+    folder = tmp_path_factory.mktemp(kind)
+    (folder / "study.toml").write_text(study_toml(kind))
+    (folder / "humans.csv").write_text(humans_csv(kind))
+    (folder / "margins.csv").write_text(MARGINS)
+    try:
+        main(["run", str(folder / "study.toml"), "--yes", "--json"])
+        code = 0
+    except SystemExit as exc:
+        code = exc.code
+    assert code in (0, None)
+    return kind, QUESTIONS[kind][1], folder
+
+
+def visible_text(page: str) -> str:
+    page = re.sub(r"<(script|style)\b.*?</\1>", " ", page, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", " ", page))
+
+
+def no_raw_values(text: str) -> list[str]:
+    """Python's or pandas' raw missing values where a reader sees words or numbers."""
+    return re.findall(r".{0,60}\b(?:None|nan|NaN|NaT|<NA>)\b.{0,60}", text)
+
+
+def test_the_study_runs_from_its_file(ran):
+    kind, scale, folder = ran
+    table = survey.load_source(folder / "store.sqlite").table
+    assert set(table["scale"]) == {scale} and len(table) == 12 * 7 * 3 and table["answer"].notna().all()
+
+
+def test_analyze_text_and_json_follow_the_study_order(ran, capsys):
+    kind, scale, folder = ran
+    code, out, err = run_cli(capsys, "analyze", folder / "store.sqlite", "--every-pair", "--flips", "199")
+    assert code == 0, err
+    # the messages in the order the study file lists them (a ranking's rows once followed the first-shown order)
+    assert f"3 messages on {scale} — sneakers, boots, sandals" in out and LEVEL_WORDS[kind] in out
+    rows = [out.index(f"│ {m} ") for m in MESSAGES]  # the levels table's rows
+    assert rows == sorted(rows), out
+    code, out, err = run_cli(capsys, "analyze", folder / "store.sqlite", "--every-pair", "--flips", "199", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["scale"] == scale
+    assert [(r["a"], r["b"]) for r in doc["results"]] == [("sneakers", "boots"), ("sneakers", "sandals"),
+                                                          ("boots", "sandals")]
+    sneakers_boots = doc["results"][0]
+    assert sneakers_boots["effect"]["estimate"] > 0  # sneakers shifted up, boots down
+
+
+def test_analyze_by_segment_and_to_a_target(ran, capsys):
+    kind, scale, folder = ran
+    code, out, err = run_cli(capsys, "analyze", folder / "store.sqlite", "--a", "sneakers", "--b", "boots",
+                             "--by", "gender", "--target", folder / "margins.csv", "--flips", "199", "--json")
+    assert code == 0, err
+    r = json.loads(out)["results"][0]
+    assert r["by"] == "gender" and {s["segment"] for s in r["segments"]} <= {"male", "female", "non-binary"}
+    assert r["population"]["effect"] != pytest.approx(r["effect"]["estimate"])  # raked to the margins
+    code, out, err = run_cli(capsys, "analyze", folder / "store.sqlite", "--a", "sneakers", "--b", "boots",
+                             "--by", "age:18-39,40+", "--flips", "199")
+    assert code == 0 and "by age:18-39,40+" in out and "segments differ?" in out, err
+
+
+def test_weights_from_python(ran):
+    kind, scale, folder = ran
+    src = survey.load_source(folder / "store.sqlite")
+    plain = survey.analyze(src, "sneakers", "boots", flips=199)["sim"]
+    personas = sorted(src.table["persona"].unique())
+    weights = {p: (4.0 if i % 2 else 1.0) for i, p in enumerate(personas)}
+    weighted = survey.analyze(src, "sneakers", "boots", flips=199, weights=weights)["sim"].segments.population
+    assert type(weighted.result) is type(plain) and weighted.result.effect.estimate != pytest.approx(
+        plain.effect.estimate)
+
+
+def test_the_human_file_the_study_names(ran, capsys):
+    kind, scale, folder = ran
+    src = survey.load_source(folder / "store.sqlite")
+    assert src.humans is not None and len(src.humans.table) == 36 and src.humans.scale == scale
+    if kind != "numeric":  # the comparison with people of rankings and ticked options has its own tests
+        return
+    assert list(src.humans.table["answer"][:3]) == [120.0, 80.0, 95.0]
+    code, out, err = run_cli(capsys, "fidelity", folder / "store.sqlite", "--json")
+    doc = json.loads(out)
+    assert code == 0 and (doc["a"], doc["b"]) == ("sneakers", "boots"), err  # the pair the study declared
+    code, out, err = run_cli(capsys, "analyze", folder / "store.sqlite", "--humans", "--a", "sneakers", "--b",
+                             "boots", "--flips", "199")
+    assert code == 0 and "their own effect sneakers − boots: +40" in out, err
+
+
+def test_plan_by_simulation(ran, capsys):
+    kind, scale, folder = ran
+    code, out, err = run_cli(capsys, "plan", "--scale", scale, "--delta", "1.0", "--design", "10,8,1",
+                             "--simulations", "60", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["params"]["scale"] == scale and 0 <= doc["results"][0]["power"]["sign_flip"] <= 1, err
+    code, out, err = run_cli(capsys, "plan", "--scale", scale, "--delta", "1.0", "--design", "10,6,1",
+                             "--simulations", "20", "--no-plot")
+    assert code == 0, err
+    # six paraphrase sets: one sign-flip test can reject at 0.05, the smallest of three Holm-adjusted ones cannot
+    # (a checkbox's options break ties at random, so each can reject at any m)
+    cannot = "Holm over the 3 pairs of messages the sign-flip test cannot reject" in out + err
+    assert cannot == (kind == "rank"), out
+
+
+def test_report(ran, capsys):
+    kind, scale, folder = ran
+    code, out, err = run_cli(capsys, "report", folder / "store.sqlite", "--out", folder / "report", "--flips", "199")
+    assert code == 0, err
+    page = visible_text((folder / "report" / "index.html").read_text())
+    assert OWN_WORDS[kind] in page and "sneakers" in page and "sandals" in page
+    assert no_raw_values(page) == []
+    if kind == "numeric":  # the pair the study declared for its comparison with people
+        assert "No comparison with people" not in page and "sneakers − boots" in page
+    doc = json.loads((folder / "report" / "results.json").read_text())
+    assert doc["results"]
+
+
+def test_the_python_api(ran):
+    kind, scale, folder = ran
+    study = survey.Study.from_toml(folder / "study.toml")
+    assert study.spec.question.type == scale and f"{kind}-matrix" in repr(study)
+    src = study.load()
+    every = survey.analyze(src, every_pair=True, flips=199)  # all pairs: the study declared one for its humans
+    one = survey.analyze(src, "sneakers", "boots", flips=199)
+    for shown in (repr(src), repr(every), repr(one), repr(one["sim"]), every._repr_html_(), one._repr_html_()):
+        assert no_raw_values(shown) == [], shown
+    assert every.sets[0].messages == list(MESSAGES)
+    json.dumps(every.to_dict(), allow_nan=False)
+    json.dumps(one.to_dict(), allow_nan=False)
