@@ -24,7 +24,7 @@ QUESTIONS = {
 }
 # what each kind's analysis says in its own words (text output and report)
 OWN_WORDS = {"numeric": "mean", "checkbox": "stylish", "rank": "Borda score"}
-LEVEL_WORDS = {"numeric": "mean", "checkbox": "share choosing", "rank": "Borda score"}
+LEVEL_WORDS = {"numeric": "mean", "checkbox": "options ticked per reply", "rank": "Borda score"}
 MARGINS = "attribute,level,share\ngender,male,0.45\ngender,female,0.45\ngender,non-binary,0.10\n"
 
 
@@ -200,3 +200,26 @@ def test_the_python_api(ran):
     assert every.sets[0].messages == list(MESSAGES)
     json.dumps(every.to_dict(), allow_nan=False)
     json.dumps(one.to_dict(), allow_nan=False)
+
+
+def test_checkbox_levels_do_not_mix_options(ran):
+    """A checkbox study of three messages: each pair is decided by its own option, so a message's level is one
+    quantity for every message (the options ticked per reply, the sum of its options' shares), with each
+    option's share per message beside it, never the share of whichever option decided the first pair it is in."""
+    kind, scale, folder = ran
+    if kind != "checkbox":
+        pytest.skip("checkbox only")
+    src = survey.load_source(folder / "store.sqlite")
+    levels = survey.analyze(src, every_pair=True, flips=199).sets[0].levels
+    table = src.table.assign(ticks=src.table["answer"].astype(int).map(lambda x: bin(x).count("1")))
+    per_paraphrase = table.groupby(["message", "perturbation", "persona"])["ticks"].mean().groupby(
+        ["message", "perturbation"]).mean().groupby("message").mean()
+    assert levels.quantity == "options ticked per reply"
+    for m in MESSAGES:
+        assert levels.values[m][0] == pytest.approx(per_paraphrase[m])
+        lo, hi = levels.values[m][1]
+        assert lo <= levels.values[m][0] <= hi
+    stylish = table.assign(v=table["answer"].astype(int) // 2 % 2).groupby(["message", "perturbation", "persona"])[
+        "v"].mean().groupby(["message", "perturbation"]).mean().groupby("message").mean()
+    assert levels.to_dict()["option_shares"]["stylish"] == pytest.approx(stylish[list(MESSAGES)].to_dict())
+    assert any(n.startswith("share ticking each option: comfortable:") for n in levels.notes)
