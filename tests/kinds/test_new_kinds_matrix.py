@@ -182,6 +182,8 @@ def test_report(ran, capsys):
     page = visible_text((folder / "report" / "index.html").read_text())
     assert OWN_WORDS[kind] in page and "sneakers" in page and "sandals" in page
     assert no_raw_values(page) == []
+    plots = {"numeric": "histograms of every valid reply", "checkbox": "Share of replies ticking each option"}
+    assert kind not in plots or plots[kind] in (folder / "report" / "index.html").read_text()  # by message
     if kind == "numeric":  # the pair the study declared for its comparison with people
         assert "No comparison with people" not in page and "sneakers − boots" in page
     doc = json.loads((folder / "report" / "results.json").read_text())
@@ -198,6 +200,10 @@ def test_the_python_api(ran):
     for shown in (repr(src), repr(every), repr(one), repr(one["sim"]), every._repr_html_(), one._repr_html_()):
         assert no_raw_values(shown) == [], shown
     assert every.sets[0].messages == list(MESSAGES)
+    plan = survey.plan({"numeric": survey.NumericPlan, "checkbox": survey.CheckboxPlan, "rank": survey.RankPlan}[kind](
+        1.0, scale=scale), designs=["10,6,1"], simulations=20)
+    assert plan.to_dict()["params"]["scale"] == scale and no_raw_values(repr(plan)) == []
+    assert any("Holm over the 3 pairs" in w for w in plan.warnings) == (kind == "rank")
     json.dumps(every.to_dict(), allow_nan=False)
     json.dumps(one.to_dict(), allow_nan=False)
 
