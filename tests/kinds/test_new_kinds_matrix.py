@@ -229,3 +229,14 @@ def test_checkbox_levels_do_not_mix_options(ran):
         "v"].mean().groupby(["message", "perturbation"]).mean().groupby("message").mean()
     assert levels.to_dict()["option_shares"]["stylish"] == pytest.approx(stylish[list(MESSAGES)].to_dict())
     assert any(n.startswith("share ticking each option: comfortable:") for n in levels.notes)
+
+
+@pytest.mark.parametrize("summary, words", [("", "mean by message: A "), ("_log", "mean log(1 + value) by message: A "),
+                                            ("_trimmed", "trimmed mean by message: A ")])
+def test_numeric_summaries_name_the_means_in_words(tmp_path, capsys, summary, words):
+    """Once "mean log(1 + value)s: A 4.6, B 4.4": the quantity's name was made plural by appending an s."""
+    rows = [f"sim,{msg},{msg}{j},p{i},0,{50 + 10 * (msg == 'A') + i + j},numeric0to300{summary}"
+            for msg in "AB" for j in range(6) for i in range(4)]
+    (tmp_path / "t.csv").write_text("model,message,perturbation,persona,replicate,answer,scale\n" + "\n".join(rows))
+    code, out, err = run_cli(capsys, "analyze", tmp_path / "t.csv", "--flips", "99")
+    assert code == 0 and words in out and "value)s" not in out, err
