@@ -240,3 +240,14 @@ def test_numeric_summaries_name_the_means_in_words(tmp_path, capsys, summary, wo
     (tmp_path / "t.csv").write_text("model,message,perturbation,persona,replicate,answer,scale\n" + "\n".join(rows))
     code, out, err = run_cli(capsys, "analyze", tmp_path / "t.csv", "--flips", "99")
     assert code == 0 and words in out and "value)s" not in out, err
+
+
+def test_commands_that_cannot_split_a_ranking_say_so_in_its_words(ran, capsys):
+    """validate and dbpa on a ranking once called it a forced choice of two messages."""
+    kind, scale, folder = ran
+    if kind != "rank":
+        pytest.skip("rank only")
+    for args in (["validate", "--message", "sneakers"], ["dbpa", "--a", "sneakers", "--b", "boots"]):
+        code, out, err = run_cli(capsys, args[0], folder / "store.sqlite", *args[1:])
+        assert code == 2 and "rank3" in err and "forced" not in err and "two messages" not in err, err
+        assert len(err.strip().splitlines()) == 1
