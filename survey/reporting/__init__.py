@@ -145,8 +145,9 @@ def build_report(source: Source, out_dir: str | Path, *, title: str | None = Non
         sections = ([order] if order else []) + sections
     human_json = {}
     if humans is not None:
-        from survey.api.fidelity import declared_pair  # the study's [humans] compare, as survey fidelity reads it
+        from survey.api.fidelity import declared_pair
 
+        # the pair the study declared ([humans] compare) when the report names none, as survey fidelity reads it
         sections, human_json = _with_humans(sections, source, humans, declared_pair(source, a, b), res)
     sections = set_secs + exact_sections + sections
     view, rv = first_view
