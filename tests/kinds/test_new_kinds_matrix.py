@@ -251,3 +251,12 @@ def test_commands_that_cannot_split_a_ranking_say_so_in_its_words(ran, capsys):
         code, out, err = run_cli(capsys, args[0], folder / "store.sqlite", *args[1:])
         assert code == 2 and "rank3" in err and "forced" not in err and "two messages" not in err, err
         assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("plan, pairs", [(survey.PickPlan(1.0, scale="pick3"), 3),
+                                         (survey.MaxDiffPlan(1.0, scale="maxdiff3", messages_shown=4), 6)])
+def test_plans_of_other_kinds_that_show_messages_together_name_their_holm_family(plan, pairs):
+    """Pick one of k and MaxDiff adjust A vs B by Holm over every pair as a ranking does: at m = 6 none can
+    reject (power 0 whatever the effect), which the plan once left unexplained."""
+    res = survey.plan(plan, designs=["10,6,1"], simulations=20)
+    assert any(f"Holm over the {pairs} pairs of messages the sign-flip test cannot reject" in w for w in res.warnings)
