@@ -208,13 +208,12 @@ def test_the_python_api(ran):
     json.dumps(one.to_dict(), allow_nan=False)
 
 
+@pytest.mark.parametrize("ran", ["checkbox"], indirect=True)
 def test_checkbox_levels_do_not_mix_options(ran):
     """A checkbox study of three messages: each pair is decided by its own option, so a message's level is one
     quantity for every message (the options ticked per reply, the sum of its options' shares), with each
     option's share per message beside it, never the share of whichever option decided the first pair it is in."""
     kind, scale, folder = ran
-    if kind != "checkbox":
-        pytest.skip("checkbox only")
     src = survey.load_source(folder / "store.sqlite")
     levels = survey.analyze(src, every_pair=True, flips=199).sets[0].levels
     table = src.table.assign(ticks=src.table["answer"].astype(int).map(lambda x: bin(x).count("1")))
@@ -242,11 +241,10 @@ def test_numeric_summaries_name_the_means_in_words(tmp_path, capsys, summary, wo
     assert code == 0 and words in out and "value)s" not in out, err
 
 
+@pytest.mark.parametrize("ran", ["rank"], indirect=True)
 def test_commands_that_cannot_split_a_ranking_say_so_in_its_words(ran, capsys):
     """validate and dbpa on a ranking once called it a forced choice of two messages."""
     kind, scale, folder = ran
-    if kind != "rank":
-        pytest.skip("rank only")
     for args in (["validate", "--message", "sneakers"], ["dbpa", "--a", "sneakers", "--b", "boots"]):
         code, out, err = run_cli(capsys, args[0], folder / "store.sqlite", *args[1:])
         assert code == 2 and "rank3" in err and "forced" not in err and "two messages" not in err, err
