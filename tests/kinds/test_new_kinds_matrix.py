@@ -228,6 +228,10 @@ def test_checkbox_levels_do_not_mix_options(ran):
         "v"].mean().groupby(["message", "perturbation"]).mean().groupby("message").mean()
     assert levels.to_dict()["option_shares"]["stylish"] == pytest.approx(stylish[list(MESSAGES)].to_dict())
     assert any(n.startswith("share ticking each option: comfortable:") for n in levels.notes)
+    # the pairs' A − B are each their own option's: named
+    option = survey.analyze(src, "boots", "sandals", flips=199)["sim"].decision.option
+    assert levels.to_dict()["deciding_option"]["boots vs sandals"] == option
+    assert any(f"boots vs sandals '{option}'" in n for n in levels.notes)
 
 
 @pytest.mark.parametrize("summary, words", [("", "mean by message: A "), ("_log", "mean log(1 + value) by message: A "),

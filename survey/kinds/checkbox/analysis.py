@@ -56,8 +56,11 @@ class Checkbox(Kind):
             values[msg] = (got["mean"], tuple(got["ci"]))
         note = "share ticking each option: " + "; ".join(
             f"{o}: " + ", ".join(f"{m} {v:.2f}" for m, v in per.items()) for o, per in shares.items())
+        deciding = {f"{r.a} vs {r.b}": r.decision.option for r in results}
+        which = "each pair's A − B is the share of its deciding option: " + ", ".join(
+            f"{pair} '{option}'" for pair, option in deciding.items())
         return MessageLevels("options ticked per reply", values, confidence, "t interval over paraphrase means",
-                             MEAN_COVERS, (note,), {"option_shares": shares})
+                             MEAN_COVERS, (note, which), {"option_shares": shares, "deciding_option": deciding})
 
     def plan_params(self, view, delta, *, sigma=None, rho=None, tau=None, positions=None, messages=None):
         if positions is not None or messages is not None:
