@@ -707,7 +707,7 @@ SAYS = {
     ("plan", "--delta", "0.3", "--no-plot", "--scale", "rank8"): "a ranking shows 3 to 7 messages; got 8",
     ("analyze", "{numeric_table}", "--humans", "{humans_numeric_range}"): "must be a number from 0 to 300",
     ("fidelity", "{numeric_table}", "--humans", "{humans_numeric_range}"): "found 500 in line(s) 3",
-    ("analyze", "{checkbox_table}", "--humans", "{humans_checkbox_option}"): "found 1, 7 in line(s) 2",
+    ("analyze", "{checkbox_table}", "--humans", "{humans_checkbox_option}"): "found '1, 7' in line(s) 2",
     ("fidelity", "{rank_table}", "--humans", "{humans_rank_twice}"): "respondent 'r1' gave ranks 1, 1, 3",
     ("analyze", "{question_empty}"): "every row needs a question id (or drop the column: one question)",
     ("analyze", "{questions}", "--question", "nope"): "no question 'nope': the source asks buy, recommend",
