@@ -26,11 +26,12 @@ def text_rows(source: str | Path | pd.DataFrame, study: str | None = None) -> tu
         df = load_long_table(source, study=study, min_perturbations=0, provenance=True)  # the replies' text
     where = "the table" if isinstance(source, pd.DataFrame) else str(source)
     shared = [s for s in scales_in(df) if not response_type(s).view.per_message]
-    if shared:  # e.g. forced choice: a reply names a position of two messages shown together
-        raise SurveyError(f"{where}: its {shared[0]} replies each answer about two messages shown together, so "
+    if shared:  # e.g. forced choice: a reply names a position of the messages shown together
+        together = "two messages" if response_type(shared[0]).view.kind == "choice" else "several messages"
+        raise SurveyError(f"{where}: its {shared[0]} replies each answer about {together} shown together, so "
                           "grouping their texts by message would compare orders of presentation, not messages; "
-                          "DBPA compares free-text answers to one message at a time (`survey analyze` tests a "
-                          "forced choice)")
+                          "DBPA compares free-text answers to one message at a time (`survey analyze` tests "
+                          f"{shared[0]} replies)")
     if "response" not in df.columns:
         raise SurveyError(f"{where}: no 'response' column; DBPA compares free-text answers "
                           "(run the study with response mode 'text', or add the raw texts as 'response')")

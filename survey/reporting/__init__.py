@@ -145,7 +145,10 @@ def build_report(source: Source, out_dir: str | Path, *, title: str | None = Non
         sections = ([order] if order else []) + sections
     human_json = {}
     if humans is not None:
-        sections, human_json = _with_humans(sections, source, humans, (a, b), res)
+        from survey.api.fidelity import declared_pair
+
+        # the pair the study declared ([humans] compare) when the report names none, as survey fidelity reads it
+        sections, human_json = _with_humans(sections, source, humans, declared_pair(source, a, b), res)
     sections = set_secs + exact_sections + sections
     view, rv = first_view
     summary = study_summary(df)

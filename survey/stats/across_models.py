@@ -292,7 +292,9 @@ def compare_models(df: pd.DataFrame, a: str, b: str, models: list[str] | None = 
     out = ModelsComparison(a, b, alpha, summaries, direction, het, False, [], [], "", view.scale, view.effect_unit,
                            kind.fit_params)
     reasons, notes = _judge(summaries, direction, het, alpha, a, b, out.heterogeneity_claim)
-    notes += [f"model {s.model}: {s.comparison.warning}" for s in summaries if s.comparison.warning]
+    # ``warning`` (one sentence, e.g. a position bias) is not part of the ABResult protocol: a kind without it
+    # (a checkbox result) has none to add
+    notes += [f"model {s.model}: {w}" for s in summaries if (w := getattr(s.comparison, "warning", None))]
     out.depends_on_model, out.reasons, out.summary = bool(reasons), reasons, _summary(summaries, direction, het,
                                                                                       reasons, a, b)
     out.notes = [f"left out of the comparison: {x}" for x in res.left_out] + notes

@@ -120,7 +120,8 @@ def analyze(source: Source, a: str | None = None, b: str | None = None, *, model
     elif a is None and b is None and (every_pair or df["message"].nunique() > 2):
         require_messages(df, [])
         require_models(df, models or [])
-        work = {model: kind.message_pairs(df, model) for model in models or models_in(df)}
+        order = source.study_context.messages
+        work = {model: in_study_order(kind.message_pairs(df, model), order) for model in models or models_in(df)}
         if any(len(set(sum(p, ()))) > 2 for p in work.values()):  # a study of k > 2 messages, as designed
             return _message_set(source, kind, view, work, options, strict, segmenting, family)
         if not every_pair:
@@ -143,6 +144,21 @@ def analyze(source: Source, a: str | None = None, b: str | None = None, *, model
         raise SurveyError("; ".join(left_out) or "nothing to compare: the table needs two messages for at "
                           "least one model")
     return Analysis(results, left_out, completeness, options.alpha, view, options)
+
+
+def in_study_order(pairs: list[tuple[str, str]], order) -> list[tuple[str, str]]:
+    """``pairs`` with A before B and the pairs sorted as the study file lists the messages (``order``; a message
+    it does not list keeps its place after them). A kind's own order is the table's, which on kinds that show
+    several messages together is the first-shown message of the first rows, a random one."""
+    if not order:
+        return pairs
+    rank = {m: i for i, m in enumerate(order)}
+
+    def key(m):
+        return rank.get(m, len(rank))
+
+    oriented = [tuple(sorted(p, key=key)) for p in pairs]
+    return sorted(oriented, key=lambda p: (key(p[0]), key(p[1])))
 
 
 def _message_set(source: Source, kind, view, work: dict, options: CompareOptions, strict: bool, segmenting,

@@ -21,7 +21,7 @@ excludes 0 always comes with a Holm-significant pair.
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from survey.stats.analysis_results import Analysis, provenance, result_dict
 from survey.stats.family import check_family, interval_levels
@@ -177,6 +177,9 @@ def message_set_analysis(analysis: Analysis, messages_of: dict, method: str | No
         if not comps:
             continue
         levels = kind.message_levels(comps, view, opts.confidence)
+        if levels is not None:  # rows in the set's order (the study's), whatever order the kind found them in
+            levels = replace(levels, values={m: levels.values[m] for m in [*messages, *levels.values]
+                                             if m in levels.values})
         fcr = (lambda adj: interval_levels(adj, opts.alpha, "bh")) if method == "bh" else None
         pairs = pairwise(comps, view.bounds, opts.confidence, opts.alpha, method, opts.flips, opts.seed, fcr)
         missing = len(messages) * (len(messages) - 1) // 2 - len(pairs)

@@ -180,6 +180,7 @@ def files(tmp_path_factory) -> dict[str, Path]:
         "rank_eight": eight.replace('type = "binary"', 'type = "rank"'),
         "rank4_on_three": three.replace('type = "binary"', 'type = "rank4"'),
         "rank_elicit": three.replace('type = "binary"', 'type = "rank"\nelicit = "distribution"'),
+        "rank_dup_message": three.replace('id = "sandals"', 'id = "boots"').replace('type = "binary"', 'type = "rank"'),
         "maxdiff_subset_5": three.replace('type = "binary"', 'type = "maxdiff"\nsubset = 5'),
         "maxdiff_subset_2": three.replace('type = "binary"', 'type = "maxdiff"\nsubset = 2'),
         "pick_one": sim.split('[[messages]]\nid = "boots"')[0] + "[question]" + sim.split("[question]")[1].replace(
@@ -208,7 +209,7 @@ def files(tmp_path_factory) -> dict[str, Path]:
         "q_order_independent": several(*two, top='question_order = "random"\n'),
     })
     for name in ("q_both", "q_duplicate", "q_no_id", "q_bad_id", "q_empty_id", "q_empty_entry", "q_primary",
-                 "q_family", "q_flow", "q_order_independent", *kinds, "rank_eight", "rank4_on_three", "rank_elicit", "maxdiff_subset_5", "maxdiff_subset_2",
+                 "q_family", "q_flow", "q_order_independent", *kinds, "rank_eight", "rank4_on_three", "rank_elicit", "rank_dup_message", "maxdiff_subset_5", "maxdiff_subset_2",
                  "pick_one", "dup_message", "unicode_message"):  # a store of its own: refused for its own fault
         studies[name] = studies[name].replace('store = "sim.sqlite"', f'store = "{name}.sqlite"')
     # human files: counts past the limit (once a traceback, even at --dry-run), another separator, no message
@@ -223,6 +224,21 @@ def files(tmp_path_factory) -> dict[str, Path]:
     f["humans_no_message"].write_text("respondent,answer\nr1,Yes\n")
     f["humans_wide"] = d / "humans_wide.csv"
     f["humans_wide"].write_text("Id,Q1,Q2\nr1,Yes,\nr2,,No\n")
+    # the newer kinds' human files, each beside a table of its scale: a number outside the range, an option that
+    # is not listed, a rank given twice
+    from survey.kinds.rank.simulation import simulate_rank_table
+    f["numeric_table"] = d / "numeric.csv"
+    _table().assign(answer=lambda t: 10.0 * (t.index % 7), scale="numeric0to300").to_csv(f["numeric_table"], index=False)
+    f["checkbox_table"] = d / "checkbox.csv"
+    _table().assign(answer=lambda t: 1 + t.index % 7, scale="checkbox4-1-3").to_csv(f["checkbox_table"], index=False)
+    f["rank_table"] = d / "rank.csv"
+    simulate_rank_table(3, 6, 1, ["A", "B", "C"], seed=1).to_csv(f["rank_table"], index=False)
+    f["humans_numeric_range"] = d / "humans_numeric_range.csv"
+    f["humans_numeric_range"].write_text("respondent,message,answer\nh1,A,$120\nh1,B,500\n")
+    f["humans_checkbox_option"] = d / "humans_checkbox_option.csv"
+    f["humans_checkbox_option"].write_text('respondent,message,answer\nh1,A,"1, 7"\nh1,B,2\n')
+    f["humans_rank_twice"] = d / "humans_rank_twice.csv"
+    f["humans_rank_twice"].write_text("respondent,A,B,C\nr1,1,1,3\n")
     # anchor files: a statement with ': ' left unquoted (YAML reads a mapping), a statement repeated
     ssr = sim.replace('type = "binary"', 'type = "ssr"\nanchors = "{}"').replace("mu = 0.45\n", "")
     for name, second in (("anchors_colon", "I would: buy it"), ("anchors_repeat", "No")):
@@ -529,6 +545,15 @@ CASES = [
     ("run", "{rank_eight}", "--dry-run"),
     ("run", "{rank4_on_three}", "--dry-run"),
     ("run", "{rank_elicit}", "--dry-run"),
+    ("run", "{rank_dup_message}", "--dry-run"),
+    ("plan", "--delta", "0.3", "--no-plot", "--scale", "numeric5to1"),
+    ("plan", "--delta", "0.3", "--no-plot", "--scale", "checkbox13"),
+    ("plan", "--delta", "0.3", "--no-plot", "--scale", "checkbox4-3-2"),
+    ("plan", "--delta", "0.3", "--no-plot", "--scale", "rank8"),
+    ("analyze", "{numeric_table}", "--humans", "{humans_numeric_range}"),
+    ("fidelity", "{numeric_table}", "--humans", "{humans_numeric_range}"),
+    ("analyze", "{checkbox_table}", "--humans", "{humans_checkbox_option}"),
+    ("fidelity", "{rank_table}", "--humans", "{humans_rank_twice}"),
     ("run", "{maxdiff_subset_5}", "--dry-run"),
     ("run", "{maxdiff_subset_2}", "--dry-run"),
     ("run", "{pick_one}", "--dry-run"),
@@ -670,6 +695,20 @@ SAYS = {
     ("run", "{rank_eight}", "--dry-run"): "a ranking shows 3 to 7 messages; got 8",
     ("run", "{cb_min_over_max}", "--dry-run"): "min_choices must be at most max_choices",
     ("run", "{num_min_over_max}", "--dry-run"): "min must be below max; got min = 10, max = 5",
+    ("run", "{cb_zero}", "--dry-run"): "a checkbox question needs options: give at least 2",
+    ("run", "{cb_duplicate}", "--dry-run"): "option 'A' is listed twice; give each option once",
+    ("run", "{cb_13}", "--dry-run"): "a checkbox question takes 2 to 12 options; got 13",
+    ("run", "{rank_dup_message}", "--dry-run"): "messages: duplicate name(s) boots",
+    ("run", "{num_elicit}", "--dry-run"): "type = 'numeric' has no single answer to state one for: remove elicit",
+    ("run", "{cb_elicit}", "--dry-run"): "type = 'checkbox' has no single answer to state one for: remove elicit",
+    ("run", "{rank_elicit}", "--dry-run"): "type = 'rank' has no single answer to state one for: remove elicit",
+    ("plan", "--delta", "0.3", "--no-plot", "--scale", "numeric5to1"): "scale 'numeric5to1': min must be below max",
+    ("plan", "--delta", "0.3", "--no-plot", "--scale", "checkbox13"): "takes 2 to 12 options",
+    ("plan", "--delta", "0.3", "--no-plot", "--scale", "rank8"): "a ranking shows 3 to 7 messages; got 8",
+    ("analyze", "{numeric_table}", "--humans", "{humans_numeric_range}"): "must be a number from 0 to 300",
+    ("fidelity", "{numeric_table}", "--humans", "{humans_numeric_range}"): "found 500 in line(s) 3",
+    ("analyze", "{checkbox_table}", "--humans", "{humans_checkbox_option}"): "found '1, 7' in line(s) 2",
+    ("fidelity", "{rank_table}", "--humans", "{humans_rank_twice}"): "respondent 'r1' gave ranks 1, 1, 3",
     ("analyze", "{question_empty}"): "every row needs a question id (or drop the column: one question)",
     ("analyze", "{questions}", "--question", "nope"): "no question 'nope': the source asks buy, recommend",
     ("plan", "--delta", "0.3", "--no-plot", "--family", "bh"): "--family describes a family of questions",
@@ -703,6 +742,10 @@ BAD_STATEMENTS = [
     ("binary", '{"Ja \u2713": 1}', "unknown option 'Ja \u2713': the options are 'Yes', 'No'"),
     ("binary", "", "empty reply"),
     ("likert5", '{"1.0": 1}', "unknown option '1.0': the options are '1', '2', '3', '4', '5'"),
+    ("likert5", '{"1": 1, "2": 1, "3": 1, "4": 0, "5": 0}', "the probabilities sum to 3, not 1 (within 0.05)"),
+    # a forced choice states a probability per position: two options cannot sum to 3
+    ("choice", '{"1": 1, "2": 1}', "the probabilities sum to 2, not 1 (within 0.05)"),
+    ("choice", '{"1": 0.5, "3": 0.5}', "unknown option '3': the options are '1', '2'"),
 ]
 
 

@@ -4,10 +4,12 @@ column (a run stores them), else from the scale (numbers)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from survey.errors import SurveyError
 from survey.kinds.checkbox.power import CheckboxPlan
 from survey.kinds.checkbox.statistics import compare_checkbox
-from survey.stats.kinds.base import Kind
+from survey.stats.kinds.base import Kind, MessageLevels
 
 
 def option_names(df, view) -> list[str]:
@@ -32,6 +34,33 @@ class Checkbox(Kind):
                                pairing=opts.pairing, weights=opts.weights)
         res.scale = view.scale
         return res
+
+    def message_levels(self, results, view, confidence):
+        """Each message's options ticked per reply (the sum of its options' shares, per paraphrase) with the t
+        interval over its paraphrases, and each option's share per message: one quantity for every message. Each
+        pair is decided by its own option, so the deciding option's share would mix options across messages."""
+        from survey.stats.comparison import MEAN_COVERS, mean_interval
+
+        ticked, shares = {}, {}
+        for r in results:
+            for c in r.comparisons:
+                for msg, bar in c.theta_bar.items():
+                    shares.setdefault(c.option, {}).setdefault(msg, float(np.nanmean(bar)))
+            for msg in (r.a, r.b):
+                if msg not in ticked:
+                    ticked[msg] = np.sum([np.asarray(c.theta_bar[msg], dtype=float) for c in r.comparisons], axis=0)
+        k = len(results[0].options)
+        values = {}
+        for msg, bar in ticked.items():
+            got = mean_interval(bar, confidence, 0, k)
+            values[msg] = (got["mean"], tuple(got["ci"]))
+        note = "share ticking each option: " + "; ".join(
+            f"{o}: " + ", ".join(f"{m} {v:.2f}" for m, v in per.items()) for o, per in shares.items())
+        deciding = {f"{r.a} vs {r.b}": r.decision.option for r in results}
+        which = "each pair's A − B is the share of its deciding option: " + ", ".join(
+            f"{pair} '{option}'" for pair, option in deciding.items())
+        return MessageLevels("options ticked per reply", values, confidence, "t interval over paraphrase means",
+                             MEAN_COVERS, (note, which), {"option_shares": shares, "deciding_option": deciding})
 
     def plan_params(self, view, delta, *, sigma=None, rho=None, tau=None, positions=None, messages=None):
         if positions is not None or messages is not None:

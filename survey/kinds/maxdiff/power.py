@@ -46,6 +46,11 @@ class MaxDiffPlan(KindPlan):
                            else numbers(self.positions, "positions", s))
 
     @property
+    def holm_family(self) -> tuple[int, str]:
+        """A vs B is Holm-adjusted over every pair of the v messages (survey.stats.planning.paraphrases)."""
+        return pair_count(self.messages_shown), "pairs of messages"
+
+    @property
     def prompts(self) -> int:  # v blocks per paraphrase set
         return len(self.delta)
 

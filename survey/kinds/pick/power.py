@@ -44,6 +44,11 @@ class PickPlan(KindPlan):
                            else numbers(self.positions, "positions", k))
 
     @property
+    def holm_family(self) -> tuple[int, str]:
+        """A vs B is Holm-adjusted over every pair of the k messages (survey.stats.planning.paraphrases)."""
+        return pair_count(len(self.delta)), "pairs of messages"
+
+    @property
     def prompts(self) -> int:  # k arrangements of each paraphrase set
         return len(self.delta)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from survey.data.plan_inputs import estimate_rows, pick_estimate, plan_table
 from survey.errors import SurveyError
-from survey.stats.permutation import cannot_reject_note
+from survey.stats.permutation import cannot_reject_note, pairs_needed, smallest_pvalue
 
 
 @dataclass(frozen=True)
@@ -96,10 +96,22 @@ def paraphrase_warnings(limit: ParaphraseLimit | None, best: list[dict], cheapes
     return out
 
 
-def small_m_warnings(ms: Iterable[int], alpha: float, alternative: str) -> list[str]:
-    """One warning for the designs whose m is too small for the sign-flip test ever to reject."""
-    small = sorted({m for m in ms if cannot_reject_note(m, alpha, alternative)})
+def small_m_warnings(ms: Iterable[int], alpha: float, alternative: str,
+                     holm: tuple[int, str] | None = None) -> list[str]:
+    """One warning for the designs whose m is too small for the sign-flip test ever to reject. ``holm``: (number
+    of tests, what they are) when the deciding p-value is Holm-adjusted over a family (a checkbox's options, every
+    pair of k messages): Holm's first step is Bonferroni's, so nothing rejects unless alpha / tests can."""
+    tests, what = holm if holm is not None and holm[0] > 1 else (1, "")
+    level = alpha / tests
+    small = sorted({m for m in ms if cannot_reject_note(m, level, alternative)})
     if not small:
         return []
-    return [f"{cannot_reject_note(max(small), alpha, alternative)}; designs with m = {', '.join(map(str, small))} "
-            "have power 0 with it whatever the effect"]
+    if tests > 1:
+        m, side = max(small), "two-sided" if alternative == "two-sided" else "one-sided"
+        p = smallest_pvalue(m, alternative)
+        note = (f"with m = {m} paraphrase pairs and Holm over the {tests} {what} the sign-flip test cannot reject "
+                f"at alpha = {alpha:g}: its smallest {side} p-value {p:.3g} times {tests} is {p * tests:.3g}; it "
+                f"needs m >= {pairs_needed(level, alternative)}")
+    else:
+        note = cannot_reject_note(max(small), alpha, alternative)
+    return [f"{note}; designs with m = {', '.join(map(str, small))} have power 0 with it whatever the effect"]

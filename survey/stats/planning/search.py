@@ -65,7 +65,8 @@ def recommend(params, results: list[PowerResult], limit: ParaphraseLimit | None,
         warnings.append(f"no design reached power {opts.target_power:g} with the {label(DECISION_TEST)} test; "
                         "try larger `budget=` values or another `strategy=`")
     best = best_per_budget(within(results, limit))
-    warnings += small_m_warnings((r.design.m for r in results), opts.alpha, alternative)
+    warnings += small_m_warnings((r.design.m for r in results), opts.alpha, alternative,
+                                 getattr(params, "holm_family", None))
     warnings += paraphrase_warnings(limit, best, cheapest)
     return cheapest, best, warnings
 

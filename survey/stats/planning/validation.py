@@ -78,11 +78,14 @@ def validate(data: Source, message: str | None = None, a: str | None = None, b: 
     tests run on mean scores per cell; forced choice (both messages in one reply) cannot be split this way."""
     df, completeness = data.table, data.completeness
     scale = table_scale(df)
-    if not scale_view(scale).per_message:
-        raise SurveyError("survey validate sub-samples messages asked on their own; a forced-choice table shows A "
-                          "and B together, so it has no null split or per-message sub-samples. Its preference test's "
-                          "size under position bias is shown by simulation (docs/question-kinds.md); `survey analyze` "
-                          "reports the position-bias test beside it")
+    view = scale_view(scale)
+    if not view.per_message:
+        shown = ("a forced-choice table shows A and B together" if view.kind == "choice" else
+                 f"a {scale} table shows its messages together in each prompt")
+        raise SurveyError(f"survey validate sub-samples messages asked on their own; {shown}, so it has no null "
+                          "split or per-message sub-samples. Its tests' size under position bias is shown by "
+                          "simulation (docs/question-kinds.md); `survey analyze` reports the position-bias test "
+                          "beside them")
     unknown = sorted(set(options) - set(ValidateOptions.model_fields))
     if unknown:
         raise TypeError(f"validate() got an unexpected keyword argument '{unknown[0]}'")
