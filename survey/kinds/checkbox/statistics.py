@@ -137,6 +137,13 @@ class CheckboxResult(Display):
     def per_pair(self) -> dict:
         return self.comparisons[self._best].per_pair()
 
+    part_word = "option"  # the segments' interaction is tested per option (survey.stats.segments.analysis)
+
+    def interaction_parts(self) -> dict:
+        """Option -> its per-pair differences: segments are compared option by option, Holm across the options,
+        never each segment on its own deciding option (two segments could then decide on different options)."""
+        return {o: c.per_pair() for o, c in zip(self.options, self.comparisons, strict=True)}
+
     def display_parts(self):
         rows = [{"option": o["option"], f"share {self.a}": o["share_a"], f"share {self.b}": o["share_b"],
                  "difference": o["effect"].estimate, "p": o["pvalue"], "Holm p": o["holm"]} for o in self.per_option]

@@ -12,6 +12,12 @@ Its null: exact when A and B are exchangeable in every segment; approximate unde
 effects on the answer scale (a shared logit shift moves segments with other base rates by other amounts),
 which ``INTERACTION_NULL`` states wherever the p-value appears. Its size under that wider null is measured
 by simulation (bench/segments.py).
+
+A kind whose deciding test is a family of tests (a checkbox question: one per option, Holm across the options)
+has an interaction per member of that family: ``interaction_by_part`` runs the test above on each option's own
+per-pair differences, so that every segment is compared on the same option, and adjusts across the options by
+Holm; the smallest adjusted p-value decides, and the option it belongs to is named. Comparing each segment's own
+deciding option instead would compare segments on different options, whose size exceeds alpha.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from survey.errors import SurveyError
+from survey.stats.multiplicity import adjust_pvalues
 from survey.stats.permutation import sign_flip_pvalues, sign_flip_test
 
 _ENUMERATE_MAX_M = 16  # 2^15 sign vectors x K segments: a few ms
@@ -35,7 +42,10 @@ def interaction_null(quantity: str) -> str:
 @dataclass
 class InteractionResult:
     """``statistic``: for two segments the difference of their effects (first minus second), else
-    sum_s n_s (T_s - T)^2; ``pvalue`` two-sided; ``segments`` their names in order; ``null`` in words."""
+    sum_s n_s (T_s - T)^2; ``pvalue`` two-sided; ``segments`` their names in order; ``null`` in words. For a
+    family of parts (a checkbox's options, ``interaction_by_part``): ``parts`` holds each part's test (its name
+    under ``part_word``, statistic, raw and Holm p-value), ``part`` names the deciding one, whose statistic and
+    Holm p these are."""
 
     statistic: float
     pvalue: float
@@ -44,12 +54,20 @@ class InteractionResult:
     n_pairs: int
     segments: list[str]
     null: str
+    parts: list[dict] | None = None
+    part: str | None = None
+    part_word: str = "option"
 
     def to_dict(self) -> dict:
-        return {"statistic": self.statistic, "pvalue": self.pvalue, "null": self.null, "exact": self.exact,
-                "method": self.method, "n_pairs": self.n_pairs, "segments": list(self.segments),
-                "statistic_meaning": ("difference of the two segments' effects" if len(self.segments) == 2 else
-                                      "sum over segments of personas x (segment effect - mean effect)^2")}
+        out = {"statistic": self.statistic, "pvalue": self.pvalue, "null": self.null, "exact": self.exact,
+               "method": self.method, "n_pairs": self.n_pairs, "segments": list(self.segments),
+               "statistic_meaning": ("difference of the two segments' effects" if len(self.segments) == 2 else
+                                     "sum over segments of personas x (segment effect - mean effect)^2")}
+        if self.parts is not None:
+            w = self.part_word
+            out["statistic_meaning"] += f", on the deciding {w}"
+            out.update({w: self.part, f"per_{w}": [dict(x) for x in self.parts], "adjustment": f"holm over the {w}s"})
+        return out
 
 
 def _centred(d: np.ndarray, sizes: np.ndarray) -> np.ndarray:
@@ -117,4 +135,25 @@ def interaction_test(d, sizes, segments: list[str] | None = None, *, quantity: s
     return InteractionResult(observed, p, exact, "enumeration" if exact else "monte-carlo", m, names, null)
 
 
-__all__ = ["InteractionResult", "interaction_null", "interaction_pvalues", "interaction_test"]
+def interaction_by_part(parts: dict, sizes, segments: list[str] | None = None, *, part_word: str = "option",
+                        quantity: str = "answer", n_resamples: int = 9999, seed=0) -> InteractionResult:
+    """The interaction of a family of tests: ``parts`` maps each part's name (a checkbox option) to its (K, m)
+    per-pair differences of the K segments. interaction_test runs on each part (part i with seed [seed, i]),
+    Holm adjusts across the parts, and the part with the smallest adjusted p-value decides: the result carries
+    its statistic and adjusted p, and every part's test in ``parts``."""
+    if not parts:
+        raise SurveyError(f"the interaction test needs at least one {part_word}")
+    tests = [interaction_test(d, sizes, segments, quantity=quantity, n_resamples=n_resamples,
+                              seed=None if seed is None else [int(seed), i]) for i, d in enumerate(parts.values())]
+    raw = np.array([t.pvalue for t in tests], dtype=float)
+    holm = adjust_pvalues(raw, "holm")
+    best = int(np.argmin(holm))
+    per = [{part_word: name, "statistic": t.statistic, "pvalue": t.pvalue, "holm": float(h), "n_pairs": t.n_pairs,
+            "exact": t.exact} for name, t, h in zip(parts, tests, holm, strict=True)]
+    first = tests[best]
+    method = f"{first.method} per {part_word}, Holm-adjusted across the {len(tests)} {part_word}s"
+    return InteractionResult(first.statistic, float(holm[best]), all(t.exact for t in tests), method, first.n_pairs,
+                             first.segments, first.null, per, list(parts)[best], part_word)
+
+
+__all__ = ["InteractionResult", "interaction_by_part", "interaction_null", "interaction_pvalues", "interaction_test"]
