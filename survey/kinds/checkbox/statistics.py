@@ -137,7 +137,8 @@ class CheckboxResult(Display):
     def per_pair(self) -> dict:
         return self.comparisons[self._best].per_pair()
 
-    part_word = "option"  # the segments' interaction is tested per option (survey.stats.segments.analysis)
+    part_word = "option"  # the segments' interaction is tested per option (survey.stats.segments.analysis),
+    interaction_ties = "random"  # its ties broken at random as each option's own test's are (size alpha)
 
     def interaction_parts(self) -> dict:
         """Option -> its per-pair differences: segments are compared option by option, Holm across the options,

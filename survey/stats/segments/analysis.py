@@ -233,14 +233,16 @@ def _interaction(results: list, names: list[str], sizes: list[int], quantity: st
     """The segments' interaction on what their results compare: the per-pair differences (``per_pair``), or for
     a result that decides by a family of tests (``interaction_parts()``: part -> per-pair differences, with
     ``part_word``) each part across the segments, Holm across the parts, so that segments are compared on the
-    same part (never each on its own deciding one)."""
+    same part (never each on its own deciding one); ``interaction_ties`` says how the result's kind treats ties
+    (a checkbox breaks them at random, as its own tests per option do)."""
     if not hasattr(results[0], "interaction_parts"):
         return interaction_test(_pair_matrix([r.per_pair() for r in results], names), sizes, names,
                                 quantity=quantity, n_resamples=opts.flips, seed=opts.seed)
     per = [r.interaction_parts() for r in results]
     parts = {part: _pair_matrix([p[part] for p in per], names) for part in per[0]}
     return interaction_by_part(parts, sizes, names, part_word=getattr(results[0], "part_word", "part"),
-                               quantity=quantity, n_resamples=opts.flips, seed=opts.seed)
+                               quantity=quantity, n_resamples=opts.flips, seed=opts.seed,
+                               ties=getattr(results[0], "interaction_ties", "count"))
 
 
 def _population(df, model, a, b, kind, view, opts, weights: PersonaWeights) -> PopulationEffect:
