@@ -107,6 +107,12 @@ class CheckboxResult(Display):
         return self.decision_test.pvalue
 
     @property
+    def warning(self) -> str | None:
+        """What the models' comparison shows beside the result (a balanced scale's direction effect): a checkbox
+        has none."""
+        return None
+
+    @property
     def tests(self) -> dict:
         return {"sign_flip": self.decision_test}
 

@@ -164,7 +164,7 @@ def interaction_by_part(parts: dict, sizes, segments: list[str] | None = None, *
              for i, d in enumerate(parts.values())]
     raw = np.array([t.pvalue for t in tests], dtype=float)
     holm = adjust_pvalues(raw, "holm")
-    best = int(np.argmin(holm))
+    best = int(np.lexsort((raw, holm))[0])  # the smallest Holm p; among equal ones (at 1) the smallest raw p
     per = [{part_word: name, "statistic": t.statistic, "pvalue": t.pvalue, "holm": float(h), "n_pairs": t.n_pairs,
             "exact": t.exact} for name, t, h in zip(parts, tests, holm, strict=True)]
     first = tests[best]
