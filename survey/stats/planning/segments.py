@@ -11,7 +11,8 @@ with every segment's personas sharing the paraphrase shifts u_j. Power is the re
     every segment has the effect ``delta``, so they are exchangeable and their rejection rates are pooled;
   - the interaction test of two segments whose effects are delta + interaction_delta/2 and
     delta - interaction_delta/2: the sign-flip test of E_j = D_j^1 - D_j^2 at ``alpha`` (survey.stats.segments
-    .interaction_test; its null is equal effects, exact when A and B are exchangeable in both segments).
+    .interaction_test; its null is equal effects, exact when A and B are exchangeable in both segments), or
+    the kind's own as its analysis runs it (a checkbox: per option, Holm across the options).
 Personas per segment n are searched by doubling from 4 and then bisection, each n with its own seed;
 the recommendation is the smallest n whose simulated power reaches the target. Because the shared shifts do
 not average out over personas, power at fixed m levels off as n grows: past ``max_personas`` per segment

@@ -99,7 +99,7 @@ class SegmentCells:
 
     def interaction_differences(self, flips: int = 1000, seed=None) -> np.ndarray:
         """(S, K, m): the per-pair differences the interaction test reads, as the kind's analysis gives them
-        (its ``tests``; e.g. a checkbox's deciding option per segment), else ``pair_differences``."""
+        (its ``tests.differences``; e.g. a ranking's per-set Borda-share differences), else ``pair_differences``."""
         if self.tests is not None and self.tests.differences is not None:
             return self.tests.differences(self, flips, seed)
         return self.pair_differences()
