@@ -82,7 +82,16 @@ def echo_segments(seg) -> None:
                     rows)
     if seg.interaction is not None:
         i = seg.interaction
-        click.echo(f"segments differ? interaction p = {i.pvalue:.4g} ({i.method}, {i.n_pairs} pairs); null: {i.null}")
+        if i.parts is not None:  # a family (a checkbox's options): every segment compared on the same part
+            w = i.part_word
+            print_table(f"segments differ? the interaction per {w} (Holm across the {w}s)",
+                        [w, "statistic", "p-value", "p (holm)", "pairs"],
+                        [[x[w], x["statistic"], x["pvalue"], x["holm"], x["n_pairs"]] for x in i.parts])
+            click.echo(f"segments differ? interaction p = {i.pvalue:.4g} on the deciding {w} '{i.part}' "
+                       f"({i.method}); null: {i.null}")
+        else:
+            click.echo(f"segments differ? interaction p = {i.pvalue:.4g} ({i.method}, {i.n_pairs} pairs); "
+                       f"null: {i.null}")
     if seg.population is not None:
         click.echo(f"weights: {seg.population.weights.rests_on}")
     click.echo(f"in words: {seg.sentence()}")

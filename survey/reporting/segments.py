@@ -35,8 +35,18 @@ def segment_sections(results: list, prefix: str = "") -> list:
         if seg.interaction is not None:
             i = seg.interaction
             verdict = "differ" if i.pvalue <= seg.alpha else "do not differ reliably"
-            sec.paragraphs.append(f"Do the segments differ? The interaction test over {i.n_pairs} paraphrase pairs "
-                                  f"says they {verdict} (p = {fmt(i.pvalue, 3)}). Its null: {i.null}.")
+            if i.parts is not None:  # a family (a checkbox's options): each part across the segments, then Holm
+                w = i.part_word
+                sec.paragraphs.append(f"Do the segments differ? The interaction test is run {w} by {w} over "
+                                      f"{i.n_pairs} paraphrase pairs, every segment compared on the same {w}, with "
+                                      f"Holm's adjustment across the {len(i.parts)} {w}s: they {verdict} (smallest "
+                                      f"Holm p = {fmt(i.pvalue, 3)}, {w} '{i.part}'). Its null: {i.null}.")
+                sec.tables.append({"columns": [w, "interaction statistic", "p-value", f"p (holm across {w}s)"],
+                                   "rows": [[x[w], fmt(x["statistic"], 4), fmt(x["pvalue"], 3), fmt(x["holm"], 3)]
+                                            for x in i.parts]})
+            else:
+                sec.paragraphs.append(f"Do the segments differ? The interaction test over {i.n_pairs} paraphrase "
+                                      f"pairs says they {verdict} (p = {fmt(i.pvalue, 3)}). Its null: {i.null}.")
         if seg.population is not None:
             w = seg.population.weights
             sec.paragraphs.append(f"Target population: {w.rests_on}. The weighted effect is the weighted mean over "

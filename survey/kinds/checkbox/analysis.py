@@ -1,5 +1,6 @@
 """The checkbox question's analysis (survey.kinds.checkbox.statistics): per option the share ticking it by
-message, a sign-flip test per option, Holm across the options. The option names come from the rows' ``options``
+message, a sign-flip test per option, Holm across the options; by segment, the segments' interaction per option,
+Holm across the options (CheckboxResult.interaction_parts). The option names come from the rows' ``options``
 column (a run stores them), else from the scale (numbers)."""
 
 from __future__ import annotations

@@ -107,6 +107,12 @@ class CheckboxResult(Display):
         return self.decision_test.pvalue
 
     @property
+    def warning(self) -> str | None:
+        """What the models' comparison shows beside the result (a balanced scale's direction effect): a checkbox
+        has none."""
+        return None
+
+    @property
     def tests(self) -> dict:
         return {"sign_flip": self.decision_test}
 
@@ -136,6 +142,14 @@ class CheckboxResult(Display):
 
     def per_pair(self) -> dict:
         return self.comparisons[self._best].per_pair()
+
+    part_word = "option"  # the segments' interaction is tested per option (survey.stats.segments.analysis),
+    interaction_ties = "random"  # its ties broken at random as each option's own test's are (size alpha)
+
+    def interaction_parts(self) -> dict:
+        """Option -> its per-pair differences: segments are compared option by option, Holm across the options,
+        never each segment on its own deciding option (two segments could then decide on different options)."""
+        return {o: c.per_pair() for o, c in zip(self.options, self.comparisons, strict=True)}
 
     def display_parts(self):
         rows = [{"option": o["option"], f"share {self.a}": o["share_a"], f"share {self.b}": o["share_b"],

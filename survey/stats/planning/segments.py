@@ -11,7 +11,8 @@ with every segment's personas sharing the paraphrase shifts u_j. Power is the re
     every segment has the effect ``delta``, so they are exchangeable and their rejection rates are pooled;
   - the interaction test of two segments whose effects are delta + interaction_delta/2 and
     delta - interaction_delta/2: the sign-flip test of E_j = D_j^1 - D_j^2 at ``alpha`` (survey.stats.segments
-    .interaction_test; its null is equal effects, exact when A and B are exchangeable in both segments).
+    .interaction_test; its null is equal effects, exact when A and B are exchangeable in both segments), or
+    the kind's own as its analysis runs it (a checkbox: per option, Holm across the options).
 Personas per segment n are searched by doubling from 4 and then bisection, each n with its own seed;
 the recommendation is the smallest n whose simulated power reaches the target. Because the shared shifts do
 not average out over personas, power at fixed m levels off as n grows: past ``max_personas`` per segment
@@ -32,12 +33,12 @@ from survey.common.threads import one_blas_thread
 from survey.errors import SurveyError
 from survey.responses import response_type
 from survey.stats.multiplicity import holm_rows
-from survey.stats.permutation import cannot_reject_note, sign_flip_pvalues
+from survey.stats.permutation import cannot_reject_note
 from survey.stats.planning.model import PowerModel
 from survey.stats.planning.params import PlanSource
 from survey.stats.planning.power import mc_error
 from survey.stats.segments.analysis import SEGMENT_ADJUSTMENTS
-from survey.stats.segments.simulation import SimSegment, interaction_note, simulate_segment_cells
+from survey.stats.segments.simulation import SimSegment, simulate_segment_cells
 
 MAX_PERSONAS = 1024  # per segment: past this, more personas barely move power at fixed m (shared shifts)
 _MAX_CELLS = 4_000_000  # simulated (survey, persona, pair) cells per batch: a few tens of MB
@@ -89,12 +90,13 @@ def segment_power(design: SegmentDesign, sizes: list[int], delta: float, alpha: 
 
 def interaction_power(design: SegmentDesign, sizes: tuple[int, int], delta: float, interaction_delta: float,
                       alpha: float, simulations: int, seed=0, flips: int = 1000) -> float:
-    """Rate at which the sign-flip test of E_j = D_j^1 - D_j^2 rejects at ``alpha`` (D_j^s the differences the
-    kind's interaction reads)."""
+    """Rate at which the interaction test rejects at ``alpha`` as the kind's analysis runs it: the sign-flip test
+    of E_j = D_j^1 - D_j^2 (D_j^s the differences the kind's interaction reads), or the kind's own (a checkbox's
+    per option, Holm across the options; SegmentCells.interaction_pvalues)."""
     half = interaction_delta / 2
     segs = [SimSegment("s1", sizes[0], delta + half), SimSegment("s2", sizes[1], delta - half)]
-    d = _simulate(design, segs, simulations, seed, lambda cells: cells.interaction_differences(flips, seed))
-    return float(np.mean(sign_flip_pvalues(d[:, 0] - d[:, 1], n_resamples=flips, seed=seed) <= alpha))
+    p = _simulate(design, segs, simulations, seed, lambda cells: cells.interaction_pvalues(flips, seed))
+    return float(np.mean(p <= alpha))
 
 
 def smallest_n(power_at, target: float, max_personas: int = MAX_PERSONAS) -> tuple[int | None, dict[int, float]]:
@@ -283,9 +285,6 @@ def plan_segments(params: PowerModel, segments: int | Mapping[str, int], *, sour
             warnings.append(f"power on {what} is nearly flat in the personas here ({half[-1]:.3f} at half the "
                             f"recommended n): the recommendation moves with Monte Carlo noise, and more pairs "
                             "buy more power than more personas")
-    note = interaction_note(params.scale) if interaction_delta is not None else None
-    if note:
-        warnings.append(note)
     if delta == 0 and interaction_delta is None:
         warnings.append("delta = 0: the segment 'power' is the size of the adjusted tests")
     return SegmentPlan(f"{text} (B over A, latent logit); {simulations} simulated surveys per n", k, pairs,

@@ -7,7 +7,9 @@ effect, for every analysis kind (survey.stats.kinds).
   A/B test"). Per-segment sign or Wilcoxon tests on personas are not: a paraphrase shifts every persona of
   the segment at once. Holm (or Bonferroni) adjusts across segments; the simultaneous intervals invert the
   same test at confidence 1 - alpha / K (Bonferroni), so they hold jointly.
-* **Interaction**: survey.stats.segments.interaction.
+* **Interaction**: survey.stats.segments.interaction. A kind whose result decides by a family of tests (its
+  ``interaction_parts()``: a checkbox's options) is compared part by part, every segment on the same option,
+  with Holm across the parts (survey.stats.segments.interaction.interaction_by_part).
 * **Population effect.** With persona weights fixed from attributes (raking to target margins,
   survey.stats.segments.weights), each pair's difference is the weighted mean over personas and the
   sign-flip test runs on those weighted pair means, still exact. Like every result here, it is about these
@@ -26,7 +28,7 @@ from survey.stats.effect import effect_ci
 from survey.stats.multiplicity import adjust_pvalues
 from survey.stats.permutation import cannot_reject_note
 from survey.stats.segments.definition import Segmentation
-from survey.stats.segments.interaction import InteractionResult, interaction_test
+from survey.stats.segments.interaction import InteractionResult, interaction_by_part, interaction_test
 from survey.stats.segments.weights import PersonaWeights
 
 MIN_SEGMENT_PERSONAS = 10  # below this a segment's effect rests on a handful of personas: said so
@@ -105,9 +107,17 @@ class SegmentAnalysis(Display):
             d = self.population.to_dict()
             rows.append({"segment": "target population", "personas": round(d["effective_personas"], 1),
                          "effect": d["effect"], "CI": tuple(d["ci"]), "p": d["pvalue"], f"p ({self.adjustment})": None})
-        notes = [self.sentence()] + ([f"interaction p = {self.interaction.pvalue:.3g}; null: {self.interaction.null}"]
-                                     if self.interaction else []) + self.warnings
+        notes = [self.sentence()] + (self._interaction_notes() if self.interaction else []) + self.warnings
         return f"{self.model}: {self.a} vs {self.b} by {self.by or 'weights'} (effect in {self.unit})", rows, notes
+
+    def _interaction_notes(self) -> list[str]:
+        i = self.interaction
+        if i.parts is None:
+            return [f"interaction p = {i.pvalue:.3g}; null: {i.null}"]
+        w = i.part_word
+        each = "; ".join(f"'{x[w]}' p = {x['pvalue']:.3g} (Holm {x['holm']:.3g})" for x in i.parts)
+        return [f"interaction per {w} ({i.method}): {each}; deciding {w} '{i.part}', p = {i.pvalue:.3g}; "
+                f"null: {i.null}"]
 
     def _amount(self, x: float) -> str:
         return f"{abs(x) * 100:.0f} percentage points" if self.span == 1 else f"{abs(x):.2g} points"
@@ -130,7 +140,13 @@ class SegmentAnalysis(Display):
         if self.interaction is not None:
             differ = ("the segments differ" if self.interaction.pvalue <= self.alpha
                       else "the segments do not differ reliably")
-            text += f"; {differ}, p = {self.interaction.pvalue:.2g}"
+            i = self.interaction
+            if i.parts is not None:  # a family: the deciding part named, its p Holm-adjusted across the parts
+                differ = (f"the segments differ on {i.part_word} '{i.part}'" if i.pvalue <= self.alpha else
+                          f"the segments do not differ reliably on any {i.part_word}")
+                text += f"; {differ}, p = {i.pvalue:.2g} (Holm over {len(i.parts)} {i.part_word}s)"
+            else:
+                text += f"; {differ}, p = {i.pvalue:.2g}"
         if self.population is not None:
             d = self.population.to_dict()
             unit = "percentage points" if self.span == 1 else "points"
@@ -147,9 +163,9 @@ class SegmentAnalysis(Display):
                 "sentence": self.sentence(), "warnings": list(self.warnings), "segments_left_out": self.left_out}
 
 
-def _pair_matrix(results: list, names: list[str]) -> np.ndarray:
-    """(K, m) per-pair differences over the pairs every segment has, in the first segment's pair order."""
-    per = [r.per_pair() for r in results]
+def _pair_matrix(per: list[dict], names: list[str]) -> np.ndarray:
+    """(K, m) per-pair differences (``per``: each segment's pair -> difference) over the pairs every segment
+    has, in the first segment's pair order."""
     keys = [k for k in per[0] if all(k in p for p in per[1:])]
     if not keys:
         raise SurveyError(f"segments {', '.join(names)} share no paraphrase pair with valid answers")
@@ -196,8 +212,7 @@ def segment_analysis(df, model: str, a: str, b: str, kind, view, opts, segmentat
         out.warnings += _design_warnings(out.segments, opts.alpha, adjustment)
     if len(results) >= 2:
         if segmentation.disjoint:
-            out.interaction = interaction_test(_pair_matrix(results, names), sizes, names, quantity=view.quantity,
-                                               n_resamples=opts.flips, seed=opts.seed)
+            out.interaction = _interaction(results, names, sizes, view.quantity, opts)
         else:
             out.warnings.append("the segments overlap (a persona is in more than one), so their effects are not "
                                 "compared by an interaction test")
@@ -212,6 +227,22 @@ def segment_analysis(df, model: str, a: str, b: str, kind, view, opts, segmentat
                                 f"{weights.design_effect:.1f} of {len(weights.weights)} personas): it describes those "
                                 "few personas; add personas of the levels the target weights up")
     return out
+
+
+def _interaction(results: list, names: list[str], sizes: list[int], quantity: str, opts) -> InteractionResult:
+    """The segments' interaction on what their results compare: the per-pair differences (``per_pair``), or for
+    a result that decides by a family of tests (``interaction_parts()``: part -> per-pair differences, with
+    ``part_word``) each part across the segments, Holm across the parts, so that segments are compared on the
+    same part (never each on its own deciding one); ``interaction_ties`` says how the result's kind treats ties
+    (a checkbox breaks them at random, as its own tests per option do)."""
+    if not hasattr(results[0], "interaction_parts"):
+        return interaction_test(_pair_matrix([r.per_pair() for r in results], names), sizes, names,
+                                quantity=quantity, n_resamples=opts.flips, seed=opts.seed)
+    per = [r.interaction_parts() for r in results]
+    parts = {part: _pair_matrix([p[part] for p in per], names) for part in per[0]}
+    return interaction_by_part(parts, sizes, names, part_word=getattr(results[0], "part_word", "part"),
+                               quantity=quantity, n_resamples=opts.flips, seed=opts.seed,
+                               ties=getattr(results[0], "interaction_ties", "count"))
 
 
 def _population(df, model, a, b, kind, view, opts, weights: PersonaWeights) -> PopulationEffect:

@@ -18,7 +18,8 @@ package's sign convention: positive favours B, so the effect A - B is negative.
 A kind's segment simulator (its manifest's ``segments`` part) takes the context (rng, n, size, level, delta,
 shifts) and the model's keywords, and returns (a, b, counts, to_table) and, optionally, a SegmentTests: the
 kind's own per-segment test when the analysis decides by more than one sign-flip test (Holm over a checkbox's
-options or over a ranking's pairs of messages).
+options or over a ranking's pairs of messages), and its own interaction test when the analysis tests the
+interaction as a family too (a checkbox: per option, Holm across the options).
 
 ``simulate_segment_cells`` batches S surveys in front of (persona, pair) for the size and power tables;
 ``segment_table`` turns one survey into a long table with a ``segment`` attribute column, so the same
@@ -36,6 +37,7 @@ from survey.common.kinds import kind_part
 from survey.errors import SurveyError
 from survey.responses import response_type
 from survey.stats.permutation import sign_flip_pvalues
+from survey.stats.segments.interaction import interaction_pvalues
 
 
 @dataclass(frozen=True)
@@ -43,10 +45,12 @@ class SegmentTests:
     """A kind's own segment tests, for kinds whose deciding test is more than one sign-flip test over pairs (a
     checkbox's Holm over options, a ranking's Holm over pairs of messages): ``pvalues(cells, flips, seed)`` gives
     (S, K) p-values, ``differences(cells, flips, seed)`` the (S, K, m) per-pair differences its interaction
-    reads."""
+    reads (None: ``pair_differences``), ``interaction(cells, flips, seed)`` the (S,) interaction p-values when
+    the analysis tests the interaction as a family (None: the interaction test of ``differences``)."""
 
     pvalues: object
-    differences: object
+    differences: object = None
+    interaction: object = None
 
 
 @dataclass(frozen=True)
@@ -95,14 +99,31 @@ class SegmentCells:
 
     def interaction_differences(self, flips: int = 1000, seed=None) -> np.ndarray:
         """(S, K, m): the per-pair differences the interaction test reads, as the kind's analysis gives them
-        (its ``tests``; e.g. a checkbox's deciding option per segment), else ``pair_differences``."""
-        if self.tests is not None:
+        (its ``tests.differences``; e.g. a ranking's per-set Borda-share differences), else ``pair_differences``."""
+        if self.tests is not None and self.tests.differences is not None:
             return self.tests.differences(self, flips, seed)
         return self.pair_differences()
+
+    def interaction_pvalues(self, flips: int = 1000, seed=None) -> np.ndarray:
+        """(S,): the segments' interaction p-value of each survey, as the kind's analysis tests it: the kind's own
+        (``tests.interaction``; a checkbox's per option, Holm across the options), else the interaction test of
+        ``interaction_differences`` (``segment_interaction_pvalues``)."""
+        if self.tests is not None and self.tests.interaction is not None:
+            return self.tests.interaction(self, flips, seed)
+        return segment_interaction_pvalues(self.interaction_differences(flips, seed), np.bincount(self.segment),
+                                           flips, seed)
 
     def persona_differences(self, k: int) -> np.ndarray:
         """(S, n_k): D-hat_i of segment k's personas, what the per-persona sign and Wilcoxon tests use."""
         return (self.a - self.b)[:, self.segment == k, :].mean(axis=-1)
+
+
+def segment_interaction_pvalues(d: np.ndarray, sizes, flips: int = 1000, seed=None, ties: str = "count") -> np.ndarray:
+    """(S,) interaction p-values of surveys ``d`` (S, K, m): for two segments the sign-flip test of
+    E_j = D_j^1 - D_j^2, else survey.stats.segments.interaction.interaction_pvalues (the same test for K = 2)."""
+    if d.shape[1] == 2:
+        return sign_flip_pvalues(d[:, 0] - d[:, 1], n_resamples=flips, seed=seed, ties=ties)
+    return interaction_pvalues(d, sizes, n_resamples=flips, seed=seed, ties=ties)
 
 
 def simulate_segment_cells(segments: list[SimSegment], m: int, r: int, *, scale: str = "binary", sigma: float = 1.0,
@@ -141,11 +162,6 @@ def plans_segments(scale: str) -> bool:
     return kind_part(response_type(scale).view.kind, "segments") is not None
 
 
-def interaction_note(scale: str) -> str | None:
-    """What the kind's segment simulator says about its interaction test (its ``interaction_note``), if anything."""
-    return getattr(kind_part(response_type(scale).view.kind, "segments"), "interaction_note", None)
-
-
 def score_table(cells: SegmentCells, survey: int, model: str, messages: tuple[str, str]) -> pd.DataFrame:
     r = cells.r
     n, m = cells.a.shape[-2:]
@@ -180,4 +196,5 @@ def segment_table(cells: SegmentCells, survey: int = 0, model: str = "simulated"
     return df.assign(segment=df["persona"].map(dict(zip(persona_ids, names, strict=True))))
 
 
-__all__ = ["SegmentCells", "SegmentTests", "SimSegment", "interaction_note", "plans_segments", "score_table", "segment_table", "simulate_segment_cells"]
+__all__ = ["SegmentCells", "SegmentTests", "SimSegment", "plans_segments", "score_table", "segment_interaction_pvalues",
+           "segment_table", "simulate_segment_cells"]
