@@ -9,7 +9,8 @@ min_choices = 0). The scale's name says the number of options and the bounds on 
 How a reply becomes an answer (docs/question-kinds.md lists these rules): anything up to a colon is skipped
 ("Answer: 1, 3"); the rest is split at commas, semicolons, slashes, line breaks and the words "and" / "&"; each
 part, stripped of spaces, quotes, brackets, asterisks and a final full stop, must be an option's number or its
-name (case-insensitive), or both as the question lists them ("3. good value", "3) good value"). "none" (or "none of these") is the empty set. A part that is neither, an option named
+name (case-insensitive; a name holding a separator, "warm and dry", is kept whole), or both as the question
+lists them ("3. good value", "3) good value"). "none" (or "none of these") is the empty set. A part that is neither, an option named
 twice, or a count outside [min_choices, max_choices] makes the reply invalid.
 """
 
@@ -127,6 +128,7 @@ class CheckboxScale(ResponseType):
             return None
         rest = text.split(":", 1)[1] if ":" in text else text
         names = {o.casefold(): i for i, o in enumerate(self.options)}
+        rest = self._protect_names(rest, names)
         parts = [p.strip(_STRIP).casefold() for p in _SPLIT.split(rest.strip())]
         parts = [p for p in parts if p]
         if len(parts) == 1 and parts[0] in _NONE:
@@ -141,6 +143,15 @@ class CheckboxScale(ResponseType):
                 return None
             mask |= 1 << i
         return mask if self.low <= bin(mask).count("1") <= self.high and parts else None
+
+    def _protect_names(self, rest: str, names: dict) -> str:
+        """``rest`` with every option name that holds a separator ("warm and dry", "light/airy") written as one
+        token, so that the split below keeps it whole; the token maps back to the name in ``names``."""
+        for name in sorted((n for n in names if _SPLIT.search(n)), key=len, reverse=True):
+            token = f"option{names[name] + 1}name"
+            names.setdefault(token, names[name])
+            rest = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", token, rest, flags=re.IGNORECASE)
+        return rest
 
     def ticked(self, mask: int) -> list[str]:
         return [o for i, o in enumerate(self.options) if int(mask) >> i & 1]

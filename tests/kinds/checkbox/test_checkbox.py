@@ -182,3 +182,11 @@ def test_the_result_says_ties_are_broken_at_random(tmp_path, capsys):
     assert code == 0 and f"each option's sign-flip test: {words}; the same --seed gives the same p" in out
     survey.report(df, out=tmp_path / "r")
     assert "each option&#39;s test breaks these ties at random (seeded" in (tmp_path / "r" / "index.html").read_text()
+
+
+@pytest.mark.parametrize("reply, mask", [
+    ("Warm and dry, cheap", 0b101), ("1. warm and dry and 2) light/airy", 0b011), ("light/airy", 0b010),
+    ("3 and 1", 0b101), ("warm", None), ("warm and dry and Warm and Dry", None), ("dry", None),
+])
+def test_an_option_name_holding_a_separator_is_kept_whole(reply, mask):
+    assert CheckboxScale(["warm and dry", "light/airy", "cheap"], 1, 3).parse(reply) == mask
