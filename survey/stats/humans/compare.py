@@ -106,16 +106,16 @@ def human_fidelity(source: Source, humans: Humans, a: str | None = None, b: str 
             except SurveyError as exc:  # e.g. every human gave one answer to this message: valid data, no ratio
                 notes.append(f"{model}, {msg}: no dispersion ratio ({exc})")
         r = analysis[model]
-        effects.append({"model": model, "persona_ci": tuple(r.effect.ci), "fidelity": effect_fidelity(
-            human_effect.estimate, human_effect.se, float(r.effect.estimate), tuple(r.effect.ci),
-            confidence=confidence, persona_confidence=r.effect.confidence or confidence)})
+        effects.append({"model": model, "persona_ci": tuple(r.effect.ci), "fidelity": _without_unknown_spread(
+            effect_fidelity(human_effect.estimate, human_effect.se, float(r.effect.estimate), tuple(r.effect.ci),
+                            confidence=confidence, persona_confidence=r.effect.confidence or confidence))})
         if scores.rendered.empty:  # counts or ask = false: said once below, not once per model
             continue
         try:
             ppi[model] = _ppi(scores, humans, a, b, design, confidence)
         except SurveyError as exc:
             notes.append(f"{model}: no PPI estimate ({exc})")
-    notes += _cautions(ppi.values())
+    notes += _cautions(ppi.values()) + ([NO_SPREAD] if human_effect.se == 0 else [])
     if not ppi and not any(model_scores(table, m).rendered.size for m in models):
         notes.append("no prediction-powered estimate: the models never answered as a respondent (a study asks about "
                      "them with ask = true, the default, which needs the respondents' attributes; counts give levels "
@@ -125,6 +125,20 @@ def human_fidelity(source: Source, humans: Humans, a: str | None = None, b: str 
                          humans=_human_summary(humans, a, b), personas=_persona_summary(table, models), by=by,
                          confidence=confidence, notes=_basis_notes(source, humans) + notes,
                          left_out=list(analysis.left_out))
+
+
+NO_SPREAD = ("every human gave the same answer (or the same paired difference): the human effect's s.e. is estimated as "
+             "0, so its interval has zero width and leaves out their sampling error; the human − persona difference "
+             "gets no interval and no p-value (it would rest on the personas' s.e. alone); more humans are needed")
+
+
+def _without_unknown_spread(ef):
+    """The human − persona comparison without interval and p-value when the humans' s.e. is 0 (no spread among
+    a sample of humans is no evidence that their effect is known exactly)."""
+    if ef.human_se > 0:
+        return ef
+    nan = float("nan")
+    return replace(ef, ci=(nan, nan), statistic=nan, pvalue=nan, note=f"{ef.note}; {NO_SPREAD}")
 
 
 def _human_summary(humans: Humans, a: str, b: str) -> dict:

@@ -271,3 +271,23 @@ def test_the_terminal_text_and_the_report_section_show_every_option():
     assert effects["rows"][0][2].startswith(f"{row['human effect']:.3f} (")
     assert ppi["columns"][3] == "simultaneous CI (Bonferroni, 3 options)" and len(ppi["rows"]) == 3
     assert any(p.startswith("comfortable: toy: the personas' effect") for p in sec.paragraphs)
+
+
+def test_humans_all_giving_one_answer_get_no_human_minus_persona_p_value():
+    """Every human ticks option 1 under A and none under B: the humans' effect is 1 with an estimated s.e. of 0,
+    which leaves out their sampling error (30 humans an arm all ticking is likely at a true share of 0.97). The
+    difference human − persona then rests on the personas' s.e. alone: no p-value (it read 5e-48), a note instead."""
+    table, humans = synthetic_checkbox(seed=2, n_humans=60, m=8, p_a=(0.8, 0.5, 0.3), p_b=(0.2, 0.5, 0.4), follow=0.3)
+    h = humans.table.copy()
+    h["answer"] = (h["answer"].astype(int) & ~1) | (h["message"] == "A").astype(int)  # option 1: A ticks, B not
+    humans = validate_humans(h[["respondent", "message", "answer"]], SCALE, ["A", "B"], coded=True)
+    res = checkbox_fidelity(Source.of(table), humans, **FAST)
+    first = res.per_option[0]["fidelity"]
+    assert first.human_effect.estimate == 1.0 and first.human_effect.se == 0.0
+    ef = first.effects[0]["fidelity"]
+    assert np.isnan(ef.pvalue) and np.isnan(ef.ci[0]) and np.isnan(ef.ci[1])
+    assert ef.to_dict()["pvalue"] is None
+    assert any("same answer" in n and "no p-value" in n for n in first.notes)
+    other = res.per_option[1]["fidelity"].effects[0]["fidelity"]  # humans who vary keep their p-value
+    assert 0 < other.pvalue <= 1
+    assert to_json(res.to_dict())  # strict JSON still
