@@ -52,11 +52,13 @@ def finding(res) -> str:
                        "; the humans' own effect is the statement about people."))
     if good:
         n = res.humans.get("compared", res.humans.get("respondents"))
-        widest = max((e["fidelity"].ci[1] - e["fidelity"].ci[0] for e in res.effects if e["model"] in good),
-                     default=float("nan"))
+        widths = [e["fidelity"].ci[1] - e["fidelity"].ci[0] for e in res.effects if e["model"] in good]
+        widest = max((w for w in widths if math.isfinite(w)), default=None)
+        span = (f"the effect difference's interval spans up to {widest:.2f}" if widest is not None else
+                "every human gave the same answer, so the effect difference has no interval")
         text.append(f"{', '.join(good)} {'matches' if len(good) == 1 else 'match'} these people within the noise of "
-                    f"the human sample on every comparison made here; with {n} humans that noise is wide (the "
-                    f"effect difference's interval spans up to {widest:.2f}), so only large mismatches could show.")
+                    f"the human sample on every comparison made here; with {n} humans that noise is wide ({span}), "
+                    "so only large mismatches could show.")
     return " ".join(text)
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from survey.common.display import Display
+from survey.common.formatting import finite
 from survey.errors import SurveyError
 from survey.kinds.checkbox.statistics import option_rows
 from survey.responses import response_type
@@ -98,7 +99,7 @@ class CheckboxFidelity(Display):
                             f"personas {f.a}": shares[f.a][1], f"personas {f.b}": shares[f.b][1],
                             "human effect": ef.human_effect, "human CI": tuple(f.human_effect.ci),
                             "persona effect": ef.persona_effect, "persona CI": tuple(e["persona_ci"]),
-                            "difference": ef.difference, "difference CI": tuple(ef.ci), "difference p": ef.pvalue,
+                            "difference": ef.difference, "difference CI": tuple(ef.ci), "difference p": finite(ef.pvalue),
                             "signs agree": ef.sign_agrees,
                             "PPI effect": p.estimate if p else None, "PPI CI": tuple(p.ci) if p else None,
                             "simultaneous human CI": tuple(sim["human_effect"].ci),

@@ -67,7 +67,9 @@ class HumanFidelity(Display):
                 way = "the same direction as" if ef.sign_agrees else "the opposite direction to"
                 direction = (f"the personas' effect ({ef.persona_effect:+.3f}) points in {way} the humans' "
                              f"({ef.human_effect:+.3f})")
-            text = (f"{m}: {direction} (difference p = {ef.pvalue:.3g}); their answer levels are farther from "
+            p_text = (f"difference p = {ef.pvalue:.3g}" if np.isfinite(ef.pvalue) else
+                      "no difference p-value: every human gave the same answer")
+            text = (f"{m}: {direction} ({p_text}); their answer levels are farther from "
                     f"people than twice the human noise floor for {over} of {len(lv)} messages")
             if worse:
                 text += f", and farther than a uniform guess for {worse}"
@@ -92,7 +94,7 @@ class HumanFidelity(Display):
             lv = [x["fidelity"] for x in self.levels if x["model"] == m and x["segment"] == "all"]
             p = self.ppi.get(m)
             rows.append({"model": m, "persona effect": ef.persona_effect, "signs agree": ef.sign_agrees,
-                         "difference p": ef.pvalue, "mean JSD": sum(x.jsd for x in lv) / max(len(lv), 1),
+                         "difference p": finite(ef.pvalue), "mean JSD": sum(x.jsd for x in lv) / max(len(lv), 1),
                          "noise floor": sum(x.distances["jsd"]["noise_floor"] for x in lv) / max(len(lv), 1),
                          "PPI effect": p.estimate if p else None, "PPI CI": p.ci if p else None})
         return title, rows, [self.basis, self.validity, *self.notes]

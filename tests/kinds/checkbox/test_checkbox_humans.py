@@ -291,3 +291,5 @@ def test_humans_all_giving_one_answer_get_no_human_minus_persona_p_value():
     other = res.per_option[1]["fidelity"].effects[0]["fidelity"]  # humans who vary keep their p-value
     assert 0 < other.pvalue <= 1
     assert to_json(res.to_dict())  # strict JSON still
+    shown = str(res) + " ".join(first.verdicts())
+    assert " nan" not in shown.lower() and "no difference p-value" in shown
