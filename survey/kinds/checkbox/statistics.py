@@ -7,7 +7,8 @@ with it is that option's difference of shares.
 A share moves in steps of 1/(n r), so the observed sum of differences often ties with many sign-flipped sums;
 counting the ties as extreme makes the test conservative (size 0.026-0.052, mean 0.038, at alpha = 0.05 at the
 smallest designs). Each option's test breaks its ties at random instead (survey.stats.tie_breaking), with U
-from the seeded generator of that option (seed and option index), which makes its size exactly alpha."""
+from a generator seeded by the analysis' seed, the option's index and a digest of its data, which makes its size
+alpha over studies (survey.stats.tie_breaking.data_seed)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from survey.stats.comparison import Resampling, paired_differences, persona_mean
 from survey.stats.effect import EffectResult, effect_ci
 from survey.stats.multiplicity import adjust_pvalues
 from survey.stats.permutation import sign_flip_test
-from survey.stats.tie_breaking import TIE_WORDS
+from survey.stats.tie_breaking import TIE_WORDS, data_seed
 
 
 @dataclass
@@ -173,10 +174,13 @@ def option_rows(df: pd.DataFrame, i: int) -> pd.DataFrame:
     return df.assign(answer=((ans // (1 << i)) % 2).astype("Int16"))
 
 
-def option_seed(seed, i: int):
-    """Option i's own generator seed: each option's U is drawn independently, and again the same for the same
-    seed (None: fresh entropy, as every test's seed=None)."""
-    return None if seed is None else [int(seed), i]
+def option_test(d: np.ndarray, i: int, how: Resampling):
+    """Option i's randomised sign-flip test on its per-pair differences ``d``: its U from the analysis' seed, the
+    option's index and a digest of ``d`` (survey.stats.tie_breaking.data_seed), so the same data and seed give the
+    same p and, over studies, U is the uniform draw that makes the size alpha (a U from the seed alone would be
+    the same tie fraction in every study run with the default seed)."""
+    return sign_flip_test(d, how.alternative, n_resamples=how.n_resamples, seed=data_seed(how.seed, i, d),
+                          ties="random")
 
 
 def compare_option(rows: pd.DataFrame, model: str, a: str, b: str, i: int, option: str, personas: list[str],
@@ -190,8 +194,7 @@ def compare_option(rows: pd.DataFrame, model: str, a: str, b: str, i: int, optio
     d = d_pert[~np.isnan(d_pert)]
     if len(d) == 0:
         raise TableError(f"model '{model}': no paraphrase pair of '{a}' and '{b}' has valid answers")
-    test = sign_flip_test(d, how.alternative, n_resamples=how.n_resamples, seed=option_seed(how.seed, i),
-                          ties="random")
+    test = option_test(d, i, how)
     effect = effect_ci(d, confidence=how.confidence, n_resamples=how.n_resamples, seed=how.seed, bounds=(-1.0, 1.0))
     return OptionComparison(option, test, effect, {a: persona_mean(ca.theta, w), b: persona_mean(cb.theta, w)},
                             d_pert, pairs, len(personas), max(ca.replicates, cb.replicates),

@@ -29,7 +29,7 @@ import numpy as np
 from survey.errors import SurveyError
 from survey.stats.multiplicity import adjust_pvalues
 from survey.stats.permutation import sign_flip_pvalues, sign_flip_test
-from survey.stats.tie_breaking import TIE_WORDS, check_ties, randomised_pvalue
+from survey.stats.tie_breaking import TIE_WORDS, check_ties, data_seed, randomised_pvalue
 
 _ENUMERATE_MAX_M = 16  # 2^15 sign vectors x K segments: a few ms
 
@@ -149,19 +149,26 @@ def interaction_test(d, sizes, segments: list[str] | None = None, *, quantity: s
     return InteractionResult(observed, p, exact, "enumeration" if exact else "monte-carlo", m, names, null)
 
 
+def _part_seed(seed, i: int, d, ties: str):
+    """Part i's generator seed: [seed, i], and with ties broken at random a digest of the part's differences too,
+    so that U varies from study to study (survey.stats.tie_breaking.data_seed)."""
+    if ties == "random":
+        return data_seed(seed, i, d)
+    return None if seed is None else [*np.ravel(seed).astype(int).tolist(), i]
+
+
 def interaction_by_part(parts: dict, sizes, segments: list[str] | None = None, *, part_word: str = "option",
                         quantity: str = "answer", n_resamples: int = 9999, seed=0,
                         ties: str = "count") -> InteractionResult:
     """The interaction of a family of tests: ``parts`` maps each part's name (a checkbox option) to its (K, m)
     per-pair differences of the K segments. interaction_test runs on each part (part i with seed [seed, i],
-    its ties counted or broken at random as ``ties`` says), Holm adjusts across the parts, and the part with the
+    its ties counted or broken at random as ``ties`` says; at random, a digest of its data joins the seed), Holm adjusts across the parts, and the part with the
     smallest adjusted p-value decides: the result carries its statistic and adjusted p, and every part's test in
     ``parts``."""
     if not parts:
         raise SurveyError(f"the interaction test needs at least one {part_word}")
     tests = [interaction_test(d, sizes, segments, quantity=quantity, n_resamples=n_resamples,
-                              seed=None if seed is None else [*np.ravel(seed).astype(int).tolist(), i], ties=ties)
-             for i, d in enumerate(parts.values())]
+                              seed=_part_seed(seed, i, d, ties), ties=ties) for i, d in enumerate(parts.values())]
     raw = np.array([t.pvalue for t in tests], dtype=float)
     holm = adjust_pvalues(raw, "holm")
     best = int(np.lexsort((raw, holm))[0])  # the smallest Holm p; among equal ones (at 1) the smallest raw p

@@ -19,6 +19,7 @@ from survey.kinds.checkbox.parsing import CheckboxScale, from_name
 from survey.kinds.checkbox.power import CheckboxPlan, draw_ticks
 from survey.responses import response_type
 from survey.stats.multiplicity import holm_rows
+from survey.stats.tie_breaking import data_seed
 from survey.study.question import QuestionSpec
 
 OPTIONS = ["comfortable", "stylish", "good value", "durable"]
@@ -115,7 +116,7 @@ def test_per_option_tests_agree_with_independent_computations():
             ["message", "perturbation"]).mean()
         d = para["A"].to_numpy() - para["B"].to_numpy()
         assert o["share_a"] == pytest.approx(para["A"].mean()) and o["effect"].estimate == pytest.approx(d.mean())
-        u = np.random.default_rng([0, i]).random()  # option i's U: the seed (0) and the option's index
+        u = np.random.default_rng(data_seed(0, i, d)).random()  # option i's U: the seed (0), its index, its data
         assert o["pvalue"] == pytest.approx(brute_sign_flip(d, u))
         raw.append(o["pvalue"])
     holm = multipletests(raw, method="holm")[1]

@@ -21,6 +21,7 @@ import survey
 from survey import CheckboxPlan
 from survey.kinds.checkbox.parsing import CheckboxScale
 from survey.stats.planning.segments import SegmentDesign, interaction_power
+from survey.stats.tie_breaking import data_seed
 
 OPTIONS = ["comfortable", "stylish", "good value", "durable"]
 QUESTION = 'type = "checkbox"\noptions = ["comfortable", "stylish", "good value", "durable"]\nmax_choices = 3'
@@ -76,7 +77,7 @@ def test_each_options_interaction_agrees_with_an_independent_computation(levels)
         cell = ticked.groupby(["segment", "message", "perturbation", "persona"])["v"].mean()
         para = cell.groupby(["segment", "message", "perturbation"]).mean()
         d = np.array([para[s]["A"].to_numpy() - para[s]["B"].to_numpy() for s in names])  # (K, m) per option
-        u = np.random.default_rng([0, i]).random()  # option i's U: the seed (0) and the option's index
+        u = np.random.default_rng(data_seed(0, i, d)).random()  # option i's U: the seed (0), its index, its data
         assert part["pvalue"] == pytest.approx(brute_interaction(d, sizes, u)), part
         if len(names) == 2:
             assert part["statistic"] == pytest.approx((d[0] - d[1]).mean())

@@ -133,3 +133,34 @@ def test_the_default_counting_of_ties_is_unchanged():
     yes_no = survey.simulate(12, 10, 2, scale="binary", seed=3, messages=("A", "B"), model="sim")
     r = survey.analyze(yes_no, "A", "B")["sim"]
     assert r.tests["sign_flip"].pvalue == 0.09375 and "ties" not in r.tests["sign_flip"].to_dict()
+
+
+def test_over_studies_at_one_seed_each_options_u_varies_and_its_size_is_alpha():
+    """The guarantee is over U. Given the simulated null studies, the rate at which an option's test rejects at
+    alpha must be, up to the U's own binomial noise, the mean over the studies of P_U(p <= alpha) =
+    clip((alpha 2^m - beyond) / tied, 0, 1). A U from the seed and option alone (the default seed 0) would be the
+    same tie fraction in every study: 0.039 for the eighth option, whose test then rejected far more often."""
+    from survey.kinds.checkbox.power import CheckboxPlan
+    from survey.kinds.checkbox.statistics import option_test
+    from survey.stats.comparison import Resampling
+    from survey.stats.permutation import all_signs
+    from survey.stats.tie_breaking import tail_split
+
+    S, m = 1000, 8
+    d = np.round(CheckboxPlan(0.0, "checkbox8", rho=0.3).pair_shares(20, m, 2, S, np.random.default_rng(8)), 12)
+    how = Resampling("two-sided", 9999, 0, 0.95)  # the analysis' default seed
+    signs = all_signs(m)
+    for i in range(d.shape[-1]):
+        D = d[..., i]
+        beyond, at_least = tail_split(D @ signs.T, D.sum(axis=1)[:, None], 1e-9 * np.abs(D).sum(axis=1)[:, None],
+                                      "two-sided", axis=1)
+        tied = at_least - beyond
+        p_reject = np.where(tied == 0, beyond <= 0.05 * 2 ** m,
+                            np.clip((0.05 * 2 ** m - beyond) / np.maximum(tied, 1), 0, 1))
+        expected, noise = p_reject.mean(), np.sqrt((p_reject * (1 - p_reject)).sum()) / S
+        rate = np.mean([option_test(D[s], i, how).pvalue <= 0.05 for s in range(S)])
+        assert abs(rate - expected) <= 4 * noise + 1e-12, (i, rate, expected, noise)
+        if i == 7:  # the seed and the option alone: one u in every study
+            u = np.random.default_rng([0, i]).random()
+            fixed = np.mean(np.maximum(beyond + u * tied, 2) / 2 ** m <= 0.05)
+            assert fixed - expected > 8 * noise, (fixed, expected, noise)
