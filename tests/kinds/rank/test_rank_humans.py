@@ -141,3 +141,23 @@ def test_pick_keeps_its_one_line_refusal(tmp_path, capsys):
     survey.Study.from_toml(tmp_path / "study.toml").run(yes=True, progress=False)
     code, out, err = run_cli(capsys, "fidelity", tmp_path / "store.sqlite", "--humans", tmp_path / "h.csv")
     assert code == 2 and len(err.strip().splitlines()) == 1 and "about the messages shown together" in err
+
+
+def test_a_message_every_respondent_ranks_alike_says_its_interval_leaves_out_their_spread():
+    """All 20 respondents rank sneakers first: its t interval is [1, 1], zero width, though a message ranked first
+    with probability 0.98 is ranked first by all 20 two times in three. The result says so in a note."""
+    import pandas as pd
+
+    from survey.kinds.rank.humans import human_ranks
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for i in range(20):
+        rest = rng.permutation([2, 3])
+        rows += [{"respondent": f"r{i}", "message": m, "answer": int(r), "weight": 1.0}
+                 for m, r in zip(MESSAGES, [1, *rest], strict=True)]
+    people = human_ranks(type("H", (), {"table": pd.DataFrame(rows)})())
+    assert people.mean_rank["sneakers"] == (1.0, (1.0, 1.0))
+    assert len(people.notes) == 1 and "sneakers (rank 1)" in people.notes[0] and "zero width" in people.notes[0]
+    assert "boots" not in people.notes[0] and "zero width" in repr(people)
+    assert people.to_dict()["notes"] == people.notes
