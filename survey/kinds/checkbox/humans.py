@@ -28,7 +28,7 @@ from survey.responses import response_type
 from survey.stats.analysis_results import Analysis
 from survey.stats.humans import HumanFidelity, human_fidelity
 from survey.stats.humans.compare import pair_in_order, ppi_about_humans
-from survey.stats.humans.result import DESIGNS, VALIDITY
+from survey.stats.humans.result import DESIGNS, VALIDITY, basis_words
 
 OPTION_SCALE = "binary"  # an option's indicator: 1 ticked, 0 not
 ONE_AT_A_TIME = ("The options are compared one at a time, each as a Yes/No question (ticked or not): each option's "
@@ -65,13 +65,8 @@ class CheckboxFidelity(Display):
 
     @property
     def basis(self) -> str:
-        h, p = self.humans, self.personas
-        n = h.get("compared", h["respondents"])
-        who = (f"{n} respondents" if n == h["respondents"]
-               else f"{n} of {h['respondents']} respondents (those shown {self.a} or {self.b})")
-        return (f"humans: {who} in {h['path'] or 'a table'} ({DESIGNS[self.design]}); personas: {p['personas']} of "
-                f"the study's persona set and {p['rendered_humans']} rendered from the respondents' attributes; "
-                f"{len(self.options)} options of a {self.scale} question, each compared as ticked or not")
+        return (basis_words(self.humans, self.personas, self.a, self.b, self.design)
+                + f"; {len(self.options)} options of a {self.scale} question, each compared as ticked or not")
 
     @property
     def validity(self) -> str:

@@ -39,13 +39,7 @@ class HumanFidelity(Display):
 
     @property
     def basis(self) -> str:
-        h, p = self.humans, self.personas
-        n = h.get("compared", h["respondents"])
-        who = (f"{n} respondents" if n == h["respondents"]
-               else f"{n} of {h['respondents']} respondents (those shown {self.a} or {self.b})")
-        return (f"humans: {who} in {h['path'] or 'a table'} ({DESIGNS[self.design]}); "
-                f"personas: {p['personas']} of the study's persona set and {p['rendered_humans']} rendered from the "
-                "respondents' attributes")
+        return basis_words(self.humans, self.personas, self.a, self.b, self.design)
 
     @property
     def validity(self) -> str:
@@ -116,3 +110,11 @@ class HumanFidelity(Display):
                 "notes": list(self.notes), "left_out": list(self.left_out)}
 
 
+def basis_words(humans: dict, personas: dict, a: str, b: str, design: str) -> str:
+    """What a comparison with people rests on, in one sentence: the humans compared (of how many, from which
+    file, in which design) and the personas beside them."""
+    n = humans.get("compared", humans["respondents"])
+    who = (f"{n} respondents" if n == humans["respondents"]
+           else f"{n} of {humans['respondents']} respondents (those shown {a} or {b})")
+    return (f"humans: {who} in {humans['path'] or 'a table'} ({DESIGNS[design]}); personas: {personas['personas']} "
+            f"of the study's persona set and {personas['rendered_humans']} rendered from the respondents' attributes")
