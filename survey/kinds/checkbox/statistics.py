@@ -53,6 +53,8 @@ class OptionComparison:
     invalid: dict
     empty_cells: dict
     n_perturbations: dict
+    marginal: EffectResult | None = None  # the interval on its own, at the stated confidence (not shown beside the
+    # Holm decision): what a comparison with people, one option at a time, reads
 
     @property
     def decision(self):
@@ -106,7 +108,12 @@ class CheckboxResult(Display):
     segments: object | None = None
     warnings: list = field(default_factory=list)  # what makes the result doubtful (set by analyze)
     confidence: float = 0.95  # what the k intervals cover together; each is at interval_level
-    unit = "share choosing (per option)"
+
+    @property
+    def unit(self) -> str:
+        """What the headline effect is a difference of: the deciding option's share, the option named (each
+        result, segment and question may decide on another option)."""
+        return f"share choosing '{self.decision_test.option}' (the deciding option of {len(self.options)})"
 
     @property
     def interval_level(self) -> float:
@@ -126,6 +133,17 @@ class CheckboxResult(Display):
         return (f"{percent(self.interval_level)} intervals, simultaneous over the {k} options (Bonferroni: "
                 f"1 − {1 - self.confidence:.3g}/{k} each, all {k} together at least {percent(self.confidence)}), as "
                 "the decision is Holm-adjusted over them")
+
+    @property
+    def decision_tests(self) -> int:
+        """How many tests the decision is adjusted over (the options): an interval beside it simultaneous with
+        others (segments, pairs, questions) is at Bonferroni's level over these too."""
+        return len(self.options)
+
+    @property
+    def deciding_part(self) -> str:
+        """The option the headline effect is on (``part_word``): the one with the smallest Holm p."""
+        return self.decision_test.option
 
     @property
     def decision(self) -> OptionsTest:
@@ -217,7 +235,7 @@ def percent(level: float) -> str:
 
 
 def compare_option(rows: pd.DataFrame, model: str, a: str, b: str, i: int, option: str, personas: list[str],
-                   pairs: Pairing, w, how: Resampling) -> OptionComparison:
+                   pairs: Pairing, w, how: Resampling, marginal: float | None = None) -> OptionComparison:
     """Option i (0-based), A vs B for one model (see OptionComparison); ``how`` the test's and interval's
     alternative, resamples, seed and confidence (the interval's own level: the caller's simultaneous one). The
     interval is seeded as the option's test is, so beyond the exact sizes its verdict at 0 reads the same flips."""
@@ -230,13 +248,17 @@ def compare_option(rows: pd.DataFrame, model: str, a: str, b: str, i: int, optio
         raise TableError(f"model '{model}': no paraphrase pair of '{a}' and '{b}' has valid answers")
     test = sign_flip_test(d, how.alternative, n_resamples=how.n_resamples, seed=option_seed(how.seed, i),
                           ties="random")
+    # the marginal interval first: the simultaneous one (a lower alpha) is then read from its subset means; seeded
+    # as the Yes/No analysis of the option's indicator is, which it equals
+    own = None if marginal is None else effect_ci(d, confidence=marginal, n_resamples=how.n_resamples,
+                                                  seed=how.seed, bounds=(-1.0, 1.0))
     effect = effect_ci(d, confidence=how.confidence, n_resamples=how.n_resamples, seed=option_seed(how.seed, i),
                        bounds=(-1.0, 1.0))
     return OptionComparison(option, test, effect, {a: persona_mean(ca.theta, w), b: persona_mean(cb.theta, w)},
                             d_pert, pairs, len(personas), max(ca.replicates, cb.replicates),
                             {a: ca.n_invalid, b: cb.n_invalid, "total": ca.n_invalid + cb.n_invalid},
                             {a: len(ca.empty_cells), b: len(cb.empty_cells)},
-                            {a: len(ca.perturbations), b: len(cb.perturbations)})
+                            {a: len(ca.perturbations), b: len(cb.perturbations)}, own or effect)
 
 
 def compare_checkbox(df: pd.DataFrame, model: str, a: str, b: str, options: list[str], *, alternative="two-sided",
@@ -250,7 +272,8 @@ def compare_checkbox(df: pd.DataFrame, model: str, a: str, b: str, options: list
     # every option's p is finite (compare_option refuses an option without pairs): each interval at 1 - (1 - c)/k
     level = interval_levels(np.zeros(len(options)), 1 - confidence, "holm")[0]
     how = Resampling(alternative, n_resamples, seed, level)
-    comps = [compare_option(rows, model, a, b, i, o, personas, pairs, w, how) for i, o in enumerate(options)]
+    comps = [compare_option(rows, model, a, b, i, o, personas, pairs, w, how, None if level == confidence else
+                            confidence) for i, o in enumerate(options)]
     raw = np.array([c.decision.pvalue for c in comps], dtype=float)
     holm = adjust_pvalues(raw, "holm")
     per = [{"option": o, "share_a": c.means[a], "share_b": c.means[b], "effect": c.effect, "pvalue": float(p),
