@@ -193,6 +193,10 @@ class CheckboxResult(Display):
     part_word = "option"  # the segments' interaction is tested per option (survey.stats.segments.analysis),
     interaction_ties = "random"  # its ties broken at random as each option's own test's are (size alpha)
 
+    def model_summary(self) -> dict:
+        """What a model's line across models adds: the option its effect is on."""
+        return {"option": self.decision_test.option, "unit": self.unit}
+
     def interaction_parts(self) -> dict:
         """Option -> its per-pair differences: segments are compared option by option, Holm across the options,
         never each segment on its own deciding option (two segments could then decide on different options)."""

@@ -25,7 +25,7 @@ import numpy as np
 from survey.common.display import Display
 from survey.errors import SurveyError
 from survey.stats.effect import effect_ci
-from survey.stats.multiplicity import adjust_pvalues
+from survey.stats.multiplicity import adjust_pvalues, deciding_part
 from survey.stats.permutation import cannot_reject_note
 from survey.stats.segments.definition import Segmentation
 from survey.stats.segments.interaction import InteractionResult, interaction_by_part, interaction_test
@@ -69,11 +69,6 @@ class SegmentEffect:
                "simultaneous_ci": list(self.simultaneous_ci), "n_pairs": int(self.result.n_paired),
                "exact": bool(getattr(self.result.decision, "exact", True))}
         return out if self.part is None else {**out, self.result.part_word: self.part, "unit": self.result.unit}
-
-
-def deciding_part(result) -> str | None:
-    """The part (``part_word``) whose effect a result decided by a family of tests reports, else None."""
-    return getattr(result, "deciding_part", None) if hasattr(result, "part_word") else None
 
 
 def _on(result) -> str:

@@ -9,7 +9,6 @@ import json
 
 import numpy as np
 import pandas as pd
-import pytest
 from cli_result import run_cli
 
 import survey
