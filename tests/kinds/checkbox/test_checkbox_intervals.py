@@ -45,15 +45,15 @@ def test_not_significant_comes_with_an_interval_holding_zero():
     assert all(o["effect"].confidence == r.interval_level for o in r.per_option)
 
 
-def null_table(rng, n=6, m=8, r=2, k=4, rho=0.5) -> pd.DataFrame:
-    """A checkbox4-0-4 table with no difference between A and B: option o ticked with probability
-    expit(persona + paraphrase shift + c_o)."""
+def null_table(rng, n=6, m=8, r=2, k=4, rho=0.5, messages=("A", "B"), effects=None) -> pd.DataFrame:
+    """A checkbox4-0-4 table with no difference between the messages (or ``effects``: message -> shift): option o
+    ticked with probability expit(persona + paraphrase shift + c_o)."""
     persona = rng.normal(0, 1, n)
     c = np.linspace(1, -1, k)
     rows = []
-    for msg in ("A", "B"):
+    for msg in messages:
         for j in range(m):
-            shift = rng.normal(0, rho)
+            shift = rng.normal(0, rho) + (effects or {}).get(msg, 0.0)
             for i in range(n):
                 for rep in range(r):
                     p = 1 / (1 + np.exp(-(persona[i] + shift + c)))
@@ -97,3 +97,38 @@ def test_the_level_is_said_in_text_json_report_and_python(tmp_path, capsys):
     survey.report(df, out=tmp_path / "r")
     html = (tmp_path / "r" / "index.html").read_text()
     assert "98.75% CI" in html and "simultaneous over the 4 options" in html
+
+
+def test_every_pairs_joint_interval_is_over_the_pairs_and_the_options():
+    """Three messages: each pair's Holm p over the pairs is of its Holm p over the options, so its joint interval is
+    Bonferroni over both (1 − 0.05/(3·4)); a pair called no difference never has one excluding 0."""
+    rng = np.random.default_rng(5)
+    contradicting = 0
+    for _ in range(8):
+        df = null_table(rng, m=8, messages=("A", "B", "C"), effects={"A": 0.6})
+        s = survey.analyze(df, every_pair=True, flips=999).sets[0]
+        assert s.pair_confidence == pytest.approx(0.9875) and s.simultaneous_confidence == pytest.approx(1 - 0.05 / 12)
+        assert "Bonferroni over them too (α/4 in place of α)" in s.joint
+        for p in s.pairs:
+            d = p.comparison.d_perturbation
+            assert p.simultaneous_ci == effect_ci(d[~np.isnan(d)], confidence=1 - 0.05 / 12, bounds=(-1.0, 1.0)).ci
+            contradicting += p.pvalue_adjusted > 0.05 and not p.simultaneous_ci[0] <= 0 <= p.simultaneous_ci[1]
+    assert contradicting == 0
+
+
+def test_a_questions_family_interval_is_over_the_family_and_the_options():
+    """Two checkbox questions, one pair: the family's Holm p is of each question's Holm p over its options, so each
+    family interval is at 1 − 0.05/(2·4), and its stated level says so."""
+    rng = np.random.default_rng(9)
+    contradicting = 0
+    for _ in range(4):
+        one = null_table(rng, effects={"A": 0.8}).assign(question="fit")
+        two = null_table(rng, effects={"A": 0.4}).assign(question="look")
+        res = survey.analyze(pd.concat([one, two], ignore_index=True), "A", "B", flips=999)
+        for r in res.results:
+            assert r.simultaneous_level == pytest.approx(1 - 0.05 / 8)
+            d = r.result.d_perturbation
+            assert r.simultaneous_ci == effect_ci(d[~np.isnan(d)], confidence=1 - 0.05 / 8, bounds=(-1.0, 1.0)).ci
+            lo, hi = r.simultaneous_ci
+            contradicting += r.pvalue_adjusted > 0.05 and not lo <= 0 <= hi
+    assert contradicting == 0
