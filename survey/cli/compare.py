@@ -114,8 +114,16 @@ def compare_cmd(table, study, scale, a, b, sizes, alpha, holm_models, adjust, fi
         click.echo(f"plot saved to {plot}")
 
 
+def _level(res, confidence) -> str:
+    """The models' intervals' level: the one asked for, or each result's own where it differs (a checkbox's are
+    simultaneous over its options)."""
+    levels = {s.effect.confidence for s in res.models} or {confidence}
+    return f"{100 * levels.pop():.4g}%" if len(levels) == 1 else "each result's own"
+
+
 def _print_models(res, note, confidence) -> None:
     from survey import ab_tests, kind_of, scale_view
+    from survey.stats.multiplicity import deciding_part
 
     if note:
         click.echo(note)
@@ -124,16 +132,19 @@ def _print_models(res, note, confidence) -> None:
     verdict = {1: f"prefers {res.a}", -1: f"prefers {res.b}", 0: "not significant"}
     rows, tests, fits = [], [], []
     others = [t for t in ab_tests.names() if t != DECISION_TEST and any(t in s.pvalues for s in res.models)]
+    # a result decided by a family of tests (a checkbox): each model's effect is on its own deciding part, named
+    word = next((s.comparison.part_word for s in res.models if deciding_part(s.comparison) is not None), None)
     for s in res.models:
         lo, hi = s.effect.ci
         rows.append([s.model, _size(s.size), s.n_personas, s.n_paired, s.replicates, f"{s.invalid_rate:.1%}",
-                     f"{s.effect.estimate:+.3f}", f"[{lo:+.3f}, {hi:+.3f}]"])
+                     f"{s.effect.estimate:+.3f}", *([deciding_part(s.comparison)] if word else []),
+                     f"[{lo:+.3f}, {hi:+.3f}]"])
         tests.append([s.model, s.pvalues[DECISION_TEST], *([s.pvalue_adjusted] if holm else []),
                       *(s.pvalues.get(t) for t in others), verdict[s.direction]])
         fits.append([s.model, s.fit_message or "—", *(s.fit.params.get(k) if s.fit else None for k in res.fit_params)])
     print_table(f"{res.a} vs {res.b} by model: {kind_of(view).effect_words(view, res.a, res.b)}",
-                ["model", "size", "n", "m", "r", "invalid", "effect", f"{confidence:.0%} CI"],
-                rows)
+                ["model", "size", "n", "m", "r", "invalid", "effect", *([f"on {word}"] if word else []),
+                 f"{_level(res, confidence)} CI"], rows)
     print_table("p-values (the sign-flip permutation test decides)",
                 ["model", DECISION_TEST, *(["Holm"] if holm else []),
                  *(t + ("" if ab_tests.get(t).valid_when_rho_positive else "*") for t in others), "verdict"], tests)
@@ -151,7 +162,8 @@ def _print_models(res, note, confidence) -> None:
                f"{len(d.not_significant)} not significant")
     h = res.heterogeneity
     if h is not None:
-        click.echo(f"heterogeneity ({h.method}): p = {fmt(h.pvalue)}; statistic {fmt(h.statistic)}")
+        said = f"p = {fmt(h.pvalue)}" if h.parts is None else h.in_words()
+        click.echo(f"heterogeneity ({h.method}): {said}; statistic {fmt(h.statistic)}")
     if res.depends_on_model:
         click.secho("CONCLUSION DEPENDS ON THE MODEL", fg="red", bold=True)
         for r in res.reasons:

@@ -21,7 +21,7 @@ def echo_message_set(res) -> None:
                 click.echo(note)
         click.echo(kind.effect_words(view, "A", "B"))
         m = len(s.pairs)
-        print_table(f"every pair: {s.confidence:.0%} CI, p-value {s.method_name}-adjusted over the {m} pairs, "
+        print_table(f"every pair: {s.pair_label}, p-value {s.method_name}-adjusted over the {m} pairs, "
                     f"{s.joint_label}", ["A vs B", "A − B", "CI", f"{s.short_name} p", "joint CI", "higher"],
                     [[f"{p.a} vs {p.b}", f"{p.effect.estimate:+.3f}", _ci(p.effect.ci), p.pvalue_adjusted,
                       _ci(p.simultaneous_ci), p.winner or "—"] for p in s.pairs])

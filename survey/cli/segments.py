@@ -70,16 +70,20 @@ def echo_segments(seg) -> None:
     """One result's segments, interaction, population effect and weights, as a marketer reads them."""
     if seg is None:
         return
-    rows = [[s.segment, s.n_personas, s.effect, f"[{s.ci[0]:+.4g}, {s.ci[1]:+.4g}]", s.pvalue, s.pvalue_adjusted,
-             f"[{s.simultaneous_ci[0]:+.4g}, {s.simultaneous_ci[1]:+.4g}]"] for s in seg.segments]
+    # a result decided by a family of tests (a checkbox): each effect is on its own deciding part, named
+    word = next((s.result.part_word for s in seg.segments if s.part is not None), None)
+    rows = [[s.segment, s.n_personas, s.effect, *([s.part] if word else []), f"[{s.ci[0]:+.4g}, {s.ci[1]:+.4g}]",
+             s.pvalue, s.pvalue_adjusted, f"[{s.simultaneous_ci[0]:+.4g}, {s.simultaneous_ci[1]:+.4g}]"]
+            for s in seg.segments]
     if seg.population is not None:
         d = seg.population.to_dict()
         rows.append(["target population (weighted)", f"{d['effective_personas']:.1f} effective", d["effect"],
-                     f"[{d['ci'][0]:+.4g}, {d['ci'][1]:+.4g}]", d["pvalue"], None, None])
+                     *([d.get(word)] if word else []), f"[{d['ci'][0]:+.4g}, {d['ci'][1]:+.4g}]", d["pvalue"], None,
+                     None])
     if rows:
         print_table(f"by {seg.by or 'target weights'} (effect {seg.unit}, {seg.a} − {seg.b})",
-                    ["segment", "personas", "effect", "CI", "p-value", f"p ({seg.adjustment})", "simultaneous CI"],
-                    rows)
+                    ["segment", "personas", "effect", *([f"on {word}"] if word else []), "CI", "p-value",
+                     f"p ({seg.adjustment})", "simultaneous CI"], rows)
     if seg.interaction is not None:
         i = seg.interaction
         if i.parts is not None:  # a family (a checkbox's options): every segment compared on the same part

@@ -211,6 +211,7 @@ class Source(Display):
 def load_source(path: str | Path, study: str | None = None, min_perturbations: int = 2,
                 scale: str | None = None, *, provenance: bool = False, humans: str | Path | dict | None = None) -> Source:
     """The validated long table in a .csv/.parquet file or a store, with its study, context and completeness.
+    A study file (.toml) is refused, naming survey.open_source, which opens the store its run filled.
 
     A store's rows are scoped to ``study``, or to its only study (an error lists them when it holds several).
     ``scale``: the response type of a table file without a ``scale`` column (e.g. "likert5"; default Yes/No);
@@ -264,6 +265,9 @@ def _load_source(path, study, min_perturbations, scale, provenance: bool = False
     if scale is not None:
         response_type(scale)  # an unknown name fails first, naming the known ones
     path = Path(path)
+    if path.suffix.lower() == ".toml":  # the study layer resolves a study file to its store (survey.open_source)
+        raise SurveyError(f"{path}: a study file, not a table or store: give the store its run filled (the study's "
+                          "`store`), or open it with survey.open_source(path), which reads that store")
     if not path.exists():
         raise SurveyError(f"{path}: no such file (give a .csv/.parquet table or a .sqlite store)")
     if not is_store(path):

@@ -195,8 +195,8 @@ def read_table(path: str | Path, min_perturbations: int = 2, scale: str | None =
             check_delimiter(df, path)
             df.index = pd.RangeIndex(2, len(df) + 2)  # errors name the file's lines; the header is line 1
         else:
-            raise TableError(f"{path}: unknown table format '{suffix}'; use a .csv or .parquet table, a .sqlite "
-                             "store or a study file (.toml)")
+            raise TableError(f"{path}: unknown table format '{suffix}'; use a .csv or .parquet table or a .sqlite "
+                             "store")
     except TableError:
         raise
     except Exception as exc:  # parser errors are user errors: the file is not a table

@@ -136,7 +136,8 @@ def models_section(table) -> tuple[Section, dict]:
                           f"{len(d.prefer_b)} prefer {b}, {len(d.not_significant)} show no reliable difference.")
     if res.heterogeneity is not None:
         h = res.heterogeneity
-        sec.paragraphs.append(f"Heterogeneity test (are the effects equal across models?): p = {fmt(h.pvalue)} "
+        said = f"p = {fmt(h.pvalue)}" if h.parts is None else h.in_words()
+        sec.paragraphs.append(f"Heterogeneity test (are the effects equal across models?): {said} "
                               f"({h.method}). Its null: {res.heterogeneity_null}.")
     sec.paragraphs.extend(res.notes)
     fitted = next((s.fit for s in res.models if s.fit is not None), None)
@@ -147,7 +148,11 @@ def models_section(table) -> tuple[Section, dict]:
     frame["CI"] = [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(frame["ci_low"], frame["ci_high"], strict=True)]
     # three narrow tables rather than one that overflows the page: effects, the other tests, the fits
     # forced choice's share A columns stay out: its effect is the preference, the one number it reports
-    main = ["model", "size", "n", "m", "r", "invalid_rate", "effect", "CI", "p_sign_flip", "p_adjusted"]
+    # a result decided by a family of tests (a checkbox): each model's effect is on its deciding part, named
+    part = next((s.comparison.part_word for s in res.models if s.comparison.part_word in frame), None) \
+        if all(hasattr(s.comparison, "part_word") for s in res.models) else None
+    main = ["model", "size", "n", "m", "r", "invalid_rate", "effect", *([part] if part else []), "CI", "p_sign_flip",
+            "p_adjusted"]
     others = ["model", *[c for c in ("p_unpaired", "p_sign", "p_wilcoxon") if c in frame]]
     fits = ["model", *[c for c in res.fit_params if c in frame]]
     for cols in (main, others, fits if len(fits) > 1 else []):
@@ -155,8 +160,11 @@ def models_section(table) -> tuple[Section, dict]:
             sec.tables.append(records_table(frame[cols].rename(columns=COLUMN_WORDS).to_dict("records")))
     sec.paragraphs.append("* treats personas as independent: not valid when a paraphrase shifts every persona; "
                           "the sign-flip test decides.")
-    sec.figures.append(fig_png(model_effects(res), f"Effect of {a} over {b} (difference in {res.unit}) with its "
-                                                   "95% CI for each model, ordered by model size where given."))
+    levels = {s.effect.confidence for s in res.models}
+    level = f"{100 * levels.pop():.4g}%" if len(levels) == 1 else "its"
+    unit = res.unit + (f", each model on its deciding {part}" if part else "")
+    sec.figures.append(fig_png(model_effects(res), f"Effect of {a} over {b} (difference in {unit}) with its "
+                                                   f"{level} CI for each model, ordered by model size where given."))
     agree = table.agreement
     out = {"models": res.to_dict()}
     if agree is not None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from survey.common.formatting import fmt
 from survey.reporting.context import incomplete_note
-from survey.stats.message_set import joint_words
 
 
 def set_headline(s, alpha: float, completeness=None) -> str:
@@ -61,12 +60,12 @@ def set_sections(s, kind, view, per_pair_below: bool) -> list:
         f"{kind.effect_words(view, 'A', 'B')[0].upper()}{kind.effect_words(view, 'A', 'B')[1:]}. Each pair is "
         f"tested by the kind's own sign-flip test; p-values are {s.method_name}-adjusted over the {m} pairs (“higher”: "
         f"the message that wins at α = {s.alpha}; “—”: no reliable difference). Joint intervals: "
-        f"{joint_words(s.adjustment)}."])
+        f"{s.joint}."])
     if per_pair_below:
         sec.paragraphs.append("The sections below give each pair's own tests; their p-values are not adjusted for "
                               "the other pairs: act on the adjusted ones here.")
     sec.paragraphs += [f"Note: {n}." for n in s.notes]
-    sec.tables.append({"columns": ["pair", "A − B", f"{s.confidence:.0%} CI", "p-value", f"{s.short_name} p",
+    sec.tables.append({"columns": ["pair", "A − B", s.pair_label, "p-value", f"{s.short_name} p",
                                    s.joint_label, "higher"],
                        "rows": [[f"{p.a} vs {p.b}", f"{p.effect.estimate:+.3f}", _ci(p.effect.ci), fmt(p.pvalue),
                                  fmt(p.pvalue_adjusted), _ci(p.simultaneous_ci), p.winner or "—"] for p in s.pairs]})

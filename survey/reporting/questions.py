@@ -38,16 +38,20 @@ def scorecard_sections(res) -> list[Section]:
     sections = []
     roles = res.primary is not None
     for (model, a, b), rows in _groups(res).items():
-        level = rows[0].effect.confidence
-        table = {"columns": ["question", *(["role"] if roles else []), "effect", "unit", f"{level:.0%} CI",
+        # a checkbox question's interval is simultaneous over its options: each row's own level when they differ
+        levels = {r.effect.confidence for r in rows}
+        level = f"{100 * levels.pop():.4g}% CI" if len(levels) == 1 else "CI (level below)"
+        table = {"columns": ["question", *(["role"] if roles else []), "effect", "unit", level,
                              "family CI", "adjusted p", "verdict"],
                  "rows": [[r.question, *([ROLE_WORDS[r.role]] if roles else []), f"{r.effect.estimate:+.3f}",
                            _unit(res, r), interval_text(r.effect.ci), interval_text(r.simultaneous_ci),
                            fmt(r.pvalue_adjusted), r.verdict] for r in rows]}
         levels = ", ".join(f"{r.question} {r.simultaneous_level:.1%}" if r.simultaneous_level is not None
                            else f"{r.question} none (not selected)" for r in rows)
+        own = ", ".join(f"{r.question} {100 * r.effect.confidence:.4g}%" for r in rows)
         paragraphs = [f"Effect = {a} − {b} in each question's own unit: positive means {a} scores higher. "
-                      f"Family intervals' levels: {levels}."]
+                      + (f"CI levels: {own}. " if level.startswith("CI (") else "")
+                      + f"Family intervals' levels: {levels}."]
         paragraphs += [f"Warning, question {r.question}: {w}" for r in rows for w in r.warnings]
         sections.append(Section(f"Scorecard — {model}: {a} vs {b}", paragraphs=paragraphs, tables=[table]))
     notes = [n[0].upper() + n[1:] + "." for n in res.notes(order=False)]

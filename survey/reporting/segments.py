@@ -25,10 +25,14 @@ def segment_sections(results: list, prefix: str = "") -> list:
         sec = Section(prefix[:1].upper() + prefix[1:] + f"For whom? {r.model}: {r.a} vs {r.b}" + (f" by {seg.by}" if seg.by else " in the target market"))
         sec.paragraphs.append(seg.sentence())
         if seg.segments:
-            sec.tables.append({"columns": ["segment", "personas", f"effect ({seg.unit})", "CI",
+            # a result decided by a family of tests (a checkbox): each effect is on its own deciding part, named
+            word = next((s.result.part_word for s in seg.segments if s.part is not None), None)
+            sec.tables.append({"columns": ["segment", "personas", f"effect ({seg.unit})", *([f"on {word}"] if word
+                                                                                           else []), "CI",
                                            "simultaneous CI", "p-value", f"p ({seg.adjustment} across segments)"],
-                               "rows": [[s.segment, s.n_personas, fmt(s.effect, 4), _ci(s.ci), _ci(s.simultaneous_ci),
-                                         fmt(s.pvalue, 3), fmt(s.pvalue_adjusted, 3)] for s in seg.segments]})
+                               "rows": [[s.segment, s.n_personas, fmt(s.effect, 4), *([s.part] if word else []),
+                                         _ci(s.ci), _ci(s.simultaneous_ci), fmt(s.pvalue, 3),
+                                         fmt(s.pvalue_adjusted, 3)] for s in seg.segments]})
         sec.figures.append(fig_png(segment_forest(seg, r), "Effect per segment with its CI (thick) and the "
                                    "simultaneous CI across segments (thin); the pooled effect and these personas' "
                                    "effect weighted to the target below. Blue: A preferred; red: B preferred; grey: no reliable difference."))

@@ -31,9 +31,14 @@ from survey.data.table import require_models
 from survey.errors import SurveyError
 from survey.stats.ab_tests import ByTest, with_aliases
 from survey.stats.analysis import Analysis, analyze, reuse_or_analyze
-from survey.stats.heterogeneity import HeterogeneityResult, sign_flip_heterogeneity, welch_heterogeneity
+from survey.stats.heterogeneity import (
+    HeterogeneityResult,
+    heterogeneity_by_part,
+    sign_flip_heterogeneity,
+    welch_heterogeneity,
+)
 from survey.stats.kinds import CompareOptions, FitOptions, kind_of, table_view
-from survey.stats.multiplicity import adjust_pvalues, check_adjustment
+from survey.stats.multiplicity import adjust_pvalues, check_adjustment, deciding_part
 
 FITS = ("a", "b", "none")
 PAIRINGS = ("auto", "shared", "independent")
@@ -139,9 +144,11 @@ class ModelsComparison:
         rows = []
         for s in self.models:
             lo, hi = s.effect.ci
+            part = deciding_part(s.comparison)  # a checkbox: each model's effect is on its deciding option, named
             rows.append({"model": s.model, "size": s.size, "n": s.n_personas,
                          "m": s.n_paired, "r": s.replicates, "invalid_rate": s.invalid_rate,
-                         "effect": s.effect.estimate, "ci_low": lo, "ci_high": hi,
+                         "effect": s.effect.estimate, **({} if part is None else {s.comparison.part_word: part}),
+                         "ci_low": lo, "ci_high": hi,
                          **{f"p_{k}": v for k, v in s.pvalues.items()}, "p_adjusted": s.pvalue_adjusted,
                          **_fit_columns(s, self.fit_params)})
         return pd.DataFrame(rows)
@@ -183,6 +190,8 @@ def model_heterogeneity(comps: list, pairing: str = "auto",
     """
     if pairing not in PAIRINGS:
         raise SurveyError(f"pairing must be one of {', '.join(PAIRINGS)}; got '{pairing}'")
+    if hasattr(comps[0], "interaction_parts"):  # decided by a family of tests (a checkbox): part by part, Holm
+        return _by_part(comps, pairing, n_resamples, seed)
     per_model = [c.per_pair() for c in comps]
     shared = [lab for lab in per_model[0] if all(lab in pm for pm in per_model[1:])]
     smallest = min(len(pm) for pm in per_model)
@@ -204,6 +213,29 @@ def model_heterogeneity(comps: list, pairing: str = "auto",
     return welch_heterogeneity({n: list(pm.values()) for n, pm in zip(names, per_model, strict=True)},
                                note=f"models treated as having independent perturbations ({why}); "
                                     "unit: the perturbation pair; approximate (normal theory)")
+
+
+def _by_part(comps: list, pairing: str, n_resamples: int, seed) -> HeterogeneityResult:
+    """The heterogeneity of a result decided by a family of tests (``interaction_parts()``: part -> per-pair
+    differences): every model compared on the same part, Holm across the parts (heterogeneity_by_part), the pairs
+    shared or not as for one test."""
+    per_model = [c.interaction_parts() for c in comps]
+    names = [c.model for c in comps]
+    labels = [set.intersection(*(set(d) for d in pm.values())) for pm in per_model]  # valid in every part
+    shared = [lab for lab in next(iter(per_model[0].values())) if all(lab in x for x in labels)]
+    smallest = min(len(x) for x in labels)
+    use = pairing == "shared" or (pairing == "auto" and len(shared) >= 2 and 2 * len(shared) >= smallest)
+    if use and len(shared) < 2:
+        raise SurveyError(f"the models share {len(shared)} perturbation pair(s); the shared test needs 2; "
+                          "use pairing 'independent'")
+    res = heterogeneity_by_part(per_model, names, shared if use else None,
+                                part_word=getattr(comps[0], "part_word", "part"), n_resamples=n_resamples, seed=seed,
+                                ties=getattr(comps[0], "interaction_ties", "count"))
+    res.note = ("pairs are matched by their perturbation labels across models; resampling unit: the perturbation "
+                "pair (one sign per pair, shared by all models)" if use else
+                "models treated as having independent perturbations; unit: the perturbation pair; approximate "
+                "(normal theory)")
+    return res
 
 
 def _invalid(kind, df: pd.DataFrame, model: str, a: str, b: str) -> tuple[int, int]:
@@ -310,7 +342,7 @@ def _judge(summaries, direction, het, alpha, a, b, null: str = "equal effects on
         fb = ", ".join(f"{m} (p = {by[m].pvalue_adjusted:.3g})" for m in direction.prefer_b)
         reasons.append(f"significant effects disagree in sign: {a} is preferred by {fa}; {b} by {fb}")
     if het is not None and np.isfinite(het.pvalue) and het.pvalue <= alpha:
-        reasons.append(f"the effects differ across models (heterogeneity p = {het.pvalue:.3g}, {het.method}; "
+        reasons.append(f"the effects differ across models (heterogeneity {het.in_words()}, {het.method}; "
                        f"null: {null})")
     k, n_sig = len(summaries), len(direction.prefer_a) + len(direction.prefer_b)
     if k > 1 and 0 < n_sig < k and not direction.conflict:
@@ -344,5 +376,5 @@ def _summary(summaries, direction, het, reasons, a, b) -> str:
         head = (f"{pa + pb} of {k} models significantly prefer {winner}; the others show no "
                 "significant preference.")
     if het is not None and not reasons and np.isfinite(het.pvalue):
-        head += f" No evidence that the effects differ across models (heterogeneity p = {het.pvalue:.3g})."
+        head += f" No evidence that the effects differ across models (heterogeneity {het.in_words()})."
     return head

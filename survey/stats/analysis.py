@@ -183,6 +183,7 @@ def compare_pairs(source: Source, kind, view, work: list, options: CompareOption
     """(results, reasons left out) of each (model, [pairs]) of ``work``, each result declared whole: its
     stored sequential decision and its segments are set when it is built."""
     df = source.table
+    order = source.study_context.messages
     results, left_out = [], []
     for model, pairs in work:
         for x, y in pairs:
@@ -191,6 +192,8 @@ def compare_pairs(source: Source, kind, view, work: list, options: CompareOption
             except catch as exc:
                 left_out.append(str(exc) if not every_pair else f"model '{model}', {x} vs {y}: {exc}")
                 continue
+            if order and hasattr(r, "in_message_order"):  # a result listing every message: in the study's order
+                r = r.in_message_order(order)
             sequential = None if options.probabilities else _stored_sequential(r, source.study_context.sequential)
             warnings = [*r.warnings, *invalid_rate_warnings(kind, df, model, x, y, options)]
             seg = None

@@ -58,13 +58,35 @@ class HeterogeneityResult:
     note: str = ""
     df: tuple | None = None  # Welch's (df1, df2)
     null_distribution: np.ndarray | None = field(default=None, repr=False)
+    # a family of parts (a checkbox's options): each part's test across the models, Holm across the parts; the
+    # statistic, p-value (Holm-adjusted) and effects above are the deciding part's
+    parts: list[dict] | None = None
+    part: str | None = None
+    part_word: str = "option"
 
     def to_dict(self) -> dict:
-        return {"statistic": finite(self.statistic), "pvalue": finite(self.pvalue), "method": self.method,
-                "shared_perturbations": self.shared, "n_models": self.n_models, "n_pairs": self.n_pairs,
-                "effects": {k: finite(v) for k, v in self.effects.items()}, "exact": self.exact,
-                "n_resamples": self.n_resamples, "df": None if self.df is None else list(self.df),
-                "note": self.note, "null": HETEROGENEITY_NULL}
+        out = {"statistic": finite(self.statistic), "pvalue": finite(self.pvalue), "method": self.method,
+               "shared_perturbations": self.shared, "n_models": self.n_models, "n_pairs": self.n_pairs,
+               "effects": {k: finite(v) for k, v in self.effects.items()}, "exact": self.exact,
+               "n_resamples": self.n_resamples, "df": None if self.df is None else list(self.df),
+               "note": self.note, "null": HETEROGENEITY_NULL}
+        if self.parts is not None:
+            w = self.part_word
+            out.update({w: self.part, f"per_{w}": [{k: finite(v) if isinstance(v, float) else v for k, v in x.items()}
+                                                   for x in self.parts], "adjustment": f"holm over the {w}s",
+                        "statistic_meaning": (f"on each {w}: " + (
+                            "the difference of the two models' effects" if self.n_models == 2 else
+                            "the sum over models of (effect − mean effect)^2") if self.shared else
+                                              f"Welch's F on each {w}")})
+        return out
+
+    def in_words(self) -> str:
+        """The p-value as a sentence reads it: "p = 0.14", or for a family "p = 0.14 (the smallest Holm p over the
+        4 options, option 'stylish')"."""
+        if self.parts is None:
+            return f"p = {self.pvalue:.3g}"
+        return (f"p = {self.pvalue:.3g}, the smallest Holm p over the {len(self.parts)} {self.part_word}s, "
+                f"{self.part_word} '{self.part}'")
 
 
 
@@ -155,3 +177,43 @@ def welch_heterogeneity(groups: dict, note: str = "") -> HeterogeneityResult:
     p = float(stats.f.sf(f_stat, K - 1, df2))
     return HeterogeneityResult(float(f_stat), p, "welch anova (independent perturbations)", False, K,
                                npairs, effects, False, 0, note, (K - 1, float(df2)))
+
+
+def heterogeneity_by_part(per_model: list[dict], models: list[str], shared: list | None, *, part_word: str = "option",
+                          n_resamples: int = 9999, seed=0, ties: str = "count") -> HeterogeneityResult:
+    """Equal effects across models for a result decided by a family of tests (a checkbox: one test per option,
+    Holm across the options). ``per_model``: each model's part -> {pair label: difference}. Every model is compared
+    on the same part (never each on its own deciding one, which would compare models on different options):
+
+    - ``shared`` (the pair labels every model has): per part the segments' interaction test with equal weights
+      (survey.stats.segments.interaction.interaction_by_part: one sign per pair shared by every model, statistic the
+      sum over models of (T_k − mean T)^2, the sign-flip heterogeneity test's up to a constant; two models: the
+      sign-flip test of their difference), its ties counted or broken at random as ``ties`` says, Holm across the
+      parts, the smallest adjusted p deciding;
+    - ``shared`` None (models with their own paraphrases): Welch's ANOVA per part, Holm across the parts."""
+    from survey.stats.multiplicity import adjust_pvalues
+    from survey.stats.segments.interaction import interaction_by_part
+
+    names = list(per_model[0])
+    K = len(models)
+    if shared is not None:
+        parts = {p: np.array([[pm[p][lab] for lab in shared] for pm in per_model]) for p in names}
+        res = interaction_by_part(parts, np.ones(K), models, part_word=part_word, n_resamples=n_resamples, seed=seed,
+                                  ties=ties)
+        per = [{part_word: x[part_word], "statistic": x["statistic"], "pvalue": x["pvalue"], "holm": x["holm"]}
+               for x in res.parts]
+        effects = dict(zip(models, parts[res.part].mean(axis=1).tolist(), strict=True))
+        return HeterogeneityResult(res.statistic, res.pvalue, f"sign-flip (shared perturbations), {res.method}", True,
+                                   K, len(shared), effects, res.exact, n_resamples, parts=per, part=res.part,
+                                   part_word=part_word)
+    tests = [welch_heterogeneity({m: list(pm[p].values()) for m, pm in zip(models, per_model, strict=True)})
+             for p in names]
+    raw = np.array([t.pvalue for t in tests], dtype=float)
+    holm = adjust_pvalues(raw, "holm")
+    best = int(np.lexsort((raw, holm))[0])
+    per = [{part_word: p, "statistic": t.statistic, "pvalue": t.pvalue, "holm": float(h)}
+           for p, t, h in zip(names, tests, holm, strict=True)]
+    first = tests[best]
+    return HeterogeneityResult(first.statistic, float(holm[best]), f"{first.method} per {part_word}, Holm-adjusted "
+                               f"across the {len(names)} {part_word}s", False, K, first.n_pairs, first.effects, False, 0,
+                               first.note, first.df, parts=per, part=names[best], part_word=part_word)

@@ -37,9 +37,14 @@ FALSE_COVERAGE = ("false-coverage-rate intervals (Benjamini & Yekutieli 2005): e
 METHOD_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg"}
 
 
-def joint_words(method: str) -> str:
-    """What the joint intervals of a family adjusted by ``method`` guarantee."""
-    return FALSE_COVERAGE if method == "bh" else SIMULTANEOUS
+def joint_words(method: str, parts: int = 1, part_word: str = "part") -> str:
+    """What the joint intervals of a family adjusted by ``method`` guarantee; ``parts``: the tests each pair's own
+    decision is adjusted over (a checkbox's options), over which the intervals are Bonferroni too."""
+    words = FALSE_COVERAGE if method == "bh" else SIMULTANEOUS
+    if parts == 1:
+        return words
+    return (f"{words}; each pair's own decision is adjusted over its {parts} {part_word}s, so its interval is "
+            f"Bonferroni over them too (α/{parts} in place of α)")
 
 
 @dataclass
@@ -60,12 +65,32 @@ class MessageSet:
     @property
     def joint(self) -> str:
         """What the joint intervals of this set guarantee, in words."""
-        return joint_words(self.adjustment)
+        first = self.pairs[0].comparison if self.pairs else None
+        return joint_words(self.adjustment, self.decision_tests, getattr(first, "part_word", "part"))
+
+    @property
+    def decision_tests(self) -> int:
+        """How many tests each pair's own decision is adjusted over (a checkbox's options; 1 for other kinds)."""
+        return getattr(self.pairs[0].comparison, "decision_tests", 1) if self.pairs else 1
+
+    @property
+    def pair_confidence(self) -> float:
+        """The level of each pair's own interval: the confidence asked for, or the kind's own (a checkbox's is
+        simultaneous over its options)."""
+        return self.pairs[0].effect.confidence if self.pairs else self.confidence
+
+    @property
+    def pair_label(self) -> str:
+        """The pair interval's column header: "95% CI", "98.75% CI"."""
+        return f"{100 * self.pair_confidence:.4g}% CI"
 
     @property
     def simultaneous_confidence(self) -> float | None:
-        """The level of every pair's joint interval under Holm (Bonferroni); None under BH, where it varies."""
-        return None if self.adjustment == "bh" else 1 - (1 - self.confidence) / max(len(self.pairs), 1)
+        """The level of every pair's joint interval under Holm (Bonferroni over the pairs and the tests each pair
+        is decided over); None under BH, where it varies."""
+        if self.adjustment == "bh":
+            return None
+        return 1 - (1 - self.confidence) / (max(len(self.pairs), 1) * self.decision_tests)
 
     @property
     def method_name(self) -> str:
@@ -95,7 +120,7 @@ class MessageSet:
                 "levels": None if self.levels is None else self.levels.to_dict(), "ranking": self.ranking,
                 "adjustment": self.adjustment, "n_pairs": len(self.pairs), "alpha": self.alpha,
                 "confidence": self.confidence, "simultaneous_confidence": self.simultaneous_confidence,
-                "simultaneous": joint_words(self.adjustment), "notes": list(self.notes),
+                "pair_confidence": self.pair_confidence, "simultaneous": self.joint, "notes": list(self.notes),
                 "pairs": [p.to_dict() for p in self.pairs]}
 
 
@@ -136,7 +161,7 @@ class MessageSetAnalysis(Analysis):
                  + (f"each message's {quantity}, then " if quantity else "")
                  + f"every pair ({self.sets[0].method_name if self.sets else 'Holm'} over the pairs)")
         notes = [f"effect: {self.view.effect_unit}; joint CI: "
-                 + joint_words(self.sets[0].adjustment if self.sets else ADJUSTMENT)]
+                 + (self.sets[0].joint if self.sets else joint_words(ADJUSTMENT))]
         notes += [f"WARNING: {w}" for r in self.results for w in r.warnings]
         notes += (self.completeness.warnings() if self.completeness else []) + [f"left out: {x}" for x in self.left_out]
         return title, rows, notes
@@ -148,13 +173,13 @@ class MessageSetAnalysis(Analysis):
             if s.levels is not None:
                 out.append(_html_table([s.levels.quantity, f"{s.levels.confidence:.0%} CI"],
                                        [[m, _num(e), _ci(ci)] for m, (e, ci) in s.levels.values.items()], "message"))
-            out.append(_html_table(["A − B", f"{s.confidence:.0%} CI", "p", f"{s.short_name} p", s.joint_label,
+            out.append(_html_table(["A − B", s.pair_label, "p", f"{s.short_name} p", s.joint_label,
                                     "winner"],
                                    [[f"{p.a} vs {p.b}", _num(p.effect.estimate), _ci(p.effect.ci), _num(p.pvalue),
                                      _num(p.pvalue_adjusted), _ci(p.simultaneous_ci), p.winner or "—"]
                                     for p in s.pairs], "pair"))
             out += [f"<p>{html.escape(n)}</p>" for n in (s.levels.notes if s.levels else ())]
-            out.append(f"<p>{html.escape('Joint intervals: ' + joint_words(s.adjustment))}</p>")
+            out.append(f"<p>{html.escape('Joint intervals: ' + s.joint)}</p>")
         out.append("</div>")
         return "".join(out)
 

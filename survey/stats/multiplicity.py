@@ -65,4 +65,10 @@ def holm_rows(pvalues) -> np.ndarray:
     return out
 
 
-__all__ = ["ADJUSTMENTS", "adjust_pvalues", "check_adjustment", "holm_rows"]
+def deciding_part(result) -> str | None:
+    """The part (``part_word``: a checkbox's option) whose effect a result decided by a family of tests reports as
+    its headline (its ``deciding_part``), else None: wherever that effect is shown, the part is named with it."""
+    return getattr(result, "deciding_part", None) if hasattr(result, "part_word") else None
+
+
+__all__ = ["ADJUSTMENTS", "adjust_pvalues", "check_adjustment", "deciding_part", "holm_rows"]

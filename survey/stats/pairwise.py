@@ -58,6 +58,9 @@ def pairwise(comps: list, bounds: tuple[float, float], confidence: float, alpha:
     pairs = []
     for c, p, q, level in zip(comps, raw, adj, levels, strict=True):
         d = c.d_perturbation[~np.isnan(c.d_perturbation)]
+        # a pair decided over a family of tests (a checkbox's options): Bonferroni over those too, so that a pair
+        # the adjusted p calls no difference never gets a joint interval excluding 0
+        level = None if level is None else 1 - (1 - level) / getattr(c, "decision_tests", 1)
         simul = (None if level is None else tuple(c.effect.ci) if k == 1 else
                  tuple(effect_ci(d, confidence=level, n_resamples=n_resamples, seed=seed, bounds=bounds).ci))
         pairs.append(PairResult(c.a, c.b, c.effect, simul, float(p), float(q), bool(q <= alpha), c.n_paired, c))

@@ -245,10 +245,13 @@ def analyze_questions(source, analyze_one, *, family: str | None = None, primary
             gates[model] = decision.gate_open
         for i, (q, r) in enumerate(placed):
             level = decision.levels[i]
+            # a pair decided over a family of tests (a checkbox's options): its interval is Bonferroni over them too
+            # (the kind's compare at ``level`` divides by them), and its stated level says so
+            shown = None if level is None else 1 - (1 - level) / getattr(r, "decision_tests", 1)
             adjusted = decision_pvalue(r) if q == primary and r.sequential is not None else decision.pvalue_adjusted[i]
             results.append(QuestionResult(
                 q, r.model, r.a, r.b, r.scale, r.unit, r.effect, own_pvalue(r), adjusted,
-                _family_interval(by_question[q], tables[q], r, level), level, decision.decides[i],
+                _family_interval(by_question[q], tables[q], r, level, shown), shown, decision.decides[i],
                 decision.significant[i],
                 verdict(r, decision.significant[i]),
                 "family" if primary is None else "primary" if decision.decides[i] else "secondary", r))
@@ -294,11 +297,12 @@ def _question_source(source, qid: str, keeps_sequential: bool, order: dict):
     return src
 
 
-def _family_interval(analysis: Analysis, df: pd.DataFrame, r, level: float | None):
-    """The effect's interval at the family's level, by the kind's own interval method (its compare again)."""
+def _family_interval(analysis: Analysis, df: pd.DataFrame, r, level: float | None, shown: float | None):
+    """The effect's interval at the family's level, by the kind's own interval method (its compare again at
+    ``level``, whose interval is at ``shown``: the same but for a kind that adjusts over its own tests)."""
     if level is None:
         return None
-    if abs(level - r.effect.confidence) < 1e-12:
+    if abs(shown - r.effect.confidence) < 1e-12:
         return tuple(r.effect.ci)
     again = analysis.kind.compare(df, r.model, r.a, r.b, analysis.view,
                                   dataclasses.replace(analysis.options, confidence=level))

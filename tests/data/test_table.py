@@ -123,3 +123,22 @@ def test_a_semicolon_separated_file_is_named_as_such(tmp_path):
 def test_a_table_read_from_csv_has_a_plain_index(tmp_path):
     write_table(small(), tmp_path / "t.csv")
     assert read_table(tmp_path / "t.csv").index.equals(pd.RangeIndex(len(small())))
+
+
+def test_a_study_file_given_to_load_source_is_one_true_line(tmp_path):
+    """load_source reads tables and stores; a study file is refused naming what opens it (survey.open_source),
+    never with a message claiming study files are accepted."""
+    import survey
+
+    study = tmp_path / "study.toml"
+    study.write_text('name = "s"\n')
+    for read in (survey.load_source, survey.load_long_table):
+        with pytest.raises(survey.SurveyError) as info:
+            read(study)
+        said = str(info.value)
+        assert "survey.open_source(path)" in said and "a study file, not a table or store" in said
+        assert "\n" not in said and "unknown table format" not in said
+    (tmp_path / "x.json").write_text("{}")
+    with pytest.raises(TableError) as info:
+        read_table(tmp_path / "x.json")
+    assert ".toml" not in str(info.value)

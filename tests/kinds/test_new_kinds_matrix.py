@@ -262,3 +262,31 @@ def test_plans_of_other_kinds_that_show_messages_together_name_their_holm_family
     reject (power 0 whatever the effect), which the plan once left unexplained."""
     res = survey.plan(plan, designs=["10,6,1"], simulations=20)
     assert any(f"Holm over the {pairs} pairs of messages the sign-flip test cannot reject" in w for w in res.warnings)
+
+
+def test_a_ranking_of_two_messages_lists_every_message_in_the_study_order(ran, capsys):
+    """`analyze --a X --b Y` on a ranking: the levels' rows and every pair follow the study file's message order (as
+    the every-pair view does), not the first-shown message's (random); the decided pair stays X vs Y."""
+    kind, scale, folder = ran
+    if kind != "rank":
+        pytest.skip("a ranking lists every message beside one pair")
+    for a, b in (("sneakers", "boots"), ("sandals", "sneakers")):
+        code, out, err = run_cli(capsys, "analyze", folder / "study.toml", "--a", a, "--b", b, "--flips", "199")
+        assert code == 0, err
+        rows = [out.index(f"│ {m} ") for m in MESSAGES]
+        assert rows == sorted(rows), out
+        code, out, err = run_cli(capsys, "analyze", folder / "study.toml", "--a", a, "--b", b, "--flips", "199",
+                                 "--json")
+        r = json.loads(out)["results"][0]
+        assert list(r["borda"]) == list(r["mean_rank"]) == r["messages"] == list(MESSAGES)
+        keyed = {("sneakers", "boots"): ("sneakers", "boots"), ("sandals", "sneakers"): ("sandals", "sneakers")}
+        expected = [keyed.get((a, b), p) if set(p) == {a, b} else p
+                    for p in (("sneakers", "boots"), ("sneakers", "sandals"), ("boots", "sandals"))]
+        assert [(p["a"], p["b"]) for p in r["pairs"]] == expected
+        scores = {m: v["score"] for m, v in r["borda"].items()}
+        for p in r["pairs"]:
+            assert p["difference"] == pytest.approx(scores[p["a"]] - scores[p["b"]])
+        assert (r["a"], r["b"]) == (a, b)
+        py = survey.analyze(survey.open_source(folder / "study.toml"), a, b, flips=199)["sim"]
+        assert py.messages == list(MESSAGES) and list(py.theta_bar) == list(MESSAGES)
+        assert all(py.theta_bar[m].mean() == pytest.approx(py.borda[m][0]) for m in MESSAGES)

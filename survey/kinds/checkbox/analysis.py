@@ -69,7 +69,11 @@ class Checkbox(Kind):
         return CheckboxPlan(float(delta), view.scale, sigma, rho, tau)
 
     def heterogeneity_claim(self, view):
-        return "equal effects on the deciding option's share"
+        return "equal effects on every option's share (each option compared across models, Holm across the options)"
+
+    def heterogeneity_null(self, view, a, b):
+        return (f"{self.heterogeneity_claim(view)}: for every option, every model's share choosing it under {a} − "
+                f"under {b} the same")
 
     def effect_words(self, view, a, b):
         return f"effect = share ticking the deciding option under {a} − under {b}"

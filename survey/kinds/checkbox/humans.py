@@ -237,12 +237,13 @@ class _OptionEffect:
 
 
 def _option_prior(prior, i: int):
-    """The prior checkbox Analysis as one of option i's Yes/No comparisons (each result's per-option effect,
-    which equals the Yes/No analysis of the option's indicator); None when there is none to reuse."""
+    """The prior checkbox Analysis as one of option i's Yes/No comparisons (each result's per-option marginal
+    effect, at the stated confidence, which equals the Yes/No analysis of the option's indicator; the one shown
+    beside the Holm decision is simultaneous over the options); None when there is none to reuse."""
     if prior is None or hasattr(prior, "by_question"):  # a prior of several questions is analysed again anyway
         return None
     results = [r for r in prior.results if hasattr(r, "per_option")]
     if len(results) != len(prior.results):
         raise SurveyError("prior: give the checkbox question's own analysis (its results per option)")
-    return Analysis([_OptionEffect(r.model, r.a, r.b, r.per_option[i]["effect"]) for r in results],
+    return Analysis([_OptionEffect(r.model, r.a, r.b, r.comparisons[i].marginal) for r in results],
                     prior.left_out, prior.completeness, prior.alpha, response_type(OPTION_SCALE).view, prior.options)

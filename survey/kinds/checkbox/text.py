@@ -8,19 +8,21 @@ import click
 from survey.cli.common import print_table
 from survey.cli.kind_output import KindText, header
 from survey.common.formatting import fmt, yes_no
+from survey.kinds.checkbox.statistics import percent
 from survey.stats.tie_breaking import TIE_WORDS
 
 
 def echo_checkbox(res, r) -> None:
     header(r)
     print_table(f"options ticked (share of replies), {r.a} vs {r.b}",
-                ["option", r.a, r.b, "difference", f"{r.effect.confidence:.0%} CI", "p", "Holm p"],
+                ["option", r.a, r.b, "difference", f"{percent(r.interval_level)} CI", "p", "Holm p"],
                 [[o["option"], o["share_a"], o["share_b"], o["effect"].estimate,
                   f"[{o['effect'].ci[0]:+.3f}, {o['effect'].ci[1]:+.3f}]", o["pvalue"], o["holm"]]
                  for o in r.per_option])
     verdict = "significant" if res.significant(r) else "not significant"
     click.echo(f"decision at alpha = {res.alpha:g} (smallest Holm-adjusted sign-flip p over the options, "
                f"'{r.decision.option}', p = {r.pvalue:.4g}): {verdict}")
+    click.echo(f"intervals: {r.interval_words}")
     click.echo(f"each option's sign-flip test: {TIE_WORDS}; the same --seed gives the same p")
 
 

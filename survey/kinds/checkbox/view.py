@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from survey.common.formatting import fmt, yes_no
+from survey.kinds.checkbox.statistics import percent
 from survey.reporting.context import incomplete_note
 from survey.reporting.views.base import ReportView
 
@@ -52,7 +53,7 @@ class CheckboxView(ReportView):
     def section(self, r, df, view, texts, fits) -> dict:
         from survey.reporting import fig_png
 
-        conf = f"{r.effect.confidence:.0%}"
+        conf = percent(r.interval_level)
         rows = [[o["option"], f"{o['share_a']:.3f}", f"{o['share_b']:.3f}", f"{o['effect'].estimate:+.3f}",
                  f"[{o['effect'].ci[0]:+.3f}, {o['effect'].ci[1]:+.3f}]", fmt(o["pvalue"]), fmt(o["holm"])]
                 for o in r.per_option]
@@ -66,7 +67,7 @@ class CheckboxView(ReportView):
                 "tables": [{"title": "", "columns": ["option", f"share {r.a}", f"share {r.b}", "difference",
                                                     f"{conf} CI", "sign-flip p", "Holm p (over the options)"],
                             "rows": rows}],
-                "notes": [],
+                "notes": [f"Intervals: {r.interval_words}"],
                 "figures": [fig_png(dot_plot(r), f"Share of replies ticking each option, “{r.a}” (blue) and "
                                                  f"“{r.b}” (red), pooled over personas and paraphrases.")],
                 "design": (f"{r.n_personas} personas; {r.n_paired} paraphrase pairs; r = {r.replicates} replicates; "

@@ -27,6 +27,7 @@ of k; weighted when a target population is given):
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass, field
 
@@ -158,6 +159,32 @@ class RankResult(Display):
         notes = [f"{self.n_personas} personas, {self.n_sets} paraphrase sets in {len(self.messages)} arrangements, "
                  f"r = {self.replicates}"]
         return title, rows, notes + ([self.warning] if self.warning else [])
+
+    def in_message_order(self, order) -> RankResult:
+        """The same result with its messages, scores and pairs listed in ``order`` (the study file's; a message it
+        does not list keeps its place after them), each pair read in that order except the decided one, which stays
+        a vs b: the table's own order is the first-shown message's, which the random message order per set makes a
+        random one. Only the listing changes (a pair read the other way round has its difference negated; every
+        other pair is tested two-sided)."""
+        rank = {m: i for i, m in enumerate(order)}
+
+        def key(m):
+            return rank.get(m, len(rank))
+
+        messages = sorted(self.messages, key=key)
+        pairs = []
+        for p in self.pairs:
+            x, y = p["a"], p["b"]
+            keyed = {x, y} == {self.a, self.b}
+            first, second = (self.a, self.b) if keyed else tuple(sorted((x, y), key=key))
+            pairs.append({**p, "a": first, "b": second} if first == x else
+                         {**p, "a": first, "b": second, "difference": -p["difference"]})
+        pairs.sort(key=lambda p: sorted((key(p["a"]), key(p["b"]))))
+        columns = [self.messages.index(m) for m in messages]
+        scores = None if self.set_scores is None else self.set_scores[:, columns]
+        return dataclasses.replace(self, messages=messages, borda={m: self.borda[m] for m in messages},
+                                   mean_rank={m: self.mean_rank[m] for m in messages}, pairs=pairs,
+                                   set_scores=scores)
 
     def model_summary(self) -> dict:
         return {"borda": {m: s for m, (s, _) in self.borda.items()},

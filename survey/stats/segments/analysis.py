@@ -25,7 +25,7 @@ import numpy as np
 from survey.common.display import Display
 from survey.errors import SurveyError
 from survey.stats.effect import effect_ci
-from survey.stats.multiplicity import adjust_pvalues
+from survey.stats.multiplicity import adjust_pvalues, deciding_part
 from survey.stats.permutation import cannot_reject_note
 from survey.stats.segments.definition import Segmentation
 from survey.stats.segments.interaction import InteractionResult, interaction_by_part, interaction_test
@@ -57,11 +57,24 @@ class SegmentEffect:
     def pvalue(self) -> float:
         return float(self.result.decision.pvalue)
 
+    @property
+    def part(self) -> str | None:
+        """The part its effect is on, for a result decided by a family of tests (a checkbox's deciding option:
+        each segment may decide on another one), else None."""
+        return deciding_part(self.result)
+
     def to_dict(self) -> dict:
-        return {"segment": self.segment, "n_personas": self.n_personas, "effect": self.effect, "ci": list(self.ci),
-                "pvalue": self.pvalue, "pvalue_adjusted": self.pvalue_adjusted,
-                "simultaneous_ci": list(self.simultaneous_ci), "n_pairs": int(self.result.n_paired),
-                "exact": bool(getattr(self.result.decision, "exact", True))}
+        out = {"segment": self.segment, "n_personas": self.n_personas, "effect": self.effect, "ci": list(self.ci),
+               "pvalue": self.pvalue, "pvalue_adjusted": self.pvalue_adjusted,
+               "simultaneous_ci": list(self.simultaneous_ci), "n_pairs": int(self.result.n_paired),
+               "exact": bool(getattr(self.result.decision, "exact", True))}
+        return out if self.part is None else {**out, self.result.part_word: self.part, "unit": self.result.unit}
+
+
+def _on(result) -> str:
+    """" on 'stylish'" for a result decided by a family of tests, else nothing."""
+    part = deciding_part(result)
+    return "" if part is None else f" on {result.part_word} '{part}'"
 
 
 @dataclass
@@ -76,7 +89,8 @@ class PopulationEffect:
         return {"effect": float(eff.estimate), "ci": [float(x) for x in eff.ci],
                 "pvalue": float(self.result.decision.pvalue), "design_effect": self.weights.design_effect,
                 "effective_personas": self.weights.effective_personas, "n_pairs": int(self.result.n_paired),
-                "weights": self.weights.to_dict()}
+                "weights": self.weights.to_dict(),
+                **({} if deciding_part(self.result) is None else {self.result.part_word: deciding_part(self.result)})}
 
 
 @dataclass(repr=False)
@@ -101,7 +115,8 @@ class SegmentAnalysis(Display):
     span: float = 1.0  # the scale's range: 1 for shares and P(Yes), said in percentage points
 
     def display_parts(self):
-        rows = [{"segment": s.segment, "personas": s.n_personas, "effect": s.effect, "CI": s.ci, "p": s.pvalue,
+        rows = [{"segment": s.segment, "personas": s.n_personas, "effect": s.effect,
+                 **({} if s.part is None else {s.result.part_word: s.part}), "CI": s.ci, "p": s.pvalue,
                  f"p ({self.adjustment})": s.pvalue_adjusted} for s in self.segments]
         if self.population is not None:
             d = self.population.to_dict()
@@ -133,7 +148,8 @@ class SegmentAnalysis(Display):
         for s in self.segments:
             if s.pvalue_adjusted <= self.alpha:
                 winner = self.a if s.effect > 0 else self.b
-                parts.append(f"{prefix}{s.segment} prefers {winner} by {self._amount(s.effect)} ({self._range(*s.ci)})")
+                parts.append(f"{prefix}{s.segment} prefers {winner} by {self._amount(s.effect)}{_on(s.result)} "
+                             f"({self._range(*s.ci)})")
             else:
                 parts.append(f"{prefix}{s.segment} shows no reliable difference")
         text = "; ".join(parts)
@@ -152,7 +168,7 @@ class SegmentAnalysis(Display):
             unit = "percentage points" if self.span == 1 else "points"
             text += (f"; weighted to the target population, these personas' effect is "
                      f"{d['effect'] * (100 if self.span == 1 else 1):+.3g} "
-                     f"{unit} ({self._range(*d['ci'])}, p = {d['pvalue']:.2g})")
+                     f"{unit}{_on(self.population.result)} ({self._range(*d['ci'])}, p = {d['pvalue']:.2g})")
         return (text + f" (effect {self.unit}, {self.a} − {self.b}; about these personas)") if text else ""
 
     def to_dict(self) -> dict:
@@ -173,8 +189,11 @@ def _pair_matrix(per: list[dict], names: list[str]) -> np.ndarray:
 
 
 def _simultaneous(result, k: int, alpha: float, bounds) -> tuple[float, float]:
+    """The segment's interval simultaneous over the k segments (Bonferroni), and over the tests its own decision is
+    adjusted over (``decision_tests``: a checkbox's options), so that a segment the adjusted p calls no difference
+    never gets a simultaneous interval excluding 0."""
     d = np.array(list(result.per_pair().values()), dtype=float)
-    return effect_ci(d, confidence=1 - alpha / k, bounds=bounds).ci
+    return effect_ci(d, confidence=1 - alpha / (k * getattr(result, "decision_tests", 1)), bounds=bounds).ci
 
 
 def segment_analysis(df, model: str, a: str, b: str, kind, view, opts, segmentation: Segmentation | None,
@@ -202,7 +221,10 @@ def segment_analysis(df, model: str, a: str, b: str, kind, view, opts, segmentat
         # right after the segment's own interval, whose subset means survey.stats.effect still holds
         joint.append(_simultaneous(res, planned, opts.alpha, view.bounds))
     if results:
-        out.unit = getattr(results[0], "unit", view.unit)
+        units = {getattr(r, "unit", view.unit) for r in results}
+        # segments decided by a family of tests may each decide on another part: each is named beside its effect
+        out.unit = units.pop() if len(units) == 1 else \
+            f"{view.unit} each segment's deciding {results[0].part_word}, named beside it"
         adj = adjust_pvalues([float(r.decision.pvalue) for r in results], adjustment)
         k = len(results)
         if k != planned:  # a segment left out: the others' joint intervals are over k segments

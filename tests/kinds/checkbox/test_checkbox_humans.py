@@ -125,10 +125,12 @@ def test_a_prior_analysis_gives_the_same_numbers():
     prior = survey.analyze(src, "A", "B", flips=199, seed=1, alpha=0.05)
     with_prior = checkbox_fidelity(src, humans, prior=prior, **FAST)
     assert to_json(with_prior.to_dict()) == to_json(checkbox_fidelity(src, humans, **FAST).to_dict())
-    # the prior's per-option effects are the ones taken: a marked one shows through
+    # the prior's per-option marginal effects (at the stated confidence, not the ones simultaneous over the options
+    # shown beside the Holm decision) are the ones taken: a marked one shows through
     r = prior["toy"]
-    marked = r.per_option[1]["effect"].__class__(**{**vars(r.per_option[1]["effect"]), "estimate": 0.123})
-    r.per_option[1] = {**r.per_option[1], "effect": marked}
+    assert r.comparisons[1].marginal.confidence == 0.95 and r.per_option[1]["effect"].confidence == 1 - 0.05 / 3
+    marked = r.comparisons[1].marginal.__class__(**{**vars(r.comparisons[1].marginal), "estimate": 0.123})
+    r.comparisons[1].marginal = marked
     taken = checkbox_fidelity(src, humans, prior=prior, **FAST)
     assert taken.per_option[1]["fidelity"].effects[0]["fidelity"].persona_effect == 0.123
     assert taken.per_option[0]["fidelity"].effects[0]["fidelity"].persona_effect != 0.123
