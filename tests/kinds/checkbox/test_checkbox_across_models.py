@@ -22,6 +22,7 @@ import survey
 from survey.kinds.checkbox.parsing import CheckboxScale
 from survey.kinds.checkbox.power import draw_ticks
 from survey.stats.across_models import compare_models, model_heterogeneity
+from survey.stats.tie_breaking import data_seed
 
 OPTIONS = ["comfortable", "stylish", "good value", "durable"]
 
@@ -71,7 +72,7 @@ def test_each_option_is_compared_across_models_against_an_independent_computatio
         para = ticked.groupby(["model", "message", "perturbation", "persona"])["v"].mean().groupby(
             ["model", "message", "perturbation"]).mean()
         d = np.array([para[x]["A"].to_numpy() - para[x]["B"].to_numpy() for x in effects])  # (K, m) on option i
-        u = np.random.default_rng([0, i]).random()  # option i's U: the seed (0) and the option's index
+        u = np.random.default_rng(data_seed(0, i, d)).random()  # option i's U: the seed (0), its index, its data
         assert part["pvalue"] == pytest.approx(brute_heterogeneity(d, u)), part
         raw.append(part["pvalue"])
     holm = multipletests(raw, method="holm")[1]
