@@ -78,7 +78,7 @@ def human_sections(res) -> list:
                                "the models answered as each respondent, the prediction-powered estimate about the "
                                "humans (bars: intervals)."))
     # the answers and the distances in two tables: one of twelve columns needed scrolling sideways at 800 px
-    labels = response_type(res.scale).view.labels
+    labels = response_type(res.scale).fidelity_labels()
     by = ["segment"] if res.by else []
     sec.tables.append({"columns": ["model", "message", *by, "humans", "human shares", "persona shares", "in words"],
                        "rows": [_level_row(x, labels, by) for x in res.levels]})

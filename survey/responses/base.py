@@ -121,6 +121,11 @@ class ResponseType:
         None when no comparison of levels with humans applies to this type; ``fidelity_level`` maps answers there."""
         return tuple(self.view.points), bool(self.view.ordered) or len(self.view.points) == 2
 
+    def fidelity_labels(self) -> dict:
+        """How the comparison with people names each point of ``fidelity_levels`` ("Yes", "4", "0–30"): by default
+        the type's labels."""
+        return dict(self.view.labels)
+
     def fidelity_level(self, answers):
         """The point of ``fidelity_levels`` each answer (a pandas Series) counts as: by default the answer itself."""
         return answers

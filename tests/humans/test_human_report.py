@@ -174,7 +174,7 @@ def test_the_words_follow_the_noise_floor_and_lambda():
     assert level_in_words(level(0.03)).startswith("fairly close:")
     assert level_in_words(level(0.05)).startswith("far: more than twice")
     assert level_in_words(level(0.2)) == "far: farther from people than a uniform guess"
-    assert level_in_words(level(0.01, 0.123)).endswith("answers 0.12 scale points from people's on average")
+    assert level_in_words(level(0.01, 0.123)).endswith("answers 12.3% of the scale's range from people's on average")
     assert ppi_in_words(NS(lam=0.0, n=80, effective_n=80.0, width_ratio=1.0)).startswith(
         "the model's answers are not used")
     assert ppi_in_words(NS(lam=1.0, n=80, effective_n=120.0, width_ratio=0.82)) == (

@@ -113,12 +113,29 @@ class NumericScale(ResponseType):
         return answers.between(self.low, self.high)
 
     def fidelity_levels(self):
-        return tuple(range(LEVELS)), True  # tenths of the range, ordered
+        """The tenths of [low, high], each at its midpoint in the answer's unit, so that a mean over them (the levels
+        table's "human mean") is a number on the question's scale, not a tenth's index."""
+        return self._tenth_midpoints, True
+
+    @cached_property
+    def _tenth_midpoints(self) -> tuple[float, ...]:
+        width = (self.high - self.low) / LEVELS
+        return tuple(self.low + (i + 0.5) * width for i in range(LEVELS))
+
+    def fidelity_labels(self) -> dict:
+        width = (self.high - self.low) / LEVELS
+        return {mid: f"{self.low + i * width:g}–{self.low + (i + 1) * width:g}"
+                for i, mid in enumerate(self._tenth_midpoints)}
 
     def fidelity_level(self, answers):
-        """The tenth of [low, high] each number falls in (0..9; the top edge in the last)."""
+        """The midpoint of the tenth of [low, high] each number falls in (the top edge in the last); an invalid
+        answer (NaN) stays missing, as the other kinds' invalid answers do."""
         tenth = ((answers.astype(float) - self.low) / (self.high - self.low) * LEVELS).clip(0, LEVELS - 1)
-        return tenth.apply(math.floor) if len(tenth) else tenth
+        index = np.floor(tenth.to_numpy(dtype=float, na_value=np.nan))
+        known = ~np.isnan(index)
+        out = np.full(len(index), np.nan)
+        out[known] = np.asarray(self._tenth_midpoints)[index[known].astype(int)]
+        return answers.__class__(out, index=answers.index, dtype=float)
 
     def describe_values(self) -> str:
         return f"a number from {number_text(self.low)} to {number_text(self.high)}"

@@ -24,7 +24,8 @@ def level_in_words(fidelity) -> str:
         words = "far: more than twice the humans' own sampling noise"
     wasserstein = fidelity.distances.get("wasserstein")
     if wasserstein is not None:
-        words += f"; answers {wasserstein['value']:.2f} scale points from people's on average"
+        # the distance puts the K points at 0, 1/(K - 1), ..., 1: a share of the scale's range, not scale points
+        words += f"; answers {wasserstein['value']:.1%} of the scale's range from people's on average"
     return words
 
 

@@ -64,7 +64,7 @@ def persona_answers(table: pd.DataFrame, model: str, message: str, points, *, po
     rows = table[(table["model"] == model) & (table["message"] == message) & table["answer"].notna()]
     if population_only:
         rows = rows[~rows["persona"].astype(str).str.startswith(HUMAN_PREFIX)]
-    answers = rows["answer"].astype(int).to_numpy()
+    answers = rows["answer"].to_numpy(dtype=float)  # a number's level is its tenth's midpoint, not a whole number
     onehot = (answers[:, None] == np.asarray(points)[None, :]).astype(float)
     groups = (rows["persona"].astype(str) + "\x1f" + rows["perturbation"].astype(str)).to_numpy()
     return onehot, groups, rows["persona"].astype(str).to_numpy()

@@ -136,3 +136,25 @@ def test_human_answers_read_as_numbers(tmp_path):
     path.write_text("respondent,message,answer\nh1,A,120\n")
     with pytest.raises(SurveyError, match="a number from 0 to 100"):
         load_humans(path, "numeric0to100", ["A", "B"])
+
+
+def test_fidelity_with_invalid_persona_answers_reads_levels_on_the_answer_scale(tmp_path):
+    # before: an invalid persona answer (NaN) stopped `survey fidelity` with "cannot convert float NaN to integer",
+    # and the levels' "human mean" was the mean tenth's index (4.6 for answers near 100 on 0-200)
+    from survey.reporting.humans import shares_in_labels
+    from survey.responses import response_type
+
+    df = numeric_table(shift=12.0)
+    df.loc[[0, 7], "answer"] = np.nan  # invalid replies, as a run stores them
+    path = tmp_path / "humans.csv"
+    answers = [(f"h{i}", msg, 90 + 3 * i + (10 if msg == "A" else 0)) for i in range(12) for msg in "AB"]
+    path.write_text("respondent,message,answer\n" + "".join(f"{r},{m},{a}\n" for r, m, a in answers))
+    res = survey.fidelity(df, humans=path)
+    level = next(x["fidelity"] for x in res.levels if x["message"] == "A")
+    human_mean = float(np.dot(level.points, level.human))
+    true_mean = np.mean([a for _, m, a in answers if m == "A"])
+    assert abs(human_mean - true_mean) <= 10  # within half a tenth (20 wide) of the humans' own mean
+    persona_mean = float(np.dot(level.points, level.persona))
+    assert abs(persona_mean - df.loc[df["message"] == "A", "answer"].mean()) <= 10
+    labels = response_type("numeric0to200").fidelity_labels()
+    assert shares_in_labels(level.points, level.human, labels).startswith("0–20: 0%, 20–40: 0%")
