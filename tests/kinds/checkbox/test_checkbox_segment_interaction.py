@@ -145,3 +145,21 @@ def test_analyze_by_shows_the_interaction_per_option(study, capsys, tmp_path):
     survey.report(survey.load_source(study.parent / "store.sqlite"), tmp_path / "r", a="sneakers", b="boots")
     html = (tmp_path / "r" / "index.html").read_text()
     assert "The interaction test is run option by option" in html and "p (holm across options)" in html
+
+
+def test_each_segments_row_names_the_option_its_effect_is_of(capsys):
+    # before: each segment's row showed its own deciding option's effect and interval with no option named, so two
+    # rows could be of different options (a store's men on 'durable', its women on 'good value') and read as one
+    df = segmented_table({"x": 0.0, "y": 1.5, "z": -1.5}, n=8, m=8)
+    res = survey.analyze(df, "A", "B", by="segment", flips=999).results[0]
+    rows = res.segments.segments
+    assert all(s.part == s.result.decision.option and s.part in OPTIONS for s in rows)
+    for s, d in zip(rows, res.segments.to_dict()["segments"], strict=True):
+        assert d["option"] == s.part
+        per = {o["option"]: o for o in s.result.per_option}[s.part]
+        assert s.effect == pytest.approx(per["effect"].estimate)  # the row's effect is that option's difference
+    from survey.cli.segments import echo_segments
+
+    echo_segments(res.segments)
+    out = capsys.readouterr().out
+    assert "option" in out and all(s.part in out for s in rows)
