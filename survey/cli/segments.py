@@ -72,6 +72,10 @@ def echo_segments(seg) -> None:
         return
     # a result decided by a family of tests (a checkbox): each effect is on its own deciding part, named
     word = next((s.result.part_word for s in seg.segments if s.part is not None), None)
+    from survey.stats.multiplicity import deciding_part
+
+    if word is None and seg.population is not None and deciding_part(seg.population.result) is not None:
+        word = seg.population.result.part_word  # a target alone: the weighted effect's part, named too
     rows = [[s.segment, s.n_personas, s.effect, *([s.part] if word else []), f"[{s.ci[0]:+.4g}, {s.ci[1]:+.4g}]",
              s.pvalue, s.pvalue_adjusted, f"[{s.simultaneous_ci[0]:+.4g}, {s.simultaneous_ci[1]:+.4g}]"]
             for s in seg.segments]

@@ -152,7 +152,6 @@ class SegmentAnalysis(Display):
                              f"({self._range(*s.ci)})")
             else:
                 parts.append(f"{prefix}{s.segment} shows no reliable difference")
-        text = "; ".join(parts)
         if self.interaction is not None:
             differ = ("the segments differ" if self.interaction.pvalue <= self.alpha
                       else "the segments do not differ reliably")
@@ -160,15 +159,16 @@ class SegmentAnalysis(Display):
             if i.parts is not None:  # a family: the deciding part named, its p Holm-adjusted across the parts
                 differ = (f"the segments differ on {i.part_word} '{i.part}'" if i.pvalue <= self.alpha else
                           f"the segments do not differ reliably on any {i.part_word}")
-                text += f"; {differ}, p = {i.pvalue:.2g} (Holm over {len(i.parts)} {i.part_word}s)"
+                parts.append(f"{differ}, p = {i.pvalue:.2g} (Holm over {len(i.parts)} {i.part_word}s)")
             else:
-                text += f"; {differ}, p = {i.pvalue:.2g}"
+                parts.append(f"{differ}, p = {i.pvalue:.2g}")
         if self.population is not None:
             d = self.population.to_dict()
             unit = "percentage points" if self.span == 1 else "points"
-            text += (f"; weighted to the target population, these personas' effect is "
-                     f"{d['effect'] * (100 if self.span == 1 else 1):+.3g} "
-                     f"{unit}{_on(self.population.result)} ({self._range(*d['ci'])}, p = {d['pvalue']:.2g})")
+            parts.append(f"weighted to the target population, these personas' effect is "
+                         f"{d['effect'] * (100 if self.span == 1 else 1):+.3g} "
+                         f"{unit}{_on(self.population.result)} ({self._range(*d['ci'])}, p = {d['pvalue']:.2g})")
+        text = "; ".join(parts)  # a target alone has no segment: the sentence starts at the weighted effect
         return (text + f" (effect {self.unit}, {self.a} − {self.b}; about these personas)") if text else ""
 
     def to_dict(self) -> dict:

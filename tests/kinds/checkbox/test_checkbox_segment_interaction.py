@@ -163,3 +163,20 @@ def test_each_segments_row_names_the_option_its_effect_is_of(capsys):
     echo_segments(res.segments)
     out = capsys.readouterr().out
     assert "option" in out and all(s.part in out for s in rows)
+
+
+def test_a_target_alone_reads_as_one_sentence_naming_the_option(tmp_path, capsys):
+    # before: with a target and no segments the sentence began "; weighted to the target population, ..." and did
+    # not say which option the weighted effect was of
+    target = tmp_path / "target.csv"
+    target.write_text("attribute,level,share\nsegment,x,0.5\nsegment,y,0.3\nsegment,z,0.2\n")
+    df = segmented_table({"x": 0.0, "y": 1.5, "z": -1.5}, n=8, m=8)
+    res = survey.analyze(df, "A", "B", weights=survey.read_target(target), flips=999).results[0]
+    words, pop = res.segments.sentence(), res.segments.population.to_dict()
+    assert words.startswith("weighted to the target population, these personas' effect is ")
+    assert pop["option"] == res.segments.population.result.decision.option and f"on option '{pop['option']}'" in words
+    from survey.cli.segments import echo_segments
+
+    echo_segments(res.segments)
+    out = capsys.readouterr().out
+    assert "on option" in out and pop["option"] in out
