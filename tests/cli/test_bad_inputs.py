@@ -172,6 +172,12 @@ def files(tmp_path_factory) -> dict[str, Path]:
         "cb_empty_name": 'type = "checkbox"\noptions = ["", "b"]', "cb_int": 'type = "checkbox"\noptions = [1, 2]',
         "cb_elicit": 'type = "checkbox"\noptions = ["a", "b"]\nelicit = "distribution"',
         "cb_name_reversed": 'type = "checkbox6-4-2"', "rank_two": 'type = "rank"',
+        # once accepted: "2" in a reply read as the second option whatever was named "2"; "none" read as no tick
+        # alone but as the option in a list; no box allowed at all; a "|" that splits the table's option names
+        "cb_number_name": 'type = "checkbox"\noptions = ["2", "1", "3"]',
+        "cb_none_name": 'type = "checkbox"\noptions = ["None", "some"]\nmin_choices = 0',
+        "cb_max_zero": 'type = "checkbox"\noptions = ["a", "b"]\nmin_choices = 0\nmax_choices = 0',
+        "cb_pipe_name": 'type = "checkbox"\noptions = ["a|b", "c"]',
         "rating_reversed": 'type = "rating"\nlow = 5\nhigh = 1',
     }
     for name, question in kinds.items():
@@ -546,6 +552,11 @@ CASES = [
     ("run", "{rank4_on_three}", "--dry-run"),
     ("run", "{rank_elicit}", "--dry-run"),
     ("run", "{rank_dup_message}", "--dry-run"),
+    ("run", "{cb_number_name}", "--dry-run"),
+    ("run", "{cb_none_name}", "--dry-run"),
+    ("run", "{cb_max_zero}", "--dry-run"),
+    ("run", "{cb_pipe_name}", "--dry-run"),
+    ("plan", "--delta", "0.3", "--no-plot", "--scale", "checkbox4-0-0"),
     ("plan", "--delta", "0.3", "--no-plot", "--scale", "numeric5to1"),
     ("plan", "--delta", "0.3", "--no-plot", "--scale", "checkbox13"),
     ("plan", "--delta", "0.3", "--no-plot", "--scale", "checkbox4-3-2"),
@@ -698,6 +709,11 @@ SAYS = {
     ("run", "{cb_zero}", "--dry-run"): "a checkbox question needs options: give at least 2",
     ("run", "{cb_duplicate}", "--dry-run"): "option 'A' is listed twice; give each option once",
     ("run", "{cb_13}", "--dry-run"): "a checkbox question takes 2 to 12 options; got 13",
+    ("run", "{cb_number_name}", "--dry-run"): "option '2' is a bare number, which a reply reads as an option's position",
+    ("run", "{cb_none_name}", "--dry-run"): "option 'None' is what a reply says when it ticks nothing",
+    ("run", "{cb_max_zero}", "--dry-run"): "max_choices = 0 lets no option be ticked",
+    ("run", "{cb_pipe_name}", "--dry-run"): "option 'a|b' holds '|'",
+    ("plan", "--delta", "0.3", "--no-plot", "--scale", "checkbox4-0-0"): "max_choices = 0 lets no option be ticked",
     ("run", "{rank_dup_message}", "--dry-run"): "messages: duplicate name(s) boots",
     ("run", "{num_elicit}", "--dry-run"): "type = 'numeric' has no single answer to state one for: remove elicit",
     ("run", "{cb_elicit}", "--dry-run"): "type = 'checkbox' has no single answer to state one for: remove elicit",

@@ -47,6 +47,22 @@ def check_options(options, min_choices: int, max_choices: int) -> tuple[str, ...
     dup = next((o for i, o in enumerate(options) if seen.index(o.casefold()) != i), None)
     if dup is not None:
         raise SurveyError(f"option '{dup}' is listed twice; give each option once")
+    # "2" in a reply is the second option: an option named "2" elsewhere could not be told apart from it (a scale
+    # built from its name, "checkbox4", names each option by its own number, which is no ambiguity)
+    number = next((o for i, o in enumerate(options) if o.isdigit() and int(o) != i + 1), None)
+    if number is not None:
+        raise SurveyError(f"option '{number}' is a bare number, which a reply reads as an option's position: name it "
+                          f"in words (e.g. '{number} pairs')")
+    piped = next((o for o in options if "|" in o), None)
+    if piped is not None:  # the table's `options` column joins the names with "|"
+        raise SurveyError(f"option '{piped}' holds '|', which joins the option names in the table: use another "
+                          "character")
+    none = next((o for o in options if o.casefold() in _NONE), None)
+    if none is not None:
+        raise SurveyError(f"option '{none}' is what a reply says when it ticks nothing: name it otherwise, or allow "
+                          "no tick with min_choices = 0")
+    if max_choices < 1:
+        raise SurveyError("max_choices = 0 lets no option be ticked, so every answer is 'none': allow at least 1")
     if not 0 <= min_choices <= max_choices:
         raise SurveyError(f"min_choices must be at most max_choices; got min_choices = {min_choices}, "
                           f"max_choices = {max_choices}")
@@ -126,6 +142,7 @@ class CheckboxScale(ResponseType):
     def parse(self, text: str | None) -> int | None:
         if not text or not text.strip():
             return None
+        text = self._named_whole(text)
         rest = text.split(":", 1)[1] if ":" in text else text
         names = {o.casefold(): i for i, o in enumerate(self.options)}
         rest = self._protect_names(rest, names)
@@ -152,6 +169,23 @@ class CheckboxScale(ResponseType):
             names.setdefault(token, names[name])
             rest = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", token, rest, flags=re.IGNORECASE)
         return rest
+
+    @cached_property
+    def _joined_names(self) -> list[tuple[re.Pattern, str]]:
+        """The options whose names hold a separator (",", "and", "/", ...) or a colon, longest first, each with
+        the pattern that finds it named whole in a reply: a reply naming "black and white" means that option."""
+        joined = [(i, o) for i, o in enumerate(self.options) if _SPLIT.search(o) or ":" in o]
+        return [(re.compile(r"(?<!\w)" + re.escape(o) + r"(?!\w)", re.IGNORECASE), str(i + 1))
+                for i, o in sorted(joined, key=lambda x: -len(x[1]))]
+
+    def _named_whole(self, text: str) -> str:
+        """``text`` with each option whose name holds a separator, where named whole, replaced by its number (the
+        list echoed, "2. black and white", keeps its number only)."""
+        for pattern, number in self._joined_names:
+            text = re.sub(r"(?<!\d)" + number + r"\s*[.)\-:]\s*" + pattern.pattern, number, text,
+                          flags=re.IGNORECASE)
+            text = pattern.sub(number, text)
+        return text
 
     def ticked(self, mask: int) -> list[str]:
         return [o for i, o in enumerate(self.options) if int(mask) >> i & 1]
