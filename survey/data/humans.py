@@ -198,6 +198,8 @@ def _answers(rows: pd.DataFrame, rtype, source: str, coded: bool = False) -> pd.
 
 def _quoted(value) -> str:
     """An answer as an error names it: quoted when it holds a comma or a space, which would blur a list of them."""
+    if value is None or (isinstance(value, float) and value != value) or value is pd.NA or not str(value).strip():
+        return "an empty answer"  # a blank cell, read as NaN: "found nan" named nothing the user wrote
     text = str(value)
     return f"'{text}'" if any(c in text for c in ", ") else text
 

@@ -245,6 +245,15 @@ def files(tmp_path_factory) -> dict[str, Path]:
     f["humans_checkbox_option"].write_text('respondent,message,answer\nh1,A,"1, 7"\nh1,B,2\n')
     f["humans_rank_twice"] = d / "humans_rank_twice.csv"
     f["humans_rank_twice"].write_text("respondent,A,B,C\nr1,1,1,3\n")
+    # a blank cell: once "found nan", which names nothing the user wrote; a rank left out; a checkbox word
+    f["humans_numeric_blank"] = d / "humans_numeric_blank.csv"
+    f["humans_numeric_blank"].write_text("respondent,message,answer\nh1,A,\nh1,B,20\n")
+    f["humans_rank_blank"] = d / "humans_rank_blank.csv"
+    f["humans_rank_blank"].write_text("respondent,message,answer\nr1,A,1\nr1,B,2\nr1,C,\n")
+    f["humans_rank_missing"] = d / "humans_rank_missing.csv"
+    f["humans_rank_missing"].write_text("respondent,message,answer\nr1,A,1\nr1,B,2\nr1,C,3\nr2,A,1\nr2,B,2\n")
+    f["humans_checkbox_word"] = d / "humans_checkbox_word.csv"
+    f["humans_checkbox_word"].write_text('respondent,message,answer\nh1,A,cheap\nh1,B,2\n')
     # anchor files: a statement with ': ' left unquoted (YAML reads a mapping), a statement repeated
     ssr = sim.replace('type = "binary"', 'type = "ssr"\nanchors = "{}"').replace("mu = 0.45\n", "")
     for name, second in (("anchors_colon", "I would: buy it"), ("anchors_repeat", "No")):
@@ -565,6 +574,10 @@ CASES = [
     ("fidelity", "{numeric_table}", "--humans", "{humans_numeric_range}"),
     ("analyze", "{checkbox_table}", "--humans", "{humans_checkbox_option}"),
     ("fidelity", "{rank_table}", "--humans", "{humans_rank_twice}"),
+    ("fidelity", "{numeric_table}", "--humans", "{humans_numeric_blank}"),
+    ("fidelity", "{rank_table}", "--humans", "{humans_rank_blank}"),
+    ("analyze", "{rank_table}", "--humans", "{humans_rank_missing}"),
+    ("fidelity", "{checkbox_table}", "--humans", "{humans_checkbox_word}"),
     ("run", "{maxdiff_subset_5}", "--dry-run"),
     ("run", "{maxdiff_subset_2}", "--dry-run"),
     ("run", "{pick_one}", "--dry-run"),
@@ -725,6 +738,12 @@ SAYS = {
     ("fidelity", "{numeric_table}", "--humans", "{humans_numeric_range}"): "found 500 in line(s) 3",
     ("analyze", "{checkbox_table}", "--humans", "{humans_checkbox_option}"): "found '1, 7' in line(s) 2",
     ("fidelity", "{rank_table}", "--humans", "{humans_rank_twice}"): "respondent 'r1' gave ranks 1, 1, 3",
+    ("fidelity", "{numeric_table}", "--humans", "{humans_numeric_blank}"): "found an empty answer in line(s) 2",
+    ("fidelity", "{rank_table}", "--humans", "{humans_rank_blank}"): "line 4: a ranking's human answer is the rank "
+                                                                      "given to the row's message, a whole number "
+                                                                      "from 1 (best) to 3; found an empty answer",
+    ("analyze", "{rank_table}", "--humans", "{humans_rank_missing}"): "respondent 'r2' gave ranks 1, 2",
+    ("fidelity", "{checkbox_table}", "--humans", "{humans_checkbox_word}"): "found cheap in line(s) 2",
     ("analyze", "{question_empty}"): "every row needs a question id (or drop the column: one question)",
     ("analyze", "{questions}", "--question", "nope"): "no question 'nope': the source asks buy, recommend",
     ("plan", "--delta", "0.3", "--no-plot", "--family", "bh"): "--family describes a family of questions",

@@ -154,7 +154,7 @@ class RankOrder(ResponseType):
         if bad.any():
             line = table.index[bad][0]
             raise SurveyError(f"{source}: line {line}: a ranking's human answer is the rank given to the row's message, "
-                              f"a whole number from 1 (best) to {self.k}; found {table['answer'][line]!r}")
+                              f"a whole number from 1 (best) to {self.k}; found {_given(table['answer'][line])}")
         messages = sorted(set(table["message"]))
         if len(messages) != self.k:
             raise SurveyError(f"{source}: a ranking of {self.k} needs every respondent's rank of each of {self.k} "
@@ -191,3 +191,9 @@ def rank_from_name(scale: str) -> RankOrder | None:
     """The type a ``rankK`` name stands for; None for any other name (a rank2 or rank8 is refused by RankOrder)."""
     match = _NAME.match(scale) if isinstance(scale, str) else None
     return RankOrder(int(match.group(1))) if match else None
+
+
+def _given(value) -> str:
+    """A human answer as an error names it: a blank cell (NaN once read) is "an empty answer", not "nan"."""
+    blank = value is None or (isinstance(value, float) and np.isnan(value)) or not str(value).strip()
+    return "an empty answer" if blank else repr(value)
