@@ -332,6 +332,15 @@ def open_source(path, study: str | None = None, *args, **keywords):
     """survey.load_source on a table, a store, or a study file (its store, see ``study_store``): one resolver
     for every command that reads answers."""
     from survey.data.sources import load_source
+    from survey.errors import TableError
 
     store, name = study_store(path, study)
-    return load_source(store, name, *args, **keywords)
+    try:
+        return load_source(store, name, *args, **keywords)
+    except TableError as exc:  # the table layer knows tables and stores; here a study file opens too
+        text = str(exc)
+        if "unknown table format" in text:
+            raise TableError(f"{text}, or a .toml study file") from None
+        if text.endswith("a .sqlite store)"):
+            raise TableError(f"{text[:-1]}, or a .toml study file)") from None
+        raise

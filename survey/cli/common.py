@@ -171,7 +171,7 @@ def alpha_option(default=0.05, help="significance level of the tests"):
 # seconds of CPU): the commands check here first, in the same words as survey.data.sources, survey.study.spec
 # and the store, which check again for Python callers.
 _MISSING = {
-    "source": "{path}: no such file (give a .csv/.parquet table or a .sqlite store)",
+    "source": "{path}: no such file (give a .csv/.parquet table, a .sqlite store or a .toml study file)",
     "study": "{path}: no such study file",
     "store": "{path}: no such store; `survey run STUDY.toml` creates it",
     "humans": "{path}: no such human file",

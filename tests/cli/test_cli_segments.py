@@ -177,3 +177,8 @@ def test_an_unknown_suffix_names_stores_and_study_files(tmp_path, capsys):
     odd.write_text("{}")
     code, _, err = run_cli(capsys, "analyze", odd)
     assert code == 2 and ".sqlite store" in err and ".toml" in err
+
+
+def test_a_missing_source_names_every_form_a_command_opens(tmp_path, capsys):
+    code, _, err = run_cli(capsys, "analyze", tmp_path / "nowhere.json")
+    assert code == 2 and ".sqlite store" in err and ".toml study file" in err
