@@ -335,6 +335,8 @@ def open_source(path, study: str | None = None, *args, **keywords):
     from survey.errors import TableError
 
     store, name = study_store(path, study)
+    if name is not None:
+        _require_answers(path, store, name)
     try:
         return load_source(store, name, *args, **keywords)
     except TableError as exc:  # the table layer knows tables and stores; here a study file opens too
@@ -344,3 +346,16 @@ def open_source(path, study: str | None = None, *args, **keywords):
         if text.endswith("a .sqlite store)"):
             raise TableError(f"{text[:-1]}, or a .toml study file)") from None
         raise
+
+
+def _require_answers(path, store: Path, name: str) -> None:
+    """A study file whose store holds none of its answers yet (a fielded study's store exists from the first
+    respondent, before any model ran) says what to do, not that the store has no such study."""
+    from survey.data.sources import is_store
+
+    if not is_store(store):
+        return  # the table layer names what the path is
+    with Store(store, read_only=True) as st:
+        if name not in st.studies():
+            raise SurveyError(f"{path}: its store {store} holds no answers of study '{name}' yet: "
+                              f"`survey run {path}` first")

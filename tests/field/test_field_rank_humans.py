@@ -77,3 +77,18 @@ def test_a_rerun_after_fielding_a_ranking_asks_no_query_about_the_respondents(fi
     survey.Study.from_toml(study).run(yes=True)
     table = survey.Study.from_toml(study).table()
     assert len(table) == before and not table["persona"].astype(str).str.startswith("human-").any()
+
+
+def test_a_fielded_study_read_before_its_run_says_to_run_it(tmp_path, capsys):
+    """The field server makes the store before any model ran: reading the study then names the run to do, in one
+    line (it said the store had no such study and none at all)."""
+    study = write_study(tmp_path, question='type = "rank"', extra=SANDALS, name="f_rank")
+    field_server(study, rng=random.Random(5)).close()
+    assert (tmp_path / "store.sqlite").exists()
+    for command in ("fidelity", "analyze"):
+        code, out, err = run_cli(capsys, command, study)
+        assert code == 2 and out == ""
+        assert err.strip().splitlines() == [f"error: {study}: its store {tmp_path / 'store.sqlite'} holds no answers "
+                                            f"of study 'f_rank' yet: `survey run {study}` first"]
+    code, out, _ = run_cli(capsys, "fidelity", study, "--json")
+    assert code == 2 and "`survey run" in json.loads(out)["error"]
