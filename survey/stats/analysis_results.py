@@ -11,6 +11,7 @@ from survey.data.completeness import Completeness
 from survey.responses import response_type
 from survey.responses.view import AnalysisView
 from survey.stats.kinds import CompareOptions, kind_of
+from survey.stats.multiplicity import deciding_part
 
 
 class Analysis(Display, dict):
@@ -53,11 +54,17 @@ class Analysis(Display, dict):
         return bool(decision_pvalue(r) <= self.alpha)
 
     def display_parts(self):
-        rows = [{"model": r.model, "messages": f"{r.a} vs {r.b}", "effect": r.effect.estimate, "CI": r.effect.ci,
+        # a result decided by a family of tests (a checkbox's options): its effect and p are its deciding part's
+        word = next((r.part_word for r in self.results if deciding_part(r) is not None), None)
+        rows = [{"model": r.model, "messages": f"{r.a} vs {r.b}", **({word: deciding_part(r)} if word else {}),
+                 "effect": r.effect.estimate, "CI": r.effect.ci,
                  "p": decision_pvalue(r), "decided by": ("sequential test" if r.sequential
                                                          else self.kind.decided_by.replace("_", "-") + " test"),
                  "significant": self.significant(r)} for r in self.results]
         notes = [f"effect: {self.view.effect_unit}, A − B"]
+        if word:
+            notes.append(f"{word}: the deciding {word}, the one with the smallest Holm-adjusted p over the "
+                         f"{word}s; its effect, interval and Holm p are shown")
         notes += [f"WARNING: {w}" for r in self.results for w in r.warnings]
         notes += [r.segments.sentence() for r in self.results if r.segments is not None]
         notes += (self.completeness.warnings() if self.completeness else []) + [f"left out: {x}" for x in self.left_out]

@@ -43,6 +43,15 @@ def test_the_result_names_its_deciding_option():
     assert r.deciding_part == option and r.decision_tests == 4
 
 
+def test_the_analysis_repr_names_the_option_beside_its_holm_p():
+    """The top-level Analysis shows the deciding option's effect and Holm p: the option is named in its row."""
+    res = survey.analyze(segmented_table({"all": 1.0}), "A", "B", flips=999)
+    option = res["m"].decision.option
+    row = next(line for line in repr(res).splitlines() if line.strip().startswith("model m"))
+    assert f"option {option}, effect" in row
+    assert "the deciding option, the one with the smallest Holm-adjusted p over the options" in repr(res)
+
+
 def test_several_questions_name_the_option_in_the_scorecard(tmp_path):
     one = segmented_table({"all": 1.0}, seed=1).assign(question="fit")
     two = segmented_table({"all": -1.0}, seed=2).assign(question="look")
