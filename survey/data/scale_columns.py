@@ -14,6 +14,8 @@
   Best-worst scaling has the same ``shown`` columns, ``answer`` = 10 * best + worst position, and ``best``
   and ``worst`` (the messages) instead of ``chosen``. A ranking has ``answer`` = the positions' digits, best
   first (213), and ``ranking`` (the messages in ranked order, "boots|sneakers|sandals") instead of ``chosen``.
+* a numeric question with a ``unit``: ``unit`` (what its number counts, "US dollars"); a checkbox question:
+  ``options`` (its option names, joined by "|").
 * a balanced scale (question order "both"): ``direction`` ("forward" or "reversed"), the direction the
   row's scale was shown in; its ``answer`` is already mapped back to the forward scale's score and its
   ``response`` keeps what the model said.
@@ -79,6 +81,9 @@ def add_scale_columns(df: pd.DataFrame) -> pd.DataFrame:
     options = extras.map(lambda e: e.get("options"))  # a checkbox question's option names
     if options.notna().any():
         df["options"] = options.map(lambda v: "|".join(v) if isinstance(v, list) else None).astype(object)
+    unit = extras.map(lambda e: e.get("unit"))  # what a numeric question's number counts ("US dollars")
+    if unit.notna().any():
+        df["unit"] = unit.astype(object)
     shown = extras.map(lambda e: e.get("shown"))
     if shown.notna().any():
         _add_shown(df, shown, extras.map(lambda e: e.get("shown_perturbations")))

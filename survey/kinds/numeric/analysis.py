@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from survey.errors import SurveyError
-from survey.kinds.numeric.parsing import TRIM, from_name
+from survey.kinds.numeric.parsing import TRIM, from_name, number_text
 from survey.kinds.numeric.power import NumericPlan, draw_cells
 from survey.stats.comparison import compare_messages, mean_interval
 from survey.stats.kinds.base import Kind
@@ -33,6 +33,29 @@ def summarised_rows(df: pd.DataFrame, model: str, a: str, b: str, summary: str) 
     return rows
 
 
+def table_unit(df: pd.DataFrame) -> str | None:
+    """What the number counts ("US dollars"), from the rows' ``unit`` column (a run stores the question's); None
+    when the rows do not say."""
+    if "unit" not in df:
+        return None
+    named = [str(u) for u in df["unit"].dropna() if str(u).strip()]
+    return named[0] if named else None
+
+
+def unit_words(df: pd.DataFrame, view) -> tuple[str, str]:
+    """(what the effect is a difference of, what one unit of it is called): the question's unit where the rows
+    name it, else the range ("on the 0–300 scale", never the scale's code name); log units for the log summary."""
+    unit = table_unit(df)
+    summary = from_name(view.scale).summary
+    low, high = (number_text(x) for x in view.points)
+    if summary == "log":
+        return (f"{view.quantity}, value in {unit}" if unit else f"{view.quantity}, value on the {low}–{high} scale",
+                "log(1 + value) units")
+    if unit:
+        return f"{view.quantity} in {unit}", unit
+    return f"{view.quantity} on the {low}–{high} scale", f"on the {low}–{high} scale"
+
+
 class Numeric(Kind):
     name = "numeric"
     weighted = True
@@ -45,8 +68,12 @@ class Numeric(Kind):
         rows = summarised_rows(df, model, a, b, from_name(view.scale).summary)
         c = compare_messages(rows, model, a, b, alternative=opts.alternative, n_resamples=opts.flips,
                              seed=opts.seed, confidence=opts.confidence, pairing=opts.pairing, weights=opts.weights)
-        return replace(c, mean_scores={m: mean_interval(c.theta_bar[m], c.effect.confidence, view.low, view.high)
-                                       for m in (a, b)})
+        return replace(c, unit=unit_words(df, view)[0],
+                       mean_scores={m: mean_interval(c.theta_bar[m], c.effect.confidence, view.low, view.high)
+                                    for m in (a, b)})
+
+    def measured_in(self, df, view):
+        return unit_words(df, view)
 
     def simulate(self, view, n, m, r, *, delta=0.0, sigma=1.0, rho=0.3, tau=1.0, seed=None, m_b=None,
                  messages=("A", "B"), model="simulated", **rest):

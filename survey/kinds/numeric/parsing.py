@@ -95,6 +95,8 @@ class NumericScale(ResponseType):
         if summary == "log" and low < 0:
             raise SurveyError(f"summary = 'log' compares log(1 + value) and needs min >= 0; got min = {number_text(low)}")
         self.low, self.high, self.summary, self.unit = low, high, summary, unit
+        if unit:  # stored with every reply: the table's `unit` column, which the analysis and text name
+            self.reply_extra = {"unit": unit}
         self.scale = f"numeric{number_text(low)}to{number_text(high)}" + ("" if summary == "mean" else f"_{summary}")
         words = f" in {unit}" if unit else ""
         self.template = template or ('A customer said: "{perturbation}" How much would you pay for it' + words

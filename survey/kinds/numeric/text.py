@@ -13,8 +13,8 @@ def echo_numeric(res, r) -> None:
     view = response_type(r.scale).view
     lo, hi = r.effect.ci
     header(r)
-    click.echo(f"effect = {view.of(r.a)} - {view.of(r.b)} = {r.effect.estimate:+.4g} ({view.quantity} on "
-               f"{r.scale}), {r.effect.confidence:.0%} CI [{lo:+.4g}, {hi:+.4g}]")
+    click.echo(f"effect = {view.of(r.a)} - {view.of(r.b)} = {r.effect.estimate:+.4g} ({r.unit}), "
+               f"{r.effect.confidence:.0%} CI [{lo:+.4g}, {hi:+.4g}]")
     click.echo(f"{view.quantity} by message: " + ", ".join(f"{m} {v:.4g}" for m, v in r.means.items()))
     tests_and_decision(res, r)
 

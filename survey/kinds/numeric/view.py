@@ -15,7 +15,7 @@ def numeric_headline(c, view, alpha: float, completeness=None) -> str:
     means = {m: v["mean"] for m, v in (c.mean_scores or {}).items()}
     lo, hi = c.effect.ci
     said = (f"{view.quantity.capitalize()} {means.get(c.a, float('nan')):.4g} for “{c.a}” and "
-            f"{means.get(c.b, float('nan')):.4g} for “{c.b}” ({view.scale}), a difference of {c.effect.estimate:+.4g} "
+            f"{means.get(c.b, float('nan')):.4g} for “{c.b}” ({c.unit}), a difference of {c.effect.estimate:+.4g} "
             f"({c.effect.confidence:.0%} CI {lo:+.4g} to {hi:+.4g})")
     partial = incomplete_note(completeness, c.model)
     if significant(c, alpha):

@@ -166,6 +166,11 @@ class Kind:
         points = f", in points of the {view.scale} scale" if view.ranged else ""
         return f"effect = {view.of(a)} − {view.of(b)}{points}"
 
+    def measured_in(self, df: pd.DataFrame, view: AnalysisView) -> tuple[str, str | None]:
+        """(what an effect is a difference of, for titles; what one unit of it is called in sentences, None for
+        points: percentage points on a 0–1 range) for the rows ``df``: a kind whose rows name their unit says it."""
+        return view.unit, None
+
     def label_words(self, view: AnalysisView, source: str) -> str:
         """Where agreement's cell labels come from (``source``: "expected" or "mean"), for people."""
         return f"the {view.scale} point nearest each cell's {source} score"

@@ -113,6 +113,7 @@ class SegmentAnalysis(Display):
     left_out: list[str] = field(default_factory=list)
     attribute: str | None = None  # the attribute segmented by, for sentences ("gender male prefers ...")
     span: float = 1.0  # the scale's range: 1 for shares and P(Yes), said in percentage points
+    amount_unit: str | None = None  # what one unit of the effect is called ("US dollars"); None: points
 
     def display_parts(self):
         rows = [{"segment": s.segment, "personas": s.n_personas, "effect": s.effect,
@@ -135,6 +136,8 @@ class SegmentAnalysis(Display):
                 f"null: {i.null}"]
 
     def _amount(self, x: float) -> str:
+        if self.amount_unit:
+            return f"{abs(x):.3g} {self.amount_unit}"
         return f"{abs(x) * 100:.0f} percentage points" if self.span == 1 else f"{abs(x):.2g} points"
 
     def _range(self, lo: float, hi: float) -> str:
@@ -164,7 +167,7 @@ class SegmentAnalysis(Display):
                 parts.append(f"{differ}, p = {i.pvalue:.2g}")
         if self.population is not None:
             d = self.population.to_dict()
-            unit = "percentage points" if self.span == 1 else "points"
+            unit = self.amount_unit or ("percentage points" if self.span == 1 else "points")
             parts.append(f"weighted to the target population, these personas' effect is "
                          f"{d['effect'] * (100 if self.span == 1 else 1):+.3g} "
                          f"{unit}{_on(self.population.result)} ({self._range(*d['ci'])}, p = {d['pvalue']:.2g})")
@@ -203,7 +206,8 @@ def segment_analysis(df, model: str, a: str, b: str, kind, view, opts, segmentat
     ``opts``: the CompareOptions of the pooled comparison."""
     if adjustment not in SEGMENT_ADJUSTMENTS:
         raise SurveyError(f"adjustment across segments must be holm or bonferroni; got '{adjustment}'")
-    out = SegmentAnalysis(model, a, b, segmentation.by if segmentation else None, view.unit,
+    unit, amount_unit = kind.measured_in(df, view)
+    out = SegmentAnalysis(model, a, b, segmentation.by if segmentation else None, unit, amount_unit=amount_unit,
                           adjustment=adjustment, alpha=opts.alpha, span=view.span,
                           attribute=segmentation.attribute if segmentation else None)
     results, names, sizes, joint = [], [], [], []

@@ -158,3 +158,33 @@ def test_fidelity_with_invalid_persona_answers_reads_levels_on_the_answer_scale(
     assert abs(persona_mean - df.loc[df["message"] == "A", "answer"].mean()) <= 10
     labels = response_type("numeric0to200").fidelity_labels()
     assert shares_in_labels(level.points, level.human, labels).startswith("0–20: 0%, 20–40: 0%")
+
+
+@pytest.mark.parametrize("unit, said", [("US dollars", "mean in US dollars"), (None, "mean on the 0–200 scale")])
+def test_the_effect_is_said_in_the_questions_unit(tmp_path, capsys, unit, said):
+    """The effect line and the segments' sentence name the question's unit where the table carries it (a run
+    stores it with every reply), else the range, never the scale's code name nor "points"."""
+    from cli_result import run_cli
+
+    df = numeric_table(shift=40.0).assign(segment=lambda t: np.where(t["persona"] < "p5", "young", "old"))
+    if unit:
+        df["unit"] = unit
+    r = survey.analyze(df, "A", "B", by="segment", flips=199)["m"]
+    amount = unit or "on the 0–200 scale"
+    assert r.unit == said and r.segments.unit == said
+    sentence = r.segments.sentence()
+    assert f" {amount} (CI" in sentence and " points" not in sentence
+    df.to_csv(tmp_path / "t.csv", index=False)
+    code, out, err = run_cli(capsys, "analyze", tmp_path / "t.csv", "--by", "segment", "--flips", "199")
+    assert code == 0, err
+    assert f"({said}), 95% CI" in out and "numeric0to200)" not in out and " points" not in out
+
+
+def test_a_run_stores_the_unit_as_a_column():
+    from survey.data.scale_columns import add_scale_columns
+
+    scale = NumericScale(0, 300, unit="US dollars")
+    assert dict(scale.reply_extra) == {"unit": "US dollars"} and not NumericScale(0, 300).reply_extra
+    rows = pd.DataFrame({"p_yes": [None], "answer": [12.0], "scale": [scale.scale], "message": ["A"],
+                         "extra": ['{"unit": "US dollars"}']})
+    assert list(add_scale_columns(rows)["unit"]) == ["US dollars"]
