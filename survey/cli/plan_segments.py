@@ -11,6 +11,9 @@ from survey import SurveyError
 from survey.cli.common import echo_json, print_table
 
 
+DEFAULT_PAIRS, DEFAULT_REPLICATES = 20, 5  # a segment plan's design when neither the options nor a study give one
+
+
 def segment_options(f):
     for opt in reversed([
         click.option("--segments", "segments", type=int, default=None,
@@ -22,10 +25,11 @@ def segment_options(f):
         click.option("--interaction-delta", type=float, default=None,
                      help="also plan the interaction of two segments whose effects differ by this (latent logit; "
                      "their effects are delta +/- half of it)"),
-        click.option("--pairs", type=int, default=20, show_default=True,
-                     help="segment plans: paraphrase pairs m"),
-        click.option("--replicates", type=int, default=5, show_default=True,
-                     help="segment plans: replicates r per persona and paraphrase"),
+        click.option("--pairs", type=int, default=None,
+                     help=f"segment plans: paraphrase pairs m [default: STUDY's paraphrases, else {DEFAULT_PAIRS}]"),
+        click.option("--replicates", type=int, default=None,
+                     help=f"segment plans: replicates r per persona and paraphrase [default: STUDY's replicates, "
+                          f"else {DEFAULT_REPLICATES}]"),
         click.option("--adjustment", type=click.Choice(["holm", "bonferroni"]), default="holm", show_default=True,
                      help="segment plans: multiplicity adjustment across the segments"),
     ]):
@@ -122,7 +126,8 @@ def run_segment_plan(params, source, opts: dict, given: dict, as_json: bool, stu
     else:
         sizes, total = segment_sizes(opts["segments"], opts["persona_set"], opts["by"])
         words = f"{opts['persona_set']} by {opts['by']}"
-    res = plan_segments(params, sizes, pairs=opts["pairs"], replicates=opts["replicates"],
+    (pairs, replicates), design = planned_design(study, opts["pairs"], opts["replicates"])
+    res = plan_segments(params, sizes, pairs=pairs, replicates=replicates,
                         interaction_delta=opts["interaction_delta"], target_power=opts["target_power"] or 0.8,
                         alpha=opts["alpha"], adjustment=opts["adjustment"], simulations=opts["simulations"],
                         flips=opts["flips"], seed=opts["seed"], source=source)
@@ -131,9 +136,11 @@ def run_segment_plan(params, source, opts: dict, given: dict, as_json: bool, stu
         res.warnings.append(f"{opts['persona_set'] or 'the study'} has {total} personas; {res.segments} segments of {needed} "
                             f"need {needed * res.segments}")
     if as_json:
-        echo_json(res.to_dict())
+        echo_json({**res.to_dict(), "design": design})
         return
     doc = res.to_dict()
+    click.echo(f"design planned: m = {pairs} paraphrase pairs ({design['pairs_from']}), r = {replicates} "
+               f"({design['replicates_from']})")
     click.echo(f"parameters: {res.describe}; alpha = {res.alpha:g} ({res.adjustment} across {res.segments} "
                f"segments); Monte Carlo s.e. <= {doc['mc_error']:.3f}")
     rows = [["each segment's effect", *_row(doc["per_segment"])]]
@@ -149,6 +156,23 @@ def run_segment_plan(params, source, opts: dict, given: dict, as_json: bool, stu
                       _more(c["more_for_interaction"])] for c in res.current])
     for w in res.warnings:
         click.echo(f"warning: {w}")
+
+
+def planned_design(study, pairs: int | None, replicates: int | None) -> tuple[tuple[int, int], dict]:
+    """((m, r), where each came from) of a segment plan: an option given wins, else the study's own design
+    (``study`` the StudySpec of `survey plan STUDY`: its fewest paraphrases of a message and its replicates), else
+    the defaults."""
+    own = None
+    if study is not None and (pairs is None or replicates is None):
+        from survey.study.design import build_design
+
+        own = (min(len(m.items) for m in build_design(study).messages), int(study.replicates))
+    where = f"study {study.name}'s" if study is not None else ""
+    m, m_from = ((pairs, "given by --pairs") if pairs is not None else
+                 (own[0], f"{where} paraphrases per message") if own else (DEFAULT_PAIRS, "the default"))
+    r, r_from = ((replicates, "given by --replicates") if replicates is not None else
+                 (own[1], f"{where} replicates") if own else (DEFAULT_REPLICATES, "the default"))
+    return (m, r), {"pairs": m, "pairs_from": m_from, "replicates": r, "replicates_from": r_from}
 
 
 def _row(res: dict) -> list:

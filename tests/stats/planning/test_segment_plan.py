@@ -132,6 +132,30 @@ def test_the_cli_plans_a_persona_sets_segments_as_json(capsys):
     assert code == 0 and "personas per segment for power 0.8" in out
 
 
+def test_a_study_plans_its_own_paraphrases_and_replicates_unless_told(tmp_path, capsys):
+    """`survey plan STUDY --by ATTR` plans the study's design (its fewest paraphrases per message, its replicates),
+    not the defaults m = 20, r = 5; an option given wins; the output says which design was planned."""
+    from kind_segment_plan import study_toml
+
+    study = tmp_path / "study.toml"
+    study.write_text(study_toml('type = "binary"').replace("replicates = 1", "replicates = 2")
+                     .replace("count = 8", "count = 6", 1))
+    fast = ["--delta", "1.5", "--rho", "0", "--by", "gender", "--simulations", "30", "--flips", "99"]
+    code, out, err = run_cli(capsys, "plan", study, *fast, "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert (doc["pairs"], doc["replicates"]) == (6, 2)
+    assert doc["design"] == {"pairs": 6, "pairs_from": "study segment-plan's paraphrases per message",
+                             "replicates": 2, "replicates_from": "study segment-plan's replicates"}
+    code, out, err = run_cli(capsys, "plan", study, *fast, "--pairs", "10")
+    assert code == 0, err
+    assert ("design planned: m = 10 paraphrase pairs (given by --pairs), r = 2 (study segment-plan's replicates)"
+            in out) and "(m = 10 pairs, r = 2)" in out
+    code, out, _ = run_cli(capsys, "plan", "--delta", "1.5", "--segments", "2", "--simulations", "30", "--flips", "99",
+                           "--json")
+    assert code == 0 and json.loads(out)["design"]["pairs_from"] == "the default" and json.loads(out)["pairs"] == 20
+
+
 def test_a_yes_no_segment_plan_reads_its_parameters_from_a_table():
     from survey.stats.planning import PlanSource
     from survey.stats.simulation import simulate
