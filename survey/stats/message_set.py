@@ -201,7 +201,10 @@ def message_set_analysis(analysis: Analysis, messages_of: dict, method: str | No
         comps = [r for r in analysis.results if r.model == model]
         if not comps:
             continue
-        levels = kind.message_levels(comps, view, opts.confidence)
+        # a result listing every message (a ranking's mean ranks, said in the levels' notes) in the set's order, so
+        # that the notes list the messages as the table below does
+        levels = kind.message_levels([r.in_message_order(messages) if hasattr(r, "in_message_order") else r
+                                      for r in comps], view, opts.confidence)
         if levels is not None:  # rows in the set's order (the study's), whatever order the kind found them in
             levels = replace(levels, values={m: levels.values[m] for m in [*messages, *levels.values]
                                              if m in levels.values})

@@ -203,3 +203,19 @@ def test_a_ranking_does_not_ask_the_models_about_its_respondents(tmp_path, capsy
     survey.Study.from_toml(tmp_path / "study.toml").run(yes=True, progress=False)
     table = survey.load_source(tmp_path / "store.sqlite").table
     assert table["persona"].nunique() == 12 and not table["persona"].astype(str).str.startswith("human-").any()
+
+
+def test_the_mean_rank_line_lists_the_messages_as_the_borda_table_does(store):
+    """The levels' note of mean ranks follows the set's message order, whatever order the results came in (it
+    kept the kind's own order while the Borda rows were put in the set's)."""
+    from survey.stats.analysis_results import Analysis
+    from survey.stats.message_set import message_set_analysis
+
+    res = survey.analyze(survey.load_source(store / "store.sqlite"), flips=99)
+    inner = Analysis(res.results, res.left_out, res.completeness, res.alpha, res.view, res.options)
+    for order in (list(MESSAGES), list(reversed(MESSAGES)), ["sandals", "sneakers", "loafers", "boots"]):
+        levels = message_set_analysis(inner, {"sim": order}).sets[0].levels
+        assert list(levels.values) == order
+        line = next(n for n in levels.notes if n.startswith("mean rank: "))
+        assert [x.split()[0] for x in line.removeprefix("mean rank: ").split(", ")] == order
+        assert list(levels.extra["mean_rank"]) == order
