@@ -10,7 +10,6 @@ import click
 from survey import SurveyError
 from survey.cli.common import echo_json, print_table
 
-
 DEFAULT_PAIRS, DEFAULT_REPLICATES = 20, 5  # a segment plan's design when neither the options nor a study give one
 
 
