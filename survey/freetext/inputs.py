@@ -27,8 +27,7 @@ def text_rows(source: str | Path | pd.DataFrame, study: str | None = None) -> tu
     where = "the table" if isinstance(source, pd.DataFrame) else str(source)
     shared = [s for s in scales_in(df) if not response_type(s).view.per_message]
     if shared:  # e.g. forced choice: a reply names a position of the messages shown together
-        together = "two messages" if response_type(shared[0]).view.kind == "choice" else "several messages"
-        raise SurveyError(f"{where}: its {shared[0]} replies each answer about {together} shown together, so "
+        raise SurveyError(f"{where}: its {shared[0]} replies each answer about the messages shown together, so "
                           "grouping their texts by message would compare orders of presentation, not messages; "
                           "DBPA compares free-text answers to one message at a time (`survey analyze` tests "
                           f"{shared[0]} replies)")

@@ -92,5 +92,5 @@ def test_dbpa_refuses_a_forced_choice_table():
 
     counts = simulate_choice_counts(4, 3, 2, np.random.default_rng(1))
     df = choice_table(counts, 2, messages=("sneakers", "boots")).assign(response=lambda d: d["answer"].astype(str))
-    with pytest.raises(SurveyError, match="two messages shown together"):
+    with pytest.raises(SurveyError, match="messages shown together"):
         dbpa(df, options=DBPAOptions(cache=False))

@@ -80,9 +80,8 @@ def validate(data: Source, message: str | None = None, a: str | None = None, b: 
     scale = table_scale(df)
     view = scale_view(scale)
     if not view.per_message:
-        shown = ("a forced-choice table shows A and B together" if view.kind == "choice" else
-                 f"a {scale} table shows its messages together in each prompt")
-        raise SurveyError(f"survey validate sub-samples messages asked on their own; {shown}, so it has no null "
+        raise SurveyError(f"survey validate sub-samples messages asked on their own; a {scale} table shows its "
+                          "messages together in each prompt, so it has no null "
                           "split or per-message sub-samples. Its tests' size under position bias is shown by "
                           "simulation (docs/question-kinds.md); `survey analyze` reports the position-bias test "
                           "beside them")

@@ -50,5 +50,5 @@ def test_validate_null_split_on_a_likert_table(likert):
 
 def test_validate_refuses_forced_choice():
     counts = simulate_choice_counts(4, 4, 2, np.random.default_rng(0))
-    with pytest.raises(SurveyError, match="forced-choice"):
+    with pytest.raises(SurveyError, match="choice table shows its messages together"):
         validate(choice_table(counts, 2), message="A")
