@@ -13,6 +13,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 INVALID_COLOR = "#b0b0b0"
+LEGEND_POINTS_MAX = 24  # beyond this many points a legend entry each does not fit under the bars
 MESSAGE_COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2")
 
 
@@ -49,7 +50,9 @@ def distribution_bars(shares: dict[str, np.ndarray], invalid: dict[str, float], 
     left = np.zeros(len(msgs))
     for k, (score, color) in enumerate(zip(scores, colors, strict=True)):
         w = np.array([shares[m][k] for m in msgs], dtype=float)
-        ax.barh(y, w, left=left, color=color, edgecolor="white", lw=0.5, label=_legend_label(score, labels[score]))
+        many = len(scores) > LEGEND_POINTS_MAX
+        ax.barh(y, w, left=left, color=color, edgecolor="none" if many else "white", lw=0.5,
+                label=None if many else _legend_label(score, labels[score]))
         for yi, (x0, wi) in enumerate(zip(left, w, strict=True)):
             if wi >= 0.06:  # label segments wide enough to hold the number
                 ax.text(x0 + wi / 2, yi, f"{wi:.0%}", ha="center", va="center", fontsize=7,
@@ -63,11 +66,29 @@ def distribution_bars(shares: dict[str, np.ndarray], invalid: dict[str, float], 
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of replies")
     ax.set_title(title, fontsize=10)
-    ax.legend(ncols=min(len(scores) + int(bad.any()), 12), fontsize=7, loc="upper center",
-              bbox_to_anchor=(0.5, -0.32 if len(msgs) <= 2 else -0.2), frameon=False, title="score",
-              title_fontsize=7)
+    if len(scores) > LEGEND_POINTS_MAX:  # a legend of every point would not fit: a colour bar from low to high
+        _score_bar(fig, ax, scores, labels, bad.any())
+    else:
+        ax.legend(ncols=min(len(scores) + int(bad.any()), 12), fontsize=7, loc="upper center",
+                  bbox_to_anchor=(0.5, -0.32 if len(msgs) <= 2 else -0.2), frameon=False, title="score",
+                  title_fontsize=7)
     fig.tight_layout()
     return fig
+
+
+def _score_bar(fig: Figure, ax, scores: list[int], labels: dict[int, str], invalid: bool) -> None:
+    """The scale's colours as a bar under the axes, its ends labelled with the lowest and highest points (and
+    grey named once when invalid replies are drawn)."""
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import BoundaryNorm, ListedColormap
+
+    edges = np.arange(len(scores) + 1)
+    mappable = ScalarMappable(BoundaryNorm(edges, len(scores)), ListedColormap(point_colors(len(scores))))
+    bar = fig.colorbar(mappable, ax=ax, orientation="horizontal", fraction=0.08, pad=0.3, aspect=60)
+    bar.set_ticks([0.5, len(scores) - 0.5], labels=[_legend_label(scores[0], labels[scores[0]]),
+                                                     _legend_label(scores[-1], labels[scores[-1]])])
+    bar.ax.tick_params(labelsize=7, length=0)
+    bar.set_label("score (lowest to highest)" + ("; grey: invalid" if invalid else ""), fontsize=7)
 
 
 def _short(pid: str, text: str | None, width: int = 44) -> str:

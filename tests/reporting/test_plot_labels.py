@@ -73,3 +73,26 @@ def test_the_per_paraphrase_plot_names_every_paraphrase_and_its_text(comparison)
     for d in dots:
         xs = [float(x) for x, _ in sorted(d.tolist(), key=lambda xy: xy[1])]
         assert xs == sorted(xs, reverse=True)
+
+
+def test_a_scale_of_many_points_gets_a_colour_bar_that_fits_not_a_legend_that_does_not():
+    """A kind with 101 points (a 0-100 slider): a legend entry per point would run off the figure (matplotlib
+    could not lay it out); the bars then carry a colour bar from the lowest to the highest point instead."""
+    import warnings
+
+    import numpy as np
+
+    from survey.plots.scales import distribution_bars
+
+    scores = list(range(101))
+    rng = np.random.default_rng(0)
+    shares = {m: rng.dirichlet(np.ones(101)) * 0.95 for m in ("A", "B")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "Tight layout not applied" before
+        fig = distribution_bars(shares, {"A": 0.05, "B": 0.05}, scores, {s: str(s) for s in scores}, "slider")
+    bars, colour = fig.axes
+    assert bars.get_legend() is None
+    assert [t.get_text() for t in colour.get_xticklabels()] == ["0", "100"]
+    few = distribution_bars({m: rng.dirichlet(np.ones(5)) for m in "AB"}, {}, [1, 2, 3, 4, 5],
+                            {s: str(s) for s in range(1, 6)}, "likert")
+    assert len(few.axes) == 1 and len(few.axes[0].get_legend().get_texts()) == 5
