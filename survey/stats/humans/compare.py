@@ -44,6 +44,10 @@ from survey.stats.kinds import CompareOptions
 from survey.stats.ppi import PPIArm, PPIOptions, ppi_between_effect, ppi_paired_effect
 
 SMALL_SEGMENT = 20  # humans below which a segment's half-split noise floor is itself mostly noise
+# Yes/No: humans giving a message's rarer answer below which the normal-approximation intervals of the human
+# effect and of PPI undercover (bench/small_human_coverage.py and docs/humans.md: 0.68-0.92 where a message's
+# expected rarer count is under 3 at 20-30 humans per arm; 0.94-0.97 where every message has 5 or more)
+RARE_ANSWER = 5
 
 
 def human_fidelity(source: Source, humans: Humans, a: str | None = None, b: str | None = None, *,
@@ -115,7 +119,8 @@ def human_fidelity(source: Source, humans: Humans, a: str | None = None, b: str 
             ppi[model] = _ppi(scores, humans, a, b, design, confidence)
         except SurveyError as exc:
             notes.append(f"{model}: no PPI estimate ({exc})")
-    notes += _cautions(ppi.values()) + ([NO_SPREAD] if human_effect.se == 0 else [])
+    notes += (_cautions(ppi.values()) + ([NO_SPREAD] if human_effect.se == 0 else [])
+              + rare_answer_notes(humans, a, b, rtype.scale, confidence))
     if not ppi and not any(model_scores(table, m).rendered.size for m in models):
         notes.append("no prediction-powered estimate: the models never answered as a respondent (a study asks about "
                      "them with ask = true, the default, which needs the respondents' attributes; counts give levels "
@@ -174,8 +179,28 @@ def ppi_about_humans(source: Source, humans: Humans, a: str | None = None, b: st
             out["ppi"][model] = _ppi(model_scores(table, model), humans, a, b, design, confidence)
         except SurveyError as exc:
             out["notes"].append(f"{model}: no PPI estimate ({exc})")
-    out["notes"] += _cautions(out["ppi"].values())
+    out["notes"] += _cautions(out["ppi"].values()) + rare_answer_notes(humans, a, b, humans.scale, confidence)
     return out
+
+
+def rare_answer_notes(humans: Humans, a: str, b: str, scale: str, confidence: float) -> list[str]:
+    """For Yes/No answers, one note when fewer than RARE_ANSWER humans gave a message's rarer answer: the human
+    effect's t interval and the PPI intervals are normal approximations that cover less than stated there."""
+    if response_type(scale).scale != "binary":
+        return []
+    few = []
+    for msg in (a, b):
+        y = humans.answers(msg)["answer"].to_numpy(float)
+        yes = int((y == 1).sum())
+        rarer, k = ("Yes", yes) if yes <= len(y) - yes else ("No", len(y) - yes)
+        if k < RARE_ANSWER:
+            few.append(f"{msg}: {k} of {len(y)} humans answered {rarer}")
+    if not few:
+        return []
+    return [f"few humans gave the rarer answer ({'; '.join(few)}; fewer than {RARE_ANSWER}): the human effect's "
+            "interval and the PPI intervals are normal approximations, which cover less than the stated "
+            f"{confidence:.0%} with so few of the rarer answer (simulated at 20-30 humans per message: 0.68-0.92 "
+            "for Yes-rates of 0.05 against 0.02, or 0.15 against 0.05); read them as rough, or ask more humans"]
 
 
 def _one_answer_per_message(rtype) -> None:
