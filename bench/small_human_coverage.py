@@ -6,7 +6,9 @@
   (1 − 0.05/4), beside Newcombe's hybrid score interval for a difference of proportions (Newcombe, "Interval
   estimation for the difference between independent proportions: comparison of eleven methods", Statistics in
   Medicine 1998, method 10), which never has zero width. "zero s.e." is the share of datasets in which every
-  human of both arms gave the same answer pattern, where the t interval has zero width.
+  human of both arms gave the same answer pattern, where the t interval has zero width. "noted" is the share of
+  datasets where fewer than RARE_ANSWER (5) humans gave a message's rarer answer, which survey's results say in a
+  note; beside it the t interval's coverage within the noted datasets and within the others.
 * Rankings: the humans' weighted mean rank (survey.kinds.rank.humans.weighted_mean_ci, cut to [1, k]) and the
   paired Borda difference, Thurstone rankings (utilities plus N(0, 1) noise), truth by 400 000 draws.
 
@@ -25,6 +27,7 @@ import numpy as np
 from scipy import stats
 
 from survey.kinds.rank.humans import _within, weighted_mean_ci
+from survey.stats.humans.compare import RARE_ANSWER
 from survey.stats.ppi import PPIArm, PPIOptions, ppi_between_effect, ppi_paired_effect
 
 
@@ -46,6 +49,7 @@ def newcombe(ya: np.ndarray, yb: np.ndarray, confidence: float) -> tuple[float, 
 
 def binary_cell(rng, reps: int, n: int, pa: float, pb: float, design: str, confidence: float) -> tuple:
     alpha, hit_t, hit_n, zero = round(1 - confidence, 12), 0, 0, 0
+    by_note = {True: [0, 0], False: [0, 0]}  # noted? -> [hits, datasets]
     qa, qb = stats.norm.ppf(pa), stats.norm.ppf(pb)
     for _ in range(reps):
         z1 = rng.normal(size=n)
@@ -54,11 +58,16 @@ def binary_cell(rng, reps: int, n: int, pa: float, pb: float, design: str, confi
         opts = PPIOptions(alpha=alpha, lam=0.0)
         r = (ppi_paired_effect(ya, yb, o, o, o, o, options=opts) if design == "within" else
              ppi_between_effect(PPIArm(ya, o, o), PPIArm(yb, o, o), options=opts))
-        hit_t += r.ci[0] <= pa - pb <= r.ci[1]
+        hit = r.ci[0] <= pa - pb <= r.ci[1]
+        hit_t += hit
+        noted = min(min(y.sum(), n - y.sum()) for y in (ya, yb)) < RARE_ANSWER
+        by_note[noted][0] += hit
+        by_note[noted][1] += 1
         zero += r.se == 0
         lo, hi = newcombe(ya, yb, confidence)  # the independent-arms interval (for within: a reference only)
         hit_n += lo <= pa - pb <= hi
-    return hit_t / reps, hit_n / reps, zero / reps
+    within = {k: (h / m if m else float("nan")) for k, (h, m) in by_note.items()}
+    return hit_t / reps, hit_n / reps, zero / reps, by_note[True][1] / reps, within[True], within[False]
 
 
 def rank_cell(rng, reps: int, n: int, util: np.ndarray, weighted: bool) -> tuple:
@@ -81,15 +90,17 @@ def main() -> None:
     reps = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     start, rng = time.process_time(), np.random.default_rng(2026)
     print(f"Yes/No human effect A - B, {reps} datasets a cell: coverage of the t interval (survey) | Newcombe | "
-          "share with zero s.e.")
-    print("| design | humans per arm | p_A | p_B | level | t interval | Newcombe | zero s.e. |")
-    print("|---|---|---|---|---|---|---|---|")
+          "share with zero s.e. | share noted (fewer than 5 of a message's rarer answer) | t coverage noted | not noted")
+    print("| design | humans per arm | p_A | p_B | level | t interval | Newcombe | zero s.e. | noted | t noted | "
+          "t not noted |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for design in ("between", "within"):
         for n in (20, 30):
             for pa, pb, conf in ((0.5, 0.5, 0.95), (0.3, 0.2, 0.95), (0.1, 0.1, 0.95), (0.95, 0.95, 0.95),
-                                 (0.05, 0.02, 0.95), (0.05, 0.02, 1 - 0.05 / 4)):
-                t, nc, z = binary_cell(rng, reps, n, pa, pb, design, conf)
-                print(f"| {design} | {n} | {pa} | {pb} | {conf:.4g} | {t:.3f} | {nc:.3f} | {z:.3f} |", flush=True)
+                                 (0.1, 0.05, 0.95), (0.15, 0.05, 0.95), (0.05, 0.02, 0.95), (0.05, 0.02, 1 - 0.05 / 4)):
+                t, nc, z, noted, t_noted, t_rest = binary_cell(rng, reps, n, pa, pb, design, conf)
+                print(f"| {design} | {n} | {pa} | {pb} | {conf:.4g} | {t:.3f} | {nc:.3f} | {z:.3f} | {noted:.2f} | "
+                      f"{t_noted:.3f} | {t_rest:.3f} |", flush=True)
     print("\nRankings: coverage of the humans' mean rank (t interval cut to [1, k]) per message, and of the paired "
           "Borda differences (lowest, highest)")
     print("| k | humans | utilities | weighted | mean rank per message | pairs |")

@@ -13,7 +13,6 @@ from test_benchmark import FAST  # noqa: E402
 from test_human_edges import _run, _study  # noqa: E402
 
 
-
 def _rare(notes: list[str]) -> list[str]:
     return [n for n in notes if "rarer answer" in n]
 
@@ -39,3 +38,18 @@ def test_the_humans_only_statement_says_it_too(tmp_path):
     _run(path)
     out = survey.about_humans(survey.open_source(path))
     assert any("s-a: 1 of 30 humans answered No" in n for n in _rare(out["notes"]))
+
+
+def test_each_checkbox_option_says_it_for_itself():
+    sys.path.insert(0, str(Path(__file__).parents[1] / "kinds" / "checkbox"))
+    from test_checkbox_humans import FAST as CHECKBOX_FAST
+    from test_checkbox_humans import synthetic_checkbox
+
+    from survey.data.sources import Source
+    from survey.kinds.checkbox.humans import checkbox_fidelity
+
+    table, humans = synthetic_checkbox(seed=3, n_humans=40, p_a=(0.05, 0.5, 0.5), p_b=(0.02, 0.5, 0.4))
+    res = checkbox_fidelity(Source.of(table), humans, **CHECKBOX_FAST)
+    rare = _rare(res.notes)
+    assert len(rare) == 1 and rare[0].startswith("comfortable: few humans gave the rarer answer"), res.notes
+    assert "rarer answer" in str(res.to_dict()["notes"])

@@ -45,8 +45,9 @@ from survey.stats.ppi import PPIArm, PPIOptions, ppi_between_effect, ppi_paired_
 
 SMALL_SEGMENT = 20  # humans below which a segment's half-split noise floor is itself mostly noise
 # Yes/No: humans giving a message's rarer answer below which the normal-approximation intervals of the human
-# effect and of PPI undercover (bench/small_human_coverage.py and docs/humans.md: 0.68-0.92 where a message's
-# expected rarer count is under 3 at 20-30 humans per arm; 0.94-0.97 where every message has 5 or more)
+# effect and of PPI are said to be rough (bench/small_human_coverage.py, docs/humans.md: 0.67-0.94 at 95% for
+# Yes-rates 0.05 vs 0.02 and 0.1 vs 0.05 at 20-30 humans an arm; the datasets with 5 or more of each answer per
+# message covered 0.95 or more in every setting measured)
 RARE_ANSWER = 5
 
 
@@ -198,9 +199,10 @@ def rare_answer_notes(humans: Humans, a: str, b: str, scale: str, confidence: fl
     if not few:
         return []
     return [f"few humans gave the rarer answer ({'; '.join(few)}; fewer than {RARE_ANSWER}): the human effect's "
-            "interval and the PPI intervals are normal approximations, which cover less than the stated "
-            f"{confidence:.0%} with so few of the rarer answer (simulated at 20-30 humans per message: 0.68-0.92 "
-            "for Yes-rates of 0.05 against 0.02, or 0.15 against 0.05); read them as rough, or ask more humans"]
+            "interval and the PPI intervals are normal approximations, which can cover well below the stated "
+            f"{confidence:.0%} with so few of the rarer answer (simulated at 20-30 humans per message and 95%: "
+            "0.67-0.84 for Yes-rates of 0.05 against 0.02, 0.89-0.94 for 0.1 against 0.05); read them as rough, "
+            "or ask more humans"]
 
 
 def _one_answer_per_message(rtype) -> None:
