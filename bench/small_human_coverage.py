@@ -26,7 +26,7 @@ import time
 import numpy as np
 from scipy import stats
 
-from survey.kinds.rank.humans import _within, weighted_mean_ci
+from survey.kinds.rank.humans import clipped_to, weighted_mean_ci
 from survey.stats.humans.compare import RARE_ANSWER
 from survey.stats.ppi import PPIArm, PPIOptions, ppi_between_effect, ppi_paired_effect
 
@@ -78,7 +78,7 @@ def rank_cell(rng, reps: int, n: int, util: np.ndarray, weighted: bool) -> tuple
         ranks = (-(util + rng.normal(size=(n, k)))).argsort(1).argsort(1) + 1
         w = rng.lognormal(0, 0.7, n) if weighted else np.ones(n)
         for m in range(k):
-            _, (lo, hi) = _within(weighted_mean_ci(ranks[:, m], w), 1, k)
+            _, (lo, hi) = clipped_to(weighted_mean_ci(ranks[:, m], w), 1, k)
             hit[m] += lo <= truth[m] <= hi
         for a, b in itertools.combinations(range(k), 2):
             _, (lo, hi) = weighted_mean_ci(ranks[:, b] - ranks[:, a], w)

@@ -37,7 +37,7 @@ def weighted_mean_ci(x, w, confidence: float = 0.95) -> tuple[float, tuple[float
     return mean, (mean - half, mean + half)
 
 
-def _within(estimate, low: float, high: float):
+def clipped_to(estimate, low: float, high: float):
     """A t interval cut to the range its mean cannot leave (a mean rank lies in 1..k)."""
     mean, (lo, hi) = estimate
     return mean, (float(max(lo, low)), float(min(hi, high)))
@@ -145,12 +145,12 @@ def human_ranks(humans, confidence: float = 0.95, order=None) -> HumanRanks:
     if order is not None:
         messages = [m for m in order if m in messages] + [m for m in messages if m not in order]
     k = len(messages)
-    ranks = {m: _within(weighted_mean_ci(wide[m].to_numpy(dtype=float), weights, confidence), 1, k) for m in messages}
+    ranks = {m: clipped_to(weighted_mean_ci(wide[m].to_numpy(dtype=float), weights, confidence), 1, k) for m in messages}
     borda = {m: (k - r, (k - hi, k - lo)) for m, (r, (lo, hi)) in ranks.items()}
     pairs = []
     for a, b in itertools.combinations(messages, 2):
         diff, ci = weighted_mean_ci(wide[b].to_numpy(dtype=float) - wide[a].to_numpy(dtype=float), weights, confidence)
-        pairs.append({"a": a, "b": b, "difference": diff, "ci": _within((diff, ci), 1 - k, k - 1)[1]})
+        pairs.append({"a": a, "b": b, "difference": diff, "ci": clipped_to((diff, ci), 1 - k, k - 1)[1]})
     return HumanRanks(messages, k, len(wide), ranks, borda, pairs, confidence, bool((weights != 1).any()),
                       notes=_no_spread(wide, messages), path=getattr(humans, "path", None))
 
