@@ -33,7 +33,9 @@ def echo_basis(result) -> None:
 
 def print_table(title: str, columns: list[str], rows: list[list]) -> None:
     """A rich table on stdout. Cells fold onto further lines rather than end in an ellipsis: rich's default
-    cut two message ids to the same "calc-c…", and an identifier cut short cannot be told apart or copied."""
+    cut two message ids to the same "calc-c…", and an identifier cut short cannot be told apart or copied.
+    When not every word (header and body) fits whole, one record a row; a table folds a word only when that
+    word is wider than the terminal itself."""
     from rich.console import Console
     from rich.table import Table
 
@@ -57,11 +59,13 @@ def print_table(title: str, columns: list[str], rows: list[list]) -> None:
 
 
 def whole_words_fit(columns: list[str], rows: list[list[str]], width: int) -> bool:
-    """Whether a table fits in ``width`` with every word of its cells whole (an identifier is one word; a
-    header may fold)."""
+    """Whether a table fits in ``width`` with every word of its cells and headers whole (an identifier is one
+    word, and so is an interval's bound with its comma, "[+0.07639,"). A header counts too: folded to fit, it
+    came out a letter a line ("r", "e", "p", ...), and when the body was made to give way instead, a number
+    split ("[+0.07639" over ",")."""
     from rich.cells import cell_len
 
-    texts = [[r[i] for r in rows] for i in range(len(columns))]
+    texts = [[c, *(r[i] for r in rows)] for i, c in enumerate(columns)]
     longest = [max([cell_len(w) for t in col for w in t.split()] or [1]) for col in texts]
     return sum(longest) <= width - (3 * len(columns) + 1)
 
@@ -70,7 +74,8 @@ def column_widths(columns: list[str], rows: list[list[str]], width: int) -> list
     """Column widths for a table too wide for ``width``, or None when it fits as it is. rich shares the room
     out evenly, so an identifier folded while a sentence beside it had room to wrap between its words; here
     each column first gets its longest word (an identifier, a number), the longest ones capped only as far
-    as the terminal needs, and the room left goes to the columns that want more, as far as they want it."""
+    as the terminal needs but never below the longest word of the column's body (a header may fold instead),
+    and the room left goes to the columns that want more, as far as they want it."""
     from rich.cells import cell_len
 
     texts = [[c, *(r[i] for r in rows)] for i, c in enumerate(columns)]
@@ -79,8 +84,12 @@ def column_widths(columns: list[str], rows: list[list[str]], width: int) -> list
     if sum(desired) <= room:
         return None
     heads = [max([cell_len(w) for w in c.split()] or [1]) for c in columns]
+    words = [max([cell_len(w) for r in rows for w in r[i].split()] or [1]) for i in range(len(columns))]
     longest = [max([cell_len(w) for t in col for w in t.split()] or [1]) for col in texts]
-    for floors in (heads, [1] * len(columns)):  # headers' words whole if they fit, else every column alike
+    # the body's words stay whole before any header's: a header may fold, a number or an interval's bound
+    # ("[+0.07639," then "," alone on the next line) may not; every column alike only when a body word is
+    # wider than the terminal anyway
+    for floors in ([max(h, w) for h, w in zip(heads, words, strict=True)], words, [1] * len(columns)):
         cap = max(longest)
         while cap > 1 and sum(max(f, min(w, cap)) for f, w in zip(floors, longest, strict=True)) > room:
             cap -= 1

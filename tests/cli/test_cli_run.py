@@ -65,7 +65,8 @@ def test_run_export_analyze_end_to_end(tmp_path, capsys):
     assert code == 2 and "has no study 'nope'; it has sim-sneakers-boots" in err
 
 
-def test_free_text_replies_are_counted_as_text_not_invalid(tmp_path, capsys):
+def test_free_text_replies_are_counted_as_text_not_invalid(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "160")  # the tables' headers on one line (at 80: one record a row)
     study = small_sim(tmp_path, personas=2, perts=2, reps=1)
     study.write_text(study.read_text().replace('type = "binary"', 'type = "text"'))
     code, out, _ = cli(capsys, "run", study, "--yes")
