@@ -122,8 +122,7 @@ def _level(res, confidence) -> str:
 
 
 def _print_models(res, note, confidence) -> None:
-    from survey import ab_tests, kind_of, scale_view
-    from survey.stats.multiplicity import deciding_part
+    from survey import ab_tests, deciding_part, kind_of, scale_view
 
     if note:
         click.echo(note)

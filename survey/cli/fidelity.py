@@ -78,8 +78,7 @@ def fidelity_cmd(sources, humans, a, b, by, out, confidence, n_boot, seed, scale
     if humans is not None:
         require_file(humans, "humans")
     humans = humans_spec(humans, humans_wide, humans_id_column, humans_columns)
-    from survey import fidelity, level_in_words, ppi_in_words
-    from survey.stats.humans import HumanFidelity
+    from survey import HumanFidelity, fidelity, level_in_words, ppi_in_words
 
     res = fidelity(source, humans, a=a, b=b, study=study, by=by, confidence=confidence, n_boot=n_boot, seed=seed,
                    scale=scale, question=question)

@@ -25,11 +25,11 @@ def echo_about_humans(people: dict) -> None:
 def echo_people(res) -> None:
     """A kind's own comparison with people (not the per-message one): its kind's printer (KindText.humans; a
     checkbox's), else what it rests on, its tables and its notes (survey.common.display; a ranking's)."""
+    from survey import display_notes, display_tables, kind_part
     from survey.cli.kind_output import KindText
-    from survey.common.display import display_notes, display_tables
-    from survey.common.kinds import kind_part
 
-    printer = getattr(kind_part(res.to_dict().get("kind", ""), "text", KindText), "humans", None)
+    text = kind_part(res.to_dict().get("kind", ""), "text", KindText)
+    printer = text.humans if text is not None else None
     if printer is not None:
         return printer(res)
     click.echo(getattr(res, "basis", None) or res.display_parts()[0])

@@ -121,8 +121,16 @@ def plan_cmd(study_file, scale, tau, cuts, mu, kappa, sigma, rho, delta, positio
     """Simulate the power of each test for allocation strategies and budgets; find the cheapest design.
     With --segments K (or --personas SET --by ATTR): the personas needed per segment. STUDY (a study file):
     plan its question's scale; a segment plan then takes the study's personas by its [segments] (or --by)."""
-    from survey import BinaryPlan, PlanSource, RatingPlan, parse_cuts, plan, plan_params, simulation_view
-    from survey.stats.segments.simulation import plans_segments
+    from survey import (
+        BinaryPlan,
+        PlanSource,
+        RatingPlan,
+        parse_cuts,
+        plan,
+        plan_params,
+        plans_segments,
+        simulation_view,
+    )
 
     if questions is None:  # a setting of the family that is not planned would be silently ignored
         ctx = click.get_current_context()

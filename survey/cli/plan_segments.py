@@ -95,8 +95,7 @@ def study_segment_sizes(spec, segments: int | None, persona_set: str | None,
             raise SurveyError(f"study '{spec.name}' defines no [segments]: give --by ATTR (its personas' attribute) "
                               "or --segments K")
         return segments, None, ""
-    from survey import attributes_frame, segment_by
-    from survey.study.design import build_design
+    from survey import attributes_frame, build_design, segment_by
 
     personas = build_design(spec).personas
     definition = by if by is not None else spec.segments.definition
@@ -163,7 +162,7 @@ def planned_design(study, pairs: int | None, replicates: int | None) -> tuple[tu
     the defaults."""
     own = None
     if study is not None and (pairs is None or replicates is None):
-        from survey.study.design import build_design
+        from survey import build_design
 
         own = (min(len(m.items) for m in build_design(study).messages), int(study.replicates))
     where = f"study {study.name}'s" if study is not None else ""

@@ -72,7 +72,7 @@ def echo_segments(seg) -> None:
         return
     # a result decided by a family of tests (a checkbox): each effect is on its own deciding part, named
     word = next((s.result.part_word for s in seg.segments if s.part is not None), None)
-    from survey.stats.multiplicity import deciding_part
+    from survey import deciding_part
 
     if word is None and seg.population is not None and deciding_part(seg.population.result) is not None:
         word = seg.population.result.part_word  # a target alone: the weighted effect's part, named too

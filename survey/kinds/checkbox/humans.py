@@ -23,6 +23,7 @@ import numpy as np
 from survey.common.display import Display
 from survey.common.formatting import finite
 from survey.errors import SurveyError
+from survey.kinds.checkbox.parsing import CheckboxScale
 from survey.kinds.checkbox.statistics import option_rows
 from survey.responses import response_type
 from survey.stats.analysis_results import Analysis
@@ -199,7 +200,7 @@ def _checkbox(source):
 def _same_question(rtype, humans) -> None:
     """The humans answered the personas' question: the same options, the same bounds, no option beyond them."""
     theirs = response_type(humans.scale)
-    if getattr(theirs, "kind", None) != "checkbox":
+    if not isinstance(theirs, CheckboxScale):
         raise SurveyError(f"the humans answered on {humans.scale}, the personas a {rtype.scale} question: give the "
                           "human file the study's checkbox scale")
     if theirs.k != rtype.k:

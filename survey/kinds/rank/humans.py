@@ -152,7 +152,7 @@ def human_ranks(humans, confidence: float = 0.95, order=None) -> HumanRanks:
         diff, ci = weighted_mean_ci(wide[b].to_numpy(dtype=float) - wide[a].to_numpy(dtype=float), weights, confidence)
         pairs.append({"a": a, "b": b, "difference": diff, "ci": clipped_to((diff, ci), 1 - k, k - 1)[1]})
     return HumanRanks(messages, k, len(wide), ranks, borda, pairs, confidence, bool((weights != 1).any()),
-                      notes=_no_spread(wide, messages), path=getattr(humans, "path", None))
+                      notes=_no_spread(wide, messages), path=humans.path)
 
 
 def _no_spread(wide: pd.DataFrame, messages: list[str]) -> list[str]:

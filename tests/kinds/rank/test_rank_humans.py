@@ -156,7 +156,7 @@ def test_a_message_every_respondent_ranks_alike_says_its_interval_leaves_out_the
         rest = rng.permutation([2, 3])
         rows += [{"respondent": f"r{i}", "message": m, "answer": int(r), "weight": 1.0}
                  for m, r in zip(MESSAGES, [1, *rest], strict=True)]
-    people = human_ranks(type("H", (), {"table": pd.DataFrame(rows)})())
+    people = human_ranks(type("H", (), {"table": pd.DataFrame(rows), "path": None})())
     assert people.mean_rank["sneakers"] == (1.0, (1.0, 1.0))
     assert len(people.notes) == 1 and "sneakers (rank 1)" in people.notes[0] and "zero width" in people.notes[0]
     assert "boots" not in people.notes[0] and "zero width" in repr(people)
