@@ -187,7 +187,7 @@ def ppi_about_humans(source: Source, humans: Humans, a: str | None = None, b: st
 def rare_answer_notes(humans: Humans, a: str, b: str, scale: str, confidence: float) -> list[str]:
     """For Yes/No answers, one note when fewer than RARE_ANSWER humans gave a message's rarer answer: the human
     effect's t interval and the PPI intervals are normal approximations that cover less than stated there."""
-    if response_type(scale).scale != "binary":
+    if tuple(response_type(scale).view.points) != (0, 1):  # answers of 0 or 1 (Yes/No, a checkbox option)
         return []
     few = []
     for msg in (a, b):
