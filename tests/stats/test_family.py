@@ -12,7 +12,7 @@ from survey.stats.family import adjust, decide_family, effect_correlation, inter
 @pytest.mark.parametrize("method,theirs", [("holm", "holm"), ("bh", "fdr_bh")])
 def test_adjust_equals_statsmodels_on_random_vectors_with_ties_and_ones(method, theirs):
     rng = np.random.default_rng(30)
-    for _ in range(300):
+    for _ in range(60):  # statsmodels takes ~40 ms a Holm call: 60 vectors of 1-14 p-values still hit ties and ones
         m = int(rng.integers(1, 15))
         p = rng.uniform(size=m) ** 2
         p[rng.uniform(size=m) < 0.25] = 1.0
