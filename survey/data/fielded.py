@@ -75,6 +75,16 @@ def expanded(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([rows.drop(columns=["attributes", "panel"]), attrs, panel], axis=1)
 
 
+def _stored_rows(path, study: str | None) -> pd.DataFrame:
+    """The fielded rows of ``study`` in the store at ``path``, read without writing (fielded_rows)."""
+    db = sqlite3.connect(Path(path), isolation_level=None, timeout=30)
+    try:
+        db.execute("PRAGMA query_only = ON")
+        return fielded_rows(db, study)
+    finally:
+        db.close()
+
+
 def fielded_humans(path: str | Path, study: str | None, scale: str | None, messages=None,
                    question: str | None = None):
     """The fielded answers of one question in the store at ``path`` as Humans (survey.data.humans), or None
@@ -84,12 +94,7 @@ def fielded_humans(path: str | Path, study: str | None, scale: str | None, messa
     others); respondents who failed the attention check are left out."""
     from survey.data.humans import validate_humans
 
-    db = sqlite3.connect(Path(path), isolation_level=None, timeout=30)
-    try:
-        db.execute("PRAGMA query_only = ON")
-        rows = fielded_rows(db, study)
-    finally:
-        db.close()
+    rows = _stored_rows(path, study)
     if rows.empty:
         return None
     asked = list(dict.fromkeys(rows["question"]))
@@ -119,12 +124,7 @@ def fielded_gap(path, study: str | None) -> str:
     check, or the question shows the messages together), or "" when it holds none (or is no store)."""
     if path is None or Path(str(path)).suffix != ".sqlite" or not Path(str(path)).exists():
         return ""
-    db = sqlite3.connect(Path(path), isolation_level=None, timeout=30)
-    try:
-        db.execute("PRAGMA query_only = ON")
-        rows = fielded_rows(db, study)
-    finally:
-        db.close()
+    rows = _stored_rows(path, study)
     if rows.empty:
         return ""
     n = rows["respondent"].nunique()

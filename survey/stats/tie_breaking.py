@@ -67,6 +67,12 @@ def randomised_pvalue(beyond, tied, n, u, monte_carlo: bool, alternative: str):
     return np.maximum(beyond + u * tied, 2 if alternative == "two-sided" else 1) / n  # T and -T tie two-sided
 
 
+def index_seed(seed, index: int):
+    """The generator seed of the ``index``-th test of a family (a checkbox option's): ``seed`` followed by the
+    index, so each test draws its own stream and the same seed gives the same draws (None: fresh entropy)."""
+    return None if seed is None else [*np.ravel(seed).astype(int).tolist(), int(index)]
+
+
 def data_seed(seed, index: int, data):
     """The generator seed of a randomised test: ``seed`` (the analysis'; None: fresh entropy), the test's ``index``
     (a checkbox option's) and a digest of its ``data`` (rounded to 12 decimals, so sums in another order agree), so
@@ -75,4 +81,4 @@ def data_seed(seed, index: int, data):
         return None
     values = np.round(np.asarray(data, dtype=float), 12) + 0.0  # + 0.0: -0.0 and 0.0 alike
     digest = int.from_bytes(hashlib.sha256(values.tobytes()).digest()[:8], "little")
-    return [*np.ravel(seed).astype(int).tolist(), int(index), digest]
+    return [*index_seed(seed, index), digest]

@@ -19,6 +19,7 @@ from survey.kinds.checkbox.parsing import from_name
 from survey.kinds.checkbox.power import CheckboxPlan, draw_ticks
 from survey.stats.multiplicity import holm_rows
 from survey.stats.segments.simulation import SegmentCells, SegmentTests, segment_interaction_pvalues
+from survey.stats.tie_breaking import index_seed
 
 
 class _DrawnShares(CheckboxPlan):
@@ -52,16 +53,12 @@ def segment_pvalues(cells: SegmentCells, flips: int, seed) -> np.ndarray:
     return _holm(cells, flips, seed).min(axis=-1)
 
 
-def _option_seed(seed, o: int):
-    return None if seed is None else [*np.ravel(seed).astype(int).tolist(), o]
-
-
 def interaction_pvalues(cells: SegmentCells, flips: int, seed) -> np.ndarray:
     """(S,): per option the segments' interaction test on that option's per-pair differences, Holm across the
     options, the smallest adjusted p-value: the analysis's deciding interaction."""
     d = cells.pair_differences()  # (S, K, m, k)
     sizes = np.bincount(cells.segment)
-    raw = np.stack([segment_interaction_pvalues(d[..., o], sizes, flips, _option_seed(seed, o), "random")
+    raw = np.stack([segment_interaction_pvalues(d[..., o], sizes, flips, index_seed(seed, o), "random")
                     for o in range(d.shape[-1])], axis=1)
     return holm_rows(raw).min(axis=-1)
 

@@ -29,7 +29,7 @@ import numpy as np
 from survey.errors import SurveyError
 from survey.stats.multiplicity import adjust_pvalues
 from survey.stats.permutation import sign_flip_pvalues, sign_flip_test
-from survey.stats.tie_breaking import TIE_WORDS, check_ties, data_seed, randomised_pvalue
+from survey.stats.tie_breaking import TIE_WORDS, check_ties, data_seed, index_seed, randomised_pvalue
 
 _ENUMERATE_MAX_M = 16  # 2^15 sign vectors x K segments: a few ms
 
@@ -154,7 +154,7 @@ def _part_seed(seed, i: int, d, ties: str):
     so that U varies from study to study (survey.stats.tie_breaking.data_seed)."""
     if ties == "random":
         return data_seed(seed, i, d)
-    return None if seed is None else [*np.ravel(seed).astype(int).tolist(), i]
+    return index_seed(seed, i)
 
 
 def interaction_by_part(parts: dict, sizes, segments: list[str] | None = None, *, part_word: str = "option",
