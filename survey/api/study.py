@@ -319,6 +319,9 @@ def study_store(path, study: str | None = None) -> tuple[Path, str | None]:
     """The store and study a reading command reads: a study file (.toml) stands for the store its run filled and
     its own study; any other path is a store or table, with ``study`` as given."""
     if Path(path).suffix.lower() != ".toml":
+        if not Path(path).exists():  # here all three forms open, so the words name all three
+            raise SurveyError(f"{path}: no such file (give a .csv/.parquet table, a .sqlite store or a .toml study "
+                              "file)")
         return Path(path), study
     spec = Study.from_toml(path)
     if study is not None and study != spec.name:
@@ -340,11 +343,8 @@ def open_source(path, study: str | None = None, *args, **keywords):
     try:
         return load_source(store, name, *args, **keywords)
     except TableError as exc:  # the table layer knows tables and stores; here a study file opens too
-        text = str(exc)
-        if "unknown table format" in text:
-            raise TableError(f"{text}, or a .toml study file") from None
-        if text.endswith("a .sqlite store)"):
-            raise TableError(f"{text[:-1]}, or a .toml study file)") from None
+        if "unknown table format" in str(exc):
+            raise TableError(f"{exc}, or a .toml study file") from None
         raise
 
 

@@ -182,3 +182,11 @@ def test_an_unknown_suffix_names_stores_and_study_files(tmp_path, capsys):
 def test_a_missing_source_names_every_form_a_command_opens(tmp_path, capsys):
     code, _, err = run_cli(capsys, "analyze", tmp_path / "nowhere.json")
     assert code == 2 and ".sqlite store" in err and ".toml study file" in err
+
+
+def test_open_source_names_every_form_it_opens_for_a_missing_path(tmp_path):
+    import survey
+    from survey.errors import SurveyError
+
+    with pytest.raises(SurveyError, match=r"no such file .*\.sqlite store or a \.toml study file"):
+        survey.open_source(tmp_path / "nowhere.csv")
