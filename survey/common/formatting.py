@@ -59,3 +59,8 @@ def fmt(x, digits: int = 4) -> str:
 def yes_no(flag: bool | None) -> str:
     """A three-way answer for a table cell: yes, no, or a dash when there is none (e.g. an effect of exactly 0)."""
     return {True: "yes", False: "no", None: "—"}[flag]
+
+
+def percent(level: float) -> str:
+    """A confidence level in percent with the digits a Bonferroni level keeps: 0.95 -> "95%", 0.9875 -> "98.75%"."""
+    return f"{100 * level:.4g}%"

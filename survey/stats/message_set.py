@@ -23,6 +23,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, field, replace
 
+from survey.common.formatting import percent
 from survey.stats.analysis_results import Analysis, provenance, result_dict
 from survey.stats.family import check_family, interval_levels
 from survey.stats.kinds.base import MessageLevels
@@ -82,7 +83,7 @@ class MessageSet:
     @property
     def pair_label(self) -> str:
         """The pair interval's column header: "95% CI", "98.75% CI"."""
-        return f"{100 * self.pair_confidence:.4g}% CI"
+        return f"{percent(self.pair_confidence)} CI"
 
     @property
     def simultaneous_confidence(self) -> float | None:

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from survey.common.display import Display
+from survey.common.formatting import percent
 from survey.data.pairing import Pairing, pair_perturbations
 from survey.data.table import cell_counts, first_appearance
 from survey.errors import TableError
@@ -235,11 +236,6 @@ def option_test(d: np.ndarray, i: int, how: Resampling):
     the same tie fraction in every study run with the default seed)."""
     return sign_flip_test(d, how.alternative, n_resamples=how.n_resamples, seed=data_seed(how.seed, i, d),
                           ties="random")
-
-
-def percent(level: float) -> str:
-    """0.9875 -> "98.75%" (a Bonferroni level keeps its digits)."""
-    return f"{100 * level:.4g}%"
 
 
 def compare_option(rows: pd.DataFrame, model: str, a: str, b: str, i: int, option: str, personas: list[str],

@@ -7,8 +7,7 @@ import click
 
 from survey.cli.common import print_table
 from survey.cli.kind_output import KindText, header
-from survey.common.formatting import fmt, yes_no
-from survey.kinds.checkbox.statistics import percent
+from survey.common.formatting import fmt, percent, yes_no
 from survey.stats.tie_breaking import TIE_WORDS
 
 

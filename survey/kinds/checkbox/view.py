@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from survey.common.formatting import fmt, yes_no
-from survey.kinds.checkbox.statistics import percent
+from survey.common.formatting import fmt, percent, yes_no
 from survey.reporting.context import incomplete_note
 from survey.reporting.views.base import ReportView
 
