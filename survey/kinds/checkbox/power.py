@@ -17,7 +17,7 @@ from survey.stats.ab_tests import ByTest
 from survey.stats.multiplicity import holm_rows
 from survey.stats.permutation import sign_flip_pvalues
 from survey.stats.planning.model import PowerModelBase
-from survey.stats.tie_breaking import TIE_WORDS
+from survey.stats.tie_breaking import TIE_WORDS, index_seed
 
 
 def draw_ticks(k: int, low: int, high: int, location: np.ndarray, r: int, rng) -> np.ndarray:
@@ -78,7 +78,7 @@ class CheckboxPlan(PowerModelBase):
         d = self.pair_shares(n, m, r, simulations, rng)
         seed = int(rng.integers(2**31))
         return np.stack([sign_flip_pvalues(np.round(d[..., o], 12), alternative, flips, exact_max_m=exact_max_m,
-                                           seed=[seed, o], ties="random") for o in range(d.shape[-1])], axis=1)
+                                           seed=index_seed(seed, o), ties="random") for o in range(d.shape[-1])], axis=1)
 
     def pvalues(self, n, m, r, simulations, rng, alternative="two-sided", flips=1000, exact_max_m=12):
         raw = self.option_pvalues(n, m, r, simulations, rng, alternative, flips, exact_max_m)
