@@ -102,6 +102,7 @@ _EXPORTS = {
     "Plan": "survey.collect.run_plan",
     "Terminated": "survey.common.event_loop",
     "fmt": "survey.common.formatting",
+    "percent": "survey.common.formatting",
     "kind_part": "survey.common.kinds",
     "display_notes": "survey.common.display",
     "display_tables": "survey.common.display",

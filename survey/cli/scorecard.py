@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from survey import fmt
+from survey import fmt, percent
 from survey.cli.common import print_table
 
 ROLE_WORDS = {"primary": "primary (decides)", "secondary": "secondary", "family": "—"}
@@ -19,12 +19,16 @@ def echo_scorecard(res) -> None:
         groups.setdefault((r.model, r.a, r.b), []).append(r)
     for (model, a, b), rows in groups.items():
         roles = res.primary is not None
+        # a checkbox question's interval is simultaneous over its options: each row's own level when they differ
+        levels = {r.effect.confidence for r in rows}
+        one = len(levels) == 1
         table = [[r.question, *([ROLE_WORDS[r.role]] if roles else []), f"{r.effect.estimate:+.3g} {r.unit}",
-                  _ci(r.effect.ci), _ci(r.simultaneous_ci), fmt(r.pvalue_adjusted), r.verdict] for r in rows]
-        level = next((r.effect.confidence for r in rows), 0.95)
+                  _ci(r.effect.ci) + ("" if one else f" ({percent(r.effect.confidence)})"), _ci(r.simultaneous_ci),
+                  fmt(r.pvalue_adjusted), r.verdict] for r in rows]
         print_table(f"model {model}: {a} vs {b} (effect = {a} − {b})",
-                    ["question", *(["role"] if roles else []), "effect", f"{level:.0%} CI", "family CI", "adjusted p",
-                     "verdict"], table)
+                    ["question", *(["role"] if roles else []), "effect",
+                     f"{percent(levels.pop())} CI" if one else "CI (its level)", "family CI", "adjusted p", "verdict"],
+                    table)
         for r in rows:
             for warning in r.warnings:
                 click.secho(f"WARNING: question {r.question}: {warning}", fg="yellow", bold=True)
